@@ -1,0 +1,124 @@
+import yargs, { type Argv } from 'yargs';
+import { FUNCTION_DIALECTS } from '../shared/function-catalogue.js';
+import { UsageError } from './usage-error.js';
+
+/** A flag of the CLI itself (not generated from a tool). */
+export type CliFlag = {
+  name: string;
+  alias?: string;
+  type: 'string' | 'boolean' | 'array';
+  /** Placeholder shown in help for a value: `<path>`. */
+  value?: string;
+  choices?: readonly string[];
+  description: string;
+};
+
+/** Valid before or after any command. */
+export const GLOBAL_FLAGS: readonly CliFlag[] = [
+  { name: 'json', type: 'boolean', description: 'Print exactly the structured result, as JSON.' },
+  {
+    name: 'server',
+    type: 'string',
+    value: 'command',
+    description: 'Talk to another MCP server over stdio instead of the built-in one.',
+  },
+  { name: 'timeout', type: 'string', value: 'ms', description: 'Give up on the server after this long (default 60000).' },
+  {
+    name: 'endpoint',
+    type: 'array',
+    value: 'chain.network=url',
+    description: 'Use this node endpoint (repeatable), e.g. evm.local=http://127.0.0.1:8545.',
+  },
+  { name: 'passphrase-file', type: 'string', value: 'path', description: 'Unlock the keystore with the passphrase in this owner-only file.' },
+  { name: 'passphrase-stdin', type: 'boolean', description: 'Unlock the keystore with the passphrase read from stdin.' },
+  { name: 'get-tool-definition', type: 'boolean', description: 'Print every tool as one function-calling JSON document.' },
+  {
+    name: 'format',
+    type: 'string',
+    value: 'dialect',
+    choices: FUNCTION_DIALECTS,
+    description: 'Dialect of --get-tool-definition (default wallet).',
+  },
+  { name: 'color', type: 'boolean', description: 'Colour the output on a terminal; --no-color (or NO_COLOR) turns it off.' },
+  { name: 'debug', type: 'boolean', description: 'Show error causes and stack traces.' },
+  { name: 'help', alias: 'h', type: 'boolean', description: 'Show help.' },
+  { name: 'version', alias: 'V', type: 'boolean', description: 'Show the version.' },
+];
+
+/** The typed, checked view of the global flags after a parse. */
+export type GlobalOptions = {
+  json: boolean;
+  server: string | undefined;
+  timeoutMs: number | undefined;
+  endpoints: string[];
+  passphraseFile: string | undefined;
+  passphraseStdin: boolean;
+  getToolDefinition: boolean;
+  format: string | undefined;
+  color: boolean | undefined;
+  debug: boolean;
+  help: boolean;
+  version: boolean;
+};
+
+/**
+ * A yargs parser configured the way this CLI needs it: no camelCase twins, no number guessing,
+ * no dot paths, repeated flags collected, and never an exit or a print of its own.
+ */
+export function parser(argv: readonly string[]): Argv {
+  return yargs([...argv])
+    .parserConfiguration({
+      'camel-case-expansion': false,
+      'parse-numbers': false,
+      'parse-positional-numbers': false,
+      'dot-notation': false,
+      'greedy-arrays': false,
+      'strip-aliased': true,
+      'boolean-negation': true,
+    })
+    .help(false)
+    .version(false)
+    .exitProcess(false)
+    .fail(false);
+}
+
+/** Declares flags on a parser: booleans as booleans, everything else as text (the CLI converts). */
+export function declareFlags(argv: Argv, flags: readonly CliFlag[]): Argv {
+  for (const flag of flags) {
+    argv.option(flag.name, {
+      type: flag.type,
+      ...(flag.alias ? { alias: flag.alias } : {}),
+      ...(flag.type === 'array' ? { string: true } : {}),
+    });
+  }
+  return argv;
+}
+
+export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOptions {
+  const text = (name: string): string | undefined => {
+    const value = parsed[name];
+    return Array.isArray(value) ? String(value[value.length - 1]) : value === undefined ? undefined : String(value);
+  };
+  const timeout = text('timeout');
+  if (timeout !== undefined && !/^[1-9]\d*$/.test(timeout)) {
+    throw new UsageError(`--timeout takes milliseconds, a positive integer; got '${timeout}'.`);
+  }
+  const format = text('format');
+  if (format !== undefined && !(FUNCTION_DIALECTS as readonly string[]).includes(format)) {
+    throw new UsageError(`--format must be one of ${FUNCTION_DIALECTS.join(', ')}; got '${format}'.`);
+  }
+  return {
+    json: parsed['json'] === true,
+    server: text('server'),
+    timeoutMs: timeout === undefined ? undefined : Number(timeout),
+    endpoints: ((parsed['endpoint'] as unknown[] | undefined) ?? []).map(String),
+    passphraseFile: text('passphrase-file'),
+    passphraseStdin: parsed['passphrase-stdin'] === true,
+    getToolDefinition: parsed['get-tool-definition'] === true,
+    format,
+    color: typeof parsed['color'] === 'boolean' ? parsed['color'] : undefined,
+    debug: parsed['debug'] === true,
+    help: parsed['help'] === true,
+    version: parsed['version'] === true,
+  };
+}

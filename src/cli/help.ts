@@ -1,0 +1,131 @@
+import type { ListedTool } from '../mcp/client.js';
+import { FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
+import { toolDomain } from '../shared/naming.js';
+import type { CliFlag } from './global-flags.js';
+import type { Style } from './render.js';
+import type { FlagSpec } from './schema-flags.js';
+
+/** A tool as a command: what help, completion and dispatch need. */
+export type ToolCommand = { command: string; tool: ListedTool };
+
+/** The CLI's own verbs, shown after the tool commands. */
+export const CLI_VERBS: readonly { name: string; summary: string }[] = [
+  { name: 'serve', summary: 'Serve the wallet tools over MCP on stdio (for agents)' },
+  { name: 'tools', summary: 'List the tools of the server with their badges' },
+];
+
+export function renderRootHelp(
+  commands: readonly ToolCommand[],
+  server: { name: string; version: string; builtIn: boolean },
+  globalFlags: readonly CliFlag[],
+  style: Style,
+): string {
+  const lines = [
+    `${style.heading('wallet')} — a Dash and Ethereum wallet for people and agents, over MCP.`,
+    server.builtIn ? '' : `Tools of ${server.name} ${server.version} (--server).`,
+    `${style.heading('Usage:')} wallet <command> [flags]`,
+    '',
+  ].filter((line, index) => index !== 1 || line !== '');
+  const width = Math.max(...commands.map((entry) => entry.command.length), ...CLI_VERBS.map((verb) => verb.name.length));
+  const groups = new Map<string, ToolCommand[]>();
+  for (const entry of commands) {
+    const domain = toolDomain(entry.tool.name);
+    groups.set(domain, [...(groups.get(domain) ?? []), entry]);
+  }
+  for (const [domain, entries] of [...groups].sort(([a], [b]) => domainOrder(a) - domainOrder(b) || a.localeCompare(b))) {
+    lines.push(style.heading(`${domainTitle(domain)} commands:`));
+    for (const entry of entries) {
+      lines.push(`  ${style.key(entry.command.padEnd(width))}  ${entry.tool.description ?? entry.tool.title ?? ''}`);
+    }
+    lines.push('');
+  }
+  lines.push(style.heading('CLI commands:'));
+  for (const verb of CLI_VERBS) lines.push(`  ${style.key(verb.name.padEnd(width))}  ${verb.summary}`);
+  lines.push('', style.heading('Global flags:'), ...flagLines(globalFlags.map(cliFlagRow), style), '');
+  lines.push(`Run 'wallet <command> --help' for a command's flags and full description.`);
+  return lines.join('\n') + '\n';
+}
+
+export function renderCommandHelp(entry: ToolCommand, specs: readonly FlagSpec[], style: Style): string {
+  const { tool } = entry;
+  const full = tool._meta?.[FULL_DESCRIPTION_META_KEY];
+  const description = typeof full === 'string' ? full : (tool.description ?? '');
+  const lines = [
+    `${style.heading(`wallet ${entry.command}`)}${tool.title ? ` — ${tool.title}` : ''}`,
+    '',
+    description,
+    '',
+    `${style.heading('Usage:')} wallet ${entry.command}${specs.some((spec) => spec.required) ? ' <flags>' : ' [flags]'}`,
+    '',
+    style.heading('Flags:'),
+    ...flagLines(specs.flatMap(specRows), style),
+    ...flagLines(
+      [{ names: '--args-json <json|->', text: "The whole argument object as JSON; '-' reads it from stdin. Flags override it." }],
+      style,
+    ),
+  ];
+  const hints = tool.annotations;
+  if (hints) {
+    const yesNo = (value: boolean | undefined): string => (value === undefined ? 'unknown' : value ? 'yes' : 'no');
+    lines.push(
+      '',
+      style.heading('Annotations:'),
+      `  read-only: ${yesNo(hints.readOnlyHint)}  destructive: ${yesNo(hints.destructiveHint)}  ` +
+        `idempotent: ${yesNo(hints.idempotentHint)}  open-world: ${yesNo(hints.openWorldHint)}`,
+    );
+  }
+  lines.push('', `Global flags (--json, --server, …): wallet --help. Tool name: ${tool.name}.`);
+  return lines.join('\n') + '\n';
+}
+
+type FlagRow = { names: string; text: string };
+
+function specRows(spec: FlagSpec): FlagRow[] {
+  const notes = [
+    spec.required ? 'required' : '',
+    spec.array ? 'repeatable' : '',
+    spec.nullable ? "'null' allowed" : '',
+    spec.hasDefault ? `default: ${JSON.stringify(spec.defaultValue)}` : '',
+  ].filter(Boolean);
+  const text = spec.description + (notes.length > 0 ? ` [${notes.join(', ')}]` : '');
+  if (spec.secret) {
+    return [
+      { names: `--${spec.flag}-stdin`, text: `${text} Read from stdin (secret: never inline).` },
+      { names: `--${spec.flag}-file <path>`, text: 'Or read it from an owner-only file; on a terminal, omit both to be prompted.' },
+    ];
+  }
+  const placeholder =
+    spec.kind === 'boolean' && !spec.array
+      ? ''
+      : ` <${spec.choices ? spec.choices.map(String).join('|') : spec.kind === 'json' ? 'json' : spec.kind}>`;
+  const names = spec.kind === 'boolean' && !spec.array ? `--[no-]${spec.flag}` : `--${spec.flag}${placeholder}`;
+  return [{ names, text }];
+}
+
+function cliFlagRow(flag: CliFlag): FlagRow {
+  const value = flag.choices ? ` <${flag.choices.join('|')}>` : flag.value ? ` <${flag.value}>` : '';
+  const alias = flag.alias ? `-${flag.alias}, ` : '';
+  const name = flag.name === 'color' ? '--[no-]color' : `--${flag.name}`;
+  return { names: `${alias}${name}${value}`, text: flag.description };
+}
+
+function flagLines(rows: readonly FlagRow[], style: Style): string[] {
+  const width = Math.min(34, Math.max(0, ...rows.map((row) => row.names.length)));
+  return rows.map((row) =>
+    row.names.length > width
+      ? `  ${style.key(row.names)}\n  ${' '.repeat(width)}  ${row.text}`
+      : `  ${style.key(row.names.padEnd(width))}  ${row.text}`,
+  );
+}
+
+const DOMAIN_TITLES: Readonly<Record<string, string>> = { core: 'Dash Core', evm: 'Ethereum / EVM', meta: 'Meta' };
+const DOMAIN_ORDER = ['core', 'evm', 'meta'];
+
+function domainTitle(domain: string): string {
+  return DOMAIN_TITLES[domain] ?? domain;
+}
+
+function domainOrder(domain: string): number {
+  const index = DOMAIN_ORDER.indexOf(domain);
+  return index === -1 ? DOMAIN_ORDER.length : index;
+}

@@ -1,0 +1,141 @@
+import {
+  isJsonSchema,
+  isSecretSchema,
+  requiredProperties,
+  schemaProperties,
+  type JsonSchema,
+} from '../shared/json-schema.js';
+import { propertyToFlag } from '../shared/naming.js';
+
+/** How a flag's text becomes a JSON value. `json` parses the text as JSON (objects, unions, anything untyped). */
+export type FlagKind = 'string' | 'number' | 'integer' | 'boolean' | 'json';
+
+export type FlagSpec = {
+  /** The schema property this flag fills. */
+  property: string;
+  /** The flag name without dashes: `wallet-id`. */
+  flag: string;
+  kind: FlagKind;
+  /** Repeat the flag for each element. */
+  array: boolean;
+  /** Allowed values (enum or const), in the schema's types. */
+  choices: readonly (string | number | boolean)[] | undefined;
+  required: boolean;
+  /** `null` is accepted (the text `null`). */
+  nullable: boolean;
+  hasDefault: boolean;
+  defaultValue: unknown;
+  description: string;
+  /** Never taken inline: `--<flag>-stdin`, `--<flag>-file` or a hidden prompt instead. */
+  secret: boolean;
+};
+
+/** Flags the CLI adds to every tool command; a tool property of the same name gets a prefixed flag. */
+export const RESERVED_FLAGS: readonly string[] = ['args-json', 'help', 'json', 'server', 'debug', 'timeout', 'version'];
+
+/**
+ * One flag per top-level property of a tool's input schema. Local `$ref`s are followed,
+ * `anyOf`/`oneOf` with `null` become nullable, other unions and objects take JSON.
+ *
+ * @example
+ * flagsFromSchema({ type: 'object', properties: { wallet_id: { type: 'string', description: 'Wallet' } }, required: ['wallet_id'] })
+ * // [{ property: 'wallet_id', flag: 'wallet-id', kind: 'string', required: true, … }]
+ */
+export function flagsFromSchema(inputSchema: JsonSchema): FlagSpec[] {
+  const required = new Set(requiredProperties(inputSchema));
+  const taken = new Set(RESERVED_FLAGS);
+  const specs: FlagSpec[] = [];
+  for (const [property, raw] of schemaProperties(inputSchema)) {
+    const schema = resolveRef(raw, inputSchema);
+    const shape = shapeOf(schema, inputSchema);
+    let flag = propertyToFlag(property);
+    if (taken.has(flag)) flag = `arg-${flag}`;
+    while (taken.has(flag)) flag = `${flag}-`;
+    taken.add(flag);
+    specs.push({
+      property,
+      flag,
+      ...shape,
+      required: required.has(property),
+      hasDefault: 'default' in schema,
+      defaultValue: schema['default'],
+      description: typeof schema['description'] === 'string' ? schema['description'] : '',
+      secret: isSecretSchema(schema),
+    });
+  }
+  return specs;
+}
+
+type Shape = Pick<FlagSpec, 'kind' | 'array' | 'choices' | 'nullable'>;
+
+function shapeOf(schema: JsonSchema, root: JsonSchema): Shape {
+  const union = nonNullMembers(schema, root);
+  if (union) {
+    const [only, ...others] = union.members;
+    if (only && others.length === 0) {
+      const shape = shapeOf(only, root);
+      return { ...shape, nullable: union.nullable || shape.nullable };
+    }
+    return { kind: 'json', array: false, choices: undefined, nullable: union.nullable };
+  }
+  const types = typesOf(schema);
+  const nullable = types.includes('null');
+  const concrete = types.filter((type) => type !== 'null');
+  const choices = choicesOf(schema);
+  if (concrete.length !== 1) return { kind: concrete.length === 0 && choices ? kindOfValues(choices) : 'json', array: false, choices, nullable };
+  const [type] = concrete;
+  if (type === 'array') {
+    const items = isJsonSchema(schema['items']) ? resolveRef(schema['items'], root) : {};
+    const item = shapeOf(items, root);
+    return item.array ? { kind: 'json', array: true, choices: undefined, nullable } : { ...item, array: true, nullable };
+  }
+  const kind: FlagKind =
+    type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' ? type : 'json';
+  return { kind, array: false, choices, nullable };
+}
+
+/** For `anyOf`/`oneOf`: the members other than `{type: "null"}`, and whether null was one. */
+function nonNullMembers(schema: JsonSchema, root: JsonSchema): { members: JsonSchema[]; nullable: boolean } | undefined {
+  const union = schema['anyOf'] ?? schema['oneOf'];
+  if (!Array.isArray(union)) return undefined;
+  const members = union.filter(isJsonSchema).map((member) => resolveRef(member, root));
+  const nonNull = members.filter((member) => member['type'] !== 'null');
+  return { members: nonNull, nullable: nonNull.length < members.length };
+}
+
+function typesOf(schema: JsonSchema): string[] {
+  const type = schema['type'];
+  if (typeof type === 'string') return [type];
+  if (Array.isArray(type)) return type.filter((entry): entry is string => typeof entry === 'string');
+  return [];
+}
+
+function choicesOf(schema: JsonSchema): FlagSpec['choices'] {
+  const values = 'const' in schema ? [schema['const']] : schema['enum'];
+  if (!Array.isArray(values)) return undefined;
+  const scalars = values.filter(
+    (value): value is string | number | boolean =>
+      typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean',
+  );
+  return scalars.length > 0 ? scalars : undefined;
+}
+
+function kindOfValues(values: readonly (string | number | boolean)[]): FlagKind {
+  if (values.every((value) => typeof value === 'string')) return 'string';
+  if (values.every((value) => typeof value === 'boolean')) return 'boolean';
+  if (values.every((value) => Number.isInteger(value))) return 'integer';
+  if (values.every((value) => typeof value === 'number')) return 'number';
+  return 'json';
+}
+
+/** Follows a local `$ref` (`#/$defs/X`, `#/definitions/X`) one hop at a time; others stay as they are. */
+function resolveRef(schema: JsonSchema, root: JsonSchema, depth = 0): JsonSchema {
+  const ref = schema['$ref'];
+  if (typeof ref !== 'string' || depth > 16) return schema;
+  const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
+  const table = match ? root[match[1] ?? ''] : undefined;
+  const target = match && isJsonSchema(table) ? table[decodeURIComponent(match[2] ?? '')] : undefined;
+  if (!isJsonSchema(target)) return schema;
+  const { $ref: _ignored, ...siblings } = schema;
+  return { ...resolveRef(target, root, depth + 1), ...siblings };
+}

@@ -1,0 +1,77 @@
+import { open } from 'node:fs/promises';
+import { readAll, type CliIo } from './io.js';
+import { UsageError } from './usage-error.js';
+
+/**
+ * A secret from a file, which must be owner-only (no group or other permission bits): a file
+ * others can read is a leaked secret, so it is refused. Trailing newlines are not part of it.
+ */
+export async function readSecretFile(path: string, flag: string): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    throw new UsageError(`${flag}: cannot read ${path}.`);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new UsageError(`${flag}: ${path} is not a regular file.`);
+    if (process.platform !== 'win32' && (stats.mode & 0o077) !== 0) {
+      throw new UsageError(
+        `${flag}: ${path} is readable by others (mode ${(stats.mode & 0o777).toString(8)}); refusing a secret from it.`,
+        `Run: chmod 600 ${path}`,
+      );
+    }
+    return withoutTrailingNewline(await handle.readFile('utf8'));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A secret from stdin (e.g. `pass show wallet | wallet … --mnemonic-stdin`). */
+export async function readSecretStdin(io: CliIo, flag: string): Promise<string> {
+  if (io.stdin.isTTY) throw new UsageError(`${flag} reads stdin, but stdin is a terminal.`, 'Pipe the secret in.');
+  return withoutTrailingNewline(await readAll(io.stdin));
+}
+
+/** Asks on the terminal without echoing what is typed. Ctrl-C aborts (exit 130 upstream). */
+export async function promptHidden(io: CliIo, question: string): Promise<string> {
+  const stdin = io.stdin;
+  if (!stdin.isTTY || !stdin.setRawMode) throw new UsageError('Cannot prompt for a secret: stdin is not a terminal.');
+  io.stderr.write(question);
+  stdin.setRawMode(true);
+  stdin.resume();
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      let typed = '';
+      const onData = (chunk: Buffer): void => {
+        for (const char of chunk.toString('utf8')) {
+          if (char === '\r' || char === '\n') {
+            stdin.off('data', onData);
+            resolve(typed);
+            return;
+          }
+          if (char === '\u0003') {
+            stdin.off('data', onData);
+            reject(new PromptInterrupted());
+            return;
+          }
+          typed = char === '\u007f' || char === '\b' ? typed.slice(0, -1) : typed + char;
+        }
+      };
+      stdin.on('data', onData);
+    });
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+    io.stderr.write('\n');
+  }
+}
+
+export class PromptInterrupted extends Error {
+  override name = 'PromptInterrupted';
+}
+
+function withoutTrailingNewline(text: string): string {
+  return text.replace(/\r?\n$/, '');
+}

@@ -1,0 +1,153 @@
+import { WalletError } from '../errors.js';
+import type { ConfigFile } from './config-file.js';
+import { BUILTIN_NETWORKS, CHAINS, DEFAULT_NETWORKS, type Backend, type Chain } from './networks.js';
+
+/** Where an endpoint came from, strongest first: a flag, an environment variable, the config file, a built-in default. */
+export type EndpointSource = 'flag' | 'env' | 'config' | 'default';
+
+/** An endpoint given on the command line as `<chain>.<network>=<url>`. */
+export type EndpointOverride = { chain: Chain; network: string; url: string };
+
+export type ResolvedNetwork = {
+  chain: Chain;
+  network: string;
+  isDefault: boolean;
+  backend: Backend;
+  chainId: number | null;
+  /** The full URL, credentials included: never show it, use {@link redactUrl}. */
+  url: string | null;
+  source: EndpointSource | null;
+  cookieFile: string | null;
+};
+
+export type NetworkSettings = {
+  defaults: Readonly<Record<Chain, string>>;
+  networks: readonly ResolvedNetwork[];
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The networks of every chain with their endpoints, from the built-ins, the config file,
+ * `WALLET_<CHAIN>_<NETWORK>_URL` and endpoint flags, in rising order of precedence.
+ *
+ * @example
+ * resolveNetworks({}, { WALLET_EVM_LOCAL_URL: 'http://127.0.0.1:9545' }, [])
+ *   .networks.find((n) => n.network === 'local')?.url // 'http://127.0.0.1:9545/'
+ */
+export function resolveNetworks(
+  config: ConfigFile,
+  env: Env,
+  overrides: readonly EndpointOverride[] = [],
+): NetworkSettings {
+  const defaults: Record<Chain, string> = {
+    core: config.core?.default_network ?? DEFAULT_NETWORKS.core,
+    evm: config.evm?.default_network ?? DEFAULT_NETWORKS.evm,
+  };
+  const networks: ResolvedNetwork[] = [];
+  for (const builtin of BUILTIN_NETWORKS) {
+    const configured =
+      builtin.chain === 'core'
+        ? config.core?.networks?.[builtin.network as 'mainnet']
+        : config.evm?.networks?.[builtin.network];
+    networks.push({
+      chain: builtin.chain,
+      network: builtin.network,
+      isDefault: false,
+      backend: (configured && 'backend' in configured && configured.backend) || builtin.backend,
+      chainId: builtin.chainId,
+      url: configured?.url ?? builtin.defaultUrl,
+      source: configured?.url ? 'config' : builtin.defaultUrl ? 'default' : null,
+      cookieFile: (configured && 'cookie_file' in configured && configured.cookie_file) || null,
+    });
+  }
+  for (const [network, custom] of Object.entries(config.evm?.networks ?? {})) {
+    if (networks.some((n) => n.chain === 'evm' && n.network === network)) continue;
+    if (custom.chain_id === undefined) {
+      throw new WalletError('INVALID_PARAM', `The config file's EVM network '${network}' has no chain_id.`, {
+        hint: 'Every user-configured EVM network needs its chain_id, so a wrong node is refused.',
+      });
+    }
+    networks.push({
+      chain: 'evm',
+      network,
+      isDefault: false,
+      backend: 'evm-rpc',
+      chainId: custom.chain_id,
+      url: custom.url ?? null,
+      source: custom.url ? 'config' : null,
+      cookieFile: null,
+    });
+  }
+  for (const entry of networks) {
+    const variable = endpointEnvVar(entry.chain, entry.network);
+    const fromEnv = env[variable];
+    if (fromEnv) {
+      entry.url = checkedUrl(fromEnv, variable);
+      entry.source = 'env';
+    }
+  }
+  for (const override of overrides) {
+    const entry = networks.find((n) => n.chain === override.chain && n.network === override.network);
+    if (!entry) {
+      throw new WalletError('INVALID_PARAM', `Unknown network '${override.chain}.${override.network}' in --endpoint.`, {
+        hint: `Known: ${networks.map((n) => `${n.chain}.${n.network}`).join(', ')}.`,
+      });
+    }
+    entry.url = checkedUrl(override.url, `--endpoint ${override.chain}.${override.network}`);
+    entry.source = 'flag';
+  }
+  for (const chain of CHAINS) {
+    const match = networks.find((n) => n.chain === chain && n.network === defaults[chain]);
+    if (!match) {
+      throw new WalletError('INVALID_PARAM', `The default ${chain} network '${defaults[chain]}' is not configured.`, {
+        hint: `Add it under ${chain}.networks in the config file, or choose a known one.`,
+      });
+    }
+    match.isDefault = true;
+  }
+  return { defaults, networks };
+}
+
+/** `WALLET_<CHAIN>_<NETWORK>_URL`, e.g. `WALLET_CORE_REGTEST_URL`. */
+export function endpointEnvVar(chain: Chain, network: string): string {
+  return `WALLET_${chain.toUpperCase()}_${network.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_URL`;
+}
+
+/** Parses `<chain>.<network>=<url>`, as given to `--endpoint`. */
+export function parseEndpointOverride(text: string): EndpointOverride {
+  const match = /^([a-z]+)\.([a-z][a-z0-9-]*)=(.+)$/.exec(text);
+  const chain = match?.[1];
+  if (!match || !isChain(chain)) {
+    throw new WalletError('INVALID_PARAM', '--endpoint takes <chain>.<network>=<url>.', {
+      hint: `For example --endpoint evm.local=http://127.0.0.1:8545 (chains: ${CHAINS.join(', ')}).`,
+    });
+  }
+  return { chain, network: match[2] ?? '', url: match[3] ?? '' };
+}
+
+/** The URL with any user name and password replaced, safe to print; otherwise as it was written. */
+export function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (!parsed.username && !parsed.password) return url;
+  parsed.username = '***';
+  parsed.password = '';
+  return parsed.toString();
+}
+
+function checkedUrl(text: string, origin: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch (error) {
+    throw new WalletError('INVALID_PARAM', `${origin} is not a valid URL.`, { cause: error });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new WalletError('INVALID_PARAM', `${origin} must be an http or https URL.`);
+  }
+  return text;
+}
+
+function isChain(value: string | undefined): value is Chain {
+  return (CHAINS as readonly (string | undefined)[]).includes(value);
+}

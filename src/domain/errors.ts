@@ -1,0 +1,61 @@
+/**
+ * The stable error codes of every wallet failure. A code is data that travels end to end
+ * (domain -> tool result `_meta` -> CLI exit code); never parse a message to learn one.
+ */
+export const ERROR_CODES = [
+  'INVALID_PARAM',
+  'WALLET_NOT_FOUND',
+  'WALLET_LOCKED',
+  'NETWORK_MISMATCH',
+  'NETWORK_REQUIRED',
+  'INSUFFICIENT_FUNDS',
+  'BACKEND_UNAVAILABLE',
+  'POLICY_VIOLATION',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type WalletErrorOptions = {
+  /** What the user can do about it, one line. */
+  hint?: string | undefined;
+  /** The underlying failure; kept for `--debug`, never shown by default. */
+  cause?: unknown;
+};
+
+/**
+ * A failure the wallet explains: a stable `code`, a one-line `message` and an optional `hint`.
+ *
+ * @example
+ * throw new WalletError('WALLET_NOT_FOUND', "No wallet 'main'.", { hint: 'Known wallets: savings, spend.' });
+ */
+export class WalletError extends Error {
+  override name = 'WalletError';
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: WalletErrorOptions = {}) {
+    super(oneLine(message), options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint === undefined ? undefined : oneLine(options.hint);
+  }
+
+  /** Each error of the cause chain, this one first. */
+  *walk(): Generator<unknown> {
+    let current: unknown = this;
+    const seen = new Set<unknown>();
+    while (current !== undefined && current !== null && !seen.has(current)) {
+      seen.add(current);
+      yield current;
+      current = current instanceof Error ? current.cause : undefined;
+    }
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

@@ -1,0 +1,151 @@
+import { Client, ProtocolError, SdkError, SdkErrorCode, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import type { JsonSchema } from '../shared/json-schema.js';
+import { packageInfo } from '../shared/package-info.js';
+import { createWalletServer } from './server.js';
+import { walletServerOptions, type WalletServerSetup } from './setup.js';
+
+/** A tool as tools/list describes it, read defensively (any server may answer). */
+export type ListedTool = {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema | undefined;
+  annotations?:
+    | {
+        readOnlyHint?: boolean | undefined;
+        destructiveHint?: boolean | undefined;
+        idempotentHint?: boolean | undefined;
+        openWorldHint?: boolean | undefined;
+      }
+    | undefined;
+  _meta?: Record<string, unknown> | undefined;
+};
+
+export type ToolCallResult = {
+  isError: boolean;
+  structuredContent?: unknown;
+  content: readonly { type: string; text?: string | undefined }[];
+  _meta?: Record<string, unknown> | undefined;
+};
+
+export type CallOptions = { timeoutMs?: number | undefined; signal?: AbortSignal | undefined };
+
+/** One connection to one MCP server, whatever the transport. */
+export type McpSession = {
+  readonly server: { name: string; version: string };
+  listTools(options?: CallOptions): Promise<ListedTool[]>;
+  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolCallResult>;
+  close(): Promise<void>;
+};
+
+/** The server cannot be reached, died, or did not answer in time: the CLI's exit 3. */
+export class ConnectionError extends Error {
+  override name = 'ConnectionError';
+}
+
+/** The server answered a request with a JSON-RPC error (e.g. an unknown tool). */
+export class RemoteProtocolError extends Error {
+  override name = 'RemoteProtocolError';
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Connects to the wallet's own server in this process, over an in-memory transport: the full MCP
+ * path (handshake, tools/list, tools/call) without a child process. Local-only tools are served
+ * here, and only here.
+ */
+export async function openInProcessSession(
+  setup: Omit<WalletServerSetup, 'localOnly' | 'readOnly'> = {},
+): Promise<McpSession> {
+  const server = createWalletServer(walletServerOptions({ ...setup, localOnly: true, readOnly: false }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  return connectSession(clientSide, 'legacy', undefined);
+}
+
+export type StdioServerCommand = {
+  command: string;
+  args: readonly string[];
+  env?: Readonly<Record<string, string>> | undefined;
+  /** Where the server's stderr goes: ours (default) or nowhere. */
+  stderr?: 'inherit' | 'ignore' | undefined;
+};
+
+/** Spawns any MCP server speaking stdio and connects to it, negotiating the protocol era. */
+export async function openStdioSession(server: StdioServerCommand, timeoutMs?: number): Promise<McpSession> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  Object.assign(env, server.env);
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: [...server.args],
+    env,
+    stderr: server.stderr ?? 'inherit',
+  });
+  return connectSession(transport, 'auto', timeoutMs);
+}
+
+async function connectSession(
+  transport: Transport,
+  mode: 'legacy' | 'auto',
+  timeoutMs: number | undefined,
+): Promise<McpSession> {
+  const { name, version } = packageInfo();
+  const client = new Client({ name, version }, { versionNegotiation: { mode } });
+  try {
+    await client.connect(transport, timeoutMs === undefined ? undefined : { timeout: timeoutMs });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}`, { cause: error });
+  }
+  const info = client.getServerVersion();
+  return {
+    server: { name: info?.name ?? 'unknown', version: info?.version ?? 'unknown' },
+    async listTools(options = {}) {
+      const result = await translate(() => client.listTools(undefined, requestOptions(options)));
+      return result.tools as ListedTool[];
+    },
+    async callTool(toolName, args, options = {}) {
+      const result = await translate(() => client.callTool({ name: toolName, arguments: args }, requestOptions(options)));
+      return {
+        isError: result.isError === true,
+        structuredContent: result.structuredContent,
+        content: result.content,
+        _meta: result._meta,
+      };
+    },
+    close: () => client.close(),
+  };
+}
+
+function requestOptions({ timeoutMs, signal }: CallOptions): { timeout?: number; signal?: AbortSignal } {
+  return { ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }), ...(signal ? { signal } : {}) };
+}
+
+/** SDK failures as ours: JSON-RPC errors stay protocol errors, the rest are connection errors. */
+async function translate<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ProtocolError) throw new RemoteProtocolError(error.code, error.message);
+    if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+      throw new RemoteProtocolError(-32603, `The server sent an invalid result: ${error.message}`);
+    }
+    throw new ConnectionError(reason(error), { cause: error });
+  }
+}
+
+function reason(error: unknown): string {
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return 'the server did not answer in time';
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return 'the server closed the connection';
+  if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return 'the server command was not found';
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,91 @@
+import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
+import { WalletError } from '../domain/errors.js';
+import type { WalletServices } from '../domain/services.js';
+import { FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
+import { clipForDisplay } from '../shared/text.js';
+import { packageInfo } from '../shared/package-info.js';
+import { describeTool, type AnyTool, type ToolCatalogue } from '../tools/index.js';
+import { invokeTool } from '../tools/invoke.js';
+import { errorResult, successResult } from './results.js';
+import { createLogger, type Logger } from './logger.js';
+
+export type WalletServerOptions = {
+  /** The tools to serve. */
+  catalogue: ToolCatalogue;
+  /** Shared by every call; one per process. */
+  services: WalletServices;
+  logger?: Logger;
+};
+
+const INSTRUCTIONS = [
+  'A Dash Core and Ethereum wallet. Tool names are domain_object_action (core_*, evm_*).',
+  'tools/list keeps descriptions short: call tool_describe for the full text of a tool.',
+  'Tools that spend funds or delete data require an explicit network.',
+].join(' ');
+
+/**
+ * An MCP server for the given tools: tools/list from their definitions, tools/call through
+ * {@link invokeTool}. The low-level SDK `Server` is used so that listing and error mapping stay in
+ * our hands; the SDK still owns the protocol (handshake, both eras, JSON-RPC errors).
+ */
+export function createWalletServer({ catalogue, services, logger = createLogger('off') }: WalletServerOptions): Server {
+  const { name, version } = packageInfo();
+  const server = new Server(
+    { name, version, title: 'wallet' },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler('tools/list', () => ({ tools: catalogue.list().map(toMcpTool) }));
+  server.setRequestHandler('tools/call', async (request, context) => {
+    const tool = catalogue.get(request.params.name);
+    if (!tool) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${clipForDisplay(request.params.name)}. Call tools/list for the tools of this server.`,
+      );
+    }
+    try {
+      const structured = await invokeTool(tool, request.params.arguments, {
+        services,
+        catalogue,
+        signal: context.mcpReq.signal,
+      });
+      return successResult(structured);
+    } catch (error) {
+      logger.debug('tool-failure', { tool: tool.name, error: describeFailure(error) });
+      return errorResult(error);
+    }
+  });
+  return server;
+}
+
+const mcpTools = new WeakMap<AnyTool, Tool>();
+
+/** A tool as tools/list carries it: the summary is the description, the full text rides in `_meta`. */
+function toMcpTool(tool: AnyTool): Tool {
+  let listed = mcpTools.get(tool);
+  if (!listed) {
+    const described = describeTool(tool);
+    listed = {
+      name: described.name,
+      title: described.title,
+      description: described.summary,
+      inputSchema: described.inputSchema as Tool['inputSchema'],
+      outputSchema: described.outputSchema as Tool['outputSchema'],
+      annotations: { title: described.title, ...described.annotations },
+      _meta: { [FULL_DESCRIPTION_META_KEY]: described.description },
+    };
+    mcpTools.set(tool, listed);
+  }
+  return listed;
+}
+
+/**
+ * For the debug log only: a WalletError's code, or an unexpected error's class and stack frames.
+ * Never the message of an unexpected error: a library may have quoted its input, which can be a secret.
+ */
+function describeFailure(error: unknown): string {
+  if (error instanceof WalletError) return error.code;
+  if (!(error instanceof Error)) return typeof error;
+  const frames = (error.stack ?? '').split('\n').filter((line) => line.startsWith('    at '));
+  return [error.name, ...frames.map((line) => line.trim())].join(' | ');
+}

@@ -1,0 +1,46 @@
+import { parseEndpointOverride } from '../domain/config/endpoints.js';
+import { WalletError } from '../domain/errors.js';
+import { WalletServices } from '../domain/services.js';
+import { servedTools } from '../tools/index.js';
+import { createLogger, type LogLevel } from './logger.js';
+import type { WalletServerOptions } from './server.js';
+
+/** What a surface (the CLI, `wallet serve`) decides about the server it runs. */
+export type WalletServerSetup = {
+  /** Serve the tools that reveal or accept secrets: the in-process CLI server only. */
+  localOnly: boolean;
+  /** Serve only read-only tools. */
+  readOnly: boolean;
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** `<chain>.<network>=<url>` endpoint overrides, as given on the command line. */
+  endpoints?: readonly string[] | undefined;
+  passphrase?: string | undefined;
+  logLevel?: LogLevel | undefined;
+};
+
+/** A setup the user got wrong (a malformed --endpoint): the CLI's exit 2. */
+export class SetupError extends Error {
+  override name = 'SetupError';
+  constructor(
+    message: string,
+    readonly hint: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** The tools, services and logger of one server, from a surface's setup. */
+export function walletServerOptions(setup: WalletServerSetup): WalletServerOptions {
+  let endpointOverrides;
+  try {
+    endpointOverrides = (setup.endpoints ?? []).map(parseEndpointOverride);
+  } catch (error) {
+    if (error instanceof WalletError) throw new SetupError(error.message, error.hint);
+    throw error;
+  }
+  return {
+    catalogue: servedTools({ localOnly: setup.localOnly, readOnly: setup.readOnly }),
+    services: new WalletServices({ env: setup.env, endpointOverrides, passphrase: setup.passphrase }),
+    logger: createLogger(setup.logLevel ?? 'off'),
+  };
+}

@@ -1,0 +1,49 @@
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { createLogger } from '../logger.js';
+import { createWalletServer, type WalletServerOptions } from '../server.js';
+import { walletServerOptions, type WalletServerSetup } from '../setup.js';
+import { JsonRpcLineGuard } from './line-guard.js';
+import { ServedTransport } from './served-transport.js';
+
+export type StdioServeOptions = WalletServerOptions & {
+  stdin?: Readable;
+  stdout?: Writable;
+};
+
+export type StdioServing = {
+  /** Resolves when the connection ends: stdin closed, or {@link StdioServing.close} called. */
+  closed: Promise<void>;
+  close(): Promise<void>;
+};
+
+/**
+ * Serves the wallet over stdio, both protocol eras: a 2025-era `initialize` opening pins a legacy
+ * instance, a 2026-07-28 `server/discover` a modern one (the SDK's `serveStdio` decides). stdout
+ * carries JSON-RPC only; malformed lines are answered by {@link JsonRpcLineGuard}.
+ */
+export function serveWalletStdio(options: StdioServeOptions): StdioServing {
+  const logger = options.logger ?? createLogger('off');
+  const guard = new JsonRpcLineGuard((reply, reason) => {
+    logger.debug('rejected-line', { reason, replied: reply !== undefined });
+    if (reply) void inner.send(reply).catch(() => undefined);
+  });
+  const stdin = options.stdin ?? process.stdin;
+  stdin.pipe(guard);
+  const inner = new StdioServerTransport(guard, options.stdout ?? process.stdout);
+  const transport = new ServedTransport(inner, logger);
+  const handle = serveStdio(() => createWalletServer({ ...options, logger }), {
+    transport,
+    onerror: (error) => logger.warn('server-error', { error: error.name }),
+  });
+  logger.info('serving', { transport: 'stdio', tools: options.catalogue.list().length });
+  return {
+    closed: transport.closed.finally(() => stdin.unpipe(guard)),
+    close: () => handle.close(),
+  };
+}
+
+/** `wallet serve`: the wallet's tools over this process's stdio, never the local-only ones. */
+export function startStdioServer(setup: Omit<WalletServerSetup, 'localOnly'>): StdioServing {
+  return serveWalletStdio(walletServerOptions({ ...setup, localOnly: false }));
+}

@@ -1,0 +1,41 @@
+import type { JsonSchema } from './json-schema.js';
+
+export type FunctionSpec = { name: string; description: string; parameters: JsonSchema };
+
+/** The document `get_tool_definition` and `wallet --get-tool-definition` print. */
+export type ToolDefinitionDocument = {
+  tool: { name: string; description: string; functions: FunctionSpec[] };
+};
+
+export const FUNCTION_DIALECTS = ['wallet', 'openai', 'anthropic'] as const;
+export type FunctionDialect = (typeof FUNCTION_DIALECTS)[number];
+
+/**
+ * One JSON document describing every tool, shaped to paste into an agent's function-calling config.
+ *
+ * @example
+ * toolDefinitionDocument({ name: 'wallet', description: '…' }, [{ name: 'network_info', description: '…', parameters: { type: 'object' } }])
+ * // { tool: { name: 'wallet', description: '…', functions: [ … ] } }
+ */
+export function toolDefinitionDocument(
+  server: { name: string; description: string },
+  functions: readonly FunctionSpec[],
+): ToolDefinitionDocument {
+  return { tool: { name: server.name, description: server.description, functions: [...functions] } };
+}
+
+/**
+ * The same functions in another dialect: OpenAI's `tools` array of `{type: "function", function}`
+ * or Anthropic's `tools` array of `{name, description, input_schema}`.
+ */
+export function inDialect(document: ToolDefinitionDocument, dialect: FunctionDialect): unknown {
+  const functions = document.tool.functions;
+  switch (dialect) {
+    case 'wallet':
+      return document;
+    case 'openai':
+      return functions.map((fn) => ({ type: 'function', function: fn }));
+    case 'anthropic':
+      return functions.map((fn) => ({ name: fn.name, description: fn.description, input_schema: fn.parameters }));
+  }
+}

@@ -1,0 +1,26 @@
+/** A JSON Schema document, as tools/list carries it: plain JSON, read defensively. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+export function isJsonSchema(value: unknown): value is JsonSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The schema's `properties`, or none. */
+export function schemaProperties(schema: JsonSchema): [string, JsonSchema][] {
+  const properties = schema['properties'];
+  if (!isJsonSchema(properties)) return [];
+  return Object.entries(properties).filter((entry): entry is [string, JsonSchema] => isJsonSchema(entry[1]));
+}
+
+export function requiredProperties(schema: JsonSchema): string[] {
+  const required = schema['required'];
+  return Array.isArray(required) ? required.filter((name): name is string => typeof name === 'string') : [];
+}
+
+/**
+ * A secret field (a mnemonic, a private key, a passphrase): JSON Schema marks it with
+ * `format: "password"` or `writeOnly: true`. Secrets never travel through argv or logs.
+ */
+export function isSecretSchema(schema: JsonSchema): boolean {
+  return schema['format'] === 'password' || schema['writeOnly'] === true;
+}

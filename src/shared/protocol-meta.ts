@@ -1,0 +1,21 @@
+/**
+ * Our `_meta` keys on the wire. Clients other than ours may ignore them; our CLI reads them to show
+ * full help and to carry error codes end to end.
+ */
+
+/** On each tools/list entry: the tool's full description (the MCP `description` is the short summary). */
+export const FULL_DESCRIPTION_META_KEY = 'wallet/description';
+
+/** On each `isError` tool result: `{ code, message, hint? }`, the WalletError as data. */
+export const ERROR_META_KEY = 'wallet/error';
+
+export type ToolErrorMeta = { code: string; message: string; hint?: string };
+
+export function readToolErrorMeta(meta: unknown): ToolErrorMeta | undefined {
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const value = (meta as Record<string, unknown>)[ERROR_META_KEY];
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { code, message, hint } = value as Record<string, unknown>;
+  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
+  return typeof hint === 'string' ? { code, message, hint } : { code, message };
+}

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { isSecretSchema, isJsonSchema, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
+import { isValidToolName, toolNameToCommand } from '../shared/naming.js';
+import type { AnyTool, ToolAnnotations } from './define.js';
+
+export const SUMMARY_MAX_LENGTH = 60;
+
+/** Everything there is to know about one tool, as `tool_describe` returns it. */
+export type ToolDescription = {
+  name: string;
+  title: string;
+  summary: string;
+  description: string;
+  command: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: ToolAnnotations;
+  localOnly: boolean;
+};
+
+const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+const JSON_SCHEMA_TARGET = 'draft-2020-12';
+const descriptions = new WeakMap<AnyTool, ToolDescription>();
+
+/** A tool's input or output schema as JSON Schema, by zod's own conversion (the one the MCP SDK uses). */
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  return z.toJSONSchema(schema, { target: JSON_SCHEMA_TARGET, io }) as JsonSchema;
+}
+
+/** The full description of a tool, computed once per tool. */
+export function describeTool(tool: AnyTool): ToolDescription {
+  let description = descriptions.get(tool);
+  if (!description) {
+    description = {
+      name: tool.name,
+      title: tool.title,
+      summary: tool.summary,
+      description: tool.description,
+      command: toolNameToCommand(tool.name),
+      inputSchema: toJsonSchema(tool.input, 'input'),
+      outputSchema: toJsonSchema(tool.output, 'output'),
+      annotations: tool.annotations,
+      localOnly: tool.localOnly === true,
+    };
+    descriptions.set(tool, description);
+  }
+  return description;
+}
+
+/**
+ * What is wrong with a tool definition, one sentence each; empty when it is sound. The
+ * registry refuses a tool with any problem, so a bad definition fails at load and in tests.
+ */
+export function definitionProblems(tool: AnyTool): string[] {
+  const problems: string[] = [];
+  if (!isValidToolName(tool.name)) problems.push('name must match domain_object_action (lower snake case, 3+ parts)');
+  if (!tool.title.trim()) problems.push('title is empty');
+  const summary = tool.summary;
+  if (!summary.trim()) problems.push('summary is empty');
+  if (summary.length > SUMMARY_MAX_LENGTH) {
+    problems.push(`summary is ${summary.length} characters (at most ${SUMMARY_MAX_LENGTH})`);
+  }
+  if (/\n/.test(summary)) problems.push('summary must be one line');
+  if (!tool.description.trim()) problems.push('description is empty');
+  for (const key of ANNOTATION_KEYS) {
+    if (typeof tool.annotations[key] !== 'boolean') problems.push(`annotation ${key} is not set`);
+  }
+  if (tool.annotations.readOnlyHint && tool.annotations.destructiveHint) {
+    problems.push('a read-only tool cannot be destructive');
+  }
+  let input: JsonSchema | undefined;
+  let output: JsonSchema | undefined;
+  try {
+    ({ inputSchema: input, outputSchema: output } = describeTool(tool));
+  } catch (error) {
+    problems.push(`schemas do not convert to JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (input) {
+    if (input['type'] !== 'object') problems.push('input must be an object schema');
+    if (input['additionalProperties'] !== false) problems.push('input must be z.strictObject (unknown keys are mistakes)');
+    for (const path of undescribedFields(input)) problems.push(`input field ${path} has no description`);
+    const secrets = secretFields(input);
+    if (secrets.length > 0 && tool.localOnly !== true) {
+      problems.push(`input field ${secrets.join(', ')} is secret, so the tool must be localOnly`);
+    }
+  }
+  if (output) {
+    if (output['type'] !== 'object') problems.push('output must be an object schema');
+    for (const path of undescribedFields(output)) problems.push(`output field ${path} has no description`);
+  }
+  return problems;
+}
+
+function undescribedFields(schema: JsonSchema, prefix = ''): string[] {
+  const missing: string[] = [];
+  for (const [name, property] of schemaProperties(schema)) {
+    const path = prefix + name;
+    if (typeof property['description'] !== 'string' || !property['description'].trim()) missing.push(path);
+    for (const nested of objectMembers(property)) missing.push(...undescribedFields(nested, `${path}.`));
+  }
+  return missing;
+}
+
+function secretFields(schema: JsonSchema, prefix = ''): string[] {
+  const found: string[] = [];
+  for (const [name, property] of schemaProperties(schema)) {
+    if (isSecretSchema(property)) found.push(prefix + name);
+    for (const nested of objectMembers(property)) found.push(...secretFields(nested, `${prefix}${name}.`));
+  }
+  return found;
+}
+
+/** The object schemas nested in a property: itself, its array items, its union members. */
+function objectMembers(schema: JsonSchema): JsonSchema[] {
+  const members: JsonSchema[] = [];
+  if (isJsonSchema(schema['properties'])) members.push(schema);
+  if (isJsonSchema(schema['items'])) members.push(...objectMembers(schema['items']));
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    const union = schema[key];
+    if (Array.isArray(union)) for (const member of union) if (isJsonSchema(member)) members.push(...objectMembers(member));
+  }
+  return members;
+}
+
+/** The tools one server serves, by name. Refuses unsound definitions and duplicate names. */
+export class ToolCatalogue {
+  private readonly byName = new Map<string, AnyTool>();
+
+  constructor(tools: readonly AnyTool[]) {
+    const problems: string[] = [];
+    for (const tool of tools) {
+      if (this.byName.has(tool.name)) problems.push(`tool '${tool.name}': registered twice`);
+      this.byName.set(tool.name, tool);
+      for (const problem of definitionProblems(tool)) problems.push(`tool '${tool.name}': ${problem}`);
+    }
+    if (problems.length > 0) throw new Error(`Invalid tool definitions:\n  ${problems.join('\n  ')}`);
+  }
+
+  list(): AnyTool[] {
+    return [...this.byName.values()];
+  }
+
+  get(name: string): AnyTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /** A narrower catalogue of the same tools (their descriptions are cached, so this is cheap). */
+  filter(keep: (tool: AnyTool) => boolean): ToolCatalogue {
+    return new ToolCatalogue(this.list().filter(keep));
+  }
+}

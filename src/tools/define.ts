@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+import type { WalletServices } from '../domain/services.js';
+import type { ToolCatalogue } from './catalogue.js';
+
+/** The four MCP behaviour hints, each set deliberately: none may be left to a client's default. */
+export type ToolAnnotations = {
+  /** Changes nothing anywhere. */
+  readOnlyHint: boolean;
+  /** Spends funds or deletes data. */
+  destructiveHint: boolean;
+  /** Calling twice with the same input has no further effect. */
+  idempotentHint: boolean;
+  /** Talks to a network (a node, an explorer). */
+  openWorldHint: boolean;
+};
+
+/** What a handler gets besides its input: the wallet's services and the tools this server serves. */
+export type ToolContext = {
+  services: WalletServices;
+  /** The tools served by the server handling this call (the meta tools describe these). */
+  catalogue: ToolCatalogue;
+  /** Aborted when the caller cancels the call. */
+  signal: AbortSignal;
+};
+
+/** One tool, defined once: every surface (MCP, CLI, completions, docs) is generated from it. */
+export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject> = {
+  /** `domain_object_action` (see `src/shared/naming.ts`). */
+  name: string;
+  /** A human label. */
+  title: string;
+  /** At most 60 characters: the MCP `description` that agents keep in context. */
+  summary: string;
+  /** The full text, with examples and caveats: `tool_describe` and `wallet <cmd> --help`. */
+  description: string;
+  /** A strict object; every field `.describe()`d. */
+  input: Input;
+  /** An object; every field `.describe()`d. Amounts are strings. */
+  output: Output;
+  annotations: ToolAnnotations;
+  /** Reveals or accepts a secret: the local CLI serves it, `wallet serve` never does. */
+  localOnly?: boolean;
+  /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
+  handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
+};
+
+/** A tool with its types erased, as the registry and the MCP server handle it. */
+export type AnyTool = {
+  readonly name: string;
+  readonly title: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly input: z.ZodObject;
+  readonly output: z.ZodObject;
+  readonly annotations: ToolAnnotations;
+  readonly localOnly?: boolean;
+  readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
+};
+
+/**
+ * Defines a tool. Types flow from the zod schemas into the handler here, and are erased once,
+ * on return, so that lists of tools of different shapes stay cheap for the compiler.
+ *
+ * @example
+ * export const networkInfo = defineTool({
+ *   name: 'network_info', title: 'Network info', summary: 'List configured networks',
+ *   description: '…', input: z.strictObject({}), output: z.object({ … }),
+ *   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+ *   handler: async (_input, { services }) => …,
+ * });
+ */
+export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(
+  definition: ToolDefinition<Input, Output>,
+): AnyTool {
+  // The handler is only ever called with `input.parse(...)`'s result (see src/mcp/server.ts),
+  // which is exactly `z.output<Input>`: the one place where the erased type is sound by construction.
+  return definition as unknown as AnyTool;
+}

@@ -1,0 +1,30 @@
+import { ToolCatalogue } from './catalogue.js';
+import type { AnyTool } from './define.js';
+import { getToolDefinition } from './meta/get-tool-definition.js';
+import { networkInfo } from './meta/network-info.js';
+import { toolDescribe } from './meta/tool-describe.js';
+
+/** Every tool of the wallet. Adding a tool is one line here. */
+export const ALL_TOOLS: readonly AnyTool[] = [
+  // meta
+  networkInfo,
+  toolDescribe,
+  getToolDefinition,
+];
+
+export type ServedToolsOptions = {
+  /** Include tools that reveal or accept secrets: only the local CLI does. */
+  localOnly: boolean;
+  /** Only tools whose annotations say read-only (`wallet serve --read-only`). */
+  readOnly: boolean;
+};
+
+/** The catalogue a server serves: all tools, less the local-only ones unless asked, less writers when read-only. */
+export function servedTools({ localOnly, readOnly }: ServedToolsOptions): ToolCatalogue {
+  return new ToolCatalogue(
+    ALL_TOOLS.filter((tool) => (localOnly || tool.localOnly !== true) && (!readOnly || tool.annotations.readOnlyHint)),
+  );
+}
+
+export { ToolCatalogue, describeTool, definitionProblems, type ToolDescription } from './catalogue.js';
+export type { AnyTool, ToolContext } from './define.js';
