@@ -20,12 +20,9 @@ export function renderRootHelp(
   globalFlags: readonly CliFlag[],
   style: Style,
 ): string {
-  const lines = [
-    `${style.heading('wallet')} — a Dash and Ethereum wallet for people and agents, over MCP.`,
-    server.builtIn ? '' : `Tools of ${server.name} ${server.version} (--server).`,
-    `${style.heading('Usage:')} wallet <command> [flags]`,
-    '',
-  ].filter((line, index) => index !== 1 || line !== '');
+  const lines = [`${style.heading('wallet')} — a Dash and Ethereum wallet for people and agents, over MCP.`];
+  if (!server.builtIn) lines.push(`Tools of ${server.name} ${server.version} (--server).`);
+  lines.push(`${style.heading('Usage:')} wallet <command> [flags]`, '');
   const width = Math.max(...commands.map((entry) => entry.command.length), ...CLI_VERBS.map((verb) => verb.name.length));
   const groups = new Map<string, ToolCommand[]>();
   for (const entry of commands) {
@@ -58,9 +55,11 @@ export function renderCommandHelp(entry: ToolCommand, specs: readonly FlagSpec[]
     `${style.heading('Usage:')} wallet ${entry.command}${specs.some((spec) => spec.required) ? ' <flags>' : ' [flags]'}`,
     '',
     style.heading('Flags:'),
-    ...flagLines(specs.flatMap(specRows), style),
     ...flagLines(
-      [{ names: '--args-json <json|->', text: "The whole argument object as JSON; '-' reads it from stdin. Flags override it." }],
+      [
+        ...specs.flatMap(specRows),
+        { names: '--args-json <json|->', text: "The whole argument object as JSON; '-' reads it from stdin. Flags override it." },
+      ],
       style,
     ),
   ];

@@ -20,9 +20,11 @@ export type ServedToolsOptions = {
 };
 
 /** The catalogue a server serves: all tools, less the local-only ones unless asked, less writers when read-only. */
-export function servedTools({ localOnly, readOnly }: ServedToolsOptions): ToolCatalogue {
+export function servedTools(options: ServedToolsOptions, tools: readonly AnyTool[] = ALL_TOOLS): ToolCatalogue {
   return new ToolCatalogue(
-    ALL_TOOLS.filter((tool) => (localOnly || tool.localOnly !== true) && (!readOnly || tool.annotations.readOnlyHint)),
+    tools.filter(
+      (tool) => (options.localOnly || tool.localOnly !== true) && (!options.readOnly || tool.annotations.readOnlyHint),
+    ),
   );
 }
 

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { z } from 'zod';
+import { commandToToolName, isValidToolName, toolNameToCommand } from '../../src/shared/naming.js';
+import { ToolCatalogue, definitionProblems, describeTool } from '../../src/tools/catalogue.js';
+import { defineTool } from '../../src/tools/define.js';
+import { ALL_TOOLS, servedTools } from '../../src/tools/index.js';
+
+const HINTS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+function sampleTool(overrides: Partial<Parameters<typeof defineTool>[0]> = {}) {
+  return defineTool({
+    name: 'demo_thing_get',
+    title: 'Demo',
+    summary: 'Gets a demo thing',
+    description: 'Gets a demo thing.',
+    input: z.strictObject({ id: z.string().describe('The id.') }),
+    output: z.object({ id: z.string().describe('The id.') }),
+    annotations: HINTS,
+    handler: async ({ id }) => ({ id }),
+    ...overrides,
+  });
+}
+
+describe('every registered tool', () => {
+  for (const tool of ALL_TOOLS) {
+    it(`${tool.name}: is a sound definition`, () => {
+      assert.deepEqual(definitionProblems(tool), []);
+    });
+    it(`${tool.name}: name and command round-trip`, () => {
+      const command = toolNameToCommand(tool.name);
+      assert.match(command, /^[a-z][a-z0-9]*(-[a-z0-9]+)+$/);
+      assert.equal(commandToToolName(command), tool.name);
+      assert.equal(describeTool(tool).command, command);
+    });
+    it(`${tool.name}: sets all four annotation hints`, () => {
+      for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+        assert.equal(typeof tool.annotations[key], 'boolean', key);
+      }
+    });
+  }
+
+  it('has unique names', () => {
+    assert.equal(new Set(ALL_TOOLS.map((tool) => tool.name)).size, ALL_TOOLS.length);
+  });
+});
+
+describe('definition checks name the tool and the problem', () => {
+  const cases: [string, Parameters<typeof sampleTool>[0], RegExp][] = [
+    ['bad name', { name: 'DemoGet' }, /name must match domain_object_action/],
+    ['two-part name', { name: 'demo_get' }, /name must match/],
+    ['long summary', { summary: 'x'.repeat(61) }, /summary is 61 characters \(at most 60\)/],
+    ['empty description', { description: ' ' }, /description is empty/],
+    ['missing hint', { annotations: { ...HINTS, openWorldHint: undefined as unknown as boolean } }, /annotation openWorldHint is not set/],
+    ['read-only and destructive', { annotations: { ...HINTS, destructiveHint: true } }, /read-only tool cannot be destructive/],
+    ['undescribed input', { input: z.strictObject({ id: z.string() }) }, /input field id has no description/],
+    [
+      'undescribed nested input',
+      { input: z.strictObject({ to: z.object({ address: z.string() }).describe('Recipient.') }) },
+      /input field to\.address has no description/,
+    ],
+    ['loose input', { input: z.object({ id: z.string().describe('The id.') }) }, /z\.strictObject/],
+    [
+      'secret not local-only',
+      { input: z.strictObject({ mnemonic: z.string().meta({ format: 'password' }).describe('Words.') }) },
+      /mnemonic is secret, so the tool must be localOnly/,
+    ],
+    ['undescribed output', { output: z.object({ id: z.string() }) }, /output field id has no description/],
+  ];
+  for (const [label, overrides, expected] of cases) {
+    it(label, () => {
+      const tool = sampleTool(overrides);
+      assert.throws(() => new ToolCatalogue([tool]), (error: Error) => {
+        assert.match(error.message, new RegExp(`tool '${tool.name}': `));
+        assert.match(error.message, expected);
+        return true;
+      });
+    });
+  }
+
+  it('accepts a sound sample and refuses a duplicate', () => {
+    assert.equal(new ToolCatalogue([sampleTool()]).list().length, 1);
+    assert.throws(() => new ToolCatalogue([sampleTool(), sampleTool()]), /registered twice/);
+  });
+});
+
+describe('naming', () => {
+  it('allows only the meta tools outside the pattern', () => {
+    assert.ok(isValidToolName('core_address_create'));
+    assert.ok(isValidToolName('network_info'));
+    assert.ok(!isValidToolName('wallet_info'));
+    assert.ok(!isValidToolName('core__x_y'));
+  });
+});
+
+describe('served tools', () => {
+  const reader = sampleTool({ name: 'demo_thing_get' });
+  const writer = sampleTool({
+    name: 'demo_thing_delete',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  });
+  const secret = sampleTool({
+    name: 'demo_secret_export',
+    localOnly: true,
+    input: z.strictObject({ mnemonic: z.string().meta({ format: 'password' }).describe('Words.') }),
+  });
+  const names = (options: { localOnly: boolean; readOnly: boolean }) =>
+    servedTools(options, [reader, writer, secret])
+      .list()
+      .map((tool) => tool.name);
+
+  it('the local CLI gets every tool', () => {
+    assert.deepEqual(names({ localOnly: true, readOnly: false }), ['demo_thing_get', 'demo_thing_delete', 'demo_secret_export']);
+  });
+  it('serve never gets local-only tools', () => {
+    assert.deepEqual(names({ localOnly: false, readOnly: false }), ['demo_thing_get', 'demo_thing_delete']);
+  });
+  it('serve --read-only gets only read-only tools', () => {
+    assert.deepEqual(names({ localOnly: false, readOnly: true }), ['demo_thing_get']);
+  });
+});
