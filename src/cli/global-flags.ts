@@ -65,7 +65,7 @@ export type GlobalOptions = {
  * A yargs parser configured the way this CLI needs it: no camelCase twins, no number guessing,
  * no dot paths, repeated flags collected, and never an exit or a print of its own.
  */
-export function parser(argv: readonly string[]): Argv {
+function parser(argv: readonly string[]): Argv {
   return yargs([...argv])
     .parserConfiguration({
       'camel-case-expansion': false,
@@ -82,8 +82,28 @@ export function parser(argv: readonly string[]): Argv {
     .fail(false);
 }
 
-/** Declares flags on a parser: booleans as booleans, everything else as text (the CLI converts). */
-export function declareFlags(argv: Argv, flags: readonly CliFlag[]): Argv {
+/**
+ * A parser for `argv` that knows `flags`: booleans as booleans, everything else as text (the CLI
+ * converts). A value that yargs would take for a flag or a positional, `-` (stdin) or a negative
+ * number like `-1.5e2`, is attached to its flag first (`--args-json=-`).
+ */
+export function parserFor(argv: readonly string[], flags: readonly CliFlag[]): Argv {
+  const takesValue = new Set(flags.filter((flag) => flag.type !== 'boolean').map((flag) => `--${flag.name}`));
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const word = argv[index] ?? '';
+    const next = argv[index + 1];
+    if (takesValue.has(word) && next !== undefined && (next === '-' || NEGATIVE_NUMBER.test(next))) {
+      joined.push(`${word}=${next}`);
+      index++;
+    } else joined.push(word);
+  }
+  return declareFlags(parser(joined), flags);
+}
+
+const NEGATIVE_NUMBER = /^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+function declareFlags(argv: Argv, flags: readonly CliFlag[]): Argv {
   for (const flag of flags) {
     argv.option(flag.name, {
       type: flag.type,

@@ -13,7 +13,7 @@ import { packageInfo } from '../shared/package-info.js';
 import { FULL_DESCRIPTION_META_KEY, readToolErrorMeta } from '../shared/protocol-meta.js';
 import { toolNameToCommand } from '../shared/naming.js';
 import { argumentsFromFlags, checkRequired, parseArgsJson } from './arguments.js';
-import { GLOBAL_FLAGS, declareFlags, parser, readGlobals, type CliFlag, type GlobalOptions } from './global-flags.js';
+import { GLOBAL_FLAGS, parserFor, readGlobals, type CliFlag, type GlobalOptions } from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, type ToolCommand } from './help.js';
 import { processIo, readAll, type CliIo } from './io.js';
 import { createStyle, renderHuman, type Style } from './render.js';
@@ -35,7 +35,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let debug = argv.includes('--debug');
   try {
-    const first = declareFlags(parser(argv), GLOBAL_FLAGS).parseSync() as Record<string, unknown>;
+    const first = parserFor(argv, GLOBAL_FLAGS).parseSync() as Record<string, unknown>;
     const globals = readGlobals(first);
     debug = globals.debug;
     const verb = ((first['_'] as unknown[] | undefined) ?? []).map(String)[0];
@@ -128,7 +128,7 @@ function flagsOfCommand(specs: readonly FlagSpec[]): CliFlag[] {
 }
 
 function parseCommandLine(argv: readonly string[], commandFlags: readonly CliFlag[]): Record<string, unknown> {
-  return declareFlags(parser(argv), [...GLOBAL_FLAGS, ...commandFlags]).parseSync() as Record<string, unknown>;
+  return parserFor(argv, [...GLOBAL_FLAGS, ...commandFlags]).parseSync() as Record<string, unknown>;
 }
 
 /** Flags, `--args-json` and secrets into one argument object, checked before any call. */

@@ -1,6 +1,6 @@
 import { isLogLevel, LOG_LEVELS } from '../mcp/logger.js';
 import { startStdioServer } from '../mcp/stdio/serve.js';
-import { declareFlags, parser, type CliFlag } from './global-flags.js';
+import { parserFor, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
 import { EXIT, UsageError } from './usage-error.js';
@@ -45,7 +45,7 @@ Example (Claude Code): claude mcp add wallet -- wallet serve
 
 /** `wallet serve`: runs until the client closes stdin or a signal arrives, then exits 0. */
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = declareFlags(parser(argv), SERVE_FLAGS).parseSync() as Record<string, unknown>;
+  const parsed = parserFor(argv, SERVE_FLAGS).parseSync() as Record<string, unknown>;
   rejectUnknownFlags(parsed, SERVE_FLAGS, 'serve');
   if (parsed['help'] === true) {
     io.stdout.write(SERVE_HELP);

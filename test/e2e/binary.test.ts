@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { WALLET_BIN } from '../helpers/paths.js';
+import { tempHome } from '../helpers/io.js';
+
+/** The few tests that run the real binary, as a newcomer would after `npm install`. */
+function run(args: string[], input?: string) {
+  return spawnSync(process.execPath, [WALLET_BIN, ...args], {
+    env: { ...process.env, WALLET_HOME: tempHome(), NO_COLOR: '1' },
+    encoding: 'utf8',
+    input,
+    timeout: 30_000,
+  });
+}
+
+describe('the wallet binary', () => {
+  it('wallet --help', () => {
+    const result = run(['--help']);
+    assert.equal(result.status, 0);
+    assert.match(result.stdout, /Usage: wallet <command> \[flags\]/);
+    assert.match(result.stdout, /tool-describe/);
+  });
+
+  it('wallet tool-describe --name network_info', () => {
+    const result = run(['tool-describe', '--name', 'network_info']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^command +network-info$/m);
+  });
+
+  it('wallet --get-tool-definition prints valid JSON and exits 0', () => {
+    const result = run(['--get-tool-definition']);
+    assert.equal(result.status, 0);
+    assert.ok((JSON.parse(result.stdout) as { tool: { functions: unknown[] } }).tool.functions.length > 0);
+  });
+
+  it('an unknown command exits 2 with a suggestion on stderr only', () => {
+    const result = run(['tool-descibe']);
+    assert.equal(result.status, 2);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /Did you mean tool-describe\?/);
+  });
+
+  it('wallet serve --help describes serve without serving', () => {
+    const result = run(['serve', '--help']);
+    assert.equal(result.status, 0);
+    assert.match(result.stdout, /wallet serve — the wallet's tools over MCP, on stdio/);
+  });
+});
