@@ -23,13 +23,18 @@ export function renderRootHelp(
   const lines = [`${style.heading('wallet')} — a Dash and Ethereum wallet for people and agents, over MCP.`];
   if (!server.builtIn) lines.push(`Tools of ${server.name} ${server.version} (--server).`);
   lines.push(`${style.heading('Usage:')} wallet <command> [flags]`, '');
-  const width = Math.max(...commands.map((entry) => entry.command.length), ...CLI_VERBS.map((verb) => verb.name.length));
+  const width = Math.max(
+    ...commands.map((entry) => entry.command.length),
+    ...CLI_VERBS.map((verb) => verb.name.length),
+  );
   const groups = new Map<string, ToolCommand[]>();
   for (const entry of commands) {
     const domain = toolDomain(entry.tool.name);
     groups.set(domain, [...(groups.get(domain) ?? []), entry]);
   }
-  for (const [domain, entries] of [...groups].sort(([a], [b]) => domainOrder(a) - domainOrder(b) || a.localeCompare(b))) {
+  for (const [domain, entries] of [...groups].sort(
+    ([a], [b]) => domainOrder(a) - domainOrder(b) || a.localeCompare(b),
+  )) {
     lines.push(style.heading(`${domainTitle(domain)} commands:`));
     for (const entry of entries) {
       lines.push(`  ${style.key(entry.command.padEnd(width))}  ${entry.tool.description ?? entry.tool.title ?? ''}`);
@@ -58,7 +63,10 @@ export function renderCommandHelp(entry: ToolCommand, specs: readonly FlagSpec[]
     ...flagLines(
       [
         ...specs.flatMap(specRows),
-        { names: '--args-json <json|->', text: "The whole argument object as JSON; '-' reads it from stdin. Flags override it." },
+        {
+          names: '--args-json <json|->',
+          text: "The whole argument object as JSON; '-' reads it from stdin. Flags override it.",
+        },
       ],
       style,
     ),
@@ -90,7 +98,10 @@ function specRows(spec: FlagSpec): FlagRow[] {
   if (spec.secret) {
     return [
       { names: `--${spec.flag}-stdin`, text: `${text} Read from stdin (secret: never inline).` },
-      { names: `--${spec.flag}-file <path>`, text: 'Or read it from an owner-only file; on a terminal, omit both to be prompted.' },
+      {
+        names: `--${spec.flag}-file <path>`,
+        text: 'Or read it from an owner-only file; on a terminal, omit both to be prompted.',
+      },
     ];
   }
   const placeholder =

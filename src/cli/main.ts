@@ -74,7 +74,9 @@ async function dispatch(run: Run): Promise<number> {
     return EXIT.ok;
   }
   if (verb === undefined) {
-    io.stdout.write(renderRootHelp(commands, { ...session.server, builtIn: globals.server === undefined }, GLOBAL_FLAGS, style));
+    io.stdout.write(
+      renderRootHelp(commands, { ...session.server, builtIn: globals.server === undefined }, GLOBAL_FLAGS, style),
+    );
     return EXIT.ok;
   }
   if (verb === 'tools') {
@@ -83,7 +85,10 @@ async function dispatch(run: Run): Promise<number> {
   }
   const entry = commands.find((candidate) => candidate.command === verb || candidate.tool.name === verb);
   if (!entry) {
-    const near = closestNames(verb, [...commands.map((candidate) => candidate.command), ...CLI_VERBS.map((v) => v.name)]);
+    const near = closestNames(verb, [
+      ...commands.map((candidate) => candidate.command),
+      ...CLI_VERBS.map((v) => v.name),
+    ]);
     throw new UsageError(
       `Unknown command '${verb}'.`,
       near.length > 0 ? `Did you mean ${near.join(', ')}?` : "Run 'wallet --help' for the commands.",
@@ -143,7 +148,8 @@ async function collectArguments(
     globals.passphraseStdin ? '--passphrase-stdin' : undefined,
     ...specs.map((spec) => (spec.secret && parsed[`${spec.flag}-stdin`] === true ? `--${spec.flag}-stdin` : undefined)),
   ].filter((reader): reader is string => reader !== undefined);
-  if (stdinReaders.length > 1) throw new UsageError(`Only one input can come from stdin; got ${stdinReaders.join(' and ')}.`);
+  if (stdinReaders.length > 1)
+    throw new UsageError(`Only one input can come from stdin; got ${stdinReaders.join(' and ')}.`);
 
   let base: Record<string, unknown> = {};
   const argsJson = parsed['args-json'];
@@ -179,8 +185,12 @@ async function openSession(globals: GlobalOptions, io: CliIo): Promise<McpSessio
     if (globals.passphraseFile !== undefined || globals.passphraseStdin) {
       throw new UsageError('--passphrase-file and --passphrase-stdin unlock the built-in keystore; not with --server.');
     }
-    if (globals.endpoints.length > 0) throw new UsageError('--endpoint configures the built-in server; not with --server.');
-    return openStdioSession({ ...splitCommandLine(globals.server), stderr: 'inherit' }, globals.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    if (globals.endpoints.length > 0)
+      throw new UsageError('--endpoint configures the built-in server; not with --server.');
+    return openStdioSession(
+      { ...splitCommandLine(globals.server), stderr: 'inherit' },
+      globals.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
   }
   const passphrase =
     globals.passphraseFile !== undefined
@@ -195,7 +205,10 @@ function definitionDocument(tools: readonly ListedTool[], session: McpSession, f
   const own = packageInfo();
   const builtIn = session.server.name === own.name;
   const document = toolDefinitionDocument(
-    { name: session.server.name, description: builtIn ? own.description : `Tools of the MCP server ${session.server.name}.` },
+    {
+      name: session.server.name,
+      description: builtIn ? own.description : `Tools of the MCP server ${session.server.name}.`,
+    },
     tools.map((tool) => {
       const full = tool._meta?.[FULL_DESCRIPTION_META_KEY];
       return {
@@ -278,6 +291,9 @@ function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
     io.stderr.write('interrupted\n');
     return EXIT.interrupted;
   }
-  say(`unexpected failure: ${error instanceof Error ? error.message : String(error)}`, 'Run again with --debug for details.');
+  say(
+    `unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
+    'Run again with --debug for details.',
+  );
   return EXIT.toolError;
 }

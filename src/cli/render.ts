@@ -55,16 +55,24 @@ function block(value: unknown, style: Style, indent: string): string[] {
 function list(items: readonly unknown[], style: Style, indent: string): string[] {
   if (items.length === 0) return [indent + style.dim('(none)')];
   if (items.every(isRecord)) return table(items, style, indent);
-  return items.flatMap((item) => block(item, style, indent + '- ').map((line, index) => (index === 0 ? line : `  ${line}`)));
+  return items.flatMap((item) =>
+    block(item, style, indent + '- ').map((line, index) => (index === 0 ? line : `  ${line}`)),
+  );
 }
 
 /** Arrays of objects: one row each, columns in first-seen order, every cell whole. */
 function table(rows: readonly Record<string, unknown>[], style: Style, indent: string): string[] {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const cells = rows.map((row) => columns.map((column) => cellText(row[column])));
-  const widths = columns.map((column, index) => Math.max(column.length, ...cells.map((row) => (row[index] ?? '').length)));
+  const widths = columns.map((column, index) =>
+    Math.max(column.length, ...cells.map((row) => (row[index] ?? '').length)),
+  );
   const line = (values: readonly string[], paint: (text: string) => string = (text) => text): string =>
-    indent + values.map((value, index) => paint(value.padEnd(widths[index] ?? 0))).join('  ').trimEnd();
+    indent +
+    values
+      .map((value, index) => paint(value.padEnd(widths[index] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(columns, style.key), ...cells.map((row) => line(row))];
 }
 

@@ -82,12 +82,15 @@ function shapeOf(schema: JsonSchema, root: JsonSchema): Shape {
   const nullable = types.includes('null');
   const concrete = types.filter((type) => type !== 'null');
   const choices = choicesOf(schema);
-  if (concrete.length !== 1) return { kind: concrete.length === 0 && choices ? kindOfValues(choices) : 'json', array: false, choices, nullable };
+  if (concrete.length !== 1)
+    return { kind: concrete.length === 0 && choices ? kindOfValues(choices) : 'json', array: false, choices, nullable };
   const [type] = concrete;
   if (type === 'array') {
     const items = isJsonSchema(schema['items']) ? resolveRef(schema['items'], root) : {};
     const item = shapeOf(items, root);
-    return item.array ? { kind: 'json', array: true, choices: undefined, nullable } : { ...item, array: true, nullable };
+    return item.array
+      ? { kind: 'json', array: true, choices: undefined, nullable }
+      : { ...item, array: true, nullable };
   }
   const kind: FlagKind =
     type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' ? type : 'json';
@@ -95,7 +98,10 @@ function shapeOf(schema: JsonSchema, root: JsonSchema): Shape {
 }
 
 /** For `anyOf`/`oneOf`: the members other than `{type: "null"}`, and whether null was one. */
-function nonNullMembers(schema: JsonSchema, root: JsonSchema): { members: JsonSchema[]; nullable: boolean } | undefined {
+function nonNullMembers(
+  schema: JsonSchema,
+  root: JsonSchema,
+): { members: JsonSchema[]; nullable: boolean } | undefined {
   const union = schema['anyOf'] ?? schema['oneOf'];
   if (!Array.isArray(union)) return undefined;
   const members = union.filter(isJsonSchema).map((member) => resolveRef(member, root));

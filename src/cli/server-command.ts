@@ -13,7 +13,10 @@ export function splitCommandLine(line: string): { command: string; args: string[
   const words: string[] = [];
   for (const entry of parse(line, (name) => `$${name}`)) {
     if (typeof entry !== 'string') {
-      throw new UsageError('--server takes one command with its arguments, not shell syntax.', 'Wrap a pipeline in a script.');
+      throw new UsageError(
+        '--server takes one command with its arguments, not shell syntax.',
+        'Wrap a pipeline in a script.',
+      );
     }
     words.push(entry);
   }

@@ -17,7 +17,9 @@ export function rejectUnknownFlags(
     const near = closestNames(key, [...known]);
     throw new UsageError(
       `Unknown flag --${key} for '${command}'.`,
-      near.length > 0 ? `Did you mean ${near.map((name) => `--${name}`).join(' or ')}?` : `See 'wallet ${command} --help'.`,
+      near.length > 0
+        ? `Did you mean ${near.map((name) => `--${name}`).join(' or ')}?`
+        : `See 'wallet ${command} --help'.`,
     );
   }
   const positionals = (parsed['_'] as unknown[] | undefined) ?? [];

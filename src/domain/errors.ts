@@ -42,8 +42,9 @@ export class WalletError extends Error {
 
   /** Each error of the cause chain, this one first. */
   *walk(): Generator<unknown> {
-    let current: unknown = this;
-    const seen = new Set<unknown>();
+    yield this;
+    let current: unknown = this.cause;
+    const seen = new Set<unknown>([this]);
     while (current !== undefined && current !== null && !seen.has(current)) {
       seen.add(current);
       yield current;

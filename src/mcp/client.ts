@@ -114,7 +114,9 @@ async function connectSession(
       return result.tools as ListedTool[];
     },
     async callTool(toolName, args, options = {}) {
-      const result = await translate(() => client.callTool({ name: toolName, arguments: args }, requestOptions(options)));
+      const result = await translate(() =>
+        client.callTool({ name: toolName, arguments: args }, requestOptions(options)),
+      );
       return {
         isError: result.isError === true,
         structuredContent: result.structuredContent,
@@ -144,8 +146,10 @@ async function translate<T>(call: () => Promise<T>): Promise<T> {
 }
 
 function reason(error: unknown): string {
-  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return 'the server did not answer in time';
-  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return 'the server closed the connection';
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+    return 'the server did not answer in time';
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
+    return 'the server closed the connection';
   if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return 'the server command was not found';
   return error instanceof Error ? error.message : String(error);
 }

@@ -24,15 +24,20 @@ export function isLogLevel(value: unknown): value is LogLevel {
  * createLogger('debug').debug('request', { method: 'tools/call', id: 3, outcome: 'ok', ms: 2 })
  * // stderr: 2026-11-21T06:40:00.000Z debug request method=tools/call id=3 outcome=ok ms=2
  */
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = (line) => process.stderr.write(line),
+): Logger {
   const threshold = LOG_LEVELS.indexOf(level);
-  const emit = (at: Exclude<LogLevel, 'off'>) => (event: string, fields: LogFields = {}) => {
-    if (LOG_LEVELS.indexOf(at) > threshold) return;
-    const pairs = Object.entries(fields)
-      .filter(([, value]) => value !== undefined)
-      .map(([key, value]) => `${key}=${formatValue(value)}`);
-    write(`${new Date().toISOString()} ${at} ${[event, ...pairs].join(' ')}\n`);
-  };
+  const emit =
+    (at: Exclude<LogLevel, 'off'>) =>
+    (event: string, fields: LogFields = {}) => {
+      if (LOG_LEVELS.indexOf(at) > threshold) return;
+      const pairs = Object.entries(fields)
+        .filter(([, value]) => value !== undefined)
+        .map(([key, value]) => `${key}=${formatValue(value)}`);
+      write(`${new Date().toISOString()} ${at} ${[event, ...pairs].join(' ')}\n`);
+    };
   return { level, error: emit('error'), warn: emit('warn'), info: emit('info'), debug: emit('debug') };
 }
 

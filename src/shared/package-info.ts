@@ -32,5 +32,9 @@ export function packageInfo(): PackageInfo {
 function isPackageInfo(value: unknown): value is PackageInfo {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
-  return typeof record['name'] === 'string' && typeof record['version'] === 'string' && typeof record['description'] === 'string';
+  return (
+    typeof record['name'] === 'string' &&
+    typeof record['version'] === 'string' &&
+    typeof record['description'] === 'string'
+  );
 }

@@ -77,7 +77,8 @@ export function definitionProblems(tool: AnyTool): string[] {
   }
   if (input) {
     if (input['type'] !== 'object') problems.push('input must be an object schema');
-    if (input['additionalProperties'] !== false) problems.push('input must be z.strictObject (unknown keys are mistakes)');
+    if (input['additionalProperties'] !== false)
+      problems.push('input must be z.strictObject (unknown keys are mistakes)');
     for (const path of undescribedFields(input)) problems.push(`input field ${path} has no description`);
     const secrets = secretFields(input);
     if (secrets.length > 0 && tool.localOnly !== true) {
@@ -117,7 +118,8 @@ function objectMembers(schema: JsonSchema): JsonSchema[] {
   if (isJsonSchema(schema['items'])) members.push(...objectMembers(schema['items']));
   for (const key of ['anyOf', 'oneOf', 'allOf']) {
     const union = schema[key];
-    if (Array.isArray(union)) for (const member of union) if (isJsonSchema(member)) members.push(...objectMembers(member));
+    if (Array.isArray(union))
+      for (const member of union) if (isJsonSchema(member)) members.push(...objectMembers(member));
   }
   return members;
 }

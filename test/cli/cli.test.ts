@@ -12,7 +12,7 @@ describe('wallet CLI on its own server (in-process)', () => {
       assert.match(stdout, new RegExp(`  ${toolNameToCommand(tool.name)} +${tool.summary.replace(/[()]/g, '.')}`));
     }
     assert.match(stdout, /Meta commands:/);
-    assert.match(stdout, /CLI commands:\n  serve /);
+    assert.match(stdout, /CLI commands:\n {2}serve /);
     assert.match(stdout, /--get-tool-definition/);
   });
 
@@ -22,7 +22,7 @@ describe('wallet CLI on its own server (in-process)', () => {
     assert.match(stdout, /Reads configuration only: it does not contact any node\./);
     assert.match(stdout, /--chain <core\|evm> +Only this chain/);
     assert.match(stdout, /--args-json <json\|->/);
-    assert.match(stdout, /read-only: yes  destructive: no  idempotent: yes  open-world: no/);
+    assert.match(stdout, /read-only: yes {2}destructive: no {2}idempotent: yes {2}open-world: no/);
     const required = await wallet(['tool-describe', '--help']);
     assert.match(required.stdout, /--name <string> +A tool name .*\[required\]/);
   });
@@ -43,20 +43,35 @@ describe('wallet CLI on its own server (in-process)', () => {
     assert.equal(JSON.parse(inline.stdout).name, 'network_info');
     const piped = await wallet(['tool-describe', '--args-json', '-', '--json'], { stdin: '{"name":"tool_describe"}' });
     assert.equal(JSON.parse(piped.stdout).name, 'tool_describe');
-    const overridden = await wallet(['tool-describe', '--args-json', '{"name":"nope"}', '--name', 'network_info', '--json']);
+    const overridden = await wallet([
+      'tool-describe',
+      '--args-json',
+      '{"name":"nope"}',
+      '--name',
+      'network_info',
+      '--json',
+    ]);
     assert.equal(JSON.parse(overridden.stdout).name, 'network_info');
   });
 
   const usage: [string, string[], RegExp][] = [
     ['a missing required flag', ['tool-describe'], /error: Missing required flag: --name\./],
-    ['an unknown flag', ['network-info', '--chian', 'evm'], /Unknown flag --chian for 'network-info'\.\nhint: Did you mean --chain\?/],
+    [
+      'an unknown flag',
+      ['network-info', '--chian', 'evm'],
+      /Unknown flag --chian for 'network-info'\.\nhint: Did you mean --chain\?/,
+    ],
     ['a value outside the choices', ['network-info', '--chain', 'btc'], /--chain must be one of core, evm; got 'btc'/],
     ['a stray positional', ['network-info', 'evm'], /Unexpected argument 'evm'/],
     ['an unknown command', ['netwrk-info'], /Unknown command 'netwrk-info'\.\nhint: Did you mean network-info\?/],
     ['bad --args-json', ['tool-describe', '--args-json', '{'], /--args-json is not valid JSON/],
     ['a bad --timeout', ['network-info', '--timeout', 'soon'], /--timeout takes milliseconds/],
     ['a malformed --endpoint', ['network-info', '--endpoint', 'nonsense'], /--endpoint takes <chain>\.<network>=<url>/],
-    ['a tool error for invalid input', ['tool-describe', '--name', 'nope'], /error: INVALID_PARAM: Unknown tool 'nope'\.\nhint: Tools here:/],
+    [
+      'a tool error for invalid input',
+      ['tool-describe', '--name', 'nope'],
+      /error: INVALID_PARAM: Unknown tool 'nope'\.\nhint: Tools here:/,
+    ],
   ];
   for (const [label, argv, expected] of usage) {
     it(`exits 2 on ${label}, before or without any side effect`, async () => {
@@ -78,16 +93,26 @@ describe('wallet CLI on its own server (in-process)', () => {
   it('--get-tool-definition prints one function-calling document and exits 0', async () => {
     const { code, stdout } = await wallet(['--get-tool-definition']);
     assert.equal(code, 0);
-    const document = JSON.parse(stdout) as { tool: { name: string; description: string; functions: { name: string; description: string; parameters: object }[] } };
+    const document = JSON.parse(stdout) as {
+      tool: {
+        name: string;
+        description: string;
+        functions: { name: string; description: string; parameters: object }[];
+      };
+    };
     assert.equal(document.tool.name, 'wallet');
     assert.deepEqual(
       document.tool.functions.map((fn) => fn.name),
       ALL_TOOLS.map((tool) => tool.name),
     );
     assert.equal(document.tool.functions[0]?.description, ALL_TOOLS[0]?.description);
-    const openai = JSON.parse((await wallet(['--get-tool-definition', '--format', 'openai'])).stdout) as { type: string }[];
+    const openai = JSON.parse((await wallet(['--get-tool-definition', '--format', 'openai'])).stdout) as {
+      type: string;
+    }[];
     assert.equal(openai[0]?.type, 'function');
-    const anthropic = JSON.parse((await wallet(['--get-tool-definition', '--format', 'anthropic'])).stdout) as { input_schema: object }[];
+    const anthropic = JSON.parse((await wallet(['--get-tool-definition', '--format', 'anthropic'])).stdout) as {
+      input_schema: object;
+    }[];
     assert.ok(anthropic[0]?.input_schema);
   });
 

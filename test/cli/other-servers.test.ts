@@ -14,8 +14,8 @@ describe('wallet --server: a server nobody here wrote (@modelcontextprotocol/ser
     const { code, stdout } = await wallet(['--server', everything, '--help']);
     assert.equal(code, 0);
     assert.match(stdout, /Tools of mcp-servers\/everything/);
-    assert.match(stdout, /  echo +Echoes back the input string/);
-    assert.match(stdout, /  get-sum +Returns the sum of two numbers/);
+    assert.match(stdout, / {2}echo +Echoes back the input string/);
+    assert.match(stdout, / {2}get-sum +Returns the sum of two numbers/);
   });
 
   it('calls echo with a generated string flag, keeping 0x10 a string', async () => {
@@ -34,7 +34,14 @@ describe('wallet --server: a server nobody here wrote (@modelcontextprotocol/ser
   });
 
   it('prints structured content as JSON with --json', async () => {
-    const { code, stdout } = await wallet(['--server', everything, 'get-structured-content', '--location', 'New York', '--json']);
+    const { code, stdout } = await wallet([
+      '--server',
+      everything,
+      'get-structured-content',
+      '--location',
+      'New York',
+      '--json',
+    ]);
     assert.equal(code, 0);
     assert.equal(typeof (JSON.parse(stdout) as { temperature: unknown }).temperature, 'number');
   });
@@ -43,15 +50,52 @@ describe('wallet --server: a server nobody here wrote (@modelcontextprotocol/ser
 describe('wallet --server: schemas of every shape (fixture server)', () => {
   it('turns nested, array, union, nullable and $ref properties into flags', async () => {
     const { code, stdout, stderr } = await wallet([
-      '--server', fixture, 'shapes-echo', '--json',
-      '--id', '0012', '--count', '3', '--ratio', '-1.5e2', '--verbose', '--mode', 'fast',
-      '--tags', 'a', '--tags', '0x10', '--sizes', '1', '--sizes', '2',
-      '--origin', '{"x":1,"y":2}', '--note', 'null', '--limit', 'null', '--target', '{"id":"t"}', '--arg-json', 'x',
+      '--server',
+      fixture,
+      'shapes-echo',
+      '--json',
+      '--id',
+      '0012',
+      '--count',
+      '3',
+      '--ratio',
+      '-1.5e2',
+      '--verbose',
+      '--mode',
+      'fast',
+      '--tags',
+      'a',
+      '--tags',
+      '0x10',
+      '--sizes',
+      '1',
+      '--sizes',
+      '2',
+      '--origin',
+      '{"x":1,"y":2}',
+      '--note',
+      'null',
+      '--limit',
+      'null',
+      '--target',
+      '{"id":"t"}',
+      '--arg-json',
+      'x',
     ]);
     assert.equal(code, 0, stderr);
     assert.deepEqual((JSON.parse(stdout) as { received: unknown }).received, {
-      id: '0012', count: 3, ratio: -150, verbose: true, mode: 'fast', tags: ['a', '0x10'], sizes: [1, 2],
-      origin: { x: 1, y: 2 }, note: 'null', limit: null, target: { id: 't' }, json: 'x',
+      id: '0012',
+      count: 3,
+      ratio: -150,
+      verbose: true,
+      mode: 'fast',
+      tags: ['a', '0x10'],
+      sizes: [1, 2],
+      origin: { x: 1, y: 2 },
+      note: 'null',
+      limit: null,
+      target: { id: 't' },
+      json: 'x',
     });
   });
 
@@ -66,15 +110,23 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
 
   it('keeps a tool name outside our pattern as its command', async () => {
     const { stdout } = await wallet(['--server', fixture, '--help']);
-    assert.match(stdout, /  secret-store-put +Stores a secret/);
-    assert.match(stdout, /  shapes-echo +Echoes its arguments/);
+    assert.match(stdout, / {2}secret-store-put +Stores a secret/);
+    assert.match(stdout, / {2}shapes-echo +Echoes its arguments/);
   });
 
   describe('secret fields (format: password / writeOnly)', () => {
     const words = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 
     it('refuses an inline secret, naming the safe flags', async () => {
-      const { code, stderr } = await wallet(['--server', fixture, 'secret-store-put', '--label', 'l', '--mnemonic', words]);
+      const { code, stderr } = await wallet([
+        '--server',
+        fixture,
+        'secret-store-put',
+        '--label',
+        'l',
+        '--mnemonic',
+        words,
+      ]);
       assert.equal(code, 2);
       assert.match(stderr, /--mnemonic is a secret and is never taken from the command line/);
       assert.match(stderr, /hint: Use --mnemonic-stdin, --mnemonic-file/);
@@ -82,14 +134,23 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
     });
 
     it('refuses a secret inside inline --args-json', async () => {
-      const { code } = await wallet(['--server', fixture, 'secret-store-put', '--args-json', JSON.stringify({ label: 'l', mnemonic: words })]);
+      const { code } = await wallet([
+        '--server',
+        fixture,
+        'secret-store-put',
+        '--args-json',
+        JSON.stringify({ label: 'l', mnemonic: words }),
+      ]);
       assert.equal(code, 2);
     });
 
     it('reads it from stdin', async () => {
-      const { code, stdout } = await wallet(['--server', fixture, 'secret-store-put', '--label', 'l', '--mnemonic-stdin', '--json'], {
-        stdin: `${words}\n`,
-      });
+      const { code, stdout } = await wallet(
+        ['--server', fixture, 'secret-store-put', '--label', 'l', '--mnemonic-stdin', '--json'],
+        {
+          stdin: `${words}\n`,
+        },
+      );
       assert.equal(code, 0);
       assert.deepEqual(JSON.parse(stdout), { label: 'l', words: 12 });
     });
@@ -98,7 +159,16 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
       const file = join(mkdtempSync(join(tmpdir(), 'wallet-test-')), 'words');
       writeFileSync(file, words);
       chmodSync(file, 0o600);
-      const ok = await wallet(['--server', fixture, 'secret-store-put', '--label', 'l', '--mnemonic-file', file, '--json']);
+      const ok = await wallet([
+        '--server',
+        fixture,
+        'secret-store-put',
+        '--label',
+        'l',
+        '--mnemonic-file',
+        file,
+        '--json',
+      ]);
       assert.deepEqual(JSON.parse(ok.stdout), { label: 'l', words: 12 });
       chmodSync(file, 0o640);
       const refused = await wallet(['--server', fixture, 'secret-store-put', '--label', 'l', '--mnemonic-file', file]);
@@ -113,7 +183,10 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
     });
 
     it('allows only one reader of stdin', async () => {
-      const { code, stderr } = await wallet(['--server', fixture, 'secret-store-put', '--args-json', '-', '--mnemonic-stdin'], { stdin: '{}' });
+      const { code, stderr } = await wallet(
+        ['--server', fixture, 'secret-store-put', '--args-json', '-', '--mnemonic-stdin'],
+        { stdin: '{}' },
+      );
       assert.equal(code, 2);
       assert.match(stderr, /Only one input can come from stdin/);
     });
@@ -133,7 +206,13 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
   });
 
   it('exits 3 when the server exits before answering', async () => {
-    const { code, stderr } = await wallet(['--server', `"${process.execPath}" -e "process.exit(0)"`, 'tools', '--timeout', '5000']);
+    const { code, stderr } = await wallet([
+      '--server',
+      `"${process.execPath}" -e "process.exit(0)"`,
+      'tools',
+      '--timeout',
+      '5000',
+    ]);
     assert.equal(code, 3);
     assert.match(stderr, /Cannot connect to the MCP server/);
   });

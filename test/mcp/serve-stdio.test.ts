@@ -62,7 +62,10 @@ describe('wallet serve over stdio', () => {
   });
 
   it('serves a current (2026-07-28) client through the SDK', async () => {
-    const client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new Client(
+      { name: 'modern-test', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
@@ -93,14 +96,22 @@ describe('wallet serve over stdio', () => {
     });
     server.send(initialize(1, '2025-11-25'));
     await server.response(1);
-    server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'tool_describe', arguments: { name: 'MARKER-ARGUMENT' } } });
+    server.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'tool_describe', arguments: { name: 'MARKER-ARGUMENT' } },
+    });
     await server.response(2);
     server.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'network_info', arguments: {} } });
     await server.response(3);
     server.child.stdin.end();
     await server.exited;
     assert.match(server.stderr, /debug request method=initialize id=1 outcome=ok ms=\d+/);
-    assert.match(server.stderr, /debug request method=tools\/call tool=tool_describe id=2 outcome=tool-error:INVALID_PARAM ms=\d+/);
+    assert.match(
+      server.stderr,
+      /debug request method=tools\/call tool=tool_describe id=2 outcome=tool-error:INVALID_PARAM ms=\d+/,
+    );
     assert.match(server.stderr, /debug request method=tools\/call tool=network_info id=3 outcome=ok ms=\d+/);
     assert.ok(!server.stderr.includes('MARKER-ARGUMENT'), 'an argument reached the log');
     assert.ok(!server.stderr.includes('sup3rsecret'), 'a credential reached the log');

@@ -10,7 +10,9 @@ import { tempHome } from '../helpers/io.js';
 
 /** A real SDK client on the real server, in memory: the full MCP path. */
 async function connect(env: Record<string, string> = {}): Promise<Client> {
-  const server = createWalletServer(walletServerOptions({ localOnly: false, readOnly: false, env: { WALLET_HOME: tempHome(), ...env } }));
+  const server = createWalletServer(
+    walletServerOptions({ localOnly: false, readOnly: false, env: { WALLET_HOME: tempHome(), ...env } }),
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'test', version: '1' });
@@ -44,10 +46,7 @@ describe('MCP server', () => {
       assert.equal(tool.title, definition.title);
       assert.equal(tool.inputSchema.type, 'object');
       assert.equal(tool.outputSchema?.['type'], 'object');
-      assert.deepEqual(
-        { ...tool.annotations, title: undefined },
-        { ...definition.annotations, title: undefined },
-      );
+      assert.deepEqual({ ...tool.annotations, title: undefined }, { ...definition.annotations, title: undefined });
       assert.equal(tool._meta?.[FULL_DESCRIPTION_META_KEY], definition.description);
     }
   });
@@ -93,12 +92,19 @@ describe('MCP server', () => {
     assert.equal(described['command'], 'tool-describe');
     assert.match(String(described['description']), /Example: wallet tool-describe/);
     assert.deepEqual(Object.keys(described['input_schema'] as object).includes('properties'), true);
-    assert.deepEqual(described['annotations'], { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    assert.deepEqual(described['annotations'], {
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
   });
 
   it('get_tool_definition describes every tool as a function', async () => {
     const result = await client.callTool({ name: 'get_tool_definition', arguments: {} });
-    const document = result.structuredContent as { tool: { name: string; functions: { name: string; parameters: { type: string } }[] } };
+    const document = result.structuredContent as {
+      tool: { name: string; functions: { name: string; parameters: { type: string } }[] };
+    };
     assert.equal(document.tool.name, 'wallet');
     assert.deepEqual(
       document.tool.functions.map((fn) => fn.name),

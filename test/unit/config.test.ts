@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfigText } from '../../src/domain/config/config-file.js';
 import { resolveDataDir } from '../../src/domain/config/data-dir.js';
-import { endpointEnvVar, parseEndpointOverride, redactUrl, resolveNetworks } from '../../src/domain/config/endpoints.js';
+import {
+  endpointEnvVar,
+  parseEndpointOverride,
+  redactUrl,
+  resolveNetworks,
+} from '../../src/domain/config/endpoints.js';
 import { WalletError } from '../../src/domain/errors.js';
 import { WalletServices } from '../../src/domain/services.js';
 
@@ -23,10 +28,16 @@ describe('network endpoints', () => {
   it('marks one default per chain, from the config when given', () => {
     const settings = resolveNetworks(parseConfigText('{"core":{"default_network":"regtest"}}', 'c.json'), {});
     assert.equal(settings.defaults.core, 'regtest');
-    assert.deepEqual(settings.networks.filter((entry) => entry.isDefault).map((entry) => `${entry.chain}.${entry.network}`), ['core.regtest', 'evm.sepolia']);
+    assert.deepEqual(
+      settings.networks.filter((entry) => entry.isDefault).map((entry) => `${entry.chain}.${entry.network}`),
+      ['core.regtest', 'evm.sepolia'],
+    );
   });
   it('adds user EVM networks, which need a chain id', () => {
-    const ok = parseConfigText('{"evm":{"networks":{"base":{"url":"https://base.example","chain_id":8453}}}}', 'c.json');
+    const ok = parseConfigText(
+      '{"evm":{"networks":{"base":{"url":"https://base.example","chain_id":8453}}}}',
+      'c.json',
+    );
     assert.equal(find(resolveNetworks(ok, {}).networks, 'evm', 'base')?.chainId, 8453);
     const bad = parseConfigText('{"evm":{"networks":{"base":{"url":"https://base.example"}}}}', 'c.json');
     assert.throws(() => resolveNetworks(bad, {}), /'base' has no chain_id/);
@@ -35,7 +46,10 @@ describe('network endpoints', () => {
     assert.equal(endpointEnvVar('core', 'regtest'), 'WALLET_CORE_REGTEST_URL');
     assert.throws(
       () => resolveNetworks({}, { WALLET_CORE_REGTEST_URL: 'not a url secretpass' }),
-      (error: unknown) => error instanceof WalletError && /WALLET_CORE_REGTEST_URL is not a valid URL/.test(error.message) && !error.message.includes('secretpass'),
+      (error: unknown) =>
+        error instanceof WalletError &&
+        /WALLET_CORE_REGTEST_URL is not a valid URL/.test(error.message) &&
+        !error.message.includes('secretpass'),
     );
   });
   it('redacts credentials', () => {
@@ -44,7 +58,10 @@ describe('network endpoints', () => {
   });
   it('refuses malformed overrides and unknown networks', () => {
     assert.throws(() => parseEndpointOverride('evm:local=http://x'), /--endpoint takes <chain>\.<network>=<url>/);
-    assert.throws(() => resolveNetworks({}, {}, [parseEndpointOverride('evm.nope=http://x')]), /Unknown network 'evm\.nope'/);
+    assert.throws(
+      () => resolveNetworks({}, {}, [parseEndpointOverride('evm.nope=http://x')]),
+      /Unknown network 'evm\.nope'/,
+    );
   });
 });
 
@@ -53,7 +70,10 @@ describe('config file', () => {
     assert.throws(
       () => parseConfigText('{"core":{"networks":{"testnet":{"url":"ftp://u:hunter2@x"}}}}', '/d/config.json'),
       (error: unknown) =>
-        error instanceof WalletError && error.code === 'INVALID_PARAM' && /core\.networks\.testnet\.url/.test(error.message) && !error.message.includes('hunter2'),
+        error instanceof WalletError &&
+        error.code === 'INVALID_PARAM' &&
+        /core\.networks\.testnet\.url/.test(error.message) &&
+        !error.message.includes('hunter2'),
     );
     assert.throws(() => parseConfigText('{"evm":{"bogus":1}}', 'c.json'), /invalid at evm/);
     assert.throws(() => parseConfigText('{', 'c.json'), /not valid JSON/);
@@ -70,7 +90,8 @@ describe('data directory and services', () => {
   it('is locked without a passphrase, and says how to unlock', () => {
     assert.throws(
       () => new WalletServices({ dataDir: '/nonexistent' }).unlockPassphrase(),
-      (error: unknown) => error instanceof WalletError && error.code === 'WALLET_LOCKED' && /--passphrase-file/.test(error.hint ?? ''),
+      (error: unknown) =>
+        error instanceof WalletError && error.code === 'WALLET_LOCKED' && /--passphrase-file/.test(error.hint ?? ''),
     );
     assert.equal(new WalletServices({ dataDir: '/nonexistent', passphrase: 'p' }).unlockPassphrase(), 'p');
   });

@@ -45,14 +45,22 @@ describe('JSON-RPC line guard', () => {
   it('splits a stream into lines, across chunks, and refuses an oversized line whole', async () => {
     const rejected: number[] = [];
     const guard = new JsonRpcLineGuard((reply) => rejected.push(reply?.error.code ?? 0), 64);
-    const chunks = ['{"jsonrpc":"2.0","id":1,', '"method":"a"}\nnot json\n', `{"pad":"${'x'.repeat(100)}"}\n`, '{"jsonrpc":"2.0","id":2,"method":"b"}'];
+    const chunks = [
+      '{"jsonrpc":"2.0","id":1,',
+      '"method":"a"}\nnot json\n',
+      `{"pad":"${'x'.repeat(100)}"}\n`,
+      '{"jsonrpc":"2.0","id":2,"method":"b"}',
+    ];
     const passed: string[] = [];
     guard.on('data', (chunk: Buffer) => passed.push(chunk.toString()));
     await new Promise<void>((resolve) => {
       guard.on('end', resolve);
       Readable.from(chunks.map((chunk) => Buffer.from(chunk))).pipe(guard);
     });
-    assert.deepEqual(passed.join('').trim().split('\n'), ['{"jsonrpc":"2.0","id":1,"method":"a"}', '{"jsonrpc":"2.0","id":2,"method":"b"}']);
+    assert.deepEqual(passed.join('').trim().split('\n'), [
+      '{"jsonrpc":"2.0","id":1,"method":"a"}',
+      '{"jsonrpc":"2.0","id":2,"method":"b"}',
+    ]);
     assert.deepEqual(rejected, [-32700, -32600]);
   });
 });

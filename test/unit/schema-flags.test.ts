@@ -71,7 +71,10 @@ describe('arguments from flags', () => {
     assert.deepEqual(args, { origin: { x: 1 }, either: { a: 2 } });
   });
   it('lets flags override --args-json', () => {
-    assert.deepEqual(argumentsFromFlags(specs, { ratio: '2' }, { ratio: 1, wallet_id: 'a' }), { ratio: 2, wallet_id: 'a' });
+    assert.deepEqual(argumentsFromFlags(specs, { ratio: '2' }, { ratio: 1, wallet_id: 'a' }), {
+      ratio: 2,
+      wallet_id: 'a',
+    });
   });
   const failures: [string, Record<string, unknown>, RegExp][] = [
     ['hex integer', { 'max-tokens': '0x10' }, /--max-tokens must be an integer; got '0x10'/],
@@ -85,11 +88,17 @@ describe('arguments from flags', () => {
   ];
   for (const [label, parsed, expected] of failures) {
     it(`names the flag: ${label}`, () => {
-      assert.throws(() => argumentsFromFlags(specs, parsed), (error: unknown) => error instanceof UsageError && expected.test(error.message));
+      assert.throws(
+        () => argumentsFromFlags(specs, parsed),
+        (error: unknown) => error instanceof UsageError && expected.test(error.message),
+      );
     });
   }
   it('reports missing required flags, secrets by their safe flags', () => {
-    assert.throws(() => checkRequired(specs, {}), /Missing required flags: --wallet-id, --mnemonic-stdin or --mnemonic-file/);
+    assert.throws(
+      () => checkRequired(specs, {}),
+      /Missing required flags: --wallet-id, --mnemonic-stdin or --mnemonic-file/,
+    );
     assert.doesNotThrow(() => checkRequired(specs, { wallet_id: 'a', mnemonic: 'x' }));
   });
   it('takes --args-json objects only', () => {

@@ -51,8 +51,16 @@ describe('definition checks name the tool and the problem', () => {
     ['two-part name', { name: 'demo_get' }, /name must match/],
     ['long summary', { summary: 'x'.repeat(61) }, /summary is 61 characters \(at most 60\)/],
     ['empty description', { description: ' ' }, /description is empty/],
-    ['missing hint', { annotations: { ...HINTS, openWorldHint: undefined as unknown as boolean } }, /annotation openWorldHint is not set/],
-    ['read-only and destructive', { annotations: { ...HINTS, destructiveHint: true } }, /read-only tool cannot be destructive/],
+    [
+      'missing hint',
+      { annotations: { ...HINTS, openWorldHint: undefined as unknown as boolean } },
+      /annotation openWorldHint is not set/,
+    ],
+    [
+      'read-only and destructive',
+      { annotations: { ...HINTS, destructiveHint: true } },
+      /read-only tool cannot be destructive/,
+    ],
     ['undescribed input', { input: z.strictObject({ id: z.string() }) }, /input field id has no description/],
     [
       'undescribed nested input',
@@ -70,11 +78,14 @@ describe('definition checks name the tool and the problem', () => {
   for (const [label, overrides, expected] of cases) {
     it(label, () => {
       const tool = sampleTool(overrides);
-      assert.throws(() => new ToolCatalogue([tool]), (error: Error) => {
-        assert.match(error.message, new RegExp(`tool '${tool.name}': `));
-        assert.match(error.message, expected);
-        return true;
-      });
+      assert.throws(
+        () => new ToolCatalogue([tool]),
+        (error: Error) => {
+          assert.match(error.message, new RegExp(`tool '${tool.name}': `));
+          assert.match(error.message, expected);
+          return true;
+        },
+      );
     });
   }
 
@@ -110,7 +121,11 @@ describe('served tools', () => {
       .map((tool) => tool.name);
 
   it('the local CLI gets every tool', () => {
-    assert.deepEqual(names({ localOnly: true, readOnly: false }), ['demo_thing_get', 'demo_thing_delete', 'demo_secret_export']);
+    assert.deepEqual(names({ localOnly: true, readOnly: false }), [
+      'demo_thing_get',
+      'demo_thing_delete',
+      'demo_secret_export',
+    ]);
   });
   it('serve never gets local-only tools', () => {
     assert.deepEqual(names({ localOnly: false, readOnly: false }), ['demo_thing_get', 'demo_thing_delete']);

@@ -98,8 +98,7 @@ export function judgeLine(line: string): Verdict {
     }
     return { pass: true };
   }
-  const isResponse =
-    (isRequestId(record['id']) || record['id'] === null) && ('result' in record) !== ('error' in record);
+  const isResponse = (isRequestId(record['id']) || record['id'] === null) && 'result' in record !== 'error' in record;
   // A malformed response is dropped unanswered: JSON-RPC never replies to a response.
   return isResponse ? { pass: true } : { pass: false, reply: undefined, reason: 'bad-response' };
 }

@@ -65,7 +65,10 @@ export class ServedTransport implements Transport {
       return;
     }
     const params: Record<string, unknown> = message.params ?? {};
-    const tool = message.method === 'tools/call' && typeof params['name'] === 'string' ? clipForDisplay(params['name']) : undefined;
+    const tool =
+      message.method === 'tools/call' && typeof params['name'] === 'string'
+        ? clipForDisplay(params['name'])
+        : undefined;
     this.pending.set(message.id, { method: message.method, tool, started: performance.now() });
   }
 
@@ -91,7 +94,8 @@ function outcomeOf(message: JSONRPCMessage): string {
   const result: Record<string, unknown> = message.result;
   if (result['isError'] !== true) return 'ok';
   const meta = result['_meta'];
-  const error = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[ERROR_META_KEY] : undefined;
+  const error =
+    typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[ERROR_META_KEY] : undefined;
   const code = typeof error === 'object' && error !== null ? (error as Record<string, unknown>)['code'] : undefined;
   return `tool-error:${typeof code === 'string' ? code : 'unknown'}`;
 }

@@ -1,0 +1,77 @@
+import { isSecretSchema, requiredProperties, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
+import { propertyToFlag } from '../shared/naming.js';
+import { describeTool } from './catalogue.js';
+import type { AnyTool } from './define.js';
+
+/**
+ * docs/TOOLS.md, generated from the registry: per tool its command, summary, description,
+ * parameters and annotations. `npm run generate` writes it; a test fails when it is stale.
+ */
+export function renderToolsMarkdown(tools: readonly AnyTool[]): string {
+  const lines = [
+    '# Tools',
+    '',
+    '<!-- Generated from src/tools by `npm run generate`. Do not edit by hand. -->',
+    '',
+    'Every tool is an MCP tool of `wallet serve` and a command of the `wallet` CLI.',
+    '',
+    '| tool | command | summary | read-only | destructive | idempotent | open-world |',
+    '|---|---|---|---|---|---|---|',
+    ...tools.map((tool) => {
+      const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations;
+      const mark = (value: boolean): string => (value ? 'yes' : 'no');
+      return `| [\`${tool.name}\`](#${tool.name}) | \`wallet ${describeTool(tool).command}\` | ${tool.summary} | ${mark(readOnlyHint)} | ${mark(destructiveHint)} | ${mark(idempotentHint)} | ${mark(openWorldHint)} |`;
+    }),
+    '',
+  ];
+  for (const tool of tools) {
+    const described = describeTool(tool);
+    lines.push(`## ${tool.name}`, '', `**${tool.title}** — \`wallet ${described.command}\``, '');
+    if (tool.localOnly) lines.push('Local-only: the CLI offers it; `wallet serve` never does.', '');
+    lines.push('```text', tool.description, '```', '', '### Parameters', '');
+    lines.push(...parameterTable(described.inputSchema), '');
+    lines.push('### Result', '', ...resultTable(described.outputSchema), '');
+  }
+  return lines.join('\n');
+}
+
+function parameterTable(schema: JsonSchema): string[] {
+  const properties = schemaProperties(schema);
+  if (properties.length === 0) return ['None.'];
+  const required = new Set(requiredProperties(schema));
+  return [
+    '| name | flag | type | required | description |',
+    '|---|---|---|---|---|',
+    ...properties.map(([name, property]) => {
+      const flag = isSecretSchema(property)
+        ? `\`--${propertyToFlag(name)}-stdin\` / \`-file\``
+        : `\`--${propertyToFlag(name)}\``;
+      return `| \`${name}\` | ${flag} | ${typeText(property)} | ${required.has(name) ? 'yes' : 'no'} | ${cell(property['description'])} |`;
+    }),
+  ];
+}
+
+function resultTable(schema: JsonSchema): string[] {
+  return [
+    '| field | type | description |',
+    '|---|---|---|',
+    ...schemaProperties(schema).map(
+      ([name, property]) => `| \`${name}\` | ${typeText(property)} | ${cell(property['description'])} |`,
+    ),
+  ];
+}
+
+function typeText(schema: JsonSchema): string {
+  if (Array.isArray(schema['enum'])) return schema['enum'].map((value) => `\`${String(value)}\``).join(' \\| ');
+  const type = schema['type'];
+  if (Array.isArray(type)) return type.join(' \\| ');
+  if (type === 'array') {
+    const items = schema['items'];
+    return `array of ${typeof items === 'object' && items !== null ? typeText(items as JsonSchema) : 'any'}`;
+  }
+  return typeof type === 'string' ? type : 'any';
+}
+
+function cell(text: unknown): string {
+  return typeof text === 'string' ? text.replace(/\|/g, '\\|').replace(/\n/g, ' ') : '';
+}
