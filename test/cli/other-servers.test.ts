@@ -108,6 +108,15 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
     assert.match(help.stdout, /--\[no-\]verbose/);
   });
 
+  it('follows tools/list pagination', async () => {
+    const { stdout } = await wallet(['--server', fixture, 'tools', '--json']);
+    const { tools } = JSON.parse(stdout) as { tools: { tool: string }[] };
+    assert.deepEqual(
+      tools.map((row) => row.tool),
+      ['always_fails_now', 'secret_store_put', 'shapes-echo'],
+    );
+  });
+
   it('keeps a tool name outside our pattern as its command', async () => {
     const { stdout } = await wallet(['--server', fixture, '--help']);
     assert.match(stdout, / {2}secret-store-put +Stores a secret/);
