@@ -96,6 +96,7 @@ function fromText(spec: FlagSpec, text: string): unknown {
       try {
         return JSON.parse(text);
       } catch {
+        if (spec.textFallback) return text;
         throw new UsageError(`--${spec.flag} takes a JSON value; got '${text}'.`, 'Quote JSON for your shell.');
       }
   }

@@ -101,18 +101,23 @@ async function dispatch(run: Run): Promise<number> {
   }
   const commandFlags = flagsOfCommand(specs);
   const parsed = parseCommandLine(run.argv, commandFlags);
-  rejectUnknownFlags(parsed, [...GLOBAL_FLAGS, ...commandFlags], entry.command);
+  // Secrets first: a mnemonic typed inline must be refused before anything could echo a word of it.
+  const inlineSecret = specs.find((spec) => spec.secret && parsed[spec.flag] !== undefined);
+  if (inlineSecret) throw secretInArgv(inlineSecret);
+  rejectUnknownFlags(parsed, [...GLOBAL_FLAGS, ...commandFlags], entry.command, {
+    echoStrayWords: !specs.some((spec) => spec.secret),
+  });
   const args = await collectArguments(specs, parsed, globals, io);
   const result = await session.callTool(entry.tool.name, args, { timeoutMs: globals.timeoutMs ?? DEFAULT_TIMEOUT_MS });
   return printResult(result, globals, io, style);
 }
 
-/** One command per tool; a name that would clash with a CLI verb or another command stays as the tool name. */
+/** One command per tool; a command that would clash with a CLI verb or another command gets `tool-` in front. */
 function toolCommands(tools: readonly ListedTool[]): ToolCommand[] {
   const taken = new Set(CLI_VERBS.map((verb) => verb.name));
   return tools.map((tool) => {
-    const preferred = toolNameToCommand(tool.name);
-    const command = taken.has(preferred) ? tool.name : preferred;
+    let command = toolNameToCommand(tool.name);
+    while (taken.has(command)) command = `tool-${command}`;
     taken.add(command);
     return { command, tool };
   });
@@ -161,7 +166,6 @@ async function collectArguments(
   }
   const args = argumentsFromFlags(specs, parsed, base);
   for (const spec of specs.filter((candidate) => candidate.secret)) {
-    if (parsed[spec.flag] !== undefined) throw secretInArgv(spec);
     const file = parsed[`${spec.flag}-file`];
     if (parsed[`${spec.flag}-stdin`] === true) args[spec.property] = await readSecretStdin(io, `--${spec.flag}-stdin`);
     else if (typeof file === 'string') args[spec.property] = await readSecretFile(file, `--${spec.flag}-file`);

@@ -6,6 +6,7 @@ import {
   type JsonSchema,
 } from '../shared/json-schema.js';
 import { propertyToFlag } from '../shared/naming.js';
+import { GLOBAL_FLAGS } from './global-flags.js';
 
 /** How a flag's text becomes a JSON value. `json` parses the text as JSON (objects, unions, anything untyped). */
 export type FlagKind = 'string' | 'number' | 'integer' | 'boolean' | 'json';
@@ -18,6 +19,8 @@ export type FlagSpec = {
   kind: FlagKind;
   /** Repeat the flag for each element. */
   array: boolean;
+  /** For `json`: text that is not JSON is sent as a string (the schema allows strings). */
+  textFallback: boolean;
   /** Allowed values (enum or const), in the schema's types. */
   choices: readonly (string | number | boolean)[] | undefined;
   required: boolean;
@@ -30,8 +33,14 @@ export type FlagSpec = {
   secret: boolean;
 };
 
-/** Flags the CLI adds to every tool command; a tool property of the same name gets a prefixed flag. */
-export const RESERVED_FLAGS: readonly string[] = ['args-json', 'help', 'json', 'server', 'debug', 'timeout', 'version'];
+/**
+ * Flags the CLI itself takes on every tool command (the global flags, their aliases, `--args-json`);
+ * a property that would be named like one gets `--arg-` in front.
+ */
+export const RESERVED_FLAGS: readonly string[] = [
+  'args-json',
+  ...GLOBAL_FLAGS.flatMap((flag) => [flag.name, ...(flag.alias ? [flag.alias] : [])]),
+];
 
 /**
  * One flag per top-level property of a tool's input schema. Local `$ref`s are followed,
@@ -43,13 +52,23 @@ export const RESERVED_FLAGS: readonly string[] = ['args-json', 'help', 'json', '
  */
 export function flagsFromSchema(inputSchema: JsonSchema): FlagSpec[] {
   const required = new Set(requiredProperties(inputSchema));
-  const taken = new Set(RESERVED_FLAGS);
-  const specs: FlagSpec[] = [];
-  for (const [property, raw] of schemaProperties(inputSchema)) {
+  const properties = schemaProperties(inputSchema).map(([property, raw]) => {
     const schema = resolveRef(raw, inputSchema);
+    return { property, schema, secret: isSecretSchema(schema) };
+  });
+  // A secret's --x-stdin and --x-file are claimed first, so no other property can shadow them.
+  const taken = new Set([
+    ...RESERVED_FLAGS,
+    ...properties
+      .filter(({ secret }) => secret)
+      .flatMap(({ property }) => [`${propertyToFlag(property)}-stdin`, `${propertyToFlag(property)}-file`]),
+  ]);
+  const specs: FlagSpec[] = [];
+  for (const { property, schema, secret } of properties) {
     const shape = shapeOf(schema, inputSchema);
     let flag = propertyToFlag(property);
-    if (taken.has(flag)) flag = `arg-${flag}`;
+    // `--no-x` is how every boolean is negated, so no flag may itself start with `no-`.
+    if (taken.has(flag) || flag.startsWith('no-')) flag = `arg-${flag}`;
     while (taken.has(flag)) flag = `${flag}-`;
     taken.add(flag);
     specs.push({
@@ -60,15 +79,20 @@ export function flagsFromSchema(inputSchema: JsonSchema): FlagSpec[] {
       hasDefault: 'default' in schema,
       defaultValue: schema['default'],
       description: typeof schema['description'] === 'string' ? schema['description'] : '',
-      secret: isSecretSchema(schema),
+      secret,
     });
   }
   return specs;
 }
 
-type Shape = Pick<FlagSpec, 'kind' | 'array' | 'choices' | 'nullable'>;
+type Shape = Pick<FlagSpec, 'kind' | 'array' | 'choices' | 'nullable' | 'textFallback'>;
 
 function shapeOf(schema: JsonSchema, root: JsonSchema): Shape {
+  const allOf = schema['allOf'];
+  if (Array.isArray(allOf) && allOf.length === 1 && isJsonSchema(allOf[0])) {
+    const { allOf: _unwrapped, ...siblings } = schema;
+    return shapeOf({ ...resolveRef(allOf[0], root), ...siblings }, root);
+  }
   const union = nonNullMembers(schema, root);
   if (union) {
     const [only, ...others] = union.members;
@@ -76,25 +100,32 @@ function shapeOf(schema: JsonSchema, root: JsonSchema): Shape {
       const shape = shapeOf(only, root);
       return { ...shape, nullable: union.nullable || shape.nullable };
     }
-    return { kind: 'json', array: false, choices: undefined, nullable: union.nullable };
+    const textFallback = union.members.some((member) => {
+      const types = typesOf(member);
+      return types.length === 0 || types.includes('string');
+    });
+    return { kind: 'json', array: false, choices: undefined, nullable: union.nullable, textFallback };
   }
   const types = typesOf(schema);
   const nullable = types.includes('null');
   const concrete = types.filter((type) => type !== 'null');
   const choices = choicesOf(schema);
-  if (concrete.length !== 1)
-    return { kind: concrete.length === 0 && choices ? kindOfValues(choices) : 'json', array: false, choices, nullable };
+  if (concrete.length !== 1) {
+    const kind = concrete.length === 0 && choices ? kindOfValues(choices) : 'json';
+    const textFallback = kind === 'json' && (concrete.length === 0 || concrete.includes('string'));
+    return { kind, array: false, choices, nullable, textFallback };
+  }
   const [type] = concrete;
   if (type === 'array') {
     const items = isJsonSchema(schema['items']) ? resolveRef(schema['items'], root) : {};
     const item = shapeOf(items, root);
     return item.array
-      ? { kind: 'json', array: true, choices: undefined, nullable }
+      ? { kind: 'json', array: true, choices: undefined, nullable, textFallback: false }
       : { ...item, array: true, nullable };
   }
   const kind: FlagKind =
     type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' ? type : 'json';
-  return { kind, array: false, choices, nullable };
+  return { kind, array: false, choices, nullable, textFallback: false };
 }
 
 /** For `anyOf`/`oneOf`: the members other than `{type: "null"}`, and whether null was one. */

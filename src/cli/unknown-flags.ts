@@ -5,11 +5,13 @@ import { UsageError } from './usage-error.js';
 /**
  * Refuses flags the command does not take, and stray positional words after the command,
  * suggesting the closest flag. (yargs' own strict mode reports in text; we want the flag named.)
+ * A command with secret fields never has a stray word echoed: it may be a mnemonic's second word.
  */
 export function rejectUnknownFlags(
   parsed: Readonly<Record<string, unknown>>,
   flags: readonly Pick<CliFlag, 'name'>[],
   command: string,
+  { echoStrayWords = true }: { echoStrayWords?: boolean } = {},
 ): void {
   const known = new Set(flags.map((flag) => flag.name));
   for (const key of Object.keys(parsed)) {
@@ -26,7 +28,9 @@ export function rejectUnknownFlags(
   const extra = positionals.slice(1);
   if (extra.length > 0) {
     throw new UsageError(
-      `Unexpected argument '${String(extra[0])}' after '${command}'.`,
+      echoStrayWords
+        ? `Unexpected argument '${String(extra[0])}' after '${command}'.`
+        : `Unexpected argument after '${command}' (not shown: this command takes secrets).`,
       'Commands take flags only, e.g. --wallet-id main.',
     );
   }

@@ -113,8 +113,42 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
     const { tools } = JSON.parse(stdout) as { tools: { tool: string }[] };
     assert.deepEqual(
       tools.map((row) => row.tool),
-      ['always_fails_now', 'secret_store_put', 'shapes-echo'],
+      ['serve', 'key_import_now', 'always_fails_now', 'secret_store_put', 'shapes-echo'],
     );
+  });
+
+  it('renames flags that would clash with global flags or negation, and reads allOf and scalar unions', async () => {
+    const { code, stdout, stderr } = await wallet([
+      '--server',
+      fixture,
+      'shapes-echo',
+      '--json',
+      '--arg-format',
+      'csv',
+      '--arg-no-verify',
+      '--wrapped',
+      'fast',
+      '--multi',
+      'abc',
+    ]);
+    assert.equal(code, 0, stderr);
+    assert.deepEqual((JSON.parse(stdout) as { received: unknown }).received, {
+      format: 'csv',
+      no_verify: true,
+      wrapped: 'fast',
+      multi: 'abc',
+    });
+    const number = await wallet(['--server', fixture, 'shapes-echo', '--json', '--multi', '12']);
+    assert.deepEqual((JSON.parse(number.stdout) as { received: unknown }).received, { multi: 12 });
+    const badChoice = await wallet(['--server', fixture, 'shapes-echo', '--wrapped', 'slow']);
+    assert.equal(badChoice.code, 2);
+    assert.match(badChoice.stderr, /--wrapped must be one of fast, safe/);
+  });
+
+  it('gives a tool named like a CLI verb its own command', async () => {
+    const { stdout } = await wallet(['--server', fixture, '--help']);
+    assert.match(stdout, /  tool-serve +A tool named like a CLI verb/);
+    assert.equal((await wallet(['--server', fixture, 'tool-serve'])).code, 0);
   });
 
   it('keeps a tool name outside our pattern as its command', async () => {

@@ -55,6 +55,11 @@ describe('network endpoints', () => {
   it('redacts credentials', () => {
     assert.equal(redactUrl('http://user:pass@127.0.0.1:19443/'), 'http://***@127.0.0.1:19443/');
     assert.equal(redactUrl('http://127.0.0.1:8545'), 'http://127.0.0.1:8545');
+    assert.equal(
+      redactUrl('https://mainnet.infura.example/v3/0123456789abcdef0123456789abcdef?apikey=K2'),
+      'https://mainnet.infura.example/v3/***?***',
+    );
+    assert.equal(redactUrl('https://rpc.example/eth/mainnet'), 'https://rpc.example/eth/mainnet');
   });
   it('refuses malformed overrides and unknown networks', () => {
     assert.throws(() => parseEndpointOverride('evm:local=http://x'), /--endpoint takes <chain>\.<network>=<url>/);

@@ -73,6 +73,16 @@ describe('definition checks name the tool and the problem', () => {
       { input: z.strictObject({ mnemonic: z.string().meta({ format: 'password' }).describe('Words.') }) },
       /mnemonic is secret, so the tool must be localOnly/,
     ],
+    [
+      'nullable secret not local-only',
+      { input: z.strictObject({ key: z.string().meta({ format: 'password' }).nullable().describe('Key.') }) },
+      /key is secret, so the tool must be localOnly/,
+    ],
+    [
+      'secret list not local-only',
+      { input: z.strictObject({ keys: z.array(z.string().meta({ writeOnly: true })).describe('Keys.') }) },
+      /keys is secret/,
+    ],
     ['undescribed output', { output: z.object({ id: z.string() }) }, /output field id has no description/],
   ];
   for (const [label, overrides, expected] of cases) {

@@ -126,14 +126,26 @@ export function parseEndpointOverride(text: string): EndpointOverride {
   return { chain, network: match[2] ?? '', url: match[3] ?? '' };
 }
 
-/** The URL with any user name and password replaced, safe to print; otherwise as it was written. */
+/**
+ * The URL safe to print: a user name and password, the query, and any path segment that looks
+ * like an API key (16+ letters, digits, `-` or `_`, as in `/v3/<key>`) become `***`. A URL with
+ * none of these is returned as it was written.
+ *
+ * @example
+ * redactUrl('https://u:p@mainnet.example/v3/0123456789abcdef0123?apikey=x') // 'https://***@mainnet.example/v3/***?***'
+ */
 export function redactUrl(url: string): string {
   const parsed = new URL(url);
-  if (!parsed.username && !parsed.password) return url;
-  parsed.username = '***';
-  parsed.password = '';
-  return parsed.toString();
+  const path = parsed.pathname
+    .split('/')
+    .map((segment) => (API_KEY_SEGMENT.test(segment) ? '***' : segment))
+    .join('/');
+  if (!parsed.username && !parsed.password && !parsed.search && path === parsed.pathname) return url;
+  const auth = parsed.username || parsed.password ? '***@' : '';
+  return `${parsed.protocol}//${auth}${parsed.host}${path}${parsed.search ? '?***' : ''}`;
 }
+
+const API_KEY_SEGMENT = /^[A-Za-z0-9_-]{16,}$/;
 
 function checkedUrl(text: string, origin: string): string {
   let parsed: URL;
