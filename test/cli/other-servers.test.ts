@@ -147,7 +147,7 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
 
   it('gives a tool named like a CLI verb its own command', async () => {
     const { stdout } = await wallet(['--server', fixture, '--help']);
-    assert.match(stdout, /  tool-serve +A tool named like a CLI verb/);
+    assert.match(stdout, / {2}tool-serve +A tool named like a CLI verb/);
     assert.equal((await wallet(['--server', fixture, 'tool-serve'])).code, 0);
   });
 
