@@ -136,6 +136,12 @@ function declareFlags(argv: Argv, flags: readonly CliFlag[]): Argv {
   return argv;
 }
 
+/** A repeatable flag's values, as text (none when absent). */
+export function repeatedValues(parsed: Readonly<Record<string, unknown>>, name: string): string[] {
+  const value = parsed[name];
+  return value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String);
+}
+
 export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOptions {
   const text = (name: string): string | undefined => {
     const value = parsed[name];
@@ -153,7 +159,7 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
     json: parsed['json'] === true,
     server: text('server'),
     timeoutMs: timeout === undefined ? undefined : Number(timeout),
-    endpoints: ((parsed['endpoint'] as unknown[] | undefined) ?? []).map(String),
+    endpoints: repeatedValues(parsed, 'endpoint'),
     passphraseFile: text('passphrase-file'),
     passphraseStdin: parsed['passphrase-stdin'] === true,
     getToolDefinition: parsed['get-tool-definition'] === true,

@@ -1,5 +1,5 @@
 import type { ListedTool } from '../mcp/client.js';
-import { FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
+import { fullDescriptionOf } from '../shared/protocol-meta.js';
 import { toolDomain } from '../shared/naming.js';
 import type { CliFlag } from './global-flags.js';
 import type { Style } from './render.js';
@@ -50,8 +50,7 @@ export function renderRootHelp(
 
 export function renderCommandHelp(entry: ToolCommand, specs: readonly FlagSpec[], style: Style): string {
   const { tool } = entry;
-  const full = tool._meta?.[FULL_DESCRIPTION_META_KEY];
-  const description = typeof full === 'string' ? full : (tool.description ?? '');
+  const description = fullDescriptionOf(tool);
   const lines = [
     `${style.heading(`wallet ${entry.command}`)}${tool.title ? ` — ${tool.title}` : ''}`,
     '',

@@ -10,7 +10,7 @@ import {
 import { SetupError } from '../mcp/setup.js';
 import { inDialect, toolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { packageInfo } from '../shared/package-info.js';
-import { FULL_DESCRIPTION_META_KEY, readToolErrorMeta } from '../shared/protocol-meta.js';
+import { fullDescriptionOf, readToolErrorMeta } from '../shared/protocol-meta.js';
 import { toolNameToCommand } from '../shared/naming.js';
 import { argumentsFromFlags, checkRequired, parseArgsJson } from './arguments.js';
 import { GLOBAL_FLAGS, parserFor, readGlobals, type CliFlag, type GlobalOptions } from './global-flags.js';
@@ -213,14 +213,7 @@ function definitionDocument(tools: readonly ListedTool[], session: McpSession, f
       name: session.server.name,
       description: builtIn ? own.description : `Tools of the MCP server ${session.server.name}.`,
     },
-    tools.map((tool) => {
-      const full = tool._meta?.[FULL_DESCRIPTION_META_KEY];
-      return {
-        name: tool.name,
-        description: typeof full === 'string' ? full : (tool.description ?? ''),
-        parameters: tool.inputSchema,
-      };
-    }),
+    tools.map((tool) => ({ name: tool.name, description: fullDescriptionOf(tool), parameters: tool.inputSchema })),
   );
   return inDialect(document, (format ?? 'wallet') as FunctionDialect);
 }

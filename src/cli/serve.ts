@@ -1,6 +1,6 @@
 import { isLogLevel, LOG_LEVELS } from '../mcp/logger.js';
 import { startStdioServer } from '../mcp/stdio/serve.js';
-import { parserFor, type CliFlag } from './global-flags.js';
+import { parserFor, repeatedValues, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
 import { EXIT, UsageError } from './usage-error.js';
@@ -62,7 +62,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     readOnly: parsed['read-only'] === true,
     logLevel: level,
     env: io.env,
-    endpoints: ((parsed['endpoint'] as unknown[] | undefined) ?? []).map(String),
+    endpoints: repeatedValues(parsed, 'endpoint'),
     passphrase,
   });
   const stop = (): void => void serving.close();

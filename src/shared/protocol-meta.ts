@@ -6,6 +6,15 @@
 /** On each tools/list entry: the tool's full description (the MCP `description` is the short summary). */
 export const FULL_DESCRIPTION_META_KEY = 'wallet/description';
 
+/** A listed tool's full description: ours ride in `_meta`; any other server's is its `description`. */
+export function fullDescriptionOf(tool: {
+  description?: string | undefined;
+  _meta?: Record<string, unknown> | undefined;
+}): string {
+  const full = tool._meta?.[FULL_DESCRIPTION_META_KEY];
+  return typeof full === 'string' ? full : (tool.description ?? '');
+}
+
 /** On each `isError` tool result: `{ code, message, hint? }`, the WalletError as data. */
 export const ERROR_META_KEY = 'wallet/error';
 

@@ -145,9 +145,4 @@ export class ToolCatalogue {
   get(name: string): AnyTool | undefined {
     return this.byName.get(name);
   }
-
-  /** A narrower catalogue of the same tools (their descriptions are cached, so this is cheap). */
-  filter(keep: (tool: AnyTool) => boolean): ToolCatalogue {
-    return new ToolCatalogue(this.list().filter(keep));
-  }
 }

@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
-import { ERROR_META_KEY } from '../../shared/protocol-meta.js';
+import { readToolErrorMeta } from '../../shared/protocol-meta.js';
 import { clipForDisplay } from '../../shared/text.js';
 import type { Logger } from '../logger.js';
 
@@ -93,9 +93,5 @@ function outcomeOf(message: JSONRPCMessage): string {
   if (!('result' in message)) return 'unknown';
   const result: Record<string, unknown> = message.result;
   if (result['isError'] !== true) return 'ok';
-  const meta = result['_meta'];
-  const error =
-    typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[ERROR_META_KEY] : undefined;
-  const code = typeof error === 'object' && error !== null ? (error as Record<string, unknown>)['code'] : undefined;
-  return `tool-error:${typeof code === 'string' ? code : 'unknown'}`;
+  return `tool-error:${readToolErrorMeta(result['_meta'])?.code ?? 'unknown'}`;
 }
