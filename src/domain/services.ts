@@ -2,16 +2,30 @@ import { homedir } from 'node:os';
 import { readConfigFile } from './config/config-file.js';
 import { resolveDataDir } from './config/data-dir.js';
 import { WalletError } from './errors.js';
-import { resolveNetworks, type EndpointOverride, type NetworkSettings } from './config/endpoints.js';
+import { resolveNetworks, type EndpointOverride, type NetworkSettings, type ResolvedNetwork } from './config/endpoints.js';
+import type { Chain } from './config/networks.js';
+import { Keystore } from './keystore/keystore.js';
 
 export type WalletServicesOptions = {
   /** The data directory; defaults to `$WALLET_HOME` or the platform's. */
   dataDir?: string | undefined;
   env?: Readonly<Record<string, string | undefined>> | undefined;
   endpointOverrides?: readonly EndpointOverride[] | undefined;
-  /** The keystore passphrase given at start (`--passphrase-file`, `--passphrase-stdin`); absent means locked. */
-  passphrase?: string | undefined;
+  /**
+   * The keystore passphrase: given at start (`--passphrase-file`, `--passphrase-stdin`), or asked
+   * for when first needed (the CLI's hidden prompt on a terminal). Absent means locked.
+   */
+  passphrase?: string | PassphraseSource | undefined;
 };
+
+/** Why a passphrase is wanted: to open an existing wallet, or to seal a new one (asked twice). */
+export type PassphrasePurpose = 'unlock' | 'new';
+
+/** Supplies the passphrase on demand; resolves `undefined` when it cannot ask (then: locked). */
+export type PassphraseSource = (purpose: PassphrasePurpose) => Promise<string | undefined>;
+
+/** The shortest passphrase a new wallet is sealed with. */
+export const MIN_PASSPHRASE_LENGTH = 8;
 
 /**
  * The wallet's domain services, shared by every tool call of one server. Reads lazily: nothing
@@ -22,23 +36,53 @@ export class WalletServices {
   private readonly env: Readonly<Record<string, string | undefined>>;
   private readonly endpointOverrides: readonly EndpointOverride[];
   private settings: Promise<NetworkSettings> | undefined;
-  private readonly passphrase: string | undefined;
+  private readonly passphraseSource: PassphraseSource | undefined;
+  private asked: Promise<string | undefined> | undefined;
+  private keystoreInstance: Keystore | undefined;
 
   constructor(options: WalletServicesOptions = {}) {
     this.env = options.env ?? process.env;
     this.dataDir = options.dataDir ?? resolveDataDir({ env: this.env, platform: process.platform, home: homedir() });
     this.endpointOverrides = options.endpointOverrides ?? [];
-    this.passphrase = options.passphrase;
+    const given = options.passphrase;
+    this.passphraseSource = typeof given === 'string' ? () => Promise.resolve(given) : given;
   }
 
-  /** The passphrase that unlocks the keystore, or `WALLET_LOCKED` when none was given. */
-  unlockPassphrase(): string {
-    if (this.passphrase === undefined) {
-      throw new WalletError('WALLET_LOCKED', 'The wallet is locked: signing needs the keystore passphrase.', {
-        hint: 'CLI: --passphrase-file <owner-only file>, --passphrase-stdin or the prompt; wallet serve: --passphrase-file.',
+  /** The encrypted keystore in the data directory. */
+  get keystore(): Keystore {
+    this.keystoreInstance ??= new Keystore(this.dataDir);
+    return this.keystoreInstance;
+  }
+
+  /**
+   * The passphrase that unlocks (or, for `new`, seals) the keystore, asked for at most once per
+   * server; `WALLET_LOCKED` when none was given and none can be asked for.
+   */
+  async passphrase(purpose: PassphrasePurpose): Promise<string> {
+    this.asked ??= this.passphraseSource?.(purpose) ?? Promise.resolve(undefined);
+    const passphrase = await this.asked.catch((error: unknown) => {
+      this.asked = undefined;
+      throw error;
+    });
+    if (passphrase === undefined || passphrase === '') {
+      this.asked = undefined;
+      throw new WalletError('WALLET_LOCKED', 'The wallet is locked: this needs the keystore passphrase.', {
+        hint: 'CLI: --passphrase-file <owner-only file>, --passphrase-stdin or the prompt on a terminal; wallet serve: --passphrase-file.',
       });
     }
-    return this.passphrase;
+    if (purpose === 'new' && passphrase.length < MIN_PASSPHRASE_LENGTH) {
+      throw new WalletError('INVALID_PARAM', `The keystore passphrase must have at least ${MIN_PASSPHRASE_LENGTH} characters.`);
+    }
+    return passphrase;
+  }
+
+  /** The resolved settings of one network of a chain (the chain's default when `network` is undefined). */
+  async network(chain: Chain, network: string | undefined): Promise<ResolvedNetwork> {
+    const settings = await this.networks();
+    const name = network ?? settings.defaults[chain];
+    const found = settings.networks.find((entry) => entry.chain === chain && entry.network === name);
+    if (!found) throw new WalletError('INVALID_PARAM', `Unknown ${chain} network '${name}'.`);
+    return found;
   }
 
   /** The configured networks of every chain, read once from the config file and the environment. */

@@ -92,12 +92,26 @@ describe('data directory and services', () => {
     assert.equal(resolveDataDir({ env: { XDG_DATA_HOME: '/x' }, platform: 'linux', home: '/h' }), '/x/wallet');
     assert.equal(resolveDataDir({ env: {}, platform: 'darwin', home: '/h' }), '/h/Library/Application Support/wallet');
   });
-  it('is locked without a passphrase, and says how to unlock', () => {
-    assert.throws(
-      () => new WalletServices({ dataDir: '/nonexistent' }).unlockPassphrase(),
+  it('is locked without a passphrase, and says how to unlock', async () => {
+    await assert.rejects(
+      () => new WalletServices({ dataDir: '/nonexistent' }).passphrase('unlock'),
       (error: unknown) =>
         error instanceof WalletError && error.code === 'WALLET_LOCKED' && /--passphrase-file/.test(error.hint ?? ''),
     );
-    assert.equal(new WalletServices({ dataDir: '/nonexistent', passphrase: 'p' }).unlockPassphrase(), 'p');
+    assert.equal(await new WalletServices({ dataDir: '/nonexistent', passphrase: 'p' }).passphrase('unlock'), 'p');
+  });
+  it('asks a passphrase source once, and refuses a short passphrase for a new wallet', async () => {
+    const asked: string[] = [];
+    const services = new WalletServices({
+      dataDir: '/nonexistent',
+      passphrase: (purpose) => {
+        asked.push(purpose);
+        return Promise.resolve('short');
+      },
+    });
+    assert.equal(await services.passphrase('unlock'), 'short');
+    assert.equal(await services.passphrase('unlock'), 'short');
+    assert.deepEqual(asked, ['unlock']);
+    await assert.rejects(() => services.passphrase('new'), /at least 8 characters/);
   });
 });

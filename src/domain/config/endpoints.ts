@@ -1,6 +1,6 @@
 import { WalletError } from '../errors.js';
 import type { ConfigFile } from './config-file.js';
-import { BUILTIN_NETWORKS, CHAINS, DEFAULT_NETWORKS, type Backend, type Chain } from './networks.js';
+import { BUILTIN_NETWORKS, CHAINS, DEFAULT_NETWORKS, type Backend, type Chain, type CoreBackend } from './networks.js';
 
 /** Where an endpoint came from, strongest first: a flag, an environment variable, the config file, a built-in default. */
 export type EndpointSource = 'flag' | 'env' | 'config' | 'default';
@@ -83,7 +83,7 @@ export function resolveNetworks(
     const variable = endpointEnvVar(entry.chain, entry.network);
     const fromEnv = env[variable];
     if (fromEnv) {
-      entry.url = checkedUrl(fromEnv, variable);
+      applyUrl(entry, fromEnv, variable);
       entry.source = 'env';
     }
   }
@@ -94,7 +94,7 @@ export function resolveNetworks(
         hint: `Known: ${networks.map((n) => `${n.chain}.${n.network}`).join(', ')}.`,
       });
     }
-    entry.url = checkedUrl(override.url, `--endpoint ${override.chain}.${override.network}`);
+    applyUrl(entry, override.url, `--endpoint ${override.chain}.${override.network}`);
     entry.source = 'flag';
   }
   for (const chain of CHAINS) {
@@ -146,6 +146,20 @@ export function redactUrl(url: string): string {
 }
 
 const API_KEY_SEGMENT = /^[A-Za-z0-9_-]{16,}$/;
+
+/**
+ * Sets an entry's URL from an environment variable or flag. A Dash Core URL may name its backend
+ * kind first, `insight+https://…` or `core-rpc+http://…`, so env and flags can switch it too.
+ */
+function applyUrl(entry: ResolvedNetwork, text: string, origin: string): void {
+  const prefixed = /^(core-rpc|insight)\+(.*)$/.exec(text);
+  if (prefixed && entry.chain === 'core') {
+    entry.backend = prefixed[1] as CoreBackend;
+    entry.url = checkedUrl(prefixed[2] ?? '', origin);
+    return;
+  }
+  entry.url = checkedUrl(text, origin);
+}
 
 function checkedUrl(text: string, origin: string): string {
   let parsed: URL;

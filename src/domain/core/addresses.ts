@@ -1,0 +1,87 @@
+import type { CoreNetwork } from '../config/networks.js';
+import type { WalletEntry } from '../keystore/keystore.js';
+import type { CoreChainBackend, ProgressReporter, WatchedAddress } from '../net/chain-backend.js';
+import { addressProblem, addressScript, decodeAddress, type AddressType } from './address.js';
+import { AccountWatcher, addressPath, type AddressChain } from './hd.js';
+import { GAP_LIMIT } from './params.js';
+import type { WalletServices } from '../services.js';
+import { openWallet } from './wallets.js';
+
+export type WalletAddress = { address: string; path: string; index: number; chain: AddressChain };
+
+export function watcherOf(entry: WalletEntry): AccountWatcher {
+  return new AccountWatcher(entry.account.xpub, entry.network);
+}
+
+export function walletAddress(entry: WalletEntry, watcher: AccountWatcher, chain: AddressChain, index: number): WalletAddress {
+  return { address: watcher.address(chain, index), path: addressPath(entry.network, entry.account.index, chain, index), index, chain };
+}
+
+/** Every address the wallet has handed out, receive chain first. */
+export function issuedAddresses(entry: WalletEntry, chains: readonly AddressChain[] = ['receive', 'change']): WalletAddress[] {
+  const watcher = watcherOf(entry);
+  return chains.flatMap((chain) => {
+    const count = chain === 'receive' ? entry.account.next_receive : entry.account.next_change;
+    return Array.from({ length: count }, (_, index) => walletAddress(entry, watcher, chain, index));
+  });
+}
+
+export function watched(addresses: readonly WalletAddress[]): WatchedAddress[] {
+  return addresses.map((a) => {
+    const decoded = decodeAddress(a.address);
+    if (!decoded) throw new Error('derived an undecodable address');
+    return { address: a.address, script: addressScript(decoded) };
+  });
+}
+
+/** The next receive address; its index is recorded before it is returned, so it is never reused. */
+export async function createAddress(services: WalletServices, walletId: string, network?: CoreNetwork): Promise<WalletAddress & { entry: WalletEntry }> {
+  const entry = await openWallet(services, walletId, network);
+  const { entry: updated, first } = await services.keystore.reserve(entry, 'receive');
+  return { ...walletAddress(updated, watcherOf(updated), 'receive', first), entry: updated };
+}
+
+export type AddressCheck = { valid: boolean; networks: CoreNetwork[]; type: AddressType | null; problem: string | null };
+
+/** Whether `address` is a Dash address, of which networks, and (given `network`) valid there. */
+export function validateAddress(address: string, network?: CoreNetwork): AddressCheck {
+  const { decoded, problem } = addressProblem(address.trim());
+  if (!decoded) return { valid: false, networks: [], type: null, problem: problem ?? 'invalid' };
+  if (network !== undefined && !decoded.networks.includes(network)) {
+    return { valid: false, networks: decoded.networks, type: decoded.type, problem: `a ${decoded.networks.join('/')} address, not ${network}` };
+  }
+  return { valid: true, networks: decoded.networks, type: decoded.type, problem: null };
+}
+
+export type DiscoveryResult = { entry: WalletEntry; receiveUsed: number; changeUsed: number; scanned: number; historyKind: 'history' | 'unspent-only' };
+
+/**
+ * BIP44 account discovery: walks each chain in windows of {@link GAP_LIMIT} addresses until a whole
+ * window past the last used address is unused, then raises the wallet's next indexes past every
+ * used one (never lowering them).
+ */
+export async function discoverAddresses(
+  services: WalletServices,
+  entry: WalletEntry,
+  backend: CoreChainBackend,
+  options: { progress?: ProgressReporter | undefined; signal?: AbortSignal | undefined } = {},
+): Promise<DiscoveryResult> {
+  const watcher = watcherOf(entry);
+  const next = { receive: 0, change: 0 };
+  let scanned = 0;
+  for (const chain of ['receive', 'change'] as const) {
+    let lastUsed = -1;
+    for (let start = 0; start < lastUsed + 1 + GAP_LIMIT; start += GAP_LIMIT) {
+      options.signal?.throwIfAborted();
+      const window = Array.from({ length: GAP_LIMIT }, (_, i) => walletAddress(entry, watcher, chain, start + i));
+      options.progress?.(scanned, undefined, `scanning ${chain} addresses ${start}-${start + GAP_LIMIT - 1}`);
+      const used = await backend.used(watched(window), options.signal);
+      scanned += window.length;
+      for (const address of window) if (used.has(address.address)) lastUsed = Math.max(lastUsed, address.index);
+    }
+    next[chain] = lastUsed + 1;
+  }
+  options.progress?.(scanned, scanned, 'discovery done');
+  const updated = await services.keystore.advance(entry, next);
+  return { entry: updated, receiveUsed: next.receive, changeUsed: next.change, scanned, historyKind: await backend.historyKind() };
+}

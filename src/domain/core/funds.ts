@@ -1,0 +1,251 @@
+import type { HDKey } from '@scure/bip32';
+import type { CoreNetwork } from '../config/networks.js';
+import { WalletError } from '../errors.js';
+import type { WalletEntry } from '../keystore/keystore.js';
+import { coreBackendFor } from '../net/backends.js';
+import type { CoreChainBackend } from '../net/chain-backend.js';
+import type { WalletServices } from '../services.js';
+import { issuedAddresses, watched, watcherOf, walletAddress, type WalletAddress } from './addresses.js';
+import { formatDash, MAX_MONEY_DUFFS } from './amount.js';
+import { CHAIN_INDEX, type AddressChain } from './hd.js';
+import { DEFAULT_FEE_RATE_DUFFS_PER_KB, dashParams } from './params.js';
+import { signPsbt } from './signer.js';
+import {
+  isSpendable,
+  planSpend,
+  planToPsbt,
+  readPsbt,
+  readRawTransaction,
+  type KeyOrigin,
+  type Payment,
+  type PlannedOutput,
+  type Utxo,
+} from './transaction.js';
+import { openWallet, unlockMaster } from './wallets.js';
+
+const HARDENED = 0x80000000;
+
+/** The lowest fee rate Dash nodes relay (duffs per 1000 bytes). */
+export const MIN_RELAY_FEE_RATE = DEFAULT_FEE_RATE_DUFFS_PER_KB;
+/** The fee `core_tx_send` and `core_funds_send` refuse to exceed unless told otherwise: 0.01 DASH. */
+export const DEFAULT_MAX_FEE_DUFFS = 1_000_000n;
+
+export async function backendFor(services: WalletServices, network: CoreNetwork): Promise<CoreChainBackend> {
+  return coreBackendFor(await services.network('core', network));
+}
+
+/** The backend's tip height, after checking it serves `network` (a wrong node is refused). */
+export async function checkBackendNetwork(backend: CoreChainBackend, network: CoreNetwork): Promise<number> {
+  const info = await backend.chainInfo();
+  if (info.network !== network) {
+    throw new WalletError('NETWORK_MISMATCH', `The ${backend.kind} endpoint ${backend.endpoint} serves ${info.network}, not ${network}.`, {
+      hint: `Point core.${network} at a ${network} node (network-info shows the endpoints).`,
+    });
+  }
+  return info.height;
+}
+
+export type AddressBalances = {
+  confirmed: bigint;
+  unconfirmed: bigint;
+  addresses: Array<WalletAddress & { confirmed: bigint; unconfirmed: bigint }>;
+  backend: CoreChainBackend;
+};
+
+export async function walletBalances(services: WalletServices, walletId: string, network: CoreNetwork | undefined, signal?: AbortSignal): Promise<AddressBalances & { entry: WalletEntry }> {
+  const entry = await openWallet(services, walletId, network);
+  const backend = await backendFor(services, entry.network);
+  const addresses = issuedAddresses(entry);
+  const balances = await backend.balances(watched(addresses), signal);
+  let confirmed = 0n;
+  let unconfirmed = 0n;
+  const rows = addresses.map((address) => {
+    const balance = balances.get(address.address) ?? { confirmed: 0n, unconfirmed: 0n };
+    confirmed += balance.confirmed;
+    unconfirmed += balance.unconfirmed;
+    return { ...address, ...balance };
+  });
+  return { entry, confirmed, unconfirmed, addresses: rows, backend };
+}
+
+export type WalletUtxo = Utxo & { spendable: boolean; path: string };
+
+export async function walletUtxos(services: WalletServices, walletId: string, network: CoreNetwork | undefined, signal?: AbortSignal): Promise<{ entry: WalletEntry; utxos: WalletUtxo[]; tip: number }> {
+  const entry = await openWallet(services, walletId, network);
+  const backend = await backendFor(services, entry.network);
+  const tip = await checkBackendNetwork(backend, entry.network);
+  const addresses = issuedAddresses(entry);
+  const paths = new Map(addresses.map((a) => [a.address, a.path]));
+  const utxos = await backend.utxos(watched(addresses), signal);
+  return {
+    entry,
+    tip,
+    utxos: utxos.map((utxo) => ({ ...utxo, spendable: isSpendable(utxo, tip), path: paths.get(utxo.address) ?? '' })),
+  };
+}
+
+export function parseFeeRate(rate: bigint | undefined): bigint {
+  const value = rate ?? DEFAULT_FEE_RATE_DUFFS_PER_KB;
+  if (value < MIN_RELAY_FEE_RATE) {
+    throw new WalletError('INVALID_PARAM', `fee_rate_duffs_per_kb must be at least ${MIN_RELAY_FEE_RATE} (Dash's minimum relay fee).`);
+  }
+  if (value > MAX_MONEY_DUFFS) throw new WalletError('INVALID_PARAM', 'fee_rate_duffs_per_kb is absurdly high.');
+  return value;
+}
+
+export type CreatedTransaction = {
+  entry: WalletEntry;
+  psbt: string;
+  fee: bigint;
+  size: number;
+  inputs: Utxo[];
+  outputs: PlannedOutput[];
+  change: WalletAddress | null;
+};
+
+/**
+ * Funds `payments` from the wallet's spendable coins and returns the unsigned PSBT. Change, if
+ * any, goes to the next change address, whose index is reserved (never reused) unless `dryRun`.
+ */
+export async function createTransaction(
+  services: WalletServices,
+  request: { walletId: string; network: CoreNetwork; payments: Payment[]; feeRate?: bigint | undefined; dryRun?: boolean; signal?: AbortSignal | undefined },
+): Promise<CreatedTransaction> {
+  const feeRate = parseFeeRate(request.feeRate);
+  const entry = await openWallet(services, request.walletId, request.network);
+  const backend = await backendFor(services, entry.network);
+  const tip = await checkBackendNetwork(backend, entry.network);
+  const addresses = issuedAddresses(entry);
+  const all = await backend.utxos(watched(addresses), request.signal);
+  const spendable = all.filter((utxo) => isSpendable(utxo, tip));
+  const watcher = watcherOf(entry);
+  const provisional = walletAddress(entry, watcher, 'change', entry.account.next_change);
+  const plan = planSpend(spendable, request.payments, feeRate, entry.network, provisional.address);
+
+  let change: WalletAddress | null = null;
+  let current = entry;
+  const changeOutput = plan.outputs.find((output) => output.change);
+  if (changeOutput) {
+    if (request.dryRun) change = provisional;
+    else {
+      const reserved = await services.keystore.reserve(entry, 'change');
+      current = reserved.entry;
+      change = walletAddress(current, watcher, 'change', reserved.first);
+    }
+    changeOutput.address = change.address;
+  }
+  const byAddress = new Map(addresses.map((a) => [a.address, a]));
+  const origins = new Map<string, KeyOrigin>();
+  for (const input of plan.inputs) {
+    const owned = byAddress.get(input.address);
+    if (!owned) throw new WalletError('INTERNAL', 'The backend returned a coin of an address the wallet did not ask for.');
+    origins.set(input.address, originOf(current, watcher, owned.chain, owned.index));
+  }
+  return { entry: current, psbt: planToPsbt(plan, origins, entry.network), fee: plan.fee, size: plan.size, inputs: plan.inputs, outputs: plan.outputs, change };
+}
+
+function originOf(entry: WalletEntry, watcher: ReturnType<typeof watcherOf>, chain: AddressChain, index: number): KeyOrigin {
+  return {
+    fingerprint: Number.parseInt(entry.id, 16),
+    path: [44 + HARDENED, dashParams(entry.network).coinType + HARDENED, entry.account.index + HARDENED, CHAIN_INDEX[chain], index],
+    publicKey: watcher.publicKey(chain, index),
+  };
+}
+
+export type SignedResult = { entry: WalletEntry; hex: string; txid: string; fee: bigint; size: number };
+
+/** Signs a PSBT of this wallet's inputs; the fee is what the PSBT records (re-checked on send). */
+export async function signTransaction(services: WalletServices, request: { walletId: string; network: CoreNetwork; psbt: string }): Promise<SignedResult> {
+  const entry = await openWallet(services, request.walletId, request.network);
+  const tx = readPsbt(request.psbt);
+  const master = await unlockMaster(services, entry);
+  try {
+    const signed = signPsbt(tx, master, entry.network);
+    return { entry, hex: signed.hex, txid: signed.txid, fee: signed.summary.fee, size: signed.size };
+  } finally {
+    wipe(master);
+  }
+}
+
+export type SentResult = { txid: string; fee: bigint; size: number };
+
+/**
+ * Broadcasts a signed transaction after checking, against the backend's own view of the coins it
+ * spends, that its fee is at most `maxFee`.
+ */
+export async function sendTransaction(
+  services: WalletServices,
+  request: { network: CoreNetwork; hex: string; maxFee?: bigint | undefined; signal?: AbortSignal | undefined },
+): Promise<SentResult> {
+  const tx = readRawTransaction(request.hex);
+  const backend = await backendFor(services, request.network);
+  await checkBackendNetwork(backend, request.network);
+  let inputs = 0n;
+  for (const [i, input] of tx.inputs.entries()) {
+    const prevout = await backend.prevout(input.txid, input.vout, request.signal);
+    if (!prevout) {
+      throw new WalletError('INVALID_PARAM', `Input ${i} spends ${input.txid}:${input.vout}, which the backend does not know as unspent.`, {
+        hint: 'It is already spent, not yet seen by this node, or on another network.',
+      });
+    }
+    inputs += prevout.amount;
+  }
+  const outputs = tx.outputs.reduce((sum, output) => sum + output.amount, 0n);
+  const fee = inputs - outputs;
+  if (fee < 0n) throw new WalletError('INVALID_PARAM', 'The transaction spends more than its inputs hold.');
+  const maxFee = request.maxFee ?? DEFAULT_MAX_FEE_DUFFS;
+  if (fee > maxFee) {
+    throw new WalletError('POLICY_VIOLATION', `The fee is ${fee} duffs (${formatDash(fee)} DASH), above max_fee_duffs ${maxFee}; not sent.`, {
+      hint: 'Raise max_fee_duffs if this fee is intended.',
+    });
+  }
+  const txid = await backend.broadcast(request.hex.trim().toLowerCase(), request.signal);
+  return { txid, fee, size: tx.size };
+}
+
+export type FundsSent = CreatedTransaction & { hex: string; txid: string; sent: boolean };
+
+/** Create, sign and (unless `dryRun`) send in one step. */
+export async function sendFunds(
+  services: WalletServices,
+  request: { walletId: string; network: CoreNetwork; payments: Payment[]; feeRate?: bigint | undefined; maxFee?: bigint | undefined; dryRun: boolean; signal?: AbortSignal | undefined },
+): Promise<FundsSent> {
+  const maxFee = request.maxFee ?? DEFAULT_MAX_FEE_DUFFS;
+  const created = await createTransaction(services, request);
+  if (created.fee > maxFee) {
+    throw new WalletError('POLICY_VIOLATION', `The fee would be ${created.fee} duffs, above max_fee_duffs ${maxFee}; nothing was signed.`, {
+      hint: 'Lower fee_rate_duffs_per_kb, spend fewer coins, or raise max_fee_duffs.',
+    });
+  }
+  const signed = await signTransaction(services, { walletId: request.walletId, network: request.network, psbt: created.psbt });
+  if (request.dryRun) return { ...created, hex: signed.hex, txid: signed.txid, sent: false };
+  const sent = await sendTransaction(services, { network: request.network, hex: signed.hex, maxFee, signal: request.signal });
+  return { ...created, hex: signed.hex, txid: sent.txid, sent: true };
+}
+
+/** The private key of one of the wallet's issued addresses, for message signing. */
+export async function withAddressKey<T>(services: WalletServices, entry: WalletEntry, address: string, use: (key: Uint8Array, owned: WalletAddress) => T): Promise<T> {
+  const owned = issuedAddresses(entry).find((candidate) => candidate.address === address);
+  if (!owned) {
+    throw new WalletError('INVALID_PARAM', `address is not one of wallet '${entry.alias}'s issued addresses.`, {
+      hint: 'core-addresses-list shows them.',
+    });
+  }
+  const master = await unlockMaster(services, entry);
+  const key = master.derive(owned.path);
+  try {
+    if (!key.privateKey) throw new WalletError('INTERNAL', 'Derived a key without its private part.');
+    return use(key.privateKey, owned);
+  } finally {
+    wipe(key);
+    wipe(master);
+  }
+}
+
+function wipe(key: HDKey): void {
+  try {
+    key.wipePrivateData();
+  } catch {
+    // Already wiped.
+  }
+}

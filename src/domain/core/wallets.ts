@@ -1,0 +1,110 @@
+import type { HDKey } from '@scure/bip32';
+import type { CoreNetwork } from '../config/networks.js';
+import { WalletError } from '../errors.js';
+import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletServices } from '../services.js';
+import { accountPath, accountXpub, checkMnemonic, fingerprintHex, masterKey, newMnemonic, type MnemonicWordCount } from './hd.js';
+
+/** What the tools show of a wallet: never a secret. */
+export type WalletSummary = {
+  walletId: string;
+  alias: string;
+  network: CoreNetwork;
+  accountPath: string;
+  accountXpub: string;
+  receiveAddresses: number;
+  changeAddresses: number;
+  createdAt: string;
+};
+
+export function summarize(entry: WalletEntry): WalletSummary {
+  return {
+    walletId: entry.id,
+    alias: entry.alias,
+    network: entry.network,
+    accountPath: entry.account.path,
+    accountXpub: entry.account.xpub,
+    receiveAddresses: entry.account.next_receive,
+    changeAddresses: entry.account.next_change,
+    createdAt: entry.created_at,
+  };
+}
+
+export async function listWallets(services: WalletServices): Promise<{ wallets: WalletSummary[]; unreadable: string[] }> {
+  const { entries, unreadable } = await services.keystore.list();
+  return { wallets: entries.map(summarize), unreadable };
+}
+
+/** The wallet named by `walletId`, checked against `network` when one is given. */
+export async function openWallet(services: WalletServices, walletId: string, network?: CoreNetwork): Promise<WalletEntry> {
+  const entry = await services.keystore.resolve(walletId);
+  if (network !== undefined && network !== entry.network) {
+    throw new WalletError('NETWORK_MISMATCH', `Wallet '${entry.alias}' is a ${entry.network} wallet, not ${network}.`, {
+      hint: `Pass --network ${entry.network}, or use a ${network} wallet.`,
+    });
+  }
+  return entry;
+}
+
+/** Unlocks a wallet's master key and checks it is the key the entry describes. */
+export async function unlockMaster(services: WalletServices, entry: WalletEntry): Promise<HDKey> {
+  const secret = await services.keystore.unlock(entry, await services.passphrase('unlock'));
+  const master = await masterKey(secret.mnemonic, secret.mnemonicPassphrase, entry.network);
+  if (fingerprintHex(master) !== entry.id || accountXpub(master, entry.network, entry.account.index) !== entry.account.xpub) {
+    throw new WalletError('INTERNAL', `Wallet '${entry.alias}': the stored public data does not match its seed.`, {
+      hint: 'The keystore file was altered; restore it from a backup or re-import the mnemonic.',
+    });
+  }
+  return master;
+}
+
+export type NewWalletRequest = { alias: string; network: CoreNetwork; mnemonic: string; mnemonicPassphrase: string };
+
+async function store(services: WalletServices, request: NewWalletRequest): Promise<WalletEntry> {
+  const mnemonic = checkMnemonic(request.mnemonic);
+  const master = await masterKey(mnemonic, request.mnemonicPassphrase, request.network);
+  const passphrase = await services.passphrase('new');
+  return services.keystore.create({
+    alias: request.alias,
+    network: request.network,
+    id: fingerprintHex(master),
+    account: { index: 0, path: accountPath(request.network, 0), xpub: accountXpub(master, request.network, 0) },
+    secret: { mnemonic, mnemonicPassphrase: request.mnemonicPassphrase },
+    passphrase,
+  });
+}
+
+/** A new wallet from fresh entropy; its mnemonic goes only into the keystore. */
+export function createWallet(services: WalletServices, request: { alias: string; network: CoreNetwork; words: MnemonicWordCount }): Promise<WalletEntry> {
+  return store(services, { alias: request.alias, network: request.network, mnemonic: newMnemonic(request.words), mnemonicPassphrase: '' });
+}
+
+export function importWallet(services: WalletServices, request: NewWalletRequest): Promise<WalletEntry> {
+  return store(services, request);
+}
+
+/** The secret of a wallet, for a local backup: unlocks it first. */
+export async function exportWallet(services: WalletServices, walletId: string): Promise<{ entry: WalletEntry; mnemonic: string; mnemonicPassphrase: string }> {
+  const entry = await openWallet(services, walletId);
+  const secret = await services.keystore.unlock(entry, await services.passphrase('unlock'));
+  return { entry, ...secret };
+}
+
+/**
+ * Deletes a wallet after three checks: the network the caller names, the fingerprint they
+ * confirm, and the passphrase (proof that the caller could have exported it first).
+ */
+export async function deleteWallet(
+  services: WalletServices,
+  request: { walletId: string; network: CoreNetwork; confirmFingerprint: string },
+): Promise<WalletEntry> {
+  const entry = await openWallet(services, request.walletId, request.network);
+  if (request.confirmFingerprint.trim().toLowerCase() !== entry.id) {
+    throw new WalletError('INVALID_PARAM', `confirm_fingerprint does not match wallet '${entry.alias}'; nothing was deleted.`, {
+      hint: 'core-wallets-list shows each wallet\'s fingerprint (wallet_id).',
+    });
+  }
+  await unlockMaster(services, entry);
+  await services.keystore.remove(entry);
+  return entry;
+}

@@ -1,0 +1,76 @@
+import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto';
+import { WalletError } from '../errors.js';
+
+/** scrypt cost: N = 2^17, r = 8, p = 1 (128 MiB, a fraction of a second), the floor files must meet. */
+export const SCRYPT_PARAMS = { n: 2 ** 17, r: 8, p: 1, dklen: 32 } as const;
+const MIN_LOG_N = 17;
+/** Refuse absurd costs a tampered file could ask for (memory exhaustion). */
+const MAX_LOG_N = 20;
+
+export type KdfParams = { n: number; r: number; p: number; dklen: number; salt: string };
+
+/** The encrypted part of a keystore entry; every field is public, the plaintext is not. */
+export type SealedSecret = {
+  kdf: 'scrypt';
+  kdfparams: KdfParams;
+  cipher: 'aes-256-gcm';
+  iv: string;
+  ciphertext: string;
+  tag: string;
+};
+
+function deriveKey(passphrase: string, params: KdfParams): Promise<Buffer> {
+  const logN = Math.log2(params.n);
+  if (!Number.isInteger(logN) || logN < MIN_LOG_N || logN > MAX_LOG_N || params.r !== 8 || params.p < 1 || params.p > 4 || params.dklen !== 32) {
+    throw new WalletError('INTERNAL', 'The keystore entry asks for KDF parameters this wallet does not accept.', {
+      hint: 'The file was altered or written by another program.',
+    });
+  }
+  return new Promise((resolve, reject) => {
+    scrypt(
+      passphrase.normalize('NFKC'),
+      Buffer.from(params.salt, 'base64'),
+      params.dklen,
+      { N: params.n, r: params.r, p: params.p, maxmem: 256 * params.n * params.r + 16 * 1024 * 1024 },
+      (error, key) => (error ? reject(error) : resolve(key)),
+    );
+  });
+}
+
+/**
+ * Encrypts `plaintext` under `passphrase` with scrypt + AES-256-GCM. `associated` (the format
+ * version, identity and KDF parameters, see the keystore) is authenticated, not encrypted: a
+ * change to any of it fails decryption as surely as a wrong passphrase.
+ */
+export async function seal(plaintext: string, passphrase: string, associated: (kdf: KdfParams) => string): Promise<SealedSecret> {
+  const kdfparams: KdfParams = { ...SCRYPT_PARAMS, salt: randomBytes(32).toString('base64') };
+  const key = await deriveKey(passphrase, kdfparams);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(associated(kdfparams), 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  key.fill(0);
+  return {
+    kdf: 'scrypt',
+    kdfparams,
+    cipher: 'aes-256-gcm',
+    iv: iv.toString('base64'),
+    ciphertext: ciphertext.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+  };
+}
+
+/** Decrypts, or `undefined` when the passphrase is wrong or anything authenticated was changed. */
+export async function open(sealed: SealedSecret, passphrase: string, associated: string): Promise<string | undefined> {
+  const key = await deriveKey(passphrase, sealed.kdfparams);
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'), { authTagLength: 16 });
+    decipher.setAAD(Buffer.from(associated, 'utf8'));
+    decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+    return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64')), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    key.fill(0);
+  }
+}

@@ -1,0 +1,264 @@
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
+import { WalletError } from '../errors.js';
+import { open, seal, type KdfParams, type SealedSecret } from './cipher.js';
+import { ensurePrivateDir, syncDir, writeFileAtomic } from './files.js';
+import { withLock } from './lock.js';
+
+export const KEYSTORE_DIR_NAME = 'keystore';
+const FORMAT = 'wallet-keystore';
+const VERSION = 1;
+
+export const ALIAS_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+const FINGERPRINT_PATTERN = /^[0-9a-f]{8}$/;
+
+const Sealed = z.strictObject({
+  kdf: z.literal('scrypt'),
+  kdfparams: z.strictObject({
+    n: z.int().positive(),
+    r: z.int().positive(),
+    p: z.int().positive(),
+    dklen: z.int().positive(),
+    salt: z.base64(),
+  }),
+  cipher: z.literal('aes-256-gcm'),
+  iv: z.base64(),
+  ciphertext: z.base64(),
+  tag: z.base64(),
+});
+
+const EntrySchema = z.strictObject({
+  format: z.literal(FORMAT),
+  version: z.literal(VERSION),
+  id: z.string().regex(FINGERPRINT_PATTERN),
+  alias: z.string().regex(ALIAS_PATTERN),
+  network: z.enum(CORE_NETWORKS),
+  created_at: z.iso.datetime(),
+  account: z.strictObject({
+    index: z.int().min(0),
+    path: z.string(),
+    xpub: z.string(),
+    next_receive: z.int().min(0),
+    next_change: z.int().min(0),
+  }),
+  crypto: Sealed,
+});
+
+/** One wallet as stored: public data in clear, the mnemonic sealed. */
+export type WalletEntry = z.infer<typeof EntrySchema>;
+
+/** What unlocking gives: the BIP39 mnemonic and its optional passphrase. */
+export type WalletSecret = { mnemonic: string; mnemonicPassphrase: string };
+
+export type NewWallet = {
+  alias: string;
+  network: CoreNetwork;
+  id: string;
+  account: { index: number; path: string; xpub: string };
+  secret: WalletSecret;
+  passphrase: string;
+};
+
+const Plaintext = z.strictObject({ mnemonic: z.string(), mnemonic_passphrase: z.string() });
+
+/** The fields a sealed secret is bound to: change one and the secret no longer opens. */
+function associatedData(entry: Pick<WalletEntry, 'id' | 'network' | 'account'>, kdf: KdfParams): string {
+  return JSON.stringify([FORMAT, VERSION, entry.id, entry.network, entry.account.path, entry.account.xpub, kdf]);
+}
+
+export type KeystoreListing = { entries: WalletEntry[]; unreadable: string[] };
+
+/**
+ * The encrypted keystore: one owner-only JSON file per wallet in `<dataDir>/keystore/` (0700).
+ * Every change takes the writer lock and re-reads the file it changes, so concurrent processes
+ * never lose an update or hand out an address index twice.
+ */
+export class Keystore {
+  readonly dir: string;
+
+  constructor(dataDir: string) {
+    this.dir = join(dataDir, KEYSTORE_DIR_NAME);
+  }
+
+  /** Every wallet, sorted by alias; files that cannot be read are named, not fatal. */
+  async list(): Promise<KeystoreListing> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return { entries: [], unreadable: [] };
+      throw error;
+    }
+    const entries: WalletEntry[] = [];
+    const unreadable: string[] = [];
+    for (const name of names.filter((candidate) => /^[0-9a-f]{8}-[a-z]+\.json$/.test(candidate)).sort()) {
+      const entry = await this.readFile(join(this.dir, name)).catch(() => undefined);
+      if (entry) entries.push(entry);
+      else unreadable.push(join(this.dir, name));
+    }
+    entries.sort((a, b) => a.alias.localeCompare(b.alias));
+    return { entries, unreadable };
+  }
+
+  /** The wallet named by alias or fingerprint, or `WALLET_NOT_FOUND` listing the known aliases. */
+  async resolve(walletId: string): Promise<WalletEntry> {
+    const { entries } = await this.list();
+    const id = walletId.trim();
+    const byAlias = entries.find((entry) => entry.alias === id);
+    if (byAlias) return byAlias;
+    const byFingerprint = entries.filter((entry) => entry.id === id.toLowerCase());
+    if (byFingerprint.length === 1 && byFingerprint[0]) return byFingerprint[0];
+    if (byFingerprint.length > 1) {
+      throw new WalletError(
+        'INVALID_PARAM',
+        `wallet_id ${id} is the fingerprint of ${byFingerprint.length} wallets (${byFingerprint.map((e) => `${e.alias} on ${e.network}`).join(', ')}).`,
+        { hint: 'Name the wallet by its alias.' },
+      );
+    }
+    const known = entries.map((entry) => entry.alias);
+    throw new WalletError('WALLET_NOT_FOUND', `No wallet '${clip(id)}' in ${this.dir}.`, {
+      hint: known.length > 0 ? `Known wallets: ${known.join(', ')}.` : 'Create one with core-wallet-create or core-wallet-import.',
+    });
+  }
+
+  /** Seals and stores a new wallet; refuses a taken alias or the same seed twice on one network. */
+  async create(wallet: NewWallet): Promise<WalletEntry> {
+    checkAlias(wallet.alias);
+    await ensurePrivateDir(this.dir);
+    const base = { id: wallet.id, network: wallet.network, account: wallet.account };
+    const plaintext = JSON.stringify({ mnemonic: wallet.secret.mnemonic, mnemonic_passphrase: wallet.secret.mnemonicPassphrase });
+    const crypto: SealedSecret = await seal(plaintext, wallet.passphrase, (kdf) =>
+      associatedData({ ...base, account: { ...wallet.account, next_receive: 0, next_change: 0 } }, kdf),
+    );
+    const entry: WalletEntry = {
+      format: FORMAT,
+      version: VERSION,
+      id: wallet.id,
+      alias: wallet.alias,
+      network: wallet.network,
+      created_at: new Date().toISOString(),
+      account: { ...wallet.account, next_receive: 0, next_change: 0 },
+      crypto,
+    };
+    return withLock(this.dir, async () => {
+      const { entries } = await this.list();
+      const taken = entries.find((other) => other.alias === wallet.alias);
+      if (taken) {
+        throw new WalletError('INVALID_PARAM', `alias '${wallet.alias}' is taken (wallet ${taken.id} on ${taken.network}).`, {
+          hint: 'Choose another alias.',
+        });
+      }
+      const same = entries.find((other) => other.id === wallet.id && other.network === wallet.network);
+      if (same) {
+        throw new WalletError('INVALID_PARAM', `This seed is already in the keystore as '${same.alias}' on ${same.network}.`);
+      }
+      await writeFileAtomic(this.pathOf(entry), serialize(entry));
+      return entry;
+    });
+  }
+
+  /** Decrypts a wallet's secret; `WALLET_LOCKED` when the passphrase is wrong or the file was altered. */
+  async unlock(entry: WalletEntry, passphrase: string): Promise<WalletSecret> {
+    const text = await open(entry.crypto, passphrase, associatedData(entry, entry.crypto.kdfparams));
+    if (text === undefined) {
+      throw new WalletError('WALLET_LOCKED', `Cannot unlock wallet '${entry.alias}': wrong passphrase, or its keystore file was altered.`, {
+        hint: 'Give the passphrase the wallet was created with (--passphrase-file, --passphrase-stdin or the prompt).',
+      });
+    }
+    const parsed = Plaintext.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new WalletError('INTERNAL', `Wallet '${entry.alias}' decrypted to an unexpected shape.`);
+    return { mnemonic: parsed.data.mnemonic, mnemonicPassphrase: parsed.data.mnemonic_passphrase };
+  }
+
+  /**
+   * Hands out the next `count` indexes of a chain and records them before returning, under the
+   * lock, re-reading the file first: no index is ever given twice, even across a crash.
+   */
+  async reserve(entry: WalletEntry, chain: 'receive' | 'change', count = 1): Promise<{ entry: WalletEntry; first: number }> {
+    return this.update(entry, (current) => {
+      const key = chain === 'receive' ? 'next_receive' : 'next_change';
+      const first = current.account[key];
+      return { next: { ...current, account: { ...current.account, [key]: first + count } }, result: first };
+    }).then(({ entry: next, result }) => ({ entry: next, first: result }));
+  }
+
+  /** Raises a chain's next index to at least `next` (discovery); never lowers it. */
+  async advance(entry: WalletEntry, next: { receive: number; change: number }): Promise<WalletEntry> {
+    const { entry: updated } = await this.update(entry, (current) => ({
+      next: {
+        ...current,
+        account: {
+          ...current.account,
+          next_receive: Math.max(current.account.next_receive, next.receive),
+          next_change: Math.max(current.account.next_change, next.change),
+        },
+      },
+      result: undefined,
+    }));
+    return updated;
+  }
+
+  /** Deletes a wallet's file for good. */
+  async remove(entry: WalletEntry): Promise<void> {
+    await withLock(this.dir, async () => {
+      await rm(this.pathOf(entry), { force: true });
+      await syncDir(this.dir);
+    });
+  }
+
+  private async update<T>(
+    entry: WalletEntry,
+    change: (current: WalletEntry) => { next: WalletEntry; result: T },
+  ): Promise<{ entry: WalletEntry; result: T }> {
+    return withLock(this.dir, async () => {
+      const path = this.pathOf(entry);
+      const current = await this.readFile(path).catch((error: unknown) => {
+        if (isCode(error, 'ENOENT')) throw new WalletError('WALLET_NOT_FOUND', `Wallet '${entry.alias}' was deleted meanwhile.`);
+        throw error;
+      });
+      const { next, result } = change(current);
+      await writeFileAtomic(path, serialize(next));
+      return { entry: next, result };
+    });
+  }
+
+  private pathOf(entry: Pick<WalletEntry, 'id' | 'network'>): string {
+    return join(this.dir, `${entry.id}-${entry.network}.json`);
+  }
+
+  private async readFile(path: string): Promise<WalletEntry> {
+    const text = await readFile(path, 'utf8');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new WalletError('INTERNAL', `The keystore file ${path} is not valid JSON.`);
+    }
+    const parsed = EntrySchema.safeParse(json);
+    if (!parsed.success) throw new WalletError('INTERNAL', `The keystore file ${path} is not a wallet entry of format ${VERSION}.`);
+    return parsed.data;
+  }
+}
+
+export function checkAlias(alias: string): void {
+  if (!ALIAS_PATTERN.test(alias)) {
+    throw new WalletError('INVALID_PARAM', 'alias must be 1-32 characters: a lower-case letter, then letters, digits, - or _.');
+  }
+  if (FINGERPRINT_PATTERN.test(alias)) {
+    throw new WalletError('INVALID_PARAM', 'alias must not look like a fingerprint (8 hex digits): the two name wallets alike.');
+  }
+}
+
+function serialize(entry: WalletEntry): string {
+  return `${JSON.stringify(entry, null, 2)}\n`;
+}
+
+function clip(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && (error as { code: unknown }).code === code;
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { link, open, readFile, rename, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WalletError } from '../errors.js';
+
+export const LOCK_FILE_NAME = '.lock';
+
+export type LockOptions = { timeoutMs?: number };
+
+/**
+ * Runs `task` holding the keystore's writer lock: a file created with O_EXCL, holding the owner's
+ * pid and host. Processes (and concurrent calls in one process) queue for it; a lock left by a
+ * process that died on this host is taken over. Readers need no lock: files are replaced atomically.
+ */
+export async function withLock<T>(dir: string, task: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const path = join(dir, LOCK_FILE_NAME);
+  const token = `${process.pid}\n${hostname()}\n${randomBytes(8).toString('hex')}\n`;
+  await acquire(path, token, options.timeoutMs ?? 30_000);
+  try {
+    return await task();
+  } finally {
+    await release(path, token);
+  }
+}
+
+async function acquire(path: string, token: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const handle = await open(path, 'wx', 0o600);
+      try {
+        await handle.writeFile(token, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      return;
+    } catch (error) {
+      if (!isCode(error, 'EEXIST')) throw error;
+    }
+    const holder = await readHolder(path);
+    if (holder && holder.host === hostname() && !isAlive(holder.pid)) {
+      await takeOverStale(path, holder.raw);
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new WalletError('INTERNAL', `The keystore stayed locked for ${Math.round(timeoutMs / 1000)} s${holder ? ` by process ${holder.pid}` : ''}.`, {
+        hint: `Another wallet process is writing. If none is running, remove ${path}.`,
+      });
+    }
+    await sleep(Math.min(10 + attempt * 5, 100) + Math.floor(Math.random() * 10));
+  }
+}
+
+type Holder = { pid: number; host: string; raw: string };
+
+async function readHolder(path: string): Promise<Holder | undefined> {
+  let raw: string;
+  try {
+    raw = await readFile(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const [pid, host] = raw.split('\n');
+  const number = Number(pid);
+  // A lock file caught between create and write is empty: treat it as held, never as stale.
+  if (!Number.isInteger(number) || number <= 0 || !host) return undefined;
+  return { pid: number, host, raw };
+}
+
+/**
+ * Moves a dead process's lock aside. The rename is atomic, so of several processes that saw it
+ * stale one wins; a loser that renamed a fresh lock instead (taken in between) puts it back.
+ */
+async function takeOverStale(path: string, staleRaw: string): Promise<void> {
+  const aside = `${path}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  const moved = await readFile(aside, 'utf8').catch(() => staleRaw);
+  if (moved !== staleRaw) {
+    // link, unlike rename, never replaces a lock taken meanwhile by a third process.
+    await link(aside, path).catch(() => undefined);
+    await rm(aside, { force: true });
+    return;
+  }
+  await rm(aside, { force: true });
+}
+
+async function release(path: string, token: string): Promise<void> {
+  const current = await readFile(path, 'utf8').catch(() => undefined);
+  if (current === token) await rm(path, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return isCode(error, 'EPERM');
+  }
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && (error as { code: unknown }).code === code;
+}

@@ -1,0 +1,36 @@
+import type { CoreNetwork } from '../config/networks.js';
+import type { Utxo } from '../core/transaction.js';
+
+/** An address the wallet watches, with the output script that pays to it. */
+export type WatchedAddress = { address: string; script: Uint8Array };
+
+export type AddressBalance = { confirmed: bigint; unconfirmed: bigint };
+
+/** Called as a long operation advances (address discovery, a scan): done of total, and what. */
+export type ProgressReporter = (done: number, total: number | undefined, message: string) => void;
+
+/**
+ * What the wallet needs from a Dash chain, whatever serves it: a Dash Core node's JSON-RPC or an
+ * Insight explorer. Amounts are duffs; every failure to reach the backend is `BACKEND_UNAVAILABLE`.
+ */
+export interface CoreChainBackend {
+  readonly kind: 'core-rpc' | 'insight';
+  /** The endpoint with credentials masked, for messages. */
+  readonly endpoint: string;
+  /** The network the backend serves and its tip height. */
+  chainInfo(): Promise<{ network: CoreNetwork | 'other'; height: number }>;
+  /** Unspent outputs paying to the addresses (confirmed, and unconfirmed where the backend sees them). */
+  utxos(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Utxo[]>;
+  /** The balance of each address. */
+  balances(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Map<string, AddressBalance>>;
+  /** The addresses that have ever received funds, as far as this backend can tell. */
+  used(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Set<string>>;
+  /** The backend's fee estimate in duffs per 1000 bytes, if it has one. */
+  feeRate(signal?: AbortSignal): Promise<bigint | undefined>;
+  /** An unspent output, or undefined when it is spent or unknown. */
+  prevout(txid: string, vout: number, signal?: AbortSignal): Promise<{ amount: bigint } | undefined>;
+  /** Broadcasts a signed transaction; resolves to its txid. */
+  broadcast(hex: string, signal?: AbortSignal): Promise<string>;
+  /** What "used" can see: full history, or only current unspent outputs. */
+  readonly historyKind: () => Promise<'history' | 'unspent-only'>;
+}

@@ -1,0 +1,233 @@
+import { readFile } from 'node:fs/promises';
+import { hex } from '@scure/base';
+import { z } from 'zod';
+import { redactUrl } from '../config/endpoints.js';
+import type { CoreNetwork } from '../config/networks.js';
+import { dashToDuffs } from '../core/amount.js';
+import { COINBASE_MATURITY } from '../core/params.js';
+import type { Utxo } from '../core/transaction.js';
+import { WalletError } from '../errors.js';
+import type { AddressBalance, CoreChainBackend, WatchedAddress } from './chain-backend.js';
+import { httpJson } from './http.js';
+
+/** A node's JSON-RPC error: the node answered, and said no. */
+export class RpcError extends Error {
+  override name = 'RpcError';
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const RPC_METHOD_NOT_FOUND = -32601;
+const SCAN_TIMEOUT_MS = 180_000;
+
+const RpcReply = z.object({ result: z.unknown().optional(), error: z.object({ code: z.number(), message: z.string() }).nullable().optional() });
+
+const ChainInfo = z.object({ chain: z.string(), blocks: z.int() });
+const AddressUtxo = z.object({ address: z.string(), txid: z.string(), outputIndex: z.int(), script: z.string(), satoshis: z.int(), height: z.int() });
+const AddressMempoolDelta = z.object({
+  address: z.string(),
+  txid: z.string(),
+  index: z.int(),
+  satoshis: z.int(),
+  prevtxid: z.string().optional(),
+  prevout: z.int().optional(),
+});
+const AddressBalanceReply = z.object({ balance: z.int(), received: z.int() });
+const AddressDelta = z.object({ address: z.string(), satoshis: z.int() });
+const ScanResult = z.object({
+  success: z.boolean(),
+  height: z.int().optional(),
+  unspents: z.array(z.object({ txid: z.string(), vout: z.int(), scriptPubKey: z.string(), amount: z.union([z.number(), z.string()]), height: z.int() })),
+});
+const TxOut = z.object({ value: z.union([z.number(), z.string()]), confirmations: z.int(), coinbase: z.boolean().optional() }).nullable();
+const SmartFee = z.object({ feerate: z.number().optional() });
+
+/**
+ * A Dash Core node's JSON-RPC (user/password in the URL, or the node's cookie file). Reads use the
+ * address index (`getaddressutxos`, `getaddressbalance`, `getaddressmempool`, `getaddressdeltas`)
+ * when the node has it (`-addressindex`), and fall back to `scantxoutset` over raw scripts, which
+ * works on any Bitcoin-Core-family node but sees only confirmed unspent outputs.
+ */
+export class CoreRpcBackend implements CoreChainBackend {
+  readonly kind = 'core-rpc' as const;
+  readonly endpoint: string;
+  private indexed: Promise<boolean> | undefined;
+  private nextId = 1;
+
+  constructor(
+    private readonly url: string,
+    readonly network: CoreNetwork,
+    private readonly cookieFile: string | null = null,
+  ) {
+    this.endpoint = redactUrl(url);
+  }
+
+  async call<T>(method: string, params: unknown[], schema: z.ZodType<T>, options: { idempotent?: boolean; timeoutMs?: number; signal?: AbortSignal | undefined } = {}): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (this.cookieFile !== null) headers['authorization'] = `Basic ${Buffer.from((await this.readCookie()).trim()).toString('base64')}`;
+    const response = await httpJson({
+      url: this.url,
+      method: 'POST',
+      body: { jsonrpc: '1.0', id: this.nextId++, method, params },
+      headers,
+      idempotent: options.idempotent ?? true,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      signal: options.signal,
+    });
+    if (response.status === 401 || response.status === 403) {
+      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} refused the RPC credentials (HTTP ${response.status}).`, {
+        hint: 'Put rpcuser:rpcpassword in the URL (http://user:pass@host:port) or set cookie_file in the config.',
+      });
+    }
+    const reply = RpcReply.safeParse(response.json);
+    if (!reply.success) {
+      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} did not answer ${method} with JSON-RPC (HTTP ${response.status}).`);
+    }
+    if (reply.data.error) throw new RpcError(reply.data.error.code, reply.data.error.message);
+    const result = schema.safeParse(reply.data.result);
+    if (!result.success) {
+      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} answered ${method} with an unexpected shape.`, { cause: result.error });
+    }
+    return result.data;
+  }
+
+  async chainInfo(): Promise<{ network: CoreNetwork | 'other'; height: number }> {
+    const info = await this.call('getblockchaininfo', [], ChainInfo);
+    const network = info.chain === 'main' ? 'mainnet' : info.chain === 'test' ? 'testnet' : info.chain === 'regtest' ? 'regtest' : 'other';
+    return { network, height: info.blocks };
+  }
+
+  historyKind = async (): Promise<'history' | 'unspent-only'> => ((await this.hasAddressIndex()) ? 'history' : 'unspent-only');
+
+  async utxos(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Utxo[]> {
+    if (addresses.length === 0) return [];
+    const byAddress = new Map(addresses.map((watched) => [watched.address, watched]));
+    let utxos: Utxo[];
+    let tip: number;
+    if (await this.hasAddressIndex()) {
+      const names = { addresses: addresses.map((watched) => watched.address) };
+      const [confirmed, mempool, info] = await Promise.all([
+        this.call('getaddressutxos', [names], z.array(AddressUtxo), { signal }),
+        this.call('getaddressmempool', [names], z.array(AddressMempoolDelta), { signal }),
+        this.chainInfo(),
+      ]);
+      tip = info.height;
+      const spent = new Set(mempool.filter((delta) => delta.satoshis < 0 && delta.prevtxid).map((delta) => `${delta.prevtxid}:${delta.prevout}`));
+      utxos = [
+        ...confirmed.map((u) => ({ txid: u.txid, vout: u.outputIndex, amount: BigInt(u.satoshis), script: hex.decode(u.script), address: u.address, height: u.height })),
+        ...mempool
+          .filter((delta) => delta.satoshis > 0)
+          .map((delta) => ({ txid: delta.txid, vout: delta.index, amount: BigInt(delta.satoshis), script: byAddress.get(delta.address)?.script ?? new Uint8Array(), address: delta.address, height: null })),
+      ].filter((utxo) => !spent.has(`${utxo.txid}:${utxo.vout}`) && byAddress.has(utxo.address));
+    } else {
+      const scan = await this.scan(addresses, signal);
+      tip = scan.height ?? (await this.chainInfo()).height;
+      const byScript = new Map(addresses.map((watched) => [hex.encode(watched.script), watched]));
+      utxos = scan.unspents.flatMap((u) => {
+        const watched = byScript.get(u.scriptPubKey.toLowerCase());
+        return watched ? [{ txid: u.txid, vout: u.vout, amount: dashToDuffs(u.amount), script: watched.script, address: watched.address, height: u.height }] : [];
+      });
+    }
+    return this.markCoinbase(utxos, tip, signal);
+  }
+
+  async balances(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Map<string, AddressBalance>> {
+    const result = new Map<string, AddressBalance>(addresses.map((watched) => [watched.address, { confirmed: 0n, unconfirmed: 0n }]));
+    if (addresses.length === 0) return result;
+    if (await this.hasAddressIndex()) {
+      const mempool = await this.call('getaddressmempool', [{ addresses: addresses.map((w) => w.address) }], z.array(AddressMempoolDelta), { signal });
+      for (const watched of addresses) {
+        const balance = await this.call('getaddressbalance', [{ addresses: [watched.address] }], AddressBalanceReply, { signal });
+        const unconfirmed = mempool.filter((d) => d.address === watched.address).reduce((sum, d) => sum + BigInt(d.satoshis), 0n);
+        result.set(watched.address, { confirmed: BigInt(balance.balance), unconfirmed });
+      }
+      return result;
+    }
+    for (const utxo of await this.utxos(addresses, signal)) {
+      const entry = result.get(utxo.address);
+      if (entry) entry.confirmed += utxo.amount;
+    }
+    return result;
+  }
+
+  async used(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Set<string>> {
+    if (addresses.length === 0) return new Set();
+    if (await this.hasAddressIndex()) {
+      const deltas = await this.call('getaddressdeltas', [{ addresses: addresses.map((w) => w.address) }], z.array(AddressDelta), { signal });
+      const mempool = await this.call('getaddressmempool', [{ addresses: addresses.map((w) => w.address) }], z.array(AddressMempoolDelta), { signal });
+      return new Set([...deltas, ...mempool].map((delta) => delta.address));
+    }
+    return new Set((await this.utxos(addresses, signal)).map((utxo) => utxo.address));
+  }
+
+  async feeRate(signal?: AbortSignal): Promise<bigint | undefined> {
+    const estimate = await this.call('estimatesmartfee', [6], SmartFee, { signal });
+    return estimate.feerate === undefined || estimate.feerate <= 0 ? undefined : dashToDuffs(estimate.feerate);
+  }
+
+  async prevout(txid: string, vout: number, signal?: AbortSignal): Promise<{ amount: bigint } | undefined> {
+    const out = await this.call('gettxout', [txid, vout, true], TxOut, { signal });
+    return out ? { amount: dashToDuffs(out.value) } : undefined;
+  }
+
+  async broadcast(rawHex: string, signal?: AbortSignal): Promise<string> {
+    try {
+      return await this.call('sendrawtransaction', [rawHex], z.string(), { idempotent: false, signal });
+    } catch (error) {
+      if (error instanceof RpcError) {
+        throw new WalletError('INVALID_PARAM', `The node rejected the transaction: ${error.message.split('\n')[0]?.slice(0, 200)} (RPC ${error.code}).`);
+      }
+      throw error;
+    }
+  }
+
+  private hasAddressIndex(): Promise<boolean> {
+    this.indexed ??= this.call('getaddressbalance', [{ addresses: [] }], z.unknown())
+      .then(() => true)
+      .catch((error: unknown) => {
+        if (error instanceof RpcError) return error.code !== RPC_METHOD_NOT_FOUND && !/index/i.test(error.message);
+        this.indexed = undefined;
+        throw error;
+      });
+    return this.indexed;
+  }
+
+  private async scan(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<z.infer<typeof ScanResult>> {
+    const descriptors = addresses.map((watched) => `raw(${hex.encode(watched.script)})`);
+    try {
+      const result = await this.call('scantxoutset', ['start', descriptors], ScanResult, { timeoutMs: SCAN_TIMEOUT_MS, signal });
+      if (!result.success) throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} could not finish scantxoutset.`);
+      return result;
+    } catch (error) {
+      if (error instanceof RpcError && /already in progress/i.test(error.message)) {
+        throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} is busy with another UTXO scan.`, { hint: 'Try again in a moment.' });
+      }
+      if (error instanceof RpcError) throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} refused scantxoutset: ${error.message.slice(0, 160)}.`);
+      throw error;
+    }
+  }
+
+  /** Marks young coinbase outputs (the address index and scantxoutset do not say) via gettxout. */
+  private async markCoinbase(utxos: Utxo[], tip: number, signal?: AbortSignal): Promise<Utxo[]> {
+    for (const utxo of utxos) {
+      if (utxo.height === null || tip - utxo.height + 1 >= COINBASE_MATURITY) continue;
+      const out = await this.call('gettxout', [utxo.txid, utxo.vout, true], TxOut, { signal });
+      utxo.coinbase = out?.coinbase === true;
+    }
+    return utxos;
+  }
+
+  private async readCookie(): Promise<string> {
+    try {
+      return await readFile(this.cookieFile ?? '', 'utf8');
+    } catch {
+      throw new WalletError('BACKEND_UNAVAILABLE', `Cannot read the node's cookie file ${this.cookieFile ?? ''}.`, {
+        hint: 'Check cookie_file in the config; the node writes it at start.',
+      });
+    }
+  }
+}
