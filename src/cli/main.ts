@@ -18,7 +18,8 @@ import { CLI_VERBS, renderCommandHelp, renderRootHelp, type ToolCommand } from '
 import { processIo, readAll, type CliIo } from './io.js';
 import { createStyle, renderHuman, type Style } from './render.js';
 import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
-import { PromptInterrupted, promptHidden, readSecretFile, readSecretStdin } from './secrets.js';
+import { passphrasePrompt, PromptInterrupted, promptHidden, readSecretFile, readSecretStdin, type PassphrasePrompt } from './secrets.js';
+import { progressLine } from './progress.js';
 import { runServe } from './serve.js';
 import { splitCommandLine } from './server-command.js';
 import { closestNames } from './suggest.js';
@@ -45,9 +46,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       return EXIT.ok;
     }
     const style = createStyle(colorEnabled(globals, io));
-    const session = await openSession(globals, io);
+    const { session, prompt } = await openSession(globals, io);
     try {
-      return await dispatch({ argv, io, globals, verb, session, style });
+      return await dispatch({ argv, io, globals, verb, session, style, prompt });
     } finally {
       await session.close();
     }
@@ -63,6 +64,8 @@ type Run = {
   verb: string | undefined;
   session: McpSession;
   style: Style;
+  /** The passphrase prompt handed to the built-in server, when it may ask on the terminal. */
+  prompt: PassphrasePrompt | undefined;
 };
 
 async function dispatch(run: Run): Promise<number> {
@@ -108,7 +111,18 @@ async function dispatch(run: Run): Promise<number> {
     echoStrayWords: !specs.some((spec) => spec.secret),
   });
   const args = await collectArguments(specs, parsed, globals, io);
-  const result = await session.callTool(entry.tool.name, args, { timeoutMs: globals.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+  const progress = progressLine(io.stderr);
+  let result;
+  try {
+    result = await session.callTool(entry.tool.name, args, {
+      // The built-in server may be waiting on the passphrase prompt: only an explicit --timeout applies.
+      timeoutMs: globals.timeoutMs ?? (globals.server === undefined ? undefined : DEFAULT_TIMEOUT_MS),
+      onProgress: (message) => progress.update(message),
+    });
+  } finally {
+    progress.done();
+  }
+  if (run.prompt?.interrupted()) throw new PromptInterrupted();
   return printResult(result, globals, io, style);
 }
 
@@ -184,25 +198,31 @@ function secretInArgv(spec: FlagSpec): UsageError {
   );
 }
 
-async function openSession(globals: GlobalOptions, io: CliIo): Promise<McpSession> {
+async function openSession(
+  globals: GlobalOptions,
+  io: CliIo,
+): Promise<{ session: McpSession; prompt: PassphrasePrompt | undefined }> {
   if (globals.server !== undefined) {
     if (globals.passphraseFile !== undefined || globals.passphraseStdin) {
       throw new UsageError('--passphrase-file and --passphrase-stdin unlock the built-in keystore; not with --server.');
     }
     if (globals.endpoints.length > 0)
       throw new UsageError('--endpoint configures the built-in server; not with --server.');
-    return openStdioSession(
+    const session = await openStdioSession(
       { ...splitCommandLine(globals.server), stderr: 'inherit' },
       globals.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     );
+    return { session, prompt: undefined };
   }
-  const passphrase =
+  const given =
     globals.passphraseFile !== undefined
       ? await readSecretFile(globals.passphraseFile, '--passphrase-file')
       : globals.passphraseStdin
         ? await readSecretStdin(io, '--passphrase-stdin')
         : undefined;
-  return openInProcessSession({ env: io.env, endpoints: globals.endpoints, passphrase });
+  const prompt = given === undefined && io.stdin.isTTY ? passphrasePrompt(io) : undefined;
+  const session = await openInProcessSession({ env: io.env, endpoints: globals.endpoints, passphrase: given ?? prompt?.source });
+  return { session, prompt };
 }
 
 function definitionDocument(tools: readonly ListedTool[], session: McpSession, format: string | undefined): unknown {

@@ -100,6 +100,13 @@ function shapeOf(schema: JsonSchema, root: JsonSchema): Shape {
       const shape = shapeOf(only, root);
       return { ...shape, nullable: union.nullable || shape.nullable };
     }
+    // A union of constants (zod's z.union([z.literal(12), z.literal(24)])) is a choice.
+    const constants = union.members.map((member) => ('const' in member ? choicesOf(member) : undefined));
+    if (constants.every((values) => values !== undefined && values.length === 1)) {
+      const choices = constants.flatMap((values) => values ?? []);
+      const kind = kindOfValues(choices);
+      if (kind !== 'json') return { kind, array: false, choices, nullable: union.nullable, textFallback: false };
+    }
     const textFallback = union.members.some((member) => {
       const types = typesOf(member);
       return types.length === 0 || types.includes('string');

@@ -75,3 +75,38 @@ export class PromptInterrupted extends Error {
 function withoutTrailingNewline(text: string): string {
   return text.replace(/\r?\n$/, '');
 }
+
+export type PassphrasePrompt = {
+  /** Asks when the server first needs the passphrase; twice, to confirm, for a new wallet. */
+  source: (purpose: 'unlock' | 'new') => Promise<string | undefined>;
+  /** Whether the user pressed Ctrl-C at the prompt (the call then fails locked; exit 130). */
+  interrupted: () => boolean;
+};
+
+/** The keystore passphrase from a hidden prompt on the terminal, asked only when a tool needs it. */
+export function passphrasePrompt(io: CliIo): PassphrasePrompt {
+  let interrupted = false;
+  const ask = async (question: string): Promise<string | undefined> => {
+    try {
+      return await promptHidden(io, question);
+    } catch (error) {
+      if (error instanceof PromptInterrupted) interrupted = true;
+      return undefined;
+    }
+  };
+  return {
+    interrupted: () => interrupted,
+    source: async (purpose) => {
+      if (purpose === 'unlock') return ask('Keystore passphrase (hidden): ');
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const first = await ask('New keystore passphrase (hidden, 8+ characters): ');
+        if (first === undefined) return undefined;
+        const second = await ask('Repeat it: ');
+        if (second === undefined) return undefined;
+        if (first === second) return first;
+        io.stderr.write('The two entries differ; try again.\n');
+      }
+      return undefined;
+    },
+  };
+}

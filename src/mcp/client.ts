@@ -1,4 +1,4 @@
-import { Client, ProtocolError, SdkError, SdkErrorCode, type Transport } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, SdkError, SdkErrorCode, type RequestOptions, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../shared/json-schema.js';
@@ -31,7 +31,12 @@ export type ToolCallResult = {
   _meta?: Record<string, unknown> | undefined;
 };
 
-export type CallOptions = { timeoutMs?: number | undefined; signal?: AbortSignal | undefined };
+export type CallOptions = {
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+  /** Asks the server for progress notifications of this call; each one resets the timeout. */
+  onProgress?: ((message: string | undefined, progress: number, total: number | undefined) => void) | undefined;
+};
 
 /** One connection to one MCP server, whatever the transport. */
 export type McpSession = {
@@ -128,8 +133,18 @@ async function connectSession(
   };
 }
 
-function requestOptions({ timeoutMs, signal }: CallOptions): { timeout?: number; signal?: AbortSignal } {
-  return { ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }), ...(signal ? { signal } : {}) };
+function requestOptions({ timeoutMs, signal, onProgress }: CallOptions): RequestOptions {
+  return {
+    ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+    ...(signal ? { signal } : {}),
+    ...(onProgress
+      ? {
+          onprogress: (progress: { progress: number; total?: number | undefined; message?: string | undefined }) =>
+            onProgress(progress.message, progress.progress, progress.total),
+          resetTimeoutOnProgress: true,
+        }
+      : {}),
+  };
 }
 
 /** SDK failures as ours: JSON-RPC errors stay protocol errors, the rest are connection errors. */

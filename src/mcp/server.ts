@@ -1,3 +1,4 @@
+import type { ProgressReporter } from '../domain/net/chain-backend.js';
 import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
@@ -48,6 +49,7 @@ export function createWalletServer({ catalogue, services, logger = createLogger(
         services,
         catalogue,
         signal: context.mcpReq.signal,
+        progress: progressReporter(context.mcpReq._meta?.progressToken, context.mcpReq.notify),
       });
       return successResult(structured);
     } catch (error) {
@@ -56,6 +58,25 @@ export function createWalletServer({ catalogue, services, logger = createLogger(
     }
   });
   return server;
+}
+
+/**
+ * Progress notifications for a call whose request carried a progress token; a no-op otherwise.
+ * The progress value counts notifications, so it always increases as the spec requires.
+ */
+function progressReporter(
+  token: string | number | undefined,
+  notify: (notification: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>,
+): ProgressReporter {
+  if (token === undefined) return () => undefined;
+  let sent = 0;
+  return (_done, total, message) => {
+    sent += 1;
+    notify({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress: sent, ...(total === undefined ? {} : { total }), message },
+    }).catch(() => undefined);
+  };
 }
 
 const mcpTools = new WeakMap<AnyTool, Tool>();

@@ -14,7 +14,8 @@ export type WalletServerSetup = {
   env?: Readonly<Record<string, string | undefined>> | undefined;
   /** `<chain>.<network>=<url>` endpoint overrides, as given on the command line. */
   endpoints?: readonly string[] | undefined;
-  passphrase?: string | undefined;
+  /** The keystore passphrase, or a function that asks for it when a tool first needs it. */
+  passphrase?: string | ((purpose: 'unlock' | 'new') => Promise<string | undefined>) | undefined;
   logLevel?: LogLevel | undefined;
 };
 

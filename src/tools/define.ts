@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ProgressReporter } from '../domain/net/chain-backend.js';
 import type { WalletServices } from '../domain/services.js';
 import type { ToolCatalogue } from './catalogue.js';
 
@@ -21,6 +22,8 @@ export type ToolContext = {
   catalogue: ToolCatalogue;
   /** Aborted when the caller cancels the call. */
   signal: AbortSignal;
+  /** Reports the progress of a long call (a scan) to the caller, when it asked for progress. */
+  progress: ProgressReporter;
 };
 
 /** One tool, defined once: every surface (MCP, CLI, completions, docs) is generated from it. */

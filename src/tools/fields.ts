@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { CHAINS } from '../domain/config/networks.js';
+import { CHAINS, CORE_NETWORKS } from '../domain/config/networks.js';
+import { DUFFS_PATTERN } from '../domain/core/amount.js';
+import { ALIAS_PATTERN } from '../domain/keystore/keystore.js';
 
 /**
  * Field types shared by tools, so the same thing has the same name, shape and description
@@ -15,3 +17,38 @@ export const ToolName = z
   .describe('A tool name as in tools/list, e.g. core_address_create (the CLI command with - for _ works too).');
 
 export const JsonSchemaObject = z.record(z.string(), z.unknown());
+
+export const WalletId = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe('The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).');
+
+export const Alias = z
+  .string()
+  .regex(ALIAS_PATTERN, 'a lower-case letter, then up to 31 letters, digits, - or _')
+  .describe('A short name for the wallet, e.g. main: a lower-case letter, then letters, digits, - or _ (max 32).');
+
+export const CoreNetwork = z.enum(CORE_NETWORKS).describe('The Dash network: mainnet, testnet or regtest.');
+
+/** For tools that spend or delete: the network must be given, and must be the wallet's. */
+export const RequiredCoreNetwork = CoreNetwork.describe(
+  "The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet's.",
+);
+
+/** For tools that only read or derive: the wallet's own network when omitted; refused if it differs. */
+export const OptionalCoreNetwork = CoreNetwork.optional().describe(
+  "The Dash network; defaults to the wallet's. A different one is refused (NETWORK_MISMATCH).",
+);
+
+export const Duffs = z
+  .string()
+  .regex(DUFFS_PATTERN, 'a whole number of duffs written in digits, e.g. "150000" (1 DASH = 100000000 duffs)')
+  .describe('An amount in duffs, as a string of digits (1 DASH = 100000000 duffs).');
+
+export const CoreAddress = z.string().min(1).max(128).describe('A Dash address (Base58Check: X… or 7… on mainnet, y… or 8… on testnet/regtest).');
+
+/** A secret input: never in argv, never in `wallet serve` (the tool must be local-only). */
+export function secretString(description: string): z.ZodString {
+  return z.string().meta({ format: 'password', writeOnly: true }).describe(description);
+}

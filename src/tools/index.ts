@@ -3,6 +3,10 @@ import type { AnyTool } from './define.js';
 import { getToolDefinition } from './meta/get-tool-definition.js';
 import { networkInfo } from './meta/network-info.js';
 import { toolDescribe } from './meta/tool-describe.js';
+import { coreAddressCreate, coreAddressesDiscover, coreAddressesList, coreAddressValidate } from './core/addresses.js';
+import { coreBalancesGet, coreFundsSend, coreTxCreate, coreTxSend, coreTxSign, coreUtxosList } from './core/funds.js';
+import { coreMessageSign, coreMessageVerify } from './core/messages.js';
+import { coreWalletCreate, coreWalletDelete, coreWalletExport, coreWalletImport, coreWalletsList } from './core/wallets.js';
 
 /** Every tool of the wallet. Adding a tool is one line here. */
 export const ALL_TOOLS: readonly AnyTool[] = [
@@ -10,6 +14,24 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   networkInfo,
   toolDescribe,
   getToolDefinition,
+  // core: Dash Core wallets
+  coreWalletsList,
+  coreWalletCreate,
+  coreWalletImport,
+  coreWalletExport,
+  coreWalletDelete,
+  coreAddressCreate,
+  coreAddressesList,
+  coreAddressValidate,
+  coreAddressesDiscover,
+  coreBalancesGet,
+  coreUtxosList,
+  coreTxCreate,
+  coreTxSign,
+  coreTxSend,
+  coreFundsSend,
+  coreMessageSign,
+  coreMessageVerify,
 ];
 
 export type ServedToolsOptions = {

@@ -36,6 +36,11 @@ export function invalidInputError(error: z.ZodError, args: unknown): WalletError
   }
   const field = first.path.length > 0 ? first.path.map(String).join('.') : 'arguments';
   const missing = first.code === 'invalid_type' && valueAt(args, first.path) === undefined;
+  if (missing && field === 'network') {
+    return new WalletError('NETWORK_REQUIRED', 'This tool spends or deletes: it needs an explicit network.', {
+      hint: 'Pass network (mainnet, testnet or regtest for Dash); it must match the wallet.',
+    });
+  }
   const message = missing ? `Missing required argument '${field}'` : `Invalid argument '${field}': ${first.message}`;
   return new WalletError('INVALID_PARAM', `${message}${more}.`);
 }

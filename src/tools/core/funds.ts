@@ -1,0 +1,283 @@
+import { z } from 'zod';
+import { formatDash } from '../../domain/core/amount.js';
+import {
+  createTransaction,
+  DEFAULT_MAX_FEE_DUFFS,
+  sendFunds,
+  sendTransaction,
+  signTransaction,
+  walletBalances,
+  walletUtxos,
+} from '../../domain/core/funds.js';
+import { parseDuffs } from '../../domain/core/amount.js';
+import { defineTool } from '../define.js';
+import { CoreAddress, Duffs, OptionalCoreNetwork, RequiredCoreNetwork, WalletId } from '../fields.js';
+
+const FeeRate = Duffs.optional().describe('Fee rate in duffs per 1000 bytes; 1000 (Dash\'s minimum relay fee) when omitted.');
+const MaxFee = Duffs.optional().describe(`Refuse to send if the fee is above this many duffs; ${DEFAULT_MAX_FEE_DUFFS} (0.01 DASH) when omitted.`);
+
+const optionalDuffs = (value: string | undefined, field: string): bigint | undefined =>
+  value === undefined ? undefined : parseDuffs(value, field);
+
+const Payment = z.strictObject({ address: CoreAddress, amount_duffs: Duffs.describe('The amount to pay, in duffs.') });
+
+const InputRow = z.object({
+  txid: z.string().describe('The transaction of the coin spent.'),
+  vout: z.int().describe('Its output index.'),
+  address: z.string().describe('The wallet address that held it.'),
+  amount_duffs: z.string().describe('Its value in duffs.'),
+});
+const OutputRow = z.object({
+  address: z.string().describe('Where the output pays.'),
+  amount_duffs: z.string().describe('Its value in duffs.'),
+  change: z.boolean().describe('True for the change back to the wallet.'),
+});
+
+function rows(created: Awaited<ReturnType<typeof createTransaction>>) {
+  return {
+    inputs: created.inputs.map((u) => ({ txid: u.txid, vout: u.vout, address: u.address, amount_duffs: u.amount.toString() })),
+    outputs: created.outputs.map((o) => ({ address: o.address, amount_duffs: o.amount.toString(), change: o.change })),
+    change_address: created.change?.address ?? null,
+  };
+}
+
+export const coreBalancesGet = defineTool({
+  name: 'core_balances_get',
+  title: 'Wallet balance',
+  summary: "Get a wallet's confirmed and unconfirmed balance",
+  description: [
+    "Sums the balance of every address the wallet has handed out, asking the network's backend:",
+    'confirmed, unconfirmed (mempool) and total, in duffs (1 DASH = 100000000), plus each address',
+    'that holds or awaits coins. No passphrase needed. A core-rpc node without -addressindex sees no',
+    'mempool: unconfirmed is then 0.',
+    '',
+    'Example: wallet core-balances-get --wallet-id main',
+  ].join('\n'),
+  input: z.strictObject({ wallet_id: WalletId, network: OptionalCoreNetwork }),
+  output: z.object({
+    wallet_id: z.string().describe("The wallet's fingerprint."),
+    network: z.string().describe("The wallet's network."),
+    confirmed_duffs: z.string().describe('Confirmed balance in duffs.'),
+    unconfirmed_duffs: z.string().describe('Net unconfirmed (mempool) change in duffs; may be negative.'),
+    total_duffs: z.string().describe('Confirmed plus unconfirmed, in duffs.'),
+    total_dash: z.string().describe('The total in DASH, exact, for display.'),
+    backend: z.string().describe('The backend kind asked (core-rpc or insight).'),
+    addresses: z
+      .array(
+        z.object({
+          address: z.string().describe('The address.'),
+          path: z.string().describe('Its derivation path.'),
+          confirmed_duffs: z.string().describe('Its confirmed balance.'),
+          unconfirmed_duffs: z.string().describe('Its unconfirmed change.'),
+        }),
+      )
+      .describe('Addresses with a non-zero balance.'),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  handler: async ({ wallet_id, network }, { services, signal }) => {
+    const balances = await walletBalances(services, wallet_id, network, signal);
+    const total = balances.confirmed + balances.unconfirmed;
+    return {
+      wallet_id: balances.entry.id,
+      network: balances.entry.network,
+      confirmed_duffs: balances.confirmed.toString(),
+      unconfirmed_duffs: balances.unconfirmed.toString(),
+      total_duffs: total.toString(),
+      total_dash: formatDash(total),
+      backend: balances.backend.kind,
+      addresses: balances.addresses
+        .filter((a) => a.confirmed !== 0n || a.unconfirmed !== 0n)
+        .map((a) => ({ address: a.address, path: a.path, confirmed_duffs: a.confirmed.toString(), unconfirmed_duffs: a.unconfirmed.toString() })),
+    };
+  },
+});
+
+export const coreUtxosList = defineTool({
+  name: 'core_utxos_list',
+  title: 'List unspent coins',
+  summary: "List a wallet's unspent outputs (UTXOs)",
+  description: [
+    "Lists the unspent outputs paying to the wallet's addresses, from the network's backend, with",
+    'their height (null while unconfirmed) and whether they can be spent now (young coinbase outputs',
+    'cannot). Amounts in duffs.',
+    '',
+    'Example: wallet core-utxos-list --wallet-id main --json',
+  ].join('\n'),
+  input: z.strictObject({ wallet_id: WalletId, network: OptionalCoreNetwork }),
+  output: z.object({
+    wallet_id: z.string().describe("The wallet's fingerprint."),
+    network: z.string().describe("The wallet's network."),
+    tip_height: z.int().describe("The backend's chain height."),
+    total_duffs: z.string().describe('Sum of all listed outputs.'),
+    spendable_duffs: z.string().describe('Sum of the outputs spendable now.'),
+    utxos: z
+      .array(
+        z.object({
+          txid: z.string().describe('Transaction id.'),
+          vout: z.int().describe('Output index.'),
+          address: z.string().describe('The wallet address it pays.'),
+          path: z.string().describe("That address's derivation path."),
+          amount_duffs: z.string().describe('Value in duffs.'),
+          height: z.int().nullable().describe('Block height; null while in the mempool.'),
+          spendable: z.boolean().describe('False for coinbase outputs younger than 100 blocks.'),
+        }),
+      )
+      .describe('The unspent outputs.'),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  handler: async ({ wallet_id, network }, { services, signal }) => {
+    const { entry, utxos, tip } = await walletUtxos(services, wallet_id, network, signal);
+    return {
+      wallet_id: entry.id,
+      network: entry.network,
+      tip_height: tip,
+      total_duffs: utxos.reduce((sum, u) => sum + u.amount, 0n).toString(),
+      spendable_duffs: utxos.filter((u) => u.spendable).reduce((sum, u) => sum + u.amount, 0n).toString(),
+      utxos: utxos.map((u) => ({ txid: u.txid, vout: u.vout, address: u.address, path: u.path, amount_duffs: u.amount.toString(), height: u.height, spendable: u.spendable })),
+    };
+  },
+});
+
+export const coreTxCreate = defineTool({
+  name: 'core_tx_create',
+  title: 'Create a transaction',
+  summary: 'Build an unsigned payment (PSBT) from wallet coins',
+  description: [
+    'Chooses coins (largest first) to pay the outputs plus the fee, adds change to the next change',
+    "address m/44'/coin'/0'/1/j when it is above the dust limit (546 duffs; smaller change goes to",
+    'the fee), and returns the unsigned transaction as a Base64 PSBT (BIP174) with fee and estimated',
+    'size. Sign it with core-tx-sign, broadcast with core-tx-send. Nothing is spent here, but the',
+    'change address index is reserved.',
+    '',
+    'Example: wallet core-tx-create --wallet-id main --network testnet --outputs \'{"address":"yRd4…","amount_duffs":"150000"}\'',
+  ].join('\n'),
+  input: z.strictObject({
+    wallet_id: WalletId,
+    network: RequiredCoreNetwork,
+    outputs: z.array(Payment).min(1).max(100).describe('The payments: address and amount_duffs each.'),
+    fee_rate_duffs_per_kb: FeeRate,
+  }),
+  output: z.object({
+    psbt: z.string().describe('The unsigned transaction, Base64 PSBT.'),
+    fee_duffs: z.string().describe('The fee in duffs.'),
+    size_bytes: z.int().describe('The estimated signed size in bytes.'),
+    inputs: z.array(InputRow).describe('The coins spent.'),
+    outputs: z.array(OutputRow).describe('The outputs, change last.'),
+    change_address: z.string().nullable().describe('The change address; null when there is no change.'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  handler: async ({ wallet_id, network, outputs, fee_rate_duffs_per_kb }, { services, signal }) => {
+    const created = await createTransaction(services, {
+      walletId: wallet_id,
+      network,
+      payments: outputs.map((o, i) => ({ address: o.address, amount: parseDuffs(o.amount_duffs, `outputs[${i}].amount_duffs`) })),
+      feeRate: optionalDuffs(fee_rate_duffs_per_kb, 'fee_rate_duffs_per_kb'),
+      signal,
+    });
+    return { psbt: created.psbt, fee_duffs: created.fee.toString(), size_bytes: created.size, ...rows(created) };
+  },
+});
+
+export const coreTxSign = defineTool({
+  name: 'core_tx_sign',
+  title: 'Sign a transaction',
+  summary: "Sign a PSBT with the wallet's keys",
+  description: [
+    "Unlocks the wallet and signs every input of a PSBT made by core-tx-create (each input must name",
+    "this wallet's key and a path of its network), then returns the signed raw transaction and its",
+    'txid. Nothing is broadcast. The fee shown is the one the PSBT records; core-tx-send re-checks it',
+    "against the chain. Needs the keystore passphrase.",
+    '',
+    'Example: wallet core-tx-sign --wallet-id main --network testnet --psbt cHNidP8B…',
+  ].join('\n'),
+  input: z.strictObject({
+    wallet_id: WalletId,
+    network: RequiredCoreNetwork,
+    psbt: z.string().min(1).max(1_000_000).describe('The unsigned PSBT, Base64.'),
+  }),
+  output: z.object({
+    hex: z.string().describe('The signed transaction, hex.'),
+    txid: z.string().describe('Its transaction id.'),
+    fee_duffs: z.string().describe('The fee by the PSBT\'s input amounts.'),
+    size_bytes: z.int().describe('The signed size in bytes.'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async ({ wallet_id, network, psbt }, { services }) => {
+    const signed = await signTransaction(services, { walletId: wallet_id, network, psbt });
+    return { hex: signed.hex, txid: signed.txid, fee_duffs: signed.fee.toString(), size_bytes: signed.size };
+  },
+});
+
+export const coreTxSend = defineTool({
+  name: 'core_tx_send',
+  title: 'Broadcast a transaction',
+  summary: 'Broadcast a signed transaction (fee-capped)',
+  description: [
+    "Broadcasts a signed raw transaction through the network's backend. First it checks that the",
+    'backend serves network, looks up every coin the transaction spends, and refuses (POLICY_VIOLATION)',
+    'when the fee is above max_fee_duffs. Irreversible once accepted.',
+    '',
+    'Example: wallet core-tx-send --network testnet --hex 0300000001…',
+  ].join('\n'),
+  input: z.strictObject({
+    network: RequiredCoreNetwork,
+    hex: z.string().min(20).max(2_000_000).describe('The signed transaction, hex (core-tx-sign\'s hex).'),
+    max_fee_duffs: MaxFee,
+  }),
+  output: z.object({
+    txid: z.string().describe('The transaction id the backend accepted.'),
+    fee_duffs: z.string().describe('The fee, from the backend\'s view of the coins spent.'),
+    size_bytes: z.int().describe('The size in bytes.'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  handler: async ({ network, hex, max_fee_duffs }, { services, signal }) => {
+    const sent = await sendTransaction(services, { network, hex, maxFee: optionalDuffs(max_fee_duffs, 'max_fee_duffs'), signal });
+    return { txid: sent.txid, fee_duffs: sent.fee.toString(), size_bytes: sent.size };
+  },
+});
+
+export const coreFundsSend = defineTool({
+  name: 'core_funds_send',
+  title: 'Send Dash',
+  summary: 'Pay an address: create, sign and broadcast',
+  description: [
+    'Pays amount_duffs to address from the wallet in one step: core-tx-create, core-tx-sign and',
+    'core-tx-send. Refuses a fee above max_fee_duffs before signing. With dry_run the transaction is',
+    'built and signed but not broadcast (and no change index is used up): check the fee, then send.',
+    'Needs the keystore passphrase.',
+    '',
+    'Example: wallet core-funds-send --wallet-id main --network testnet --address yRd4… --amount-duffs 150000 --dry-run',
+  ].join('\n'),
+  input: z.strictObject({
+    wallet_id: WalletId,
+    network: RequiredCoreNetwork,
+    address: CoreAddress.describe('The address to pay.'),
+    amount_duffs: Duffs.describe('The amount to pay, in duffs (1 DASH = 100000000).'),
+    fee_rate_duffs_per_kb: FeeRate,
+    max_fee_duffs: MaxFee,
+    dry_run: z.boolean().default(false).describe('Build and sign, but do not broadcast.'),
+  }),
+  output: z.object({
+    sent: z.boolean().describe('True when broadcast; false for a dry run.'),
+    txid: z.string().describe('The transaction id.'),
+    hex: z.string().describe('The signed transaction, hex.'),
+    fee_duffs: z.string().describe('The fee in duffs.'),
+    size_bytes: z.int().describe('The estimated signed size in bytes.'),
+    inputs: z.array(InputRow).describe('The coins spent.'),
+    outputs: z.array(OutputRow).describe('The outputs, change last.'),
+    change_address: z.string().nullable().describe('The change address; null when there is no change.'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  handler: async (input, { services, signal }) => {
+    const result = await sendFunds(services, {
+      walletId: input.wallet_id,
+      network: input.network,
+      payments: [{ address: input.address, amount: parseDuffs(input.amount_duffs, 'amount_duffs') }],
+      feeRate: optionalDuffs(input.fee_rate_duffs_per_kb, 'fee_rate_duffs_per_kb'),
+      maxFee: optionalDuffs(input.max_fee_duffs, 'max_fee_duffs'),
+      dryRun: input.dry_run,
+      signal,
+    });
+    return { sent: result.sent, txid: result.txid, hex: result.hex, fee_duffs: result.fee.toString(), size_bytes: result.size, ...rows(result) };
+  },
+});

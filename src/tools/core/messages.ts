@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { signMessage, verifyMessage } from '../../domain/core/message.js';
+import { withAddressKey } from '../../domain/core/funds.js';
+import { openWallet } from '../../domain/core/wallets.js';
+import { defineTool } from '../define.js';
+import { CoreAddress, OptionalCoreNetwork, WalletId } from '../fields.js';
+
+const Message = z.string().max(100_000).describe('The message text (UTF-8).');
+
+export const coreMessageSign = defineTool({
+  name: 'core_message_sign',
+  title: 'Sign a message',
+  summary: 'Sign a message with one of the wallet\'s addresses',
+  description: [
+    "Signs a text with the key of one of the wallet's addresses, in Dash Core's signmessage format",
+    '(compact recoverable signature, Base64), so anyone can check it with core-message-verify or',
+    "Dash Core's verifymessage. Needs the keystore passphrase.",
+    '',
+    'Example: wallet core-message-sign --wallet-id main --address yRd4… --message "I own this"',
+  ].join('\n'),
+  input: z.strictObject({
+    wallet_id: WalletId,
+    network: OptionalCoreNetwork,
+    address: CoreAddress.describe('The wallet address whose key signs (from core-addresses-list).'),
+    message: Message,
+  }),
+  output: z.object({
+    address: z.string().describe('The signing address.'),
+    message: z.string().describe('The message signed.'),
+    signature: z.string().describe('The signature, Base64 (65 bytes).'),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async ({ wallet_id, network, address, message }, { services }) => {
+    const entry = await openWallet(services, wallet_id, network);
+    const signature = await withAddressKey(services, entry, address.trim(), (key) => signMessage(message, key));
+    return { address: address.trim(), message, signature };
+  },
+});
+
+export const coreMessageVerify = defineTool({
+  name: 'core_message_verify',
+  title: 'Verify a message',
+  summary: 'Verify a Dash signed message',
+  description: [
+    "Checks a signature in Dash Core's signed-message format against an address and message.",
+    'valid is false for a signature by another key or of another message; malformed input',
+    '(not Base64, wrong length, not a P2PKH address) is an INVALID_PARAM error.',
+    '',
+    'Example: wallet core-message-verify --address yRd4… --message "I own this" --signature H…=',
+  ].join('\n'),
+  input: z.strictObject({
+    address: CoreAddress.describe('The P2PKH address that supposedly signed.'),
+    message: Message,
+    signature: z.string().min(1).max(200).describe('The signature, Base64.'),
+  }),
+  output: z.object({ valid: z.boolean().describe('Whether the address signed exactly this message.') }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async ({ address, message, signature }) => ({ valid: verifyMessage(message, address.trim(), signature) }),
+});
