@@ -261,7 +261,7 @@ function printResult(result: ToolCallResult, globals: GlobalOptions, io: CliIo, 
     const message = meta ? `${meta.code}: ${meta.message}` : textOf(result) || 'The tool reported an error.';
     io.stderr.write(`${style.error('error')}: ${message}\n`);
     if (meta?.hint) io.stderr.write(`hint: ${meta.hint}\n`);
-    return meta?.code === 'INVALID_PARAM' ? EXIT.usage : EXIT.toolError;
+    return meta?.code === 'INVALID_PARAM' || meta?.code === 'NETWORK_REQUIRED' ? EXIT.usage : EXIT.toolError;
   }
   if (globals.json) {
     const value = result.structuredContent ?? { content: result.content };

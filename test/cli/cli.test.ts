@@ -124,7 +124,12 @@ describe('wallet CLI on its own server (in-process)', () => {
       tools.map((row) => row.tool),
       ALL_TOOLS.map((tool) => tool.name),
     );
-    assert.ok(tools.every((row) => row.badges.includes('read-only')));
+    for (const tool of ALL_TOOLS) {
+      const badges = tools.find((row) => row.tool === tool.name)?.badges ?? '';
+      assert.equal(badges.includes('read-only'), tool.annotations.readOnlyHint, `${tool.name} read-only badge`);
+      assert.equal(badges.includes('destructive'), tool.annotations.destructiveHint, `${tool.name} destructive badge`);
+      assert.equal(badges.includes('network'), tool.annotations.openWorldHint, `${tool.name} network badge`);
+    }
   });
 
   it('--version prints the version', async () => {

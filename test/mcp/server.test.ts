@@ -20,6 +20,10 @@ async function connect(env: Record<string, string> = {}): Promise<Client> {
   return client;
 }
 
+
+/** What a served (not local) server lists: every tool but those that reveal or accept secrets. */
+const SERVED = ALL_TOOLS.filter((tool) => tool.localOnly !== true);
+
 describe('MCP server', () => {
   let client: Client;
   before(async () => {
@@ -36,7 +40,7 @@ describe('MCP server', () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      ALL_TOOLS.map((tool) => tool.name),
+      SERVED.map((tool) => tool.name),
     );
     for (const tool of tools) {
       const definition = ALL_TOOLS.find((candidate) => candidate.name === tool.name);
@@ -108,7 +112,7 @@ describe('MCP server', () => {
     assert.equal(document.tool.name, 'wallet');
     assert.deepEqual(
       document.tool.functions.map((fn) => fn.name),
-      ALL_TOOLS.map((tool) => tool.name),
+      SERVED.map((tool) => tool.name),
     );
     for (const fn of document.tool.functions) assert.equal(fn.parameters.type, 'object');
   });

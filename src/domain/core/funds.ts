@@ -11,6 +11,7 @@ import { CHAIN_INDEX, type AddressChain } from './hd.js';
 import { DEFAULT_FEE_RATE_DUFFS_PER_KB, dashParams } from './params.js';
 import { signPsbt } from './signer.js';
 import {
+  checkPayments,
   isSpendable,
   planSpend,
   planToPsbt,
@@ -112,6 +113,7 @@ export async function createTransaction(
   request: { walletId: string; network: CoreNetwork; payments: Payment[]; feeRate?: bigint | undefined; dryRun?: boolean; signal?: AbortSignal | undefined },
 ): Promise<CreatedTransaction> {
   const feeRate = parseFeeRate(request.feeRate);
+  checkPayments(request.payments, request.network);
   const entry = await openWallet(services, request.walletId, request.network);
   const backend = await backendFor(services, entry.network);
   const tip = await checkBackendNetwork(backend, entry.network);

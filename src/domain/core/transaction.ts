@@ -64,6 +64,24 @@ export function isSpendable(utxo: Utxo, tipHeight: number): boolean {
 }
 
 /**
+ * The output scripts of the payments, after checking each address is valid on `network` and each
+ * amount above dust: checked before any backend is asked, so bad input costs nothing.
+ */
+export function checkPayments(payments: readonly Payment[], network: CoreNetwork): Uint8Array[] {
+  if (payments.length === 0) throw new WalletError('INVALID_PARAM', 'outputs must name at least one payment.');
+  return payments.map((payment, i) => {
+    const field = payments.length === 1 ? '' : `outputs[${i}].`;
+    if (payment.amount <= DUST_LIMIT_DUFFS) {
+      throw new WalletError(
+        'INVALID_PARAM',
+        `${field}amount_duffs is ${payment.amount}: at or below the dust limit of ${DUST_LIMIT_DUFFS} duffs.`,
+      );
+    }
+    return addressScript(requireAddress(payment.address, network, `${field}address`));
+  });
+}
+
+/**
  * Chooses inputs for `payments`, largest first (fewest inputs, deterministic), and adds change when
  * it is above dust; change at or below dust goes to the fee. `INSUFFICIENT_FUNDS` when the UTXOs
  * cannot pay outputs and fee.
@@ -75,16 +93,7 @@ export function planSpend(
   network: CoreNetwork,
   changeAddress: string,
 ): SpendPlan {
-  if (payments.length === 0) throw new WalletError('INVALID_PARAM', 'outputs must name at least one payment.');
-  const paymentScripts = payments.map((payment, i) => {
-    if (payment.amount <= DUST_LIMIT_DUFFS) {
-      throw new WalletError(
-        'INVALID_PARAM',
-        `outputs[${i}].amount_duffs is ${payment.amount}: at or below the dust limit of ${DUST_LIMIT_DUFFS} duffs.`,
-      );
-    }
-    return addressScript(requireAddress(payment.address, network, `outputs[${i}].address`));
-  });
+  const paymentScripts = checkPayments(payments, network);
   const target = payments.reduce((sum, payment) => sum + payment.amount, 0n);
   const changeScript = addressScript(requireAddress(changeAddress, network, 'change address'));
   const sorted = [...utxos].sort(
