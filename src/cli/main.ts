@@ -18,7 +18,14 @@ import { CLI_VERBS, renderCommandHelp, renderRootHelp, type ToolCommand } from '
 import { processIo, readAll, type CliIo } from './io.js';
 import { createStyle, renderHuman, type Style } from './render.js';
 import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
-import { passphrasePrompt, PromptInterrupted, promptHidden, readSecretFile, readSecretStdin, type PassphrasePrompt } from './secrets.js';
+import {
+  passphrasePrompt,
+  PromptInterrupted,
+  promptHidden,
+  readSecretFile,
+  readSecretStdin,
+  type PassphrasePrompt,
+} from './secrets.js';
 import { progressLine } from './progress.js';
 import { runServe } from './serve.js';
 import { splitCommandLine } from './server-command.js';
@@ -221,7 +228,11 @@ async function openSession(
         ? await readSecretStdin(io, '--passphrase-stdin')
         : undefined;
   const prompt = given === undefined && io.stdin.isTTY ? passphrasePrompt(io) : undefined;
-  const session = await openInProcessSession({ env: io.env, endpoints: globals.endpoints, passphrase: given ?? prompt?.source });
+  const session = await openInProcessSession({
+    env: io.env,
+    endpoints: globals.endpoints,
+    passphrase: given ?? prompt?.source,
+  });
   return { session, prompt };
 }
 

@@ -2,7 +2,12 @@ import { homedir } from 'node:os';
 import { readConfigFile } from './config/config-file.js';
 import { resolveDataDir } from './config/data-dir.js';
 import { WalletError } from './errors.js';
-import { resolveNetworks, type EndpointOverride, type NetworkSettings, type ResolvedNetwork } from './config/endpoints.js';
+import {
+  resolveNetworks,
+  type EndpointOverride,
+  type NetworkSettings,
+  type ResolvedNetwork,
+} from './config/endpoints.js';
 import type { Chain } from './config/networks.js';
 import { Keystore } from './keystore/keystore.js';
 
@@ -71,7 +76,10 @@ export class WalletServices {
       });
     }
     if (purpose === 'new' && passphrase.length < MIN_PASSPHRASE_LENGTH) {
-      throw new WalletError('INVALID_PARAM', `The keystore passphrase must have at least ${MIN_PASSPHRASE_LENGTH} characters.`);
+      throw new WalletError(
+        'INVALID_PARAM',
+        `The keystore passphrase must have at least ${MIN_PASSPHRASE_LENGTH} characters.`,
+      );
     }
     return passphrase;
   }

@@ -1,4 +1,11 @@
-import { Client, ProtocolError, SdkError, SdkErrorCode, type RequestOptions, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  type RequestOptions,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../shared/json-schema.js';

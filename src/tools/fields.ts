@@ -46,7 +46,11 @@ export const Duffs = z
   .regex(DUFFS_PATTERN, 'a whole number of duffs written in digits, e.g. "150000" (1 DASH = 100000000 duffs)')
   .describe('An amount in duffs, as a string of digits (1 DASH = 100000000 duffs).');
 
-export const CoreAddress = z.string().min(1).max(128).describe('A Dash address (Base58Check: X… or 7… on mainnet, y… or 8… on testnet/regtest).');
+export const CoreAddress = z
+  .string()
+  .min(1)
+  .max(128)
+  .describe('A Dash address (Base58Check: X… or 7… on mainnet, y… or 8… on testnet/regtest).');
 
 /** A secret input: never in argv, never in `wallet serve` (the tool must be local-only). */
 export function secretString(description: string): z.ZodString {

@@ -6,7 +6,13 @@ import { toolDescribe } from './meta/tool-describe.js';
 import { coreAddressCreate, coreAddressesDiscover, coreAddressesList, coreAddressValidate } from './core/addresses.js';
 import { coreBalancesGet, coreFundsSend, coreTxCreate, coreTxSend, coreTxSign, coreUtxosList } from './core/funds.js';
 import { coreMessageSign, coreMessageVerify } from './core/messages.js';
-import { coreWalletCreate, coreWalletDelete, coreWalletExport, coreWalletImport, coreWalletsList } from './core/wallets.js';
+import {
+  coreWalletCreate,
+  coreWalletDelete,
+  coreWalletExport,
+  coreWalletImport,
+  coreWalletsList,
+} from './core/wallets.js';
 
 /** Every tool of the wallet. Adding a tool is one line here. */
 export const ALL_TOOLS: readonly AnyTool[] = [

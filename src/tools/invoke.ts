@@ -35,7 +35,8 @@ export function invalidInputError(error: z.ZodError, args: unknown): WalletError
     });
   }
   const field = first.path.length > 0 ? first.path.map(String).join('.') : 'arguments';
-  const missing = (first.code === 'invalid_type' || first.code === 'invalid_value') && valueAt(args, first.path) === undefined;
+  const missing =
+    (first.code === 'invalid_type' || first.code === 'invalid_value') && valueAt(args, first.path) === undefined;
   if (missing && field === 'network') {
     return new WalletError('NETWORK_REQUIRED', 'This tool spends or deletes: it needs an explicit network.', {
       hint: 'Pass network (mainnet, testnet or regtest for Dash); it must match the wallet.',

@@ -55,7 +55,10 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
     wrongFile = join(home, 'wrong');
     writeFileSync(passphraseFile, 'right passphrase\n', { mode: 0o600 });
     writeFileSync(wrongFile, 'wrong passphrase\n', { mode: 0o600 });
-    const imported = await run(['core-wallet-import', '--alias', 'main', '--network', 'testnet', '--mnemonic-stdin', '--no-discover', '--json'], { stdin: ABANDON });
+    const imported = await run(
+      ['core-wallet-import', '--alias', 'main', '--network', 'testnet', '--mnemonic-stdin', '--no-discover', '--json'],
+      { stdin: ABANDON },
+    );
     assert.equal(imported.code, 0, imported.stderr);
     assert.equal((await run(['core-address-create', '--wallet-id', 'main'])).code, 0);
   });
@@ -66,10 +69,19 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
     await expectError(['core-wallet-create', '--alias', 'main', '--network', 'testnet'], 'INVALID_PARAM', 2);
     await expectError(['core-wallet-create', '--alias', 'fresh'], 'WALLET_LOCKED', 1, { passphrase: 'none' });
     const badChecksum = ABANDON.replace(/about$/, 'abandon');
-    const stderr = await expectError(['core-wallet-import', '--alias', 'x', '--mnemonic-stdin', '--no-discover'], 'INVALID_PARAM', 2, { stdin: badChecksum });
+    const stderr = await expectError(
+      ['core-wallet-import', '--alias', 'x', '--mnemonic-stdin', '--no-discover'],
+      'INVALID_PARAM',
+      2,
+      { stdin: badChecksum },
+    );
     assert.doesNotMatch(stderr, /abandon/, 'the mnemonic is not echoed');
-    await expectError(['core-wallet-import', '--alias', 'x', '--mnemonic-stdin', '--no-discover'], 'INVALID_PARAM', 2, { stdin: `${ABANDON} zoo` });
-    await expectError(['core-wallet-import', '--alias', 'x', '--mnemonic-stdin', '--no-discover'], 'INVALID_PARAM', 2, { stdin: ABANDON });
+    await expectError(['core-wallet-import', '--alias', 'x', '--mnemonic-stdin', '--no-discover'], 'INVALID_PARAM', 2, {
+      stdin: `${ABANDON} zoo`,
+    });
+    await expectError(['core-wallet-import', '--alias', 'x', '--mnemonic-stdin', '--no-discover'], 'INVALID_PARAM', 2, {
+      stdin: ABANDON,
+    });
     const inline = await run(['core-wallet-import', '--alias', 'x', '--mnemonic', ABANDON]);
     assert.equal(inline.code, 2);
     assert.doesNotMatch(inline.stderr, /abandon|about/);
@@ -85,9 +97,22 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
 
   it('delete: network required and matching, fingerprint confirmed, passphrase right', async () => {
     await expectMissingNetwork(['core-wallet-delete', '--wallet-id', 'main', '--confirm-fingerprint', '73c5da0a']);
-    await expectError(['core-wallet-delete', '--wallet-id', 'main', '--network', 'mainnet', '--confirm-fingerprint', '73c5da0a'], 'NETWORK_MISMATCH', 1);
-    await expectError(['core-wallet-delete', '--wallet-id', 'main', '--network', 'testnet', '--confirm-fingerprint', '00000000'], 'INVALID_PARAM', 2);
-    await expectError(['core-wallet-delete', '--wallet-id', 'main', '--network', 'testnet', '--confirm-fingerprint', '73c5da0a'], 'WALLET_LOCKED', 1, { passphrase: 'wrong' });
+    await expectError(
+      ['core-wallet-delete', '--wallet-id', 'main', '--network', 'mainnet', '--confirm-fingerprint', '73c5da0a'],
+      'NETWORK_MISMATCH',
+      1,
+    );
+    await expectError(
+      ['core-wallet-delete', '--wallet-id', 'main', '--network', 'testnet', '--confirm-fingerprint', '00000000'],
+      'INVALID_PARAM',
+      2,
+    );
+    await expectError(
+      ['core-wallet-delete', '--wallet-id', 'main', '--network', 'testnet', '--confirm-fingerprint', '73c5da0a'],
+      'WALLET_LOCKED',
+      1,
+      { passphrase: 'wrong' },
+    );
   });
 
   it('addresses: unknown wallet lists the known ones; wrong network refused', async () => {
@@ -101,58 +126,164 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
 
   it('address validation reports malformed, bad-checksum and wrong-network addresses', async () => {
     const check = async (address: string, network?: string) => {
-      const result = await run(['core-address-validate', '--address', address, ...(network ? ['--network', network] : []), '--json'], { passphrase: 'none' });
+      const result = await run(
+        ['core-address-validate', '--address', address, ...(network ? ['--network', network] : []), '--json'],
+        { passphrase: 'none' },
+      );
       assert.equal(result.code, 0, result.stderr);
-      return JSON.parse(result.stdout) as { valid: boolean; network: string | null; problem: string | null; type: string | null };
+      return JSON.parse(result.stdout) as {
+        valid: boolean;
+        network: string | null;
+        problem: string | null;
+        type: string | null;
+      };
     };
-    assert.deepEqual(await check(MAINNET_ADDRESS), { valid: true, network: 'mainnet', networks: ['mainnet'], type: 'p2pkh', problem: null });
+    assert.deepEqual(await check(MAINNET_ADDRESS), {
+      valid: true,
+      network: 'mainnet',
+      networks: ['mainnet'],
+      type: 'p2pkh',
+      problem: null,
+    });
     assert.equal((await check(TESTNET_ADDRESS)).network, 'testnet');
     assert.equal((await check(MAINNET_ADDRESS, 'testnet')).valid, false);
     assert.match((await check(`${TESTNET_ADDRESS.slice(0, -1)}u`)).problem ?? '', /checksum/);
     assert.match((await check('0OIl-not-base58')).problem ?? '', /Base58/);
-    assert.match((await check('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2')).problem ?? '', /version byte/, 'a Bitcoin address is not Dash');
+    assert.match(
+      (await check('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2')).problem ?? '',
+      /version byte/,
+      'a Bitcoin address is not Dash',
+    );
   });
 
   it('transactions: bad amounts, bad and wrong-network addresses, dust, bad PSBT and hex', async () => {
     const create = (address: string, amount: string) => [
-      'core-tx-create', '--wallet-id', 'main', '--network', 'testnet', '--outputs', JSON.stringify({ address, amount_duffs: amount }),
+      'core-tx-create',
+      '--wallet-id',
+      'main',
+      '--network',
+      'testnet',
+      '--outputs',
+      JSON.stringify({ address, amount_duffs: amount }),
     ];
-    for (const amount of ['-5', '1.5', '1e5', 'abc', '', '007']) await expectError(create(TESTNET_ADDRESS, amount), 'INVALID_PARAM', 2);
+    for (const amount of ['-5', '1.5', '1e5', 'abc', '', '007'])
+      await expectError(create(TESTNET_ADDRESS, amount), 'INVALID_PARAM', 2);
     await expectError(create(TESTNET_ADDRESS, '546'), 'INVALID_PARAM', 2);
     await expectError(create('yNotAnAddress', '100000'), 'INVALID_PARAM', 2);
     await expectError(create(MAINNET_ADDRESS, '100000'), 'NETWORK_MISMATCH', 1);
-    await expectMissingNetwork(['core-tx-create', '--wallet-id', 'main', '--outputs', JSON.stringify({ address: TESTNET_ADDRESS, amount_duffs: '1000' })]);
+    await expectMissingNetwork([
+      'core-tx-create',
+      '--wallet-id',
+      'main',
+      '--outputs',
+      JSON.stringify({ address: TESTNET_ADDRESS, amount_duffs: '1000' }),
+    ]);
     await expectError([...create(TESTNET_ADDRESS, '100000'), '--fee-rate-duffs-per-kb', '999'], 'INVALID_PARAM', 2);
-    await expectError(['core-tx-sign', '--wallet-id', 'main', '--network', 'testnet', '--psbt', 'not base64!'], 'INVALID_PARAM', 2);
-    await expectError(['core-tx-sign', '--wallet-id', 'main', '--network', 'testnet', '--psbt', 'aGVsbG8='], 'INVALID_PARAM', 2);
+    await expectError(
+      ['core-tx-sign', '--wallet-id', 'main', '--network', 'testnet', '--psbt', 'not base64!'],
+      'INVALID_PARAM',
+      2,
+    );
+    await expectError(
+      ['core-tx-sign', '--wallet-id', 'main', '--network', 'testnet', '--psbt', 'aGVsbG8='],
+      'INVALID_PARAM',
+      2,
+    );
     await expectError(['core-tx-send', '--network', 'testnet', '--hex', 'zz'.repeat(20)], 'INVALID_PARAM', 2);
     await expectError(['core-tx-send', '--network', 'testnet', '--hex', '00'.repeat(20)], 'INVALID_PARAM', 2);
-    await expectError(['core-funds-send', '--wallet-id', 'main', '--network', 'testnet', '--address', TESTNET_ADDRESS, '--amount-duffs', '-1'], 'INVALID_PARAM', 2);
-    await expectMissingNetwork(['core-funds-send', '--wallet-id', 'main', '--address', TESTNET_ADDRESS, '--amount-duffs', '1000']);
+    await expectError(
+      [
+        'core-funds-send',
+        '--wallet-id',
+        'main',
+        '--network',
+        'testnet',
+        '--address',
+        TESTNET_ADDRESS,
+        '--amount-duffs',
+        '-1',
+      ],
+      'INVALID_PARAM',
+      2,
+    );
+    await expectMissingNetwork([
+      'core-funds-send',
+      '--wallet-id',
+      'main',
+      '--address',
+      TESTNET_ADDRESS,
+      '--amount-duffs',
+      '1000',
+    ]);
   });
 
   it('an unreachable backend is BACKEND_UNAVAILABLE naming the endpoint without its password', async () => {
-    const stderr = await expectError(['core-balances-get', '--wallet-id', 'main'], 'BACKEND_UNAVAILABLE', 1, { passphrase: 'none' });
+    const stderr = await expectError(['core-balances-get', '--wallet-id', 'main'], 'BACKEND_UNAVAILABLE', 1, {
+      passphrase: 'none',
+    });
     assert.match(stderr, /127\.0\.0\.1:9/);
     assert.doesNotMatch(stderr, /s3cretpw|rpcuser/);
   });
 
   it('messages: sign with an issued address only; malformed and forged signatures', async () => {
-    await expectError(['core-message-sign', '--wallet-id', 'main', '--address', MAINNET_ADDRESS, '--message', 'hi'], 'INVALID_PARAM', 2);
-    await expectError(['core-message-sign', '--wallet-id', 'main', '--address', TESTNET_ADDRESS, '--message', 'hi'], 'WALLET_LOCKED', 1, { passphrase: 'wrong' });
-    const signed = await run(['core-message-sign', '--wallet-id', 'main', '--address', TESTNET_ADDRESS, '--message', 'hi', '--json']);
+    await expectError(
+      ['core-message-sign', '--wallet-id', 'main', '--address', MAINNET_ADDRESS, '--message', 'hi'],
+      'INVALID_PARAM',
+      2,
+    );
+    await expectError(
+      ['core-message-sign', '--wallet-id', 'main', '--address', TESTNET_ADDRESS, '--message', 'hi'],
+      'WALLET_LOCKED',
+      1,
+      { passphrase: 'wrong' },
+    );
+    const signed = await run([
+      'core-message-sign',
+      '--wallet-id',
+      'main',
+      '--address',
+      TESTNET_ADDRESS,
+      '--message',
+      'hi',
+      '--json',
+    ]);
     assert.equal(signed.code, 0, signed.stderr);
     const { signature } = JSON.parse(signed.stdout) as { signature: string };
-    const verify = async (message: string, sig: string) => run(['core-message-verify', '--address', TESTNET_ADDRESS, '--message', message, '--signature', sig, '--json'], { passphrase: 'none' });
+    const verify = async (message: string, sig: string) =>
+      run(['core-message-verify', '--address', TESTNET_ADDRESS, '--message', message, '--signature', sig, '--json'], {
+        passphrase: 'none',
+      });
     assert.deepEqual(JSON.parse((await verify('hi', signature)).stdout), { valid: true });
     assert.deepEqual(JSON.parse((await verify('hi!', signature)).stdout), { valid: false });
-    await expectError(['core-message-verify', '--address', TESTNET_ADDRESS, '--message', 'hi', '--signature', 'not*base64'], 'INVALID_PARAM', 2, { passphrase: 'none' });
-    await expectError(['core-message-verify', '--address', TESTNET_ADDRESS, '--message', 'hi', '--signature', 'aGVsbG8='], 'INVALID_PARAM', 2, { passphrase: 'none' });
+    await expectError(
+      ['core-message-verify', '--address', TESTNET_ADDRESS, '--message', 'hi', '--signature', 'not*base64'],
+      'INVALID_PARAM',
+      2,
+      { passphrase: 'none' },
+    );
+    await expectError(
+      ['core-message-verify', '--address', TESTNET_ADDRESS, '--message', 'hi', '--signature', 'aGVsbG8='],
+      'INVALID_PARAM',
+      2,
+      { passphrase: 'none' },
+    );
   });
 
   it('finally deletes the wallet when every check passes', async () => {
-    const deleted = await run(['core-wallet-delete', '--wallet-id', 'main', '--network', 'testnet', '--confirm-fingerprint', '73C5DA0A', '--json']);
+    const deleted = await run([
+      'core-wallet-delete',
+      '--wallet-id',
+      'main',
+      '--network',
+      'testnet',
+      '--confirm-fingerprint',
+      '73C5DA0A',
+      '--json',
+    ]);
     assert.equal(deleted.code, 0, deleted.stderr);
-    assert.deepEqual(readdirSync(join(home, 'keystore')).filter((name) => name.endsWith('.json')), []);
+    assert.deepEqual(
+      readdirSync(join(home, 'keystore')).filter((name) => name.endsWith('.json')),
+      [],
+    );
   });
 });

@@ -13,7 +13,14 @@ import { HDKey } from '@scure/bip32';
 import { addressScript, decodeAddress } from '../../src/domain/core/address.js';
 import { AccountWatcher, accountXpub, fingerprintHex, masterKey, toWif } from '../../src/domain/core/hd.js';
 import { signMessage, verifyMessage } from '../../src/domain/core/message.js';
-import { planSpend, planToPsbt, readPsbt, readRawTransaction, type KeyOrigin, type Utxo } from '../../src/domain/core/transaction.js';
+import {
+  planSpend,
+  planToPsbt,
+  readPsbt,
+  readRawTransaction,
+  type KeyOrigin,
+  type Utxo,
+} from '../../src/domain/core/transaction.js';
 import { signPsbt } from '../../src/domain/core/signer.js';
 import type { CoreNetwork } from '../../src/domain/config/networks.js';
 import { dashParams } from '../../src/domain/core/params.js';
@@ -21,8 +28,17 @@ import { dashParams } from '../../src/domain/core/params.js';
 const require = createRequire(import.meta.url);
 
 /** The slice of dashcore-lib's API these tests use (its bundled typings are loose). */
-type DashcorePrivateKey = { toWIF(): string; toAddress(network: string): { toString(): string }; publicKey: { toString(): string } };
-type DashcoreHd = { derive(path: string): DashcoreHd; privateKey: DashcorePrivateKey; hdPublicKey: { toString(): string }; fingerPrint: Buffer };
+type DashcorePrivateKey = {
+  toWIF(): string;
+  toAddress(network: string): { toString(): string };
+  publicKey: { toString(): string };
+};
+type DashcoreHd = {
+  derive(path: string): DashcoreHd;
+  privateKey: DashcorePrivateKey;
+  hdPublicKey: { toString(): string };
+  fingerPrint: Buffer;
+};
 type DashcoreTx = {
   from(utxo: object): DashcoreTx;
   to(address: string, amount: number): DashcoreTx;
@@ -33,8 +49,14 @@ type DashcoreTx = {
   version: number;
 };
 type Dashcore = {
-  Mnemonic: new (words?: string) => { toString(): string; toHDPrivateKey(passphrase: string, network: string): DashcoreHd };
-  Message: new (message: string) => { sign(key: DashcorePrivateKey): string; verify(address: string, signature: string): boolean };
+  Mnemonic: new (words?: string) => {
+    toString(): string;
+    toHDPrivateKey(passphrase: string, network: string): DashcoreHd;
+  };
+  Message: new (message: string) => {
+    sign(key: DashcorePrivateKey): string;
+    verify(address: string, signature: string): boolean;
+  };
   Transaction: new (hex?: string) => DashcoreTx;
   PrivateKey: { fromWIF(wif: string): DashcorePrivateKey };
 };
@@ -98,7 +120,10 @@ describe('dashcore-lib as an oracle', () => {
       const xpub = accountXpub(master, network, 0);
       assert.equal(xpub, theirs.derive(`m/44'/${coin}'/0'`).hdPublicKey.toString(), `xpub (${network})`);
       const watcher = new AccountWatcher(xpub, network);
-      for (const [chain, chainIndex] of [['receive', 0], ['change', 1]] as const) {
+      for (const [chain, chainIndex] of [
+        ['receive', 0],
+        ['change', 1],
+      ] as const) {
         for (const index of [0, 1, 7, 19]) {
           const path = `m/44'/${coin}'/0'/${chainIndex}/${index}`;
           const theirKey = theirs.derive(path).privateKey;
@@ -159,16 +184,30 @@ describe('dashcore-lib as an oracle', () => {
         };
       });
       const recipient = watcher.address('receive', 50);
-      const plan = planSpend(utxos, [{ address: recipient, amount: BigInt(60_000 + i * 1000) }], 1000n + BigInt(i * 250), network, watcher.address('change', 0));
+      const plan = planSpend(
+        utxos,
+        [{ address: recipient, amount: BigInt(60_000 + i * 1000) }],
+        1000n + BigInt(i * 250),
+        network,
+        watcher.address('change', 0),
+      );
       const signed = signPsbt(readPsbt(planToPsbt(plan, origins, network)), master, network);
 
       let theirs = new dashcore.Transaction();
       const keys: DashcorePrivateKey[] = [];
       for (const utxo of plan.inputs) {
-        theirs = theirs.from({ txId: utxo.txid, outputIndex: utxo.vout, address: utxo.address, script: hex.encode(utxo.script), satoshis: Number(utxo.amount) });
+        theirs = theirs.from({
+          txId: utxo.txid,
+          outputIndex: utxo.vout,
+          address: utxo.address,
+          script: hex.encode(utxo.script),
+          satoshis: Number(utxo.amount),
+        });
         const origin = origins.get(utxo.address);
         assert.ok(origin);
-        const key = HDKey.fromMasterSeed(await mnemonicToSeed(mnemonic, '')).derive(`m/44'/${coin}'/0'/0/${origin.path[4]}`).privateKey;
+        const key = HDKey.fromMasterSeed(await mnemonicToSeed(mnemonic, '')).derive(
+          `m/44'/${coin}'/0'/0/${origin.path[4]}`,
+        ).privateKey;
         assert.ok(key);
         keys.push(dashcore.PrivateKey.fromWIF(toWif(key, network)));
       }
@@ -180,7 +219,10 @@ describe('dashcore-lib as an oracle', () => {
       const parsed = readRawTransaction(signed.hex);
       assert.equal(parsed.txid, theirs.hash);
       assert.equal(parsed.version, 3);
-      assert.ok(signed.size <= plan.size && plan.size - signed.size <= plan.inputs.length * 2, 'size estimate is an upper bound within a byte per signature');
+      assert.ok(
+        signed.size <= plan.size && plan.size - signed.size <= plan.inputs.length * 2,
+        'size estimate is an upper bound within a byte per signature',
+      );
     }
   });
 });

@@ -34,10 +34,15 @@ describe('keystore', () => {
   it('stores an owner-only file in an owner-only folder, the mnemonic encrypted', () => {
     assert.equal(statSync(services.keystore.dir).mode & 0o777, 0o700);
     assert.equal(statSync(file).mode & 0o777, 0o600);
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown> & { crypto: Record<string, unknown> };
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown> & {
+      crypto: Record<string, unknown>;
+    };
     assert.equal(stored['format'], 'wallet-keystore');
     assert.equal(stored['version'], 1);
-    assert.deepEqual({ ...(stored.crypto['kdfparams'] as object), salt: 'x' }, { n: 131072, r: 8, p: 1, dklen: 32, salt: 'x' });
+    assert.deepEqual(
+      { ...(stored.crypto['kdfparams'] as object), salt: 'x' },
+      { n: 131072, r: 8, p: 1, dklen: 32, salt: 'x' },
+    );
     assert.equal(stored.crypto['cipher'], 'aes-256-gcm');
     assert.doesNotMatch(readFileSync(file, 'utf8'), /\b(abandon|about|zoo)\b/);
   });
@@ -54,7 +59,10 @@ describe('keystore', () => {
 
   it('detects tampering with the ciphertext, the KDF parameters or the stored xpub', async () => {
     const original = readFileSync(file, 'utf8');
-    const tamper = async (change: (stored: { crypto: { ciphertext: string; kdfparams: { n: number } }; account: { xpub: string } }) => void, code: string) => {
+    const tamper = async (
+      change: (stored: { crypto: { ciphertext: string; kdfparams: { n: number } }; account: { xpub: string } }) => void,
+      code: string,
+    ) => {
       const stored = JSON.parse(original);
       change(stored);
       writeFileSync(file, JSON.stringify(stored));
@@ -72,7 +80,11 @@ describe('keystore', () => {
     }, 'WALLET_LOCKED');
     await tamper((s) => (s.crypto.kdfparams.n = 2 ** 18), 'WALLET_LOCKED');
     await tamper((s) => (s.crypto.kdfparams.n = 2 ** 10), 'INTERNAL');
-    const other = await createWallet(new WalletServices({ dataDir: tempHome(), passphrase: PASSPHRASE, env: {} }), { alias: 'x', network: 'testnet', words: 12 });
+    const other = await createWallet(new WalletServices({ dataDir: tempHome(), passphrase: PASSPHRASE, env: {} }), {
+      alias: 'x',
+      network: 'testnet',
+      words: 12,
+    });
     await tamper((s) => (s.account.xpub = other.account.xpub), 'WALLET_LOCKED');
   });
 
@@ -82,27 +94,49 @@ describe('keystore', () => {
     try {
       const listing = await services.keystore.list();
       assert.deepEqual(listing.unreadable, [damaged]);
-      assert.deepEqual(listing.entries.map((e) => e.alias), ['main']);
+      assert.deepEqual(
+        listing.entries.map((e) => e.alias),
+        ['main'],
+      );
     } finally {
       rmSync(damaged);
     }
   });
 
   it('refuses a taken alias, the same seed twice, and an unknown wallet (listing the known ones)', async () => {
-    await assert.rejects(() => createWallet(services, { alias: 'main', network: 'testnet', words: 12 }), /alias 'main' is taken/);
-    await assert.rejects(() => services.keystore.resolve('nope'), (error: unknown) => isCode('WALLET_NOT_FOUND')(error) && /Known wallets: main/.test((error as WalletError).hint ?? ''));
-    await assert.rejects(() => createWallet(services, { alias: 'deadbeef', network: 'testnet', words: 12 }), /fingerprint/);
+    await assert.rejects(
+      () => createWallet(services, { alias: 'main', network: 'testnet', words: 12 }),
+      /alias 'main' is taken/,
+    );
+    await assert.rejects(
+      () => services.keystore.resolve('nope'),
+      (error: unknown) =>
+        isCode('WALLET_NOT_FOUND')(error) && /Known wallets: main/.test((error as WalletError).hint ?? ''),
+    );
+    await assert.rejects(
+      () => createWallet(services, { alias: 'deadbeef', network: 'testnet', words: 12 }),
+      /fingerprint/,
+    );
   });
 
   it('never repeats or loses an address index with four processes writing at once', async () => {
-    const workers = await Promise.all(Array.from({ length: 4 }, () => run(process.execPath, [WORKER, home, 'main', '15'])));
+    const workers = await Promise.all(
+      Array.from({ length: 4 }, () => run(process.execPath, [WORKER, home, 'main', '15'])),
+    );
     const indexes = workers.flatMap((worker) => JSON.parse(worker.stdout) as number[]);
     assert.equal(indexes.length, 60);
     assert.equal(new Set(indexes).size, 60, 'no index handed out twice');
     const entry = await services.keystore.resolve('main');
     assert.equal(entry.account.next_receive, 60, 'none lost');
-    assert.deepEqual([...indexes].sort((a, b) => a - b), Array.from({ length: 60 }, (_, i) => i));
-    assert.deepEqual(readdirSync(services.keystore.dir).filter((name) => name.includes('.tmp') || name.startsWith(LOCK_FILE_NAME)), [], 'no temp or lock files left');
+    assert.deepEqual(
+      [...indexes].sort((a, b) => a - b),
+      Array.from({ length: 60 }, (_, i) => i),
+    );
+    assert.deepEqual(
+      readdirSync(services.keystore.dir).filter((name) => name.includes('.tmp') || name.startsWith(LOCK_FILE_NAME)),
+      [],
+      'no temp or lock files left',
+    );
   });
 
   it('takes over a lock left by a process that died', async () => {
@@ -111,6 +145,9 @@ describe('keystore', () => {
     const entry = await services.keystore.resolve('main');
     const { first } = await services.keystore.reserve(entry, 'receive');
     assert.equal(first, entry.account.next_receive);
-    assert.deepEqual(readdirSync(services.keystore.dir).filter((name) => name.startsWith(LOCK_FILE_NAME)), []);
+    assert.deepEqual(
+      readdirSync(services.keystore.dir).filter((name) => name.startsWith(LOCK_FILE_NAME)),
+      [],
+    );
   });
 });

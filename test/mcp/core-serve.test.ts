@@ -60,12 +60,17 @@ describe('core tools over wallet serve', () => {
         assert.equal(isSecretSchema(schema), false, `${tool.name}.${property} is a secret`);
       }
     }
-    const exported = await unlocked.callTool({ name: 'core_wallet_export', arguments: { wallet_id: 'x' } }).catch((error: unknown) => error);
+    const exported = await unlocked
+      .callTool({ name: 'core_wallet_export', arguments: { wallet_id: 'x' } })
+      .catch((error: unknown) => error);
     assert.match(String(exported), /Unknown tool/);
   });
 
   it('creates a wallet without ever returning its mnemonic, and signs with the served passphrase', async () => {
-    const created = await unlocked.callTool({ name: 'core_wallet_create', arguments: { alias: 'agent', network: 'testnet', words: 24 } });
+    const created = await unlocked.callTool({
+      name: 'core_wallet_create',
+      arguments: { alias: 'agent', network: 'testnet', words: 24 },
+    });
     assert.notEqual(created.isError, true);
     const structured = created.structuredContent as { wallet_id: string; backup: string };
     assert.match(structured.wallet_id, /^[0-9a-f]{8}$/);
@@ -76,29 +81,75 @@ describe('core tools over wallet serve', () => {
     const file = readFileSync(join(home, 'keystore', `${structured.wallet_id}-testnet.json`), 'utf8');
     assert.doesNotMatch(file, /\b([a-z]{3,8} ){11,}[a-z]{3,8}\b/);
 
-    const address = (await unlocked.callTool({ name: 'core_address_create', arguments: { wallet_id: 'agent' } })).structuredContent as { address: string; index: number; path: string };
+    const address = (await unlocked.callTool({ name: 'core_address_create', arguments: { wallet_id: 'agent' } }))
+      .structuredContent as { address: string; index: number; path: string };
     assert.equal(address.index, 0);
     assert.equal(address.path, "m/44'/1'/0'/0/0");
-    const signed = await unlocked.callTool({ name: 'core_message_sign', arguments: { wallet_id: 'agent', address: address.address, message: 'from an agent' } });
+    const signed = await unlocked.callTool({
+      name: 'core_message_sign',
+      arguments: { wallet_id: 'agent', address: address.address, message: 'from an agent' },
+    });
     const { signature } = signed.structuredContent as { signature: string };
-    const verified = await locked.callTool({ name: 'core_message_verify', arguments: { address: address.address, message: 'from an agent', signature } });
+    const verified = await locked.callTool({
+      name: 'core_message_verify',
+      arguments: { address: address.address, message: 'from an agent', signature },
+    });
     assert.deepEqual(verified.structuredContent, { valid: true });
   });
 
   it('a locked server refuses to sign with WALLET_LOCKED and a hint', async () => {
-    const address = (await locked.callTool({ name: 'core_addresses_list', arguments: { wallet_id: 'agent' } })).structuredContent as { addresses: Array<{ address: string }> };
-    const result = await locked.callTool({ name: 'core_message_sign', arguments: { wallet_id: 'agent', address: address.addresses[0]?.address, message: 'x' } });
+    const address = (await locked.callTool({ name: 'core_addresses_list', arguments: { wallet_id: 'agent' } }))
+      .structuredContent as { addresses: Array<{ address: string }> };
+    const result = await locked.callTool({
+      name: 'core_message_sign',
+      arguments: { wallet_id: 'agent', address: address.addresses[0]?.address, message: 'x' },
+    });
     assert.equal(errorCode(result), 'WALLET_LOCKED');
     assert.match(JSON.stringify(result._meta), /--passphrase-file/);
-    assert.equal(errorCode(await locked.callTool({ name: 'core_wallet_create', arguments: { alias: 'other' } })), 'WALLET_LOCKED');
+    assert.equal(
+      errorCode(await locked.callTool({ name: 'core_wallet_create', arguments: { alias: 'other' } })),
+      'WALLET_LOCKED',
+    );
   });
 
   it('spending tools need an explicit network (NETWORK_REQUIRED) that matches the wallet', async () => {
     const payment = { address: 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', amount_duffs: '100000' };
-    assert.equal(errorCode(await unlocked.callTool({ name: 'core_funds_send', arguments: { wallet_id: 'agent', ...payment } })), 'NETWORK_REQUIRED');
-    assert.equal(errorCode(await unlocked.callTool({ name: 'core_tx_create', arguments: { wallet_id: 'agent', outputs: [payment] } })), 'NETWORK_REQUIRED');
-    assert.equal(errorCode(await unlocked.callTool({ name: 'core_wallet_delete', arguments: { wallet_id: 'agent', confirm_fingerprint: '00000000' } })), 'NETWORK_REQUIRED');
-    assert.equal(errorCode(await unlocked.callTool({ name: 'core_funds_send', arguments: { wallet_id: 'agent', network: 'mainnet', ...payment } })), 'NETWORK_MISMATCH');
-    assert.equal(errorCode(await unlocked.callTool({ name: 'core_tx_create', arguments: { wallet_id: 'agent', network: 'testnet', outputs: [{ ...payment, amount_duffs: '1.5' }] } })), 'INVALID_PARAM');
+    assert.equal(
+      errorCode(await unlocked.callTool({ name: 'core_funds_send', arguments: { wallet_id: 'agent', ...payment } })),
+      'NETWORK_REQUIRED',
+    );
+    assert.equal(
+      errorCode(
+        await unlocked.callTool({ name: 'core_tx_create', arguments: { wallet_id: 'agent', outputs: [payment] } }),
+      ),
+      'NETWORK_REQUIRED',
+    );
+    assert.equal(
+      errorCode(
+        await unlocked.callTool({
+          name: 'core_wallet_delete',
+          arguments: { wallet_id: 'agent', confirm_fingerprint: '00000000' },
+        }),
+      ),
+      'NETWORK_REQUIRED',
+    );
+    assert.equal(
+      errorCode(
+        await unlocked.callTool({
+          name: 'core_funds_send',
+          arguments: { wallet_id: 'agent', network: 'mainnet', ...payment },
+        }),
+      ),
+      'NETWORK_MISMATCH',
+    );
+    assert.equal(
+      errorCode(
+        await unlocked.callTool({
+          name: 'core_tx_create',
+          arguments: { wallet_id: 'agent', network: 'testnet', outputs: [{ ...payment, amount_duffs: '1.5' }] },
+        }),
+      ),
+      'INVALID_PARAM',
+    );
   });
 });

@@ -20,7 +20,6 @@ async function connect(env: Record<string, string> = {}): Promise<Client> {
   return client;
 }
 
-
 /** What a served (not local) server lists: every tool but those that reveal or accept secrets. */
 const SERVED = ALL_TOOLS.filter((tool) => tool.localOnly !== true);
 

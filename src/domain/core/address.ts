@@ -89,7 +89,14 @@ export function addressScript(decoded: DecodedAddress): Uint8Array {
 
 /** The address an output script pays to, when it is a standard P2PKH or P2SH script. */
 export function scriptAddress(script: Uint8Array, network: CoreNetwork): string | undefined {
-  if (script.length === 25 && script[0] === 0x76 && script[1] === 0xa9 && script[2] === 0x14 && script[23] === 0x88 && script[24] === 0xac) {
+  if (
+    script.length === 25 &&
+    script[0] === 0x76 &&
+    script[1] === 0xa9 &&
+    script[2] === 0x14 &&
+    script[23] === 0x88 &&
+    script[24] === 0xac
+  ) {
     return encodeAddress(script.slice(3, 23), 'p2pkh', network);
   }
   if (script.length === 23 && script[0] === 0xa9 && script[1] === 0x14 && script[22] === 0x87) {

@@ -13,12 +13,25 @@ export function watcherOf(entry: WalletEntry): AccountWatcher {
   return new AccountWatcher(entry.account.xpub, entry.network);
 }
 
-export function walletAddress(entry: WalletEntry, watcher: AccountWatcher, chain: AddressChain, index: number): WalletAddress {
-  return { address: watcher.address(chain, index), path: addressPath(entry.network, entry.account.index, chain, index), index, chain };
+export function walletAddress(
+  entry: WalletEntry,
+  watcher: AccountWatcher,
+  chain: AddressChain,
+  index: number,
+): WalletAddress {
+  return {
+    address: watcher.address(chain, index),
+    path: addressPath(entry.network, entry.account.index, chain, index),
+    index,
+    chain,
+  };
 }
 
 /** Every address the wallet has handed out, receive chain first. */
-export function issuedAddresses(entry: WalletEntry, chains: readonly AddressChain[] = ['receive', 'change']): WalletAddress[] {
+export function issuedAddresses(
+  entry: WalletEntry,
+  chains: readonly AddressChain[] = ['receive', 'change'],
+): WalletAddress[] {
   const watcher = watcherOf(entry);
   return chains.flatMap((chain) => {
     const count = chain === 'receive' ? entry.account.next_receive : entry.account.next_change;
@@ -35,25 +48,45 @@ export function watched(addresses: readonly WalletAddress[]): WatchedAddress[] {
 }
 
 /** The next receive address; its index is recorded before it is returned, so it is never reused. */
-export async function createAddress(services: WalletServices, walletId: string, network?: CoreNetwork): Promise<WalletAddress & { entry: WalletEntry }> {
+export async function createAddress(
+  services: WalletServices,
+  walletId: string,
+  network?: CoreNetwork,
+): Promise<WalletAddress & { entry: WalletEntry }> {
   const entry = await openWallet(services, walletId, network);
   const { entry: updated, first } = await services.keystore.reserve(entry, 'receive');
   return { ...walletAddress(updated, watcherOf(updated), 'receive', first), entry: updated };
 }
 
-export type AddressCheck = { valid: boolean; networks: CoreNetwork[]; type: AddressType | null; problem: string | null };
+export type AddressCheck = {
+  valid: boolean;
+  networks: CoreNetwork[];
+  type: AddressType | null;
+  problem: string | null;
+};
 
 /** Whether `address` is a Dash address, of which networks, and (given `network`) valid there. */
 export function validateAddress(address: string, network?: CoreNetwork): AddressCheck {
   const { decoded, problem } = addressProblem(address.trim());
   if (!decoded) return { valid: false, networks: [], type: null, problem: problem ?? 'invalid' };
   if (network !== undefined && !decoded.networks.includes(network)) {
-    return { valid: false, networks: decoded.networks, type: decoded.type, problem: `a ${decoded.networks.join('/')} address, not ${network}` };
+    return {
+      valid: false,
+      networks: decoded.networks,
+      type: decoded.type,
+      problem: `a ${decoded.networks.join('/')} address, not ${network}`,
+    };
   }
   return { valid: true, networks: decoded.networks, type: decoded.type, problem: null };
 }
 
-export type DiscoveryResult = { entry: WalletEntry; receiveUsed: number; changeUsed: number; scanned: number; historyKind: 'history' | 'unspent-only' };
+export type DiscoveryResult = {
+  entry: WalletEntry;
+  receiveUsed: number;
+  changeUsed: number;
+  scanned: number;
+  historyKind: 'history' | 'unspent-only';
+};
 
 /**
  * BIP44 account discovery: walks each chain in windows of {@link GAP_LIMIT} addresses until a whole
@@ -83,5 +116,11 @@ export async function discoverAddresses(
   }
   options.progress?.(scanned, scanned, 'discovery done');
   const updated = await services.keystore.advance(entry, next);
-  return { entry: updated, receiveUsed: next.receive, changeUsed: next.change, scanned, historyKind: await backend.historyKind() };
+  return {
+    entry: updated,
+    receiveUsed: next.receive,
+    changeUsed: next.change,
+    scanned,
+    historyKind: await backend.historyKind(),
+  };
 }

@@ -12,11 +12,15 @@ export const DUFFS_PATTERN = /^(0|[1-9][0-9]*)$/;
 /** Parses an amount of duffs given as a decimal string; never a float. */
 export function parseDuffs(text: string, field: string, options: { allowZero?: boolean } = {}): bigint {
   if (!DUFFS_PATTERN.test(text)) {
-    throw new WalletError('INVALID_PARAM', `${field} must be a whole number of duffs written in digits (1 DASH = 100000000).`);
+    throw new WalletError(
+      'INVALID_PARAM',
+      `${field} must be a whole number of duffs written in digits (1 DASH = 100000000).`,
+    );
   }
   const value = BigInt(text);
   if (value === 0n && !options.allowZero) throw new WalletError('INVALID_PARAM', `${field} must be more than 0 duffs.`);
-  if (value > MAX_MONEY_DUFFS) throw new WalletError('INVALID_PARAM', `${field} is more than all the Dash there can be.`);
+  if (value > MAX_MONEY_DUFFS)
+    throw new WalletError('INVALID_PARAM', `${field} is more than all the Dash there can be.`);
   return value;
 }
 
@@ -33,6 +37,10 @@ export function formatDash(duffs: bigint): string {
 export function dashToDuffs(value: number | string): bigint {
   const text = typeof value === 'number' ? value.toFixed(8) : value;
   const match = /^(\d+)(?:\.(\d{1,8}))?$/.exec(text);
-  if (!match) throw new WalletError('BACKEND_UNAVAILABLE', `The backend sent an amount that is not a DASH decimal: ${text.slice(0, 32)}.`);
+  if (!match)
+    throw new WalletError(
+      'BACKEND_UNAVAILABLE',
+      `The backend sent an amount that is not a DASH decimal: ${text.slice(0, 32)}.`,
+    );
   return BigInt(match[1] ?? '0') * DUFFS_PER_DASH + BigInt((match[2] ?? '').padEnd(8, '0'));
 }

@@ -39,9 +39,13 @@ export async function backendFor(services: WalletServices, network: CoreNetwork)
 export async function checkBackendNetwork(backend: CoreChainBackend, network: CoreNetwork): Promise<number> {
   const info = await backend.chainInfo();
   if (info.network !== network) {
-    throw new WalletError('NETWORK_MISMATCH', `The ${backend.kind} endpoint ${backend.endpoint} serves ${info.network}, not ${network}.`, {
-      hint: `Point core.${network} at a ${network} node (network-info shows the endpoints).`,
-    });
+    throw new WalletError(
+      'NETWORK_MISMATCH',
+      `The ${backend.kind} endpoint ${backend.endpoint} serves ${info.network}, not ${network}.`,
+      {
+        hint: `Point core.${network} at a ${network} node (network-info shows the endpoints).`,
+      },
+    );
   }
   return info.height;
 }
@@ -53,7 +57,12 @@ export type AddressBalances = {
   backend: CoreChainBackend;
 };
 
-export async function walletBalances(services: WalletServices, walletId: string, network: CoreNetwork | undefined, signal?: AbortSignal): Promise<AddressBalances & { entry: WalletEntry }> {
+export async function walletBalances(
+  services: WalletServices,
+  walletId: string,
+  network: CoreNetwork | undefined,
+  signal?: AbortSignal,
+): Promise<AddressBalances & { entry: WalletEntry }> {
   const entry = await openWallet(services, walletId, network);
   const backend = await backendFor(services, entry.network);
   const addresses = issuedAddresses(entry);
@@ -71,7 +80,12 @@ export async function walletBalances(services: WalletServices, walletId: string,
 
 export type WalletUtxo = Utxo & { spendable: boolean; path: string };
 
-export async function walletUtxos(services: WalletServices, walletId: string, network: CoreNetwork | undefined, signal?: AbortSignal): Promise<{ entry: WalletEntry; utxos: WalletUtxo[]; tip: number }> {
+export async function walletUtxos(
+  services: WalletServices,
+  walletId: string,
+  network: CoreNetwork | undefined,
+  signal?: AbortSignal,
+): Promise<{ entry: WalletEntry; utxos: WalletUtxo[]; tip: number }> {
   const entry = await openWallet(services, walletId, network);
   const backend = await backendFor(services, entry.network);
   const tip = await checkBackendNetwork(backend, entry.network);
@@ -88,7 +102,10 @@ export async function walletUtxos(services: WalletServices, walletId: string, ne
 export function parseFeeRate(rate: bigint | undefined): bigint {
   const value = rate ?? DEFAULT_FEE_RATE_DUFFS_PER_KB;
   if (value < MIN_RELAY_FEE_RATE) {
-    throw new WalletError('INVALID_PARAM', `fee_rate_duffs_per_kb must be at least ${MIN_RELAY_FEE_RATE} (Dash's minimum relay fee).`);
+    throw new WalletError(
+      'INVALID_PARAM',
+      `fee_rate_duffs_per_kb must be at least ${MIN_RELAY_FEE_RATE} (Dash's minimum relay fee).`,
+    );
   }
   if (value > MAX_MONEY_DUFFS) throw new WalletError('INVALID_PARAM', 'fee_rate_duffs_per_kb is absurdly high.');
   return value;
@@ -110,7 +127,14 @@ export type CreatedTransaction = {
  */
 export async function createTransaction(
   services: WalletServices,
-  request: { walletId: string; network: CoreNetwork; payments: Payment[]; feeRate?: bigint | undefined; dryRun?: boolean; signal?: AbortSignal | undefined },
+  request: {
+    walletId: string;
+    network: CoreNetwork;
+    payments: Payment[];
+    feeRate?: bigint | undefined;
+    dryRun?: boolean;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<CreatedTransaction> {
   const feeRate = parseFeeRate(request.feeRate);
   checkPayments(request.payments, request.network);
@@ -140,16 +164,36 @@ export async function createTransaction(
   const origins = new Map<string, KeyOrigin>();
   for (const input of plan.inputs) {
     const owned = byAddress.get(input.address);
-    if (!owned) throw new WalletError('INTERNAL', 'The backend returned a coin of an address the wallet did not ask for.');
+    if (!owned)
+      throw new WalletError('INTERNAL', 'The backend returned a coin of an address the wallet did not ask for.');
     origins.set(input.address, originOf(current, watcher, owned.chain, owned.index));
   }
-  return { entry: current, psbt: planToPsbt(plan, origins, entry.network), fee: plan.fee, size: plan.size, inputs: plan.inputs, outputs: plan.outputs, change };
+  return {
+    entry: current,
+    psbt: planToPsbt(plan, origins, entry.network),
+    fee: plan.fee,
+    size: plan.size,
+    inputs: plan.inputs,
+    outputs: plan.outputs,
+    change,
+  };
 }
 
-function originOf(entry: WalletEntry, watcher: ReturnType<typeof watcherOf>, chain: AddressChain, index: number): KeyOrigin {
+function originOf(
+  entry: WalletEntry,
+  watcher: ReturnType<typeof watcherOf>,
+  chain: AddressChain,
+  index: number,
+): KeyOrigin {
   return {
     fingerprint: Number.parseInt(entry.id, 16),
-    path: [44 + HARDENED, dashParams(entry.network).coinType + HARDENED, entry.account.index + HARDENED, CHAIN_INDEX[chain], index],
+    path: [
+      44 + HARDENED,
+      dashParams(entry.network).coinType + HARDENED,
+      entry.account.index + HARDENED,
+      CHAIN_INDEX[chain],
+      index,
+    ],
     publicKey: watcher.publicKey(chain, index),
   };
 }
@@ -157,7 +201,10 @@ function originOf(entry: WalletEntry, watcher: ReturnType<typeof watcherOf>, cha
 export type SignedResult = { entry: WalletEntry; hex: string; txid: string; fee: bigint; size: number };
 
 /** Signs a PSBT of this wallet's inputs; the fee is what the PSBT records (re-checked on send). */
-export async function signTransaction(services: WalletServices, request: { walletId: string; network: CoreNetwork; psbt: string }): Promise<SignedResult> {
+export async function signTransaction(
+  services: WalletServices,
+  request: { walletId: string; network: CoreNetwork; psbt: string },
+): Promise<SignedResult> {
   const entry = await openWallet(services, request.walletId, request.network);
   const tx = readPsbt(request.psbt);
   const master = await unlockMaster(services, entry);
@@ -186,9 +233,13 @@ export async function sendTransaction(
   for (const [i, input] of tx.inputs.entries()) {
     const prevout = await backend.prevout(input.txid, input.vout, request.signal);
     if (!prevout) {
-      throw new WalletError('INVALID_PARAM', `Input ${i} spends ${input.txid}:${input.vout}, which the backend does not know as unspent.`, {
-        hint: 'It is already spent, not yet seen by this node, or on another network.',
-      });
+      throw new WalletError(
+        'INVALID_PARAM',
+        `Input ${i} spends ${input.txid}:${input.vout}, which the backend does not know as unspent.`,
+        {
+          hint: 'It is already spent, not yet seen by this node, or on another network.',
+        },
+      );
     }
     inputs += prevout.amount;
   }
@@ -197,9 +248,13 @@ export async function sendTransaction(
   if (fee < 0n) throw new WalletError('INVALID_PARAM', 'The transaction spends more than its inputs hold.');
   const maxFee = request.maxFee ?? DEFAULT_MAX_FEE_DUFFS;
   if (fee > maxFee) {
-    throw new WalletError('POLICY_VIOLATION', `The fee is ${fee} duffs (${formatDash(fee)} DASH), above max_fee_duffs ${maxFee}; not sent.`, {
-      hint: 'Raise max_fee_duffs if this fee is intended.',
-    });
+    throw new WalletError(
+      'POLICY_VIOLATION',
+      `The fee is ${fee} duffs (${formatDash(fee)} DASH), above max_fee_duffs ${maxFee}; not sent.`,
+      {
+        hint: 'Raise max_fee_duffs if this fee is intended.',
+      },
+    );
   }
   const txid = await backend.broadcast(request.hex.trim().toLowerCase(), request.signal);
   return { txid, fee, size: tx.size };
@@ -210,23 +265,49 @@ export type FundsSent = CreatedTransaction & { hex: string; txid: string; sent: 
 /** Create, sign and (unless `dryRun`) send in one step. */
 export async function sendFunds(
   services: WalletServices,
-  request: { walletId: string; network: CoreNetwork; payments: Payment[]; feeRate?: bigint | undefined; maxFee?: bigint | undefined; dryRun: boolean; signal?: AbortSignal | undefined },
+  request: {
+    walletId: string;
+    network: CoreNetwork;
+    payments: Payment[];
+    feeRate?: bigint | undefined;
+    maxFee?: bigint | undefined;
+    dryRun: boolean;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<FundsSent> {
   const maxFee = request.maxFee ?? DEFAULT_MAX_FEE_DUFFS;
   const created = await createTransaction(services, request);
   if (created.fee > maxFee) {
-    throw new WalletError('POLICY_VIOLATION', `The fee would be ${created.fee} duffs, above max_fee_duffs ${maxFee}; nothing was signed.`, {
-      hint: 'Lower fee_rate_duffs_per_kb, spend fewer coins, or raise max_fee_duffs.',
-    });
+    throw new WalletError(
+      'POLICY_VIOLATION',
+      `The fee would be ${created.fee} duffs, above max_fee_duffs ${maxFee}; nothing was signed.`,
+      {
+        hint: 'Lower fee_rate_duffs_per_kb, spend fewer coins, or raise max_fee_duffs.',
+      },
+    );
   }
-  const signed = await signTransaction(services, { walletId: request.walletId, network: request.network, psbt: created.psbt });
+  const signed = await signTransaction(services, {
+    walletId: request.walletId,
+    network: request.network,
+    psbt: created.psbt,
+  });
   if (request.dryRun) return { ...created, hex: signed.hex, txid: signed.txid, sent: false };
-  const sent = await sendTransaction(services, { network: request.network, hex: signed.hex, maxFee, signal: request.signal });
+  const sent = await sendTransaction(services, {
+    network: request.network,
+    hex: signed.hex,
+    maxFee,
+    signal: request.signal,
+  });
   return { ...created, hex: signed.hex, txid: sent.txid, sent: true };
 }
 
 /** The private key of one of the wallet's issued addresses, for message signing. */
-export async function withAddressKey<T>(services: WalletServices, entry: WalletEntry, address: string, use: (key: Uint8Array, owned: WalletAddress) => T): Promise<T> {
+export async function withAddressKey<T>(
+  services: WalletServices,
+  entry: WalletEntry,
+  address: string,
+  use: (key: Uint8Array, owned: WalletAddress) => T,
+): Promise<T> {
   const owned = issuedAddresses(entry).find((candidate) => candidate.address === address);
   if (!owned) {
     throw new WalletError('INVALID_PARAM', `address is not one of wallet '${entry.alias}'s issued addresses.`, {

@@ -28,7 +28,10 @@ export function checkMnemonic(mnemonic: string): string {
     throw new WalletError('INVALID_PARAM', `mnemonic has ${count} words; expected 12 or 24.`);
   }
   if (!validateMnemonic(normalized, wordlist)) {
-    throw new WalletError('INVALID_PARAM', 'mnemonic is not a valid BIP39 English mnemonic (unknown word or bad checksum).');
+    throw new WalletError(
+      'INVALID_PARAM',
+      'mnemonic is not a valid BIP39 English mnemonic (unknown word or bad checksum).',
+    );
   }
   return normalized;
 }

@@ -6,7 +6,11 @@ import { discoverAddresses } from './addresses.js';
 import { backendFor } from './funds.js';
 import { importWallet, type NewWalletRequest } from './wallets.js';
 
-export type ImportResult = { entry: WalletEntry; discovery: 'done' | 'skipped' | 'failed'; discoveryError: string | null };
+export type ImportResult = {
+  entry: WalletEntry;
+  discovery: 'done' | 'skipped' | 'failed';
+  discoveryError: string | null;
+};
 
 /**
  * Imports a wallet, then (when asked) discovers its used addresses. An unreachable backend does

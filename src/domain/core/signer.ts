@@ -20,7 +20,10 @@ export function signPsbt(tx: Transaction, master: HDKey, network: CoreNetwork): 
   summary.inputs.forEach((input, i) => {
     const origin = input.origins.find((candidate) => candidate.fingerprint === master.fingerprint);
     if (!origin) {
-      throw new WalletError('INVALID_PARAM', `psbt input ${i} is not this wallet's: no key of fingerprint ${fingerprint(master)}.`);
+      throw new WalletError(
+        'INVALID_PARAM',
+        `psbt input ${i} is not this wallet's: no key of fingerprint ${fingerprint(master)}.`,
+      );
     }
     const [purpose, coin] = origin.path;
     if (purpose !== 44 + HARDENED || coin === undefined) {
@@ -40,7 +43,10 @@ export function signPsbt(tx: Transaction, master: HDKey, network: CoreNetwork): 
       tx.signIdx(key.privateKey, i);
       tx.finalizeIdx(i);
     } catch (error) {
-      throw new WalletError('INVALID_PARAM', `psbt input ${i} cannot be signed: ${error instanceof Error ? error.message.split('\n')[0] : 'unknown'}.`);
+      throw new WalletError(
+        'INVALID_PARAM',
+        `psbt input ${i} cannot be signed: ${error instanceof Error ? error.message.split('\n')[0] : 'unknown'}.`,
+      );
     } finally {
       key.wipePrivateData();
     }

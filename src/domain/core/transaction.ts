@@ -96,8 +96,8 @@ export function planSpend(
   const paymentScripts = checkPayments(payments, network);
   const target = payments.reduce((sum, payment) => sum + payment.amount, 0n);
   const changeScript = addressScript(requireAddress(changeAddress, network, 'change address'));
-  const sorted = [...utxos].sort(
-    (a, b) => (a.amount === b.amount ? outpointKey(a).localeCompare(outpointKey(b)) : a.amount > b.amount ? -1 : 1),
+  const sorted = [...utxos].sort((a, b) =>
+    a.amount === b.amount ? outpointKey(a).localeCompare(outpointKey(b)) : a.amount > b.amount ? -1 : 1,
   );
   const scriptLengths = paymentScripts.map((script) => script.length);
   const chosen: Utxo[] = [];
@@ -203,10 +203,12 @@ export function summarizePsbt(tx: Transaction, network: CoreNetwork): PsbtSummar
   const outputs = [];
   for (let i = 0; i < tx.outputsLength; i++) {
     const output = tx.getOutput(i);
-    if (!output.script || output.amount === undefined) throw new WalletError('INVALID_PARAM', `psbt output ${i} is incomplete.`);
+    if (!output.script || output.amount === undefined)
+      throw new WalletError('INVALID_PARAM', `psbt output ${i} is incomplete.`);
     outputs.push({ address: scriptAddress(output.script, network), amount: output.amount });
   }
-  const fee = inputs.reduce((sum, input) => sum + input.amount, 0n) - outputs.reduce((sum, out) => sum + out.amount, 0n);
+  const fee =
+    inputs.reduce((sum, input) => sum + input.amount, 0n) - outputs.reduce((sum, out) => sum + out.amount, 0n);
   if (fee < 0n) throw new WalletError('INVALID_PARAM', 'psbt spends more than its inputs hold.');
   return { inputs, outputs, fee };
 }
@@ -222,23 +224,30 @@ export type RawTransaction = {
 
 export function readRawTransaction(rawHex: string): RawTransaction {
   const text = rawHex.trim();
-  if (!/^([0-9a-fA-F]{2})+$/.test(text)) throw new WalletError('INVALID_PARAM', 'hex is not a hexadecimal transaction.');
+  if (!/^([0-9a-fA-F]{2})+$/.test(text))
+    throw new WalletError('INVALID_PARAM', 'hex is not a hexadecimal transaction.');
   let tx: Transaction;
   try {
-    tx = Transaction.fromRaw(hex.decode(text.toLowerCase()), { ...TX_OPTIONS, allowUnknownInputs: true, allowUnknownOutputs: true });
+    tx = Transaction.fromRaw(hex.decode(text.toLowerCase()), {
+      ...TX_OPTIONS,
+      allowUnknownInputs: true,
+      allowUnknownOutputs: true,
+    });
   } catch (error) {
     throw new WalletError('INVALID_PARAM', `hex is not a valid transaction: ${firstLine(error)}.`);
   }
   const inputs = [];
   for (let i = 0; i < tx.inputsLength; i++) {
     const input = tx.getInput(i);
-    if (!input.txid || input.index === undefined) throw new WalletError('INVALID_PARAM', `transaction input ${i} is incomplete.`);
+    if (!input.txid || input.index === undefined)
+      throw new WalletError('INVALID_PARAM', `transaction input ${i} is incomplete.`);
     inputs.push({ txid: hex.encode(input.txid), vout: input.index });
   }
   const outputs = [];
   for (let i = 0; i < tx.outputsLength; i++) {
     const output = tx.getOutput(i);
-    if (!output.script || output.amount === undefined) throw new WalletError('INVALID_PARAM', `transaction output ${i} is incomplete.`);
+    if (!output.script || output.amount === undefined)
+      throw new WalletError('INVALID_PARAM', `transaction output ${i} is incomplete.`);
     outputs.push({ script: output.script, amount: output.amount });
   }
   return { txid: tx.id, version: tx.version, inputs, outputs, size: text.length / 2 };

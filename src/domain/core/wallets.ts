@@ -3,7 +3,15 @@ import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { WalletServices } from '../services.js';
-import { accountPath, accountXpub, checkMnemonic, fingerprintHex, masterKey, newMnemonic, type MnemonicWordCount } from './hd.js';
+import {
+  accountPath,
+  accountXpub,
+  checkMnemonic,
+  fingerprintHex,
+  masterKey,
+  newMnemonic,
+  type MnemonicWordCount,
+} from './hd.js';
 
 /** What the tools show of a wallet: never a secret. */
 export type WalletSummary = {
@@ -30,13 +38,19 @@ export function summarize(entry: WalletEntry): WalletSummary {
   };
 }
 
-export async function listWallets(services: WalletServices): Promise<{ wallets: WalletSummary[]; unreadable: string[] }> {
+export async function listWallets(
+  services: WalletServices,
+): Promise<{ wallets: WalletSummary[]; unreadable: string[] }> {
   const { entries, unreadable } = await services.keystore.list();
   return { wallets: entries.map(summarize), unreadable };
 }
 
 /** The wallet named by `walletId`, checked against `network` when one is given. */
-export async function openWallet(services: WalletServices, walletId: string, network?: CoreNetwork): Promise<WalletEntry> {
+export async function openWallet(
+  services: WalletServices,
+  walletId: string,
+  network?: CoreNetwork,
+): Promise<WalletEntry> {
   const entry = await services.keystore.resolve(walletId);
   if (network !== undefined && network !== entry.network) {
     throw new WalletError('NETWORK_MISMATCH', `Wallet '${entry.alias}' is a ${entry.network} wallet, not ${network}.`, {
@@ -50,7 +64,10 @@ export async function openWallet(services: WalletServices, walletId: string, net
 export async function unlockMaster(services: WalletServices, entry: WalletEntry): Promise<HDKey> {
   const secret = await services.keystore.unlock(entry, await services.passphrase('unlock'));
   const master = await masterKey(secret.mnemonic, secret.mnemonicPassphrase, entry.network);
-  if (fingerprintHex(master) !== entry.id || accountXpub(master, entry.network, entry.account.index) !== entry.account.xpub) {
+  if (
+    fingerprintHex(master) !== entry.id ||
+    accountXpub(master, entry.network, entry.account.index) !== entry.account.xpub
+  ) {
     throw new WalletError('INTERNAL', `Wallet '${entry.alias}': the stored public data does not match its seed.`, {
       hint: 'The keystore file was altered; restore it from a backup or re-import the mnemonic.',
     });
@@ -75,8 +92,16 @@ async function store(services: WalletServices, request: NewWalletRequest): Promi
 }
 
 /** A new wallet from fresh entropy; its mnemonic goes only into the keystore. */
-export function createWallet(services: WalletServices, request: { alias: string; network: CoreNetwork; words: MnemonicWordCount }): Promise<WalletEntry> {
-  return store(services, { alias: request.alias, network: request.network, mnemonic: newMnemonic(request.words), mnemonicPassphrase: '' });
+export function createWallet(
+  services: WalletServices,
+  request: { alias: string; network: CoreNetwork; words: MnemonicWordCount },
+): Promise<WalletEntry> {
+  return store(services, {
+    alias: request.alias,
+    network: request.network,
+    mnemonic: newMnemonic(request.words),
+    mnemonicPassphrase: '',
+  });
 }
 
 export function importWallet(services: WalletServices, request: NewWalletRequest): Promise<WalletEntry> {
@@ -84,7 +109,10 @@ export function importWallet(services: WalletServices, request: NewWalletRequest
 }
 
 /** The secret of a wallet, for a local backup: unlocks it first. */
-export async function exportWallet(services: WalletServices, walletId: string): Promise<{ entry: WalletEntry; mnemonic: string; mnemonicPassphrase: string }> {
+export async function exportWallet(
+  services: WalletServices,
+  walletId: string,
+): Promise<{ entry: WalletEntry; mnemonic: string; mnemonicPassphrase: string }> {
   const entry = await openWallet(services, walletId);
   const secret = await services.keystore.unlock(entry, await services.passphrase('unlock'));
   return { entry, ...secret };
@@ -100,9 +128,13 @@ export async function deleteWallet(
 ): Promise<WalletEntry> {
   const entry = await openWallet(services, request.walletId, request.network);
   if (request.confirmFingerprint.trim().toLowerCase() !== entry.id) {
-    throw new WalletError('INVALID_PARAM', `confirm_fingerprint does not match wallet '${entry.alias}'; nothing was deleted.`, {
-      hint: 'core-wallets-list shows each wallet\'s fingerprint (wallet_id).',
-    });
+    throw new WalletError(
+      'INVALID_PARAM',
+      `confirm_fingerprint does not match wallet '${entry.alias}'; nothing was deleted.`,
+      {
+        hint: "core-wallets-list shows each wallet's fingerprint (wallet_id).",
+      },
+    );
   }
   await unlockMaster(services, entry);
   await services.keystore.remove(entry);

@@ -21,7 +21,15 @@ export type SealedSecret = {
 
 function deriveKey(passphrase: string, params: KdfParams): Promise<Buffer> {
   const logN = Math.log2(params.n);
-  if (!Number.isInteger(logN) || logN < MIN_LOG_N || logN > MAX_LOG_N || params.r !== 8 || params.p < 1 || params.p > 4 || params.dklen !== 32) {
+  if (
+    !Number.isInteger(logN) ||
+    logN < MIN_LOG_N ||
+    logN > MAX_LOG_N ||
+    params.r !== 8 ||
+    params.p < 1 ||
+    params.p > 4 ||
+    params.dklen !== 32
+  ) {
     throw new WalletError('INTERNAL', 'The keystore entry asks for KDF parameters this wallet does not accept.', {
       hint: 'The file was altered or written by another program.',
     });
@@ -42,7 +50,11 @@ function deriveKey(passphrase: string, params: KdfParams): Promise<Buffer> {
  * version, identity and KDF parameters, see the keystore) is authenticated, not encrypted: a
  * change to any of it fails decryption as surely as a wrong passphrase.
  */
-export async function seal(plaintext: string, passphrase: string, associated: (kdf: KdfParams) => string): Promise<SealedSecret> {
+export async function seal(
+  plaintext: string,
+  passphrase: string,
+  associated: (kdf: KdfParams) => string,
+): Promise<SealedSecret> {
   const kdfparams: KdfParams = { ...SCRYPT_PARAMS, salt: randomBytes(32).toString('base64') };
   const key = await deriveKey(passphrase, kdfparams);
   const iv = randomBytes(12);
@@ -67,7 +79,9 @@ export async function open(sealed: SealedSecret, passphrase: string, associated:
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'), { authTagLength: 16 });
     decipher.setAAD(Buffer.from(associated, 'utf8'));
     decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-    return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64')), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64')), decipher.final()]).toString(
+      'utf8',
+    );
   } catch {
     return undefined;
   } finally {

@@ -119,7 +119,10 @@ export class Keystore {
     }
     const known = entries.map((entry) => entry.alias);
     throw new WalletError('WALLET_NOT_FOUND', `No wallet '${clip(id)}' in ${this.dir}.`, {
-      hint: known.length > 0 ? `Known wallets: ${known.join(', ')}.` : 'Create one with core-wallet-create or core-wallet-import.',
+      hint:
+        known.length > 0
+          ? `Known wallets: ${known.join(', ')}.`
+          : 'Create one with core-wallet-create or core-wallet-import.',
     });
   }
 
@@ -128,7 +131,10 @@ export class Keystore {
     checkAlias(wallet.alias);
     await ensurePrivateDir(this.dir);
     const base = { id: wallet.id, network: wallet.network, account: wallet.account };
-    const plaintext = JSON.stringify({ mnemonic: wallet.secret.mnemonic, mnemonic_passphrase: wallet.secret.mnemonicPassphrase });
+    const plaintext = JSON.stringify({
+      mnemonic: wallet.secret.mnemonic,
+      mnemonic_passphrase: wallet.secret.mnemonicPassphrase,
+    });
     const crypto: SealedSecret = await seal(plaintext, wallet.passphrase, (kdf) =>
       associatedData({ ...base, account: { ...wallet.account, next_receive: 0, next_change: 0 } }, kdf),
     );
@@ -146,13 +152,20 @@ export class Keystore {
       const { entries } = await this.list();
       const taken = entries.find((other) => other.alias === wallet.alias);
       if (taken) {
-        throw new WalletError('INVALID_PARAM', `alias '${wallet.alias}' is taken (wallet ${taken.id} on ${taken.network}).`, {
-          hint: 'Choose another alias.',
-        });
+        throw new WalletError(
+          'INVALID_PARAM',
+          `alias '${wallet.alias}' is taken (wallet ${taken.id} on ${taken.network}).`,
+          {
+            hint: 'Choose another alias.',
+          },
+        );
       }
       const same = entries.find((other) => other.id === wallet.id && other.network === wallet.network);
       if (same) {
-        throw new WalletError('INVALID_PARAM', `This seed is already in the keystore as '${same.alias}' on ${same.network}.`);
+        throw new WalletError(
+          'INVALID_PARAM',
+          `This seed is already in the keystore as '${same.alias}' on ${same.network}.`,
+        );
       }
       await writeFileAtomic(this.pathOf(entry), serialize(entry));
       return entry;
@@ -163,9 +176,13 @@ export class Keystore {
   async unlock(entry: WalletEntry, passphrase: string): Promise<WalletSecret> {
     const text = await open(entry.crypto, passphrase, associatedData(entry, entry.crypto.kdfparams));
     if (text === undefined) {
-      throw new WalletError('WALLET_LOCKED', `Cannot unlock wallet '${entry.alias}': wrong passphrase, or its keystore file was altered.`, {
-        hint: 'Give the passphrase the wallet was created with (--passphrase-file, --passphrase-stdin or the prompt).',
-      });
+      throw new WalletError(
+        'WALLET_LOCKED',
+        `Cannot unlock wallet '${entry.alias}': wrong passphrase, or its keystore file was altered.`,
+        {
+          hint: 'Give the passphrase the wallet was created with (--passphrase-file, --passphrase-stdin or the prompt).',
+        },
+      );
     }
     const parsed = Plaintext.safeParse(JSON.parse(text));
     if (!parsed.success) throw new WalletError('INTERNAL', `Wallet '${entry.alias}' decrypted to an unexpected shape.`);
@@ -176,7 +193,11 @@ export class Keystore {
    * Hands out the next `count` indexes of a chain and records them before returning, under the
    * lock, re-reading the file first: no index is ever given twice, even across a crash.
    */
-  async reserve(entry: WalletEntry, chain: 'receive' | 'change', count = 1): Promise<{ entry: WalletEntry; first: number }> {
+  async reserve(
+    entry: WalletEntry,
+    chain: 'receive' | 'change',
+    count = 1,
+  ): Promise<{ entry: WalletEntry; first: number }> {
     return this.update(entry, (current) => {
       const key = chain === 'receive' ? 'next_receive' : 'next_change';
       const first = current.account[key];
@@ -215,7 +236,8 @@ export class Keystore {
     return withLock(this.dir, async () => {
       const path = this.pathOf(entry);
       const current = await this.readFile(path).catch((error: unknown) => {
-        if (isCode(error, 'ENOENT')) throw new WalletError('WALLET_NOT_FOUND', `Wallet '${entry.alias}' was deleted meanwhile.`);
+        if (isCode(error, 'ENOENT'))
+          throw new WalletError('WALLET_NOT_FOUND', `Wallet '${entry.alias}' was deleted meanwhile.`);
         throw error;
       });
       const { next, result } = change(current);
@@ -237,17 +259,24 @@ export class Keystore {
       throw new WalletError('INTERNAL', `The keystore file ${path} is not valid JSON.`);
     }
     const parsed = EntrySchema.safeParse(json);
-    if (!parsed.success) throw new WalletError('INTERNAL', `The keystore file ${path} is not a wallet entry of format ${VERSION}.`);
+    if (!parsed.success)
+      throw new WalletError('INTERNAL', `The keystore file ${path} is not a wallet entry of format ${VERSION}.`);
     return parsed.data;
   }
 }
 
 export function checkAlias(alias: string): void {
   if (!ALIAS_PATTERN.test(alias)) {
-    throw new WalletError('INVALID_PARAM', 'alias must be 1-32 characters: a lower-case letter, then letters, digits, - or _.');
+    throw new WalletError(
+      'INVALID_PARAM',
+      'alias must be 1-32 characters: a lower-case letter, then letters, digits, - or _.',
+    );
   }
   if (FINGERPRINT_PATTERN.test(alias)) {
-    throw new WalletError('INVALID_PARAM', 'alias must not look like a fingerprint (8 hex digits): the two name wallets alike.');
+    throw new WalletError(
+      'INVALID_PARAM',
+      'alias must not look like a fingerprint (8 hex digits): the two name wallets alike.',
+    );
   }
 }
 

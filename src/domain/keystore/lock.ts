@@ -46,9 +46,13 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
       continue;
     }
     if (Date.now() > deadline) {
-      throw new WalletError('INTERNAL', `The keystore stayed locked for ${Math.round(timeoutMs / 1000)} s${holder ? ` by process ${holder.pid}` : ''}.`, {
-        hint: `Another wallet process is writing. If none is running, remove ${path}.`,
-      });
+      throw new WalletError(
+        'INTERNAL',
+        `The keystore stayed locked for ${Math.round(timeoutMs / 1000)} s${holder ? ` by process ${holder.pid}` : ''}.`,
+        {
+          hint: `Another wallet process is writing. If none is running, remove ${path}.`,
+        },
+      );
     }
     await sleep(Math.min(10 + attempt * 5, 100) + Math.floor(Math.random() * 10));
   }

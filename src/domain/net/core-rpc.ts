@@ -24,10 +24,20 @@ export class RpcError extends Error {
 const RPC_METHOD_NOT_FOUND = -32601;
 const SCAN_TIMEOUT_MS = 180_000;
 
-const RpcReply = z.object({ result: z.unknown().optional(), error: z.object({ code: z.number(), message: z.string() }).nullable().optional() });
+const RpcReply = z.object({
+  result: z.unknown().optional(),
+  error: z.object({ code: z.number(), message: z.string() }).nullable().optional(),
+});
 
 const ChainInfo = z.object({ chain: z.string(), blocks: z.int() });
-const AddressUtxo = z.object({ address: z.string(), txid: z.string(), outputIndex: z.int(), script: z.string(), satoshis: z.int(), height: z.int() });
+const AddressUtxo = z.object({
+  address: z.string(),
+  txid: z.string(),
+  outputIndex: z.int(),
+  script: z.string(),
+  satoshis: z.int(),
+  height: z.int(),
+});
 const AddressMempoolDelta = z.object({
   address: z.string(),
   txid: z.string(),
@@ -41,9 +51,19 @@ const AddressDelta = z.object({ address: z.string(), satoshis: z.int() });
 const ScanResult = z.object({
   success: z.boolean(),
   height: z.int().optional(),
-  unspents: z.array(z.object({ txid: z.string(), vout: z.int(), scriptPubKey: z.string(), amount: z.union([z.number(), z.string()]), height: z.int() })),
+  unspents: z.array(
+    z.object({
+      txid: z.string(),
+      vout: z.int(),
+      scriptPubKey: z.string(),
+      amount: z.union([z.number(), z.string()]),
+      height: z.int(),
+    }),
+  ),
 });
-const TxOut = z.object({ value: z.union([z.number(), z.string()]), confirmations: z.int(), coinbase: z.boolean().optional() }).nullable();
+const TxOut = z
+  .object({ value: z.union([z.number(), z.string()]), confirmations: z.int(), coinbase: z.boolean().optional() })
+  .nullable();
 const SmartFee = z.object({ feerate: z.number().optional() });
 
 /**
@@ -66,9 +86,15 @@ export class CoreRpcBackend implements CoreChainBackend {
     this.endpoint = redactUrl(url);
   }
 
-  async call<T>(method: string, params: unknown[], schema: z.ZodType<T>, options: { idempotent?: boolean; timeoutMs?: number; signal?: AbortSignal | undefined } = {}): Promise<T> {
+  async call<T>(
+    method: string,
+    params: unknown[],
+    schema: z.ZodType<T>,
+    options: { idempotent?: boolean; timeoutMs?: number; signal?: AbortSignal | undefined } = {},
+  ): Promise<T> {
     const headers: Record<string, string> = {};
-    if (this.cookieFile !== null) headers['authorization'] = `Basic ${Buffer.from((await this.readCookie()).trim()).toString('base64')}`;
+    if (this.cookieFile !== null)
+      headers['authorization'] = `Basic ${Buffer.from((await this.readCookie()).trim()).toString('base64')}`;
     const response = await httpJson({
       url: this.url,
       method: 'POST',
@@ -79,29 +105,46 @@ export class CoreRpcBackend implements CoreChainBackend {
       signal: options.signal,
     });
     if (response.status === 401 || response.status === 403) {
-      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} refused the RPC credentials (HTTP ${response.status}).`, {
-        hint: 'Put rpcuser:rpcpassword in the URL (http://user:pass@host:port) or set cookie_file in the config.',
-      });
+      throw new WalletError(
+        'BACKEND_UNAVAILABLE',
+        `${this.endpoint} refused the RPC credentials (HTTP ${response.status}).`,
+        {
+          hint: 'Put rpcuser:rpcpassword in the URL (http://user:pass@host:port) or set cookie_file in the config.',
+        },
+      );
     }
     const reply = RpcReply.safeParse(response.json);
     if (!reply.success) {
-      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} did not answer ${method} with JSON-RPC (HTTP ${response.status}).`);
+      throw new WalletError(
+        'BACKEND_UNAVAILABLE',
+        `${this.endpoint} did not answer ${method} with JSON-RPC (HTTP ${response.status}).`,
+      );
     }
     if (reply.data.error) throw new RpcError(reply.data.error.code, reply.data.error.message);
     const result = schema.safeParse(reply.data.result);
     if (!result.success) {
-      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} answered ${method} with an unexpected shape.`, { cause: result.error });
+      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} answered ${method} with an unexpected shape.`, {
+        cause: result.error,
+      });
     }
     return result.data;
   }
 
   async chainInfo(): Promise<{ network: CoreNetwork | 'other'; height: number }> {
     const info = await this.call('getblockchaininfo', [], ChainInfo);
-    const network = info.chain === 'main' ? 'mainnet' : info.chain === 'test' ? 'testnet' : info.chain === 'regtest' ? 'regtest' : 'other';
+    const network =
+      info.chain === 'main'
+        ? 'mainnet'
+        : info.chain === 'test'
+          ? 'testnet'
+          : info.chain === 'regtest'
+            ? 'regtest'
+            : 'other';
     return { network, height: info.blocks };
   }
 
-  historyKind = async (): Promise<'history' | 'unspent-only'> => ((await this.hasAddressIndex()) ? 'history' : 'unspent-only');
+  historyKind = async (): Promise<'history' | 'unspent-only'> =>
+    (await this.hasAddressIndex()) ? 'history' : 'unspent-only';
 
   async utxos(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Utxo[]> {
     if (addresses.length === 0) return [];
@@ -116,12 +159,30 @@ export class CoreRpcBackend implements CoreChainBackend {
         this.chainInfo(),
       ]);
       tip = info.height;
-      const spent = new Set(mempool.filter((delta) => delta.satoshis < 0 && delta.prevtxid).map((delta) => `${delta.prevtxid}:${delta.prevout}`));
+      const spent = new Set(
+        mempool
+          .filter((delta) => delta.satoshis < 0 && delta.prevtxid)
+          .map((delta) => `${delta.prevtxid}:${delta.prevout}`),
+      );
       utxos = [
-        ...confirmed.map((u) => ({ txid: u.txid, vout: u.outputIndex, amount: BigInt(u.satoshis), script: hex.decode(u.script), address: u.address, height: u.height })),
+        ...confirmed.map((u) => ({
+          txid: u.txid,
+          vout: u.outputIndex,
+          amount: BigInt(u.satoshis),
+          script: hex.decode(u.script),
+          address: u.address,
+          height: u.height,
+        })),
         ...mempool
           .filter((delta) => delta.satoshis > 0)
-          .map((delta) => ({ txid: delta.txid, vout: delta.index, amount: BigInt(delta.satoshis), script: byAddress.get(delta.address)?.script ?? new Uint8Array(), address: delta.address, height: null })),
+          .map((delta) => ({
+            txid: delta.txid,
+            vout: delta.index,
+            amount: BigInt(delta.satoshis),
+            script: byAddress.get(delta.address)?.script ?? new Uint8Array(),
+            address: delta.address,
+            height: null,
+          })),
       ].filter((utxo) => !spent.has(`${utxo.txid}:${utxo.vout}`) && byAddress.has(utxo.address));
     } else {
       const scan = await this.scan(addresses, signal);
@@ -129,20 +190,42 @@ export class CoreRpcBackend implements CoreChainBackend {
       const byScript = new Map(addresses.map((watched) => [hex.encode(watched.script), watched]));
       utxos = scan.unspents.flatMap((u) => {
         const watched = byScript.get(u.scriptPubKey.toLowerCase());
-        return watched ? [{ txid: u.txid, vout: u.vout, amount: dashToDuffs(u.amount), script: watched.script, address: watched.address, height: u.height }] : [];
+        return watched
+          ? [
+              {
+                txid: u.txid,
+                vout: u.vout,
+                amount: dashToDuffs(u.amount),
+                script: watched.script,
+                address: watched.address,
+                height: u.height,
+              },
+            ]
+          : [];
       });
     }
     return this.markCoinbase(utxos, tip, signal);
   }
 
   async balances(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Map<string, AddressBalance>> {
-    const result = new Map<string, AddressBalance>(addresses.map((watched) => [watched.address, { confirmed: 0n, unconfirmed: 0n }]));
+    const result = new Map<string, AddressBalance>(
+      addresses.map((watched) => [watched.address, { confirmed: 0n, unconfirmed: 0n }]),
+    );
     if (addresses.length === 0) return result;
     if (await this.hasAddressIndex()) {
-      const mempool = await this.call('getaddressmempool', [{ addresses: addresses.map((w) => w.address) }], z.array(AddressMempoolDelta), { signal });
+      const mempool = await this.call(
+        'getaddressmempool',
+        [{ addresses: addresses.map((w) => w.address) }],
+        z.array(AddressMempoolDelta),
+        { signal },
+      );
       for (const watched of addresses) {
-        const balance = await this.call('getaddressbalance', [{ addresses: [watched.address] }], AddressBalanceReply, { signal });
-        const unconfirmed = mempool.filter((d) => d.address === watched.address).reduce((sum, d) => sum + BigInt(d.satoshis), 0n);
+        const balance = await this.call('getaddressbalance', [{ addresses: [watched.address] }], AddressBalanceReply, {
+          signal,
+        });
+        const unconfirmed = mempool
+          .filter((d) => d.address === watched.address)
+          .reduce((sum, d) => sum + BigInt(d.satoshis), 0n);
         result.set(watched.address, { confirmed: BigInt(balance.balance), unconfirmed });
       }
       return result;
@@ -157,8 +240,18 @@ export class CoreRpcBackend implements CoreChainBackend {
   async used(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Set<string>> {
     if (addresses.length === 0) return new Set();
     if (await this.hasAddressIndex()) {
-      const deltas = await this.call('getaddressdeltas', [{ addresses: addresses.map((w) => w.address) }], z.array(AddressDelta), { signal });
-      const mempool = await this.call('getaddressmempool', [{ addresses: addresses.map((w) => w.address) }], z.array(AddressMempoolDelta), { signal });
+      const deltas = await this.call(
+        'getaddressdeltas',
+        [{ addresses: addresses.map((w) => w.address) }],
+        z.array(AddressDelta),
+        { signal },
+      );
+      const mempool = await this.call(
+        'getaddressmempool',
+        [{ addresses: addresses.map((w) => w.address) }],
+        z.array(AddressMempoolDelta),
+        { signal },
+      );
       return new Set([...deltas, ...mempool].map((delta) => delta.address));
     }
     return new Set((await this.utxos(addresses, signal)).map((utxo) => utxo.address));
@@ -179,7 +272,10 @@ export class CoreRpcBackend implements CoreChainBackend {
       return await this.call('sendrawtransaction', [rawHex], z.string(), { idempotent: false, signal });
     } catch (error) {
       if (error instanceof RpcError) {
-        throw new WalletError('INVALID_PARAM', `The node rejected the transaction: ${error.message.split('\n')[0]?.slice(0, 200)} (RPC ${error.code}).`);
+        throw new WalletError(
+          'INVALID_PARAM',
+          `The node rejected the transaction: ${error.message.split('\n')[0]?.slice(0, 200)} (RPC ${error.code}).`,
+        );
       }
       throw error;
     }
@@ -199,14 +295,24 @@ export class CoreRpcBackend implements CoreChainBackend {
   private async scan(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<z.infer<typeof ScanResult>> {
     const descriptors = addresses.map((watched) => `raw(${hex.encode(watched.script)})`);
     try {
-      const result = await this.call('scantxoutset', ['start', descriptors], ScanResult, { timeoutMs: SCAN_TIMEOUT_MS, signal });
-      if (!result.success) throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} could not finish scantxoutset.`);
+      const result = await this.call('scantxoutset', ['start', descriptors], ScanResult, {
+        timeoutMs: SCAN_TIMEOUT_MS,
+        signal,
+      });
+      if (!result.success)
+        throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} could not finish scantxoutset.`);
       return result;
     } catch (error) {
       if (error instanceof RpcError && /already in progress/i.test(error.message)) {
-        throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} is busy with another UTXO scan.`, { hint: 'Try again in a moment.' });
+        throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} is busy with another UTXO scan.`, {
+          hint: 'Try again in a moment.',
+        });
       }
-      if (error instanceof RpcError) throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} refused scantxoutset: ${error.message.slice(0, 160)}.`);
+      if (error instanceof RpcError)
+        throw new WalletError(
+          'BACKEND_UNAVAILABLE',
+          `${this.endpoint} refused scantxoutset: ${error.message.slice(0, 160)}.`,
+        );
       throw error;
     }
   }

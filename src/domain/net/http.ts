@@ -35,7 +35,11 @@ export async function httpJson(request: HttpRequest): Promise<HttpResponse> {
     try {
       const response = await fetch(url, {
         method: request.method,
-        headers: { accept: 'application/json', ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: {
+          accept: 'application/json',
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
         ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         signal,
       });
@@ -47,7 +51,9 @@ export async function httpJson(request: HttpRequest): Promise<HttpResponse> {
       return { status: response.status, json: parseJson(text), text };
     } catch (error) {
       if (request.signal?.aborted) throw error;
-      lastError = timeout.aborted ? new Error(`no answer within ${Math.round((request.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000)} s`) : error;
+      lastError = timeout.aborted
+        ? new Error(`no answer within ${Math.round((request.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000)} s`)
+        : error;
     }
   }
   throw new WalletError('BACKEND_UNAVAILABLE', `Cannot reach ${shown}: ${describe(lastError)}.`, {
@@ -56,7 +62,10 @@ export async function httpJson(request: HttpRequest): Promise<HttpResponse> {
   });
 }
 
-function splitCredentials(raw: string, headers: Record<string, string>): { url: string; headers: Record<string, string> } {
+function splitCredentials(
+  raw: string,
+  headers: Record<string, string>,
+): { url: string; headers: Record<string, string> } {
   const parsed = new URL(raw);
   if (parsed.username === '' && parsed.password === '') return { url: raw, headers };
   const user = decodeURIComponent(parsed.username);
@@ -85,7 +94,10 @@ function looksLikeJsonRpcError(text: string): boolean {
 function describe(error: unknown): string {
   if (error instanceof Error) {
     const cause = (error as { cause?: unknown }).cause;
-    const code = typeof cause === 'object' && cause !== null && 'code' in cause ? String((cause as { code: unknown }).code) : undefined;
+    const code =
+      typeof cause === 'object' && cause !== null && 'code' in cause
+        ? String((cause as { code: unknown }).code)
+        : undefined;
     return code ?? error.message.split('\n')[0] ?? 'failed';
   }
   return 'failed';

@@ -24,7 +24,11 @@ const InsightAddress = z.object({
   unconfirmedTxApperances: z.int(),
 });
 const InsightStatus = z.object({ info: z.object({ blocks: z.int(), network: z.string() }) });
-const InsightTx = z.object({ vout: z.array(z.object({ n: z.int(), value: z.union([z.string(), z.number()]), spentTxId: z.string().nullable().optional() })) });
+const InsightTx = z.object({
+  vout: z.array(
+    z.object({ n: z.int(), value: z.union([z.string(), z.number()]), spentTxId: z.string().nullable().optional() }),
+  ),
+});
 const InsightSend = z.object({ txid: z.string() });
 
 const ADDRESS_BATCH = 20;
@@ -49,7 +53,14 @@ export class InsightBackend implements CoreChainBackend {
   async chainInfo(): Promise<{ network: CoreNetwork | 'other'; height: number }> {
     const status = await this.get('/status?q=getInfo', InsightStatus);
     const name = status.info.network;
-    const network = name === 'livenet' || name === 'mainnet' ? 'mainnet' : name === 'testnet' ? 'testnet' : name === 'regtest' ? 'regtest' : 'other';
+    const network =
+      name === 'livenet' || name === 'mainnet'
+        ? 'mainnet'
+        : name === 'testnet'
+          ? 'testnet'
+          : name === 'regtest'
+            ? 'regtest'
+            : 'other';
     return { network, height: status.info.blocks };
   }
 
@@ -63,7 +74,14 @@ export class InsightBackend implements CoreChainBackend {
         const watched = byAddress.get(u.address);
         if (!watched || hex.encode(watched.script) !== u.scriptPubKey.toLowerCase()) continue;
         const confirmed = (u.confirmations ?? 0) > 0 && u.height !== undefined && u.height > 0;
-        utxos.push({ txid: u.txid, vout: u.vout, amount: BigInt(u.satoshis), script: watched.script, address: u.address, height: confirmed ? (u.height ?? null) : null });
+        utxos.push({
+          txid: u.txid,
+          vout: u.vout,
+          amount: BigInt(u.satoshis),
+          script: watched.script,
+          address: u.address,
+          height: confirmed ? (u.height ?? null) : null,
+        });
       }
     }
     return utxos;
@@ -72,13 +90,18 @@ export class InsightBackend implements CoreChainBackend {
   async balances(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Map<string, AddressBalance>> {
     const infos = await this.addressInfos(addresses, signal);
     return new Map(
-      [...infos].map(([address, info]) => [address, { confirmed: BigInt(info.balanceSat), unconfirmed: BigInt(info.unconfirmedBalanceSat) }]),
+      [...infos].map(([address, info]) => [
+        address,
+        { confirmed: BigInt(info.balanceSat), unconfirmed: BigInt(info.unconfirmedBalanceSat) },
+      ]),
     );
   }
 
   async used(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Set<string>> {
     const infos = await this.addressInfos(addresses, signal);
-    return new Set([...infos].filter(([, info]) => info.txApperances + info.unconfirmedTxApperances > 0).map(([address]) => address));
+    return new Set(
+      [...infos].filter(([, info]) => info.txApperances + info.unconfirmedTxApperances > 0).map(([address]) => address),
+    );
   }
 
   async feeRate(signal?: AbortSignal): Promise<bigint | undefined> {
@@ -101,20 +124,35 @@ export class InsightBackend implements CoreChainBackend {
   }
 
   async broadcast(rawHex: string, signal?: AbortSignal): Promise<string> {
-    const response = await httpJson({ url: `${this.base}/tx/send`, method: 'POST', body: { rawtx: rawHex }, idempotent: false, signal });
+    const response = await httpJson({
+      url: `${this.base}/tx/send`,
+      method: 'POST',
+      body: { rawtx: rawHex },
+      idempotent: false,
+      signal,
+    });
     if (response.status >= 400) {
-      throw new WalletError('INVALID_PARAM', `The explorer rejected the transaction: ${response.text.slice(0, 200).trim()} (HTTP ${response.status}).`);
+      throw new WalletError(
+        'INVALID_PARAM',
+        `The explorer rejected the transaction: ${response.text.slice(0, 200).trim()} (HTTP ${response.status}).`,
+      );
     }
     const parsed = InsightSend.safeParse(response.json);
-    if (!parsed.success) throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} answered tx/send with an unexpected shape.`);
+    if (!parsed.success)
+      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} answered tx/send with an unexpected shape.`);
     return parsed.data.txid;
   }
 
-  private async addressInfos(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Map<string, z.infer<typeof InsightAddress>>> {
+  private async addressInfos(
+    addresses: readonly WatchedAddress[],
+    signal?: AbortSignal,
+  ): Promise<Map<string, z.infer<typeof InsightAddress>>> {
     const result = new Map<string, z.infer<typeof InsightAddress>>();
     for (let i = 0; i < addresses.length; i += PARALLEL_REQUESTS) {
       const batch = addresses.slice(i, i + PARALLEL_REQUESTS);
-      const infos = await Promise.all(batch.map((watched) => this.get(`/addr/${watched.address}?noTxList=1`, InsightAddress, signal)));
+      const infos = await Promise.all(
+        batch.map((watched) => this.get(`/addr/${watched.address}?noTxList=1`, InsightAddress, signal)),
+      );
       batch.forEach((watched, j) => {
         const info = infos[j];
         if (info) result.set(watched.address, info);
@@ -127,14 +165,27 @@ export class InsightBackend implements CoreChainBackend {
     return this.request('GET', path, schema, undefined, signal);
   }
 
-  private async request<T>(method: 'GET' | 'POST', path: string, schema: z.ZodType<T>, body: unknown, signal?: AbortSignal): Promise<T> {
+  private async request<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    schema: z.ZodType<T>,
+    body: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const response = await httpJson({ url: `${this.base}${path}`, method, body, idempotent: true, signal });
     if (response.status >= 400) {
-      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} answered ${path.split('?')[0] ?? path} with HTTP ${response.status}.`);
+      throw new WalletError(
+        'BACKEND_UNAVAILABLE',
+        `${this.endpoint} answered ${path.split('?')[0] ?? path} with HTTP ${response.status}.`,
+      );
     }
     const parsed = schema.safeParse(response.json);
     if (!parsed.success) {
-      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} answered ${path.split('?')[0] ?? path} with an unexpected shape.`, { cause: parsed.error });
+      throw new WalletError(
+        'BACKEND_UNAVAILABLE',
+        `${this.endpoint} answered ${path.split('?')[0] ?? path} with an unexpected shape.`,
+        { cause: parsed.error },
+      );
     }
     return parsed.data;
   }

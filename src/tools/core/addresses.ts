@@ -32,7 +32,13 @@ export const coreAddressCreate = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ wallet_id, network }, { services }) => {
     const created = await createAddress(services, wallet_id, network);
-    return { address: created.address, path: created.path, index: created.index, wallet_id: created.entry.id, network: created.entry.network };
+    return {
+      address: created.address,
+      path: created.path,
+      index: created.index,
+      wallet_id: created.entry.id,
+      network: created.entry.network,
+    };
   },
 });
 
@@ -54,12 +60,18 @@ export const coreAddressesList = defineTool({
   output: z.object({
     wallet_id: z.string().describe("The wallet's fingerprint."),
     network: z.string().describe("The wallet's network."),
-    addresses: z.array(z.object({ ...AddressRow, chain: z.enum(['receive', 'change']).describe('receive or change.') })).describe('Receive addresses first, each chain by index.'),
+    addresses: z
+      .array(z.object({ ...AddressRow, chain: z.enum(['receive', 'change']).describe('receive or change.') }))
+      .describe('Receive addresses first, each chain by index.'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ wallet_id, network, chain }, { services }) => {
     const entry = await openWallet(services, wallet_id, network);
-    return { wallet_id: entry.id, network: entry.network, addresses: issuedAddresses(entry, chain ? [chain] : undefined) };
+    return {
+      wallet_id: entry.id,
+      network: entry.network,
+      addresses: issuedAddresses(entry, chain ? [chain] : undefined),
+    };
   },
 });
 
@@ -77,11 +89,17 @@ export const coreAddressValidate = defineTool({
   ].join('\n'),
   input: z.strictObject({
     address: CoreAddress,
-    network: z.enum(['mainnet', 'testnet', 'regtest']).optional().describe('Also require the address to be for this network.'),
+    network: z
+      .enum(['mainnet', 'testnet', 'regtest'])
+      .optional()
+      .describe('Also require the address to be for this network.'),
   }),
   output: z.object({
     valid: z.boolean().describe('Whether it is a valid Dash address (for network, when given).'),
-    network: z.enum(['mainnet', 'testnet']).nullable().describe('mainnet, or testnet for the testnet/regtest prefixes; null when not an address.'),
+    network: z
+      .enum(['mainnet', 'testnet'])
+      .nullable()
+      .describe('mainnet, or testnet for the testnet/regtest prefixes; null when not an address.'),
     networks: z.array(z.string()).describe('Every Dash network the address is valid on.'),
     type: z.enum(['p2pkh', 'p2sh']).nullable().describe('Pay to public key hash or to script hash; null when invalid.'),
     problem: z.string().nullable().describe('Why it is invalid; null when valid.'),
@@ -89,7 +107,11 @@ export const coreAddressValidate = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ address, network }) => {
     const check = validateAddress(address, network);
-    const family = check.networks.includes('mainnet') ? ('mainnet' as const) : check.networks.length > 0 ? ('testnet' as const) : null;
+    const family = check.networks.includes('mainnet')
+      ? ('mainnet' as const)
+      : check.networks.length > 0
+        ? ('testnet' as const)
+        : null;
     return { valid: check.valid, network: family, networks: check.networks, type: check.type, problem: check.problem };
   },
 });
@@ -114,12 +136,17 @@ export const coreAddressesDiscover = defineTool({
     receive_addresses: z.int().describe('Receive addresses handed out after discovery.'),
     change_addresses: z.int().describe('Change addresses used after discovery.'),
     scanned: z.int().describe('How many addresses were checked.'),
-    history: z.enum(['history', 'unspent-only']).describe('history: any past use counts; unspent-only: only addresses holding coins were seen.'),
+    history: z
+      .enum(['history', 'unspent-only'])
+      .describe('history: any past use counts; unspent-only: only addresses holding coins were seen.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, progress, signal }) => {
     const entry = await openWallet(services, wallet_id, network);
-    const result = await discoverAddresses(services, entry, await backendFor(services, entry.network), { progress, signal });
+    const result = await discoverAddresses(services, entry, await backendFor(services, entry.network), {
+      progress,
+      signal,
+    });
     return {
       wallet_id: result.entry.id,
       network: result.entry.network,

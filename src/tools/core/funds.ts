@@ -13,8 +13,12 @@ import { parseDuffs } from '../../domain/core/amount.js';
 import { defineTool } from '../define.js';
 import { CoreAddress, Duffs, OptionalCoreNetwork, RequiredCoreNetwork, WalletId } from '../fields.js';
 
-const FeeRate = Duffs.optional().describe('Fee rate in duffs per 1000 bytes; 1000 (Dash\'s minimum relay fee) when omitted.');
-const MaxFee = Duffs.optional().describe(`Refuse to send if the fee is above this many duffs; ${DEFAULT_MAX_FEE_DUFFS} (0.01 DASH) when omitted.`);
+const FeeRate = Duffs.optional().describe(
+  "Fee rate in duffs per 1000 bytes; 1000 (Dash's minimum relay fee) when omitted.",
+);
+const MaxFee = Duffs.optional().describe(
+  `Refuse to send if the fee is above this many duffs; ${DEFAULT_MAX_FEE_DUFFS} (0.01 DASH) when omitted.`,
+);
 
 const optionalDuffs = (value: string | undefined, field: string): bigint | undefined =>
   value === undefined ? undefined : parseDuffs(value, field);
@@ -35,7 +39,12 @@ const OutputRow = z.object({
 
 function rows(created: Awaited<ReturnType<typeof createTransaction>>) {
   return {
-    inputs: created.inputs.map((u) => ({ txid: u.txid, vout: u.vout, address: u.address, amount_duffs: u.amount.toString() })),
+    inputs: created.inputs.map((u) => ({
+      txid: u.txid,
+      vout: u.vout,
+      address: u.address,
+      amount_duffs: u.amount.toString(),
+    })),
     outputs: created.outputs.map((o) => ({ address: o.address, amount_duffs: o.amount.toString(), change: o.change })),
     change_address: created.change?.address ?? null,
   };
@@ -87,7 +96,12 @@ export const coreBalancesGet = defineTool({
       backend: balances.backend.kind,
       addresses: balances.addresses
         .filter((a) => a.confirmed !== 0n || a.unconfirmed !== 0n)
-        .map((a) => ({ address: a.address, path: a.path, confirmed_duffs: a.confirmed.toString(), unconfirmed_duffs: a.unconfirmed.toString() })),
+        .map((a) => ({
+          address: a.address,
+          path: a.path,
+          confirmed_duffs: a.confirmed.toString(),
+          unconfirmed_duffs: a.unconfirmed.toString(),
+        })),
     };
   },
 });
@@ -132,8 +146,19 @@ export const coreUtxosList = defineTool({
       network: entry.network,
       tip_height: tip,
       total_duffs: utxos.reduce((sum, u) => sum + u.amount, 0n).toString(),
-      spendable_duffs: utxos.filter((u) => u.spendable).reduce((sum, u) => sum + u.amount, 0n).toString(),
-      utxos: utxos.map((u) => ({ txid: u.txid, vout: u.vout, address: u.address, path: u.path, amount_duffs: u.amount.toString(), height: u.height, spendable: u.spendable })),
+      spendable_duffs: utxos
+        .filter((u) => u.spendable)
+        .reduce((sum, u) => sum + u.amount, 0n)
+        .toString(),
+      utxos: utxos.map((u) => ({
+        txid: u.txid,
+        vout: u.vout,
+        address: u.address,
+        path: u.path,
+        amount_duffs: u.amount.toString(),
+        height: u.height,
+        spendable: u.spendable,
+      })),
     };
   },
 });
@@ -170,7 +195,10 @@ export const coreTxCreate = defineTool({
     const created = await createTransaction(services, {
       walletId: wallet_id,
       network,
-      payments: outputs.map((o, i) => ({ address: o.address, amount: parseDuffs(o.amount_duffs, `outputs[${i}].amount_duffs`) })),
+      payments: outputs.map((o, i) => ({
+        address: o.address,
+        amount: parseDuffs(o.amount_duffs, `outputs[${i}].amount_duffs`),
+      })),
       feeRate: optionalDuffs(fee_rate_duffs_per_kb, 'fee_rate_duffs_per_kb'),
       signal,
     });
@@ -183,10 +211,10 @@ export const coreTxSign = defineTool({
   title: 'Sign a transaction',
   summary: "Sign a PSBT with the wallet's keys",
   description: [
-    "Unlocks the wallet and signs every input of a PSBT made by core-tx-create (each input must name",
+    'Unlocks the wallet and signs every input of a PSBT made by core-tx-create (each input must name',
     "this wallet's key and a path of its network), then returns the signed raw transaction and its",
     'txid. Nothing is broadcast. The fee shown is the one the PSBT records; core-tx-send re-checks it',
-    "against the chain. Needs the keystore passphrase.",
+    'against the chain. Needs the keystore passphrase.',
     '',
     'Example: wallet core-tx-sign --wallet-id main --network testnet --psbt cHNidP8B…',
   ].join('\n'),
@@ -198,7 +226,7 @@ export const coreTxSign = defineTool({
   output: z.object({
     hex: z.string().describe('The signed transaction, hex.'),
     txid: z.string().describe('Its transaction id.'),
-    fee_duffs: z.string().describe('The fee by the PSBT\'s input amounts.'),
+    fee_duffs: z.string().describe("The fee by the PSBT's input amounts."),
     size_bytes: z.int().describe('The signed size in bytes.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -221,17 +249,22 @@ export const coreTxSend = defineTool({
   ].join('\n'),
   input: z.strictObject({
     network: RequiredCoreNetwork,
-    hex: z.string().min(20).max(2_000_000).describe('The signed transaction, hex (core-tx-sign\'s hex).'),
+    hex: z.string().min(20).max(2_000_000).describe("The signed transaction, hex (core-tx-sign's hex)."),
     max_fee_duffs: MaxFee,
   }),
   output: z.object({
     txid: z.string().describe('The transaction id the backend accepted.'),
-    fee_duffs: z.string().describe('The fee, from the backend\'s view of the coins spent.'),
+    fee_duffs: z.string().describe("The fee, from the backend's view of the coins spent."),
     size_bytes: z.int().describe('The size in bytes.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ network, hex, max_fee_duffs }, { services, signal }) => {
-    const sent = await sendTransaction(services, { network, hex, maxFee: optionalDuffs(max_fee_duffs, 'max_fee_duffs'), signal });
+    const sent = await sendTransaction(services, {
+      network,
+      hex,
+      maxFee: optionalDuffs(max_fee_duffs, 'max_fee_duffs'),
+      signal,
+    });
     return { txid: sent.txid, fee_duffs: sent.fee.toString(), size_bytes: sent.size };
   },
 });
@@ -278,6 +311,13 @@ export const coreFundsSend = defineTool({
       dryRun: input.dry_run,
       signal,
     });
-    return { sent: result.sent, txid: result.txid, hex: result.hex, fee_duffs: result.fee.toString(), size_bytes: result.size, ...rows(result) };
+    return {
+      sent: result.sent,
+      txid: result.txid,
+      hex: result.hex,
+      fee_duffs: result.fee.toString(),
+      size_bytes: result.size,
+      ...rows(result),
+    };
   },
 });

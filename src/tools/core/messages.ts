@@ -10,7 +10,7 @@ const Message = z.string().max(100_000).describe('The message text (UTF-8).');
 export const coreMessageSign = defineTool({
   name: 'core_message_sign',
   title: 'Sign a message',
-  summary: 'Sign a message with one of the wallet\'s addresses',
+  summary: "Sign a message with one of the wallet's addresses",
   description: [
     "Signs a text with the key of one of the wallet's addresses, in Dash Core's signmessage format",
     '(compact recoverable signature, Base64), so anyone can check it with core-message-verify or',

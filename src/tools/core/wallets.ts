@@ -13,7 +13,9 @@ import { defineTool } from '../define.js';
 import { Alias, CoreNetwork, OptionalCoreNetwork, RequiredCoreNetwork, WalletId, secretString } from '../fields.js';
 
 const WalletFields = {
-  wallet_id: z.string().describe("The wallet's fingerprint: 8 hex digits of its BIP32 master key, stable across aliases."),
+  wallet_id: z
+    .string()
+    .describe("The wallet's fingerprint: 8 hex digits of its BIP32 master key, stable across aliases."),
   alias: z.string().describe("The wallet's alias."),
   network: z.string().describe('The Dash network the wallet belongs to.'),
   account_path: z.string().describe("The BIP44 account path, m/44'/5'/0' on mainnet, m/44'/1'/0' elsewhere."),
@@ -52,7 +54,9 @@ export const coreWalletsList = defineTool({
   ].join('\n'),
   input: z.strictObject({}),
   output: z.object({
-    wallets: z.array(z.object({ ...WalletFields, created_at: z.string().describe('When the wallet was added (ISO 8601).') })).describe('The wallets, by alias.'),
+    wallets: z
+      .array(z.object({ ...WalletFields, created_at: z.string().describe('When the wallet was added (ISO 8601).') }))
+      .describe('The wallets, by alias.'),
     unreadable_files: z.array(z.string()).describe('Keystore files that are damaged or of an unknown format.'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -81,8 +85,13 @@ export const coreWalletCreate = defineTool({
   ].join('\n'),
   input: z.strictObject({
     alias: Alias,
-    network: OptionalCoreNetwork.describe('The Dash network of the wallet; the configured default (testnet) when omitted.'),
-    words: z.union([z.literal(12), z.literal(24)]).default(12).describe('Mnemonic length: 12 words (128 bits) or 24 (256 bits).'),
+    network: OptionalCoreNetwork.describe(
+      'The Dash network of the wallet; the configured default (testnet) when omitted.',
+    ),
+    words: z
+      .union([z.literal(12), z.literal(24)])
+      .default(12)
+      .describe('Mnemonic length: 12 words (128 bits) or 24 (256 bits).'),
   }),
   output: z.object({
     ...WalletFields,
@@ -119,7 +128,10 @@ export const coreWalletImport = defineTool({
     network: OptionalCoreNetwork.describe('The Dash network of the wallet; the configured default when omitted.'),
     mnemonic: secretString('The BIP39 mnemonic: 12 or 24 English words separated by spaces.'),
     mnemonic_passphrase: secretString('The optional BIP39 passphrase ("25th word"); empty when omitted.').optional(),
-    discover: z.boolean().default(true).describe('Scan the chain for used addresses after importing (needs the backend).'),
+    discover: z
+      .boolean()
+      .default(true)
+      .describe('Scan the chain for used addresses after importing (needs the backend).'),
   }),
   output: z.object({
     ...WalletFields,
@@ -131,10 +143,20 @@ export const coreWalletImport = defineTool({
   handler: async ({ alias, network, mnemonic, mnemonic_passphrase, discover }, { services, progress, signal }) => {
     const result = await importAndDiscover(
       services,
-      { alias, network: await defaultNetwork(network, services), mnemonic, mnemonicPassphrase: mnemonic_passphrase ?? '', discover },
+      {
+        alias,
+        network: await defaultNetwork(network, services),
+        mnemonic,
+        mnemonicPassphrase: mnemonic_passphrase ?? '',
+        discover,
+      },
       { progress, signal },
     );
-    return { ...walletFields(summarize(result.entry)), discovery: result.discovery, discovery_error: result.discoveryError };
+    return {
+      ...walletFields(summarize(result.entry)),
+      discovery: result.discovery,
+      discovery_error: result.discoveryError,
+    };
   },
 });
 
@@ -143,7 +165,7 @@ export const coreWalletExport = defineTool({
   title: 'Export a Dash wallet',
   summary: "Reveal a wallet's mnemonic for backup (local only)",
   description: [
-    "Unlocks a wallet with the keystore passphrase and returns its BIP39 mnemonic and BIP39",
+    'Unlocks a wallet with the keystore passphrase and returns its BIP39 mnemonic and BIP39',
     'passphrase, for writing down or moving to another wallet. Anyone with the mnemonic controls the',
     'funds: the local CLI serves this tool, wallet serve never does.',
     '',
@@ -185,7 +207,11 @@ export const coreWalletDelete = defineTool({
   input: z.strictObject({
     wallet_id: WalletId,
     network: RequiredCoreNetwork,
-    confirm_fingerprint: z.string().min(1).max(16).describe("The wallet's fingerprint (8 hex digits), typed out as a confirmation."),
+    confirm_fingerprint: z
+      .string()
+      .min(1)
+      .max(16)
+      .describe("The wallet's fingerprint (8 hex digits), typed out as a confirmation."),
   }),
   output: z.object({
     deleted: z.boolean().describe('True: the wallet is gone.'),
@@ -195,7 +221,11 @@ export const coreWalletDelete = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async ({ wallet_id, network, confirm_fingerprint }, { services }) => {
-    const entry = await deleteWallet(services, { walletId: wallet_id, network, confirmFingerprint: confirm_fingerprint });
+    const entry = await deleteWallet(services, {
+      walletId: wallet_id,
+      network,
+      confirmFingerprint: confirm_fingerprint,
+    });
     return { deleted: true, wallet_id: entry.id, alias: entry.alias, network: entry.network };
   },
 });
