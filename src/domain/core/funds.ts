@@ -65,6 +65,7 @@ export async function walletBalances(
 ): Promise<AddressBalances & { entry: WalletEntry }> {
   const entry = await openWallet(services, walletId, network);
   const backend = await backendFor(services, entry.network);
+  await checkBackendNetwork(backend, entry.network);
   const addresses = issuedAddresses(entry);
   const balances = await backend.balances(watched(addresses), signal);
   let confirmed = 0n;

@@ -281,11 +281,21 @@ export class CoreRpcBackend implements CoreChainBackend {
     }
   }
 
+  /**
+   * Whether the node has the address index. Probed once with `getaddressmempool` on no addresses:
+   * a node without the RPC answers -32601, and current Dash Core without `-addressindex` answers
+   * "Address index is disabled" (its `getaddressbalance` would answer zeros instead).
+   */
   private hasAddressIndex(): Promise<boolean> {
-    this.indexed ??= this.call('getaddressbalance', [{ addresses: [] }], z.unknown())
+    this.indexed ??= this.call('getaddressmempool', [{ addresses: [] }], z.unknown())
       .then(() => true)
       .catch((error: unknown) => {
-        if (error instanceof RpcError) return error.code !== RPC_METHOD_NOT_FOUND && !/index/i.test(error.message);
+        if (error instanceof RpcError) {
+          return (
+            error.code !== RPC_METHOD_NOT_FOUND &&
+            !/index is disabled|index not enabled|-addressindex/i.test(error.message)
+          );
+        }
         this.indexed = undefined;
         throw error;
       });

@@ -229,6 +229,7 @@ export const coreTxSign = defineTool({
     fee_duffs: z.string().describe("The fee by the PSBT's input amounts."),
     size_bytes: z.int().describe('The signed size in bytes.'),
   }),
+  // Uses the private key: never read-only, so `wallet serve --read-only` stays watch-only.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ wallet_id, network, psbt }, { services }) => {
     const signed = await signTransaction(services, { walletId: wallet_id, network, psbt });

@@ -29,7 +29,8 @@ export const coreMessageSign = defineTool({
     message: z.string().describe('The message signed.'),
     signature: z.string().describe('The signature, Base64 (65 bytes).'),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // Uses the private key: never read-only, so `wallet serve --read-only` stays watch-only.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ wallet_id, network, address, message }, { services }) => {
     const entry = await openWallet(services, wallet_id, network);
     const signature = await withAddressKey(services, entry, address.trim(), (key) => signMessage(message, key));

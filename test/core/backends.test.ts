@@ -1,0 +1,380 @@
+/**
+ * The Dash backends through the real tools: a Dash Core node's JSON-RPC with the address index,
+ * the same node without it (scantxoutset), and an Insight explorer, all served by
+ * test/fixtures/dash-backends.ts, a local stand-in speaking the documented response shapes (no
+ * Dash node runs here). Its mempool checks every P2PKH signature with node:crypto, an
+ * implementation independent of the wallet's.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { hex } from '@scure/base';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { WalletError } from '../../src/domain/errors.js';
+import { httpJson } from '../../src/domain/net/http.js';
+import { createWalletServer } from '../../src/mcp/server.js';
+import { walletServerOptions } from '../../src/mcp/setup.js';
+import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
+import { tempHome, wallet } from '../helpers/io.js';
+
+const require = createRequire(import.meta.url);
+type Dashcore = {
+  Mnemonic: new (words: string) => {
+    toHDPrivateKey(
+      passphrase: string,
+      network: string,
+    ): { derive(path: string): { privateKey: { toAddress(network: string): { toString(): string } } } };
+  };
+  Script: { fromAddress(address: string): { toHex(): string } };
+  PrivateKey: new () => { toAddress(network: string): { toString(): string } };
+};
+const dashcore = require('@dashevo/dashcore-lib') as Dashcore;
+
+const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const hd = new dashcore.Mnemonic(ABANDON).toHDPrivateKey('', 'testnet');
+const addressAt = (chain: 0 | 1, index: number): string =>
+  hd.derive(`m/44'/1'/0'/${chain}/${index}`).privateKey.toAddress('testnet').toString();
+const scriptOf = (address: string): Uint8Array => hex.decode(dashcore.Script.fromAddress(address).toHex());
+const STRANGER = new dashcore.PrivateKey().toAddress('testnet').toString();
+
+type Kind = {
+  name: string;
+  index: boolean | 'disabled';
+  url: (backends: DashBackends) => string;
+  readsMempool: boolean;
+  marker: string;
+};
+const KINDS: Kind[] = [
+  {
+    name: 'core-rpc with -addressindex',
+    index: true,
+    url: (b) => b.rpcUrl,
+    readsMempool: true,
+    marker: 'getaddressutxos',
+  },
+  {
+    name: 'core-rpc without the index (scantxoutset)',
+    index: 'disabled',
+    url: (b) => b.rpcUrl,
+    readsMempool: false,
+    marker: 'scantxoutset',
+  },
+  {
+    name: 'insight',
+    index: true,
+    url: (b) => `insight+${b.insightUrl}`,
+    readsMempool: true,
+    marker: 'POST /addrs/utxo',
+  },
+];
+
+for (const kind of KINDS) {
+  describe(`Dash backend: ${kind.name}`, () => {
+    let backends: DashBackends;
+    let home: string;
+    let passphraseFile: string;
+    let env: Record<string, string>;
+    const ok = async (argv: string[], stdin?: string) => {
+      const result = await wallet([...argv, '--passphrase-file', passphraseFile, '--json'], {
+        home,
+        env,
+        ...(stdin === undefined ? {} : { stdin }),
+      });
+      assert.equal(result.code, 0, `${argv[0]}: ${result.stderr}`);
+      return JSON.parse(result.stdout) as Record<string, unknown>;
+    };
+    const fails = async (argv: string[]) => {
+      const result = await wallet([...argv, '--passphrase-file', passphraseFile], { home, env });
+      assert.notEqual(result.code, 0);
+      return result.stderr;
+    };
+
+    before(async () => {
+      backends = await startDashBackends({ chain: 'test', addressIndex: kind.index });
+      home = tempHome();
+      passphraseFile = join(home, 'pw');
+      writeFileSync(passphraseFile, 'backend passphrase\n', { mode: 0o600 });
+      env = { WALLET_CORE_TESTNET_URL: kind.url(backends) };
+      const chain = backends.chain;
+      for (const [address, duffs] of [
+        [addressAt(0, 0), 200_000_000n],
+        [addressAt(0, 7), 100_000_000n],
+        [addressAt(1, 2), 50_000_000n],
+      ] as const) {
+        chain.fund(address, scriptOf(address), duffs);
+      }
+      chain.mine(2);
+      chain.fund(addressAt(0, 0), scriptOf(addressAt(0, 0)), 30_000_000n, { confirmed: false });
+    });
+    after(async () => {
+      await backends.close();
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    it('discovers used addresses across gaps on both chains after an import', async () => {
+      const imported = await ok(
+        ['core-wallet-import', '--alias', 'main', '--network', 'testnet', '--mnemonic-stdin'],
+        ABANDON,
+      );
+      assert.equal(imported['discovery'], 'done');
+      assert.equal(imported['receive_addresses'], 8, 'receive 0..7 (7 is used)');
+      assert.equal(imported['change_addresses'], 3, 'change 0..2 (2 is used)');
+    });
+
+    it('reads balances and unspent outputs', async () => {
+      const balance = await ok(['core-balances-get', '--wallet-id', 'main']);
+      assert.equal(balance['confirmed_duffs'], '350000000');
+      assert.equal(balance['unconfirmed_duffs'], kind.readsMempool ? '30000000' : '0');
+      const utxos = await ok(['core-utxos-list', '--wallet-id', 'main']);
+      const rows = utxos['utxos'] as Array<{ height: number | null; amount_duffs: string; path: string }>;
+      assert.equal(rows.length, kind.readsMempool ? 4 : 3);
+      if (kind.readsMempool) assert.ok(rows.some((row) => row.height === null && row.amount_duffs === '30000000'));
+      assert.ok(rows.some((row) => row.path === "m/44'/1'/0'/1/2" && row.amount_duffs === '50000000'));
+      assert.ok(
+        backends.chain.requests.some((request) => request.method === kind.marker),
+        `read through ${kind.marker}`,
+      );
+    });
+
+    it('pays an address: the node accepts the signatures; change comes back', async () => {
+      const sent = await ok([
+        'core-funds-send',
+        '--wallet-id',
+        'main',
+        '--network',
+        'testnet',
+        '--address',
+        STRANGER,
+        '--amount-duffs',
+        '120000000',
+      ]);
+      assert.equal(sent['sent'], true);
+      assert.equal(backends.chain.broadcasts.length, 1);
+      const change = (sent['outputs'] as Array<{ change: boolean; address: string }>).find((output) => output.change);
+      assert.equal(change?.address, addressAt(1, 3), 'change to the next change address (3, after discovery)');
+      backends.chain.mine(1);
+      const balance = await ok(['core-balances-get', '--wallet-id', 'main']);
+      const fee = BigInt(sent['fee_duffs'] as string);
+      assert.equal(BigInt(balance['confirmed_duffs'] as string), 380_000_000n - 120_000_000n - fee);
+      assert.equal(balance['unconfirmed_duffs'], '0');
+    });
+
+    it('creates, signs, and refuses to send above max_fee_duffs; then sends', async () => {
+      const created = await ok([
+        'core-tx-create',
+        '--wallet-id',
+        'main',
+        '--network',
+        'testnet',
+        '--outputs',
+        JSON.stringify({ address: STRANGER, amount_duffs: '1000000' }),
+      ]);
+      const signed = await ok([
+        'core-tx-sign',
+        '--wallet-id',
+        'main',
+        '--network',
+        'testnet',
+        '--psbt',
+        created['psbt'] as string,
+      ]);
+      const refused = await fails([
+        'core-tx-send',
+        '--network',
+        'testnet',
+        '--hex',
+        signed['hex'] as string,
+        '--max-fee-duffs',
+        '100',
+      ]);
+      assert.match(refused, /POLICY_VIOLATION/);
+      assert.equal(backends.chain.broadcasts.length, 1, 'nothing new broadcast');
+      const sent = await ok(['core-tx-send', '--network', 'testnet', '--hex', signed['hex'] as string]);
+      assert.equal(sent['txid'], signed['txid']);
+      assert.equal(sent['fee_duffs'], created['fee_duffs']);
+      assert.equal(backends.chain.broadcasts.length, 2);
+    });
+  });
+}
+
+describe('Dash backend safety and plumbing', () => {
+  it('refuses a backend that serves another network', async () => {
+    const mainnet = await startDashBackends({ chain: 'main' });
+    const home = tempHome();
+    const passphraseFile = join(home, 'pw');
+    writeFileSync(passphraseFile, 'backend passphrase\n', { mode: 0o600 });
+    const env = { WALLET_CORE_TESTNET_URL: mainnet.rpcUrl };
+    try {
+      const imported = await wallet(
+        [
+          'core-wallet-import',
+          '--alias',
+          'main',
+          '--network',
+          'testnet',
+          '--mnemonic-stdin',
+          '--no-discover',
+          '--passphrase-file',
+          passphraseFile,
+        ],
+        { home, env, stdin: ABANDON },
+      );
+      assert.equal(imported.code, 0, imported.stderr);
+      const send = await wallet(
+        [
+          'core-funds-send',
+          '--wallet-id',
+          'main',
+          '--network',
+          'testnet',
+          '--address',
+          STRANGER,
+          '--amount-duffs',
+          '100000',
+          '--passphrase-file',
+          passphraseFile,
+        ],
+        { home, env },
+      );
+      assert.equal(send.code, 1);
+      assert.match(send.stderr, /NETWORK_MISMATCH: .* serves mainnet, not testnet/);
+      assert.doesNotMatch(send.stderr, /fake-password/);
+      assert.equal(mainnet.chain.broadcasts.length, 0);
+    } finally {
+      await mainnet.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('marks young coinbase outputs unspendable (gettxout)', async () => {
+    const backends = await startDashBackends({ chain: 'test' });
+    const home = tempHome();
+    const passphraseFile = join(home, 'pw');
+    writeFileSync(passphraseFile, 'backend passphrase\n', { mode: 0o600 });
+    const env = { WALLET_CORE_TESTNET_URL: backends.rpcUrl };
+    try {
+      backends.chain.fund(addressAt(0, 0), scriptOf(addressAt(0, 0)), 500_000_000n, { coinbase: true });
+      const imported = await wallet(
+        [
+          'core-wallet-import',
+          '--alias',
+          'main',
+          '--network',
+          'testnet',
+          '--mnemonic-stdin',
+          '--passphrase-file',
+          passphraseFile,
+        ],
+        { home, env, stdin: ABANDON },
+      );
+      assert.equal(imported.code, 0, imported.stderr);
+      const utxos = JSON.parse(
+        (await wallet(['core-utxos-list', '--wallet-id', 'main', '--json'], { home, env })).stdout,
+      ) as { utxos: Array<{ spendable: boolean }>; spendable_duffs: string };
+      assert.deepEqual(
+        utxos.utxos.map((u) => u.spendable),
+        [false],
+      );
+      assert.equal(utxos.spendable_duffs, '0');
+      const send = await wallet(
+        [
+          'core-funds-send',
+          '--wallet-id',
+          'main',
+          '--network',
+          'testnet',
+          '--address',
+          STRANGER,
+          '--amount-duffs',
+          '100000',
+          '--passphrase-file',
+          passphraseFile,
+        ],
+        { home, env },
+      );
+      assert.match(send.stderr, /INSUFFICIENT_FUNDS/);
+    } finally {
+      await backends.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('reports discovery progress to an MCP client that asks for it', async () => {
+    const backends = await startDashBackends({ chain: 'test' });
+    const home = tempHome();
+    const server = createWalletServer(
+      walletServerOptions({
+        localOnly: true,
+        readOnly: false,
+        passphrase: 'backend passphrase',
+        env: { WALLET_HOME: home, WALLET_CORE_TESTNET_URL: backends.rpcUrl },
+      }),
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'progress-test', version: '1' });
+    await client.connect(clientSide);
+    try {
+      // 15 is inside the first window of 20, 30 inside the second: discovery must walk three windows.
+      backends.chain.fund(addressAt(0, 15), scriptOf(addressAt(0, 15)), 100_000n);
+      backends.chain.mine(1);
+      backends.chain.fund(addressAt(0, 30), scriptOf(addressAt(0, 30)), 100_000n);
+      const imported = await client.callTool({
+        name: 'core_wallet_import',
+        arguments: { alias: 'main', network: 'testnet', mnemonic: ABANDON, discover: false },
+      });
+      assert.notEqual(imported.isError, true);
+      const messages: string[] = [];
+      const result = await client.callTool(
+        { name: 'core_addresses_discover', arguments: { wallet_id: 'main' } },
+        { onprogress: (progress) => messages.push(progress.message ?? '') },
+      );
+      assert.equal((result.structuredContent as { receive_addresses: number }).receive_addresses, 31);
+      assert.deepEqual(messages, [
+        'scanning receive addresses 0-19',
+        'scanning receive addresses 20-39',
+        'scanning receive addresses 40-59',
+        'scanning change addresses 0-19',
+        'discovery done',
+      ]);
+    } finally {
+      await client.close();
+      await backends.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('retries idempotent reads after a 5xx, and names an unreachable endpoint without credentials', async () => {
+    let hits = 0;
+    const flaky = createServer((_request, response) => {
+      hits += 1;
+      if (hits === 1) {
+        response.writeHead(503).end('busy');
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    const address = flaky.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const response = await httpJson({ url: `http://127.0.0.1:${port}/`, method: 'GET', idempotent: true });
+      assert.deepEqual(response.json, { ok: true });
+      assert.equal(hits, 2);
+    } finally {
+      flaky.close();
+    }
+    await assert.rejects(
+      () => httpJson({ url: `http://user:hunter2@127.0.0.1:${port}/`, method: 'POST', body: {}, idempotent: false }),
+      (error: unknown) =>
+        error instanceof WalletError &&
+        error.code === 'BACKEND_UNAVAILABLE' &&
+        /127\.0\.0\.1/.test(error.message) &&
+        !/hunter2|user/.test(error.message),
+    );
+  });
+});
