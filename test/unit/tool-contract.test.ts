@@ -144,3 +144,59 @@ describe('served tools', () => {
     assert.deepEqual(names({ localOnly: false, readOnly: true }), ['demo_thing_get']);
   });
 });
+
+/**
+ * The Dash tools' behaviour hints and local-only flags, stated once more by hand: a change to any
+ * of them must be deliberate. R read-only, D destructive (spends or deletes), I idempotent, W open
+ * world (talks to a node), L local-only (secret in or out), N requires an explicit network.
+ */
+describe('Dash tool annotations (the design contract)', () => {
+  const EXPECTED: Record<string, string> = {
+    core_wallets_list: 'R I',
+    core_wallet_create: '',
+    core_wallet_import: 'W L',
+    core_wallet_export: 'R I L',
+    core_wallet_delete: 'D I N',
+    core_address_create: '',
+    core_addresses_list: 'R I',
+    core_address_validate: 'R I',
+    core_addresses_discover: 'I W',
+    core_balances_get: 'R I W',
+    core_utxos_list: 'R I W',
+    core_tx_create: 'W N',
+    core_tx_sign: 'I N',
+    core_tx_send: 'D I W N',
+    core_funds_send: 'D W N',
+    core_message_sign: 'I',
+    core_message_verify: 'R I',
+  };
+  const core = ALL_TOOLS.filter((tool) => tool.name.startsWith('core_'));
+
+  it('covers every core tool', () => {
+    assert.deepEqual(core.map((tool) => tool.name).sort(), Object.keys(EXPECTED).sort());
+  });
+  for (const tool of core) {
+    it(`${tool.name}: ${EXPECTED[tool.name] || '(no flags)'}`, () => {
+      const required = (describeTool(tool).inputSchema['required'] as string[] | undefined) ?? [];
+      const flags = [
+        tool.annotations.readOnlyHint ? 'R' : '',
+        tool.annotations.destructiveHint ? 'D' : '',
+        tool.annotations.idempotentHint ? 'I' : '',
+        tool.annotations.openWorldHint ? 'W' : '',
+        tool.localOnly ? 'L' : '',
+        required.includes('network') ? 'N' : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
+      assert.equal(flags, EXPECTED[tool.name]);
+    });
+  }
+  it('every destructive tool requires an explicit network', () => {
+    for (const tool of ALL_TOOLS.filter((candidate) => candidate.annotations.destructiveHint)) {
+      assert.ok(
+        ((describeTool(tool).inputSchema['required'] as string[] | undefined) ?? []).includes('network'),
+        tool.name,
+      );
+    }
+  });
+});
