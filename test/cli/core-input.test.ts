@@ -168,7 +168,7 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
     ];
     for (const amount of ['-5', '1.5', '1e5', 'abc', '', '007'])
       await expectError(create(TESTNET_ADDRESS, amount), 'INVALID_PARAM', 2);
-    await expectError(create(TESTNET_ADDRESS, '546'), 'INVALID_PARAM', 2);
+    await expectError(create(TESTNET_ADDRESS, '545'), 'INVALID_PARAM', 2);
     await expectError(create('yNotAnAddress', '100000'), 'INVALID_PARAM', 2);
     await expectError(create(MAINNET_ADDRESS, '100000'), 'NETWORK_MISMATCH', 1);
     await expectMissingNetwork([

@@ -11,7 +11,8 @@ import { createRequire } from 'node:module';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { hex } from '@scure/base';
+import { base64, hex } from '@scure/base';
+import { Transaction } from '@scure/btc-signer';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { WalletError } from '../../src/domain/errors.js';
@@ -27,7 +28,7 @@ type Dashcore = {
     toHDPrivateKey(
       passphrase: string,
       network: string,
-    ): { derive(path: string): { privateKey: { toAddress(network: string): { toString(): string } } } };
+    ): { deriveChild(path: string): { privateKey: { toAddress(network: string): { toString(): string } } } };
   };
   Script: { fromAddress(address: string): { toHex(): string } };
   PrivateKey: new () => { toAddress(network: string): { toString(): string } };
@@ -37,7 +38,7 @@ const dashcore = require('@dashevo/dashcore-lib') as Dashcore;
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const hd = new dashcore.Mnemonic(ABANDON).toHDPrivateKey('', 'testnet');
 const addressAt = (chain: 0 | 1, index: number): string =>
-  hd.derive(`m/44'/1'/0'/${chain}/${index}`).privateKey.toAddress('testnet').toString();
+  hd.deriveChild(`m/44'/1'/0'/${chain}/${index}`).privateKey.toAddress('testnet').toString();
 const scriptOf = (address: string): Uint8Array => hex.decode(dashcore.Script.fromAddress(address).toHex());
 const STRANGER = new dashcore.PrivateKey().toAddress('testnet').toString();
 
@@ -140,6 +141,25 @@ for (const kind of KINDS) {
       );
     });
 
+    it('a refused or previewed payment uses up no change address and signs nothing', async () => {
+      const changeCount = async () =>
+        ((await ok(['core-wallets-list']))['wallets'] as Array<{ change_addresses: number }>)[0]?.change_addresses;
+      const before = await changeCount();
+      const pay = ['core-funds-send', '--wallet-id', 'main', '--network', 'testnet', '--address', STRANGER];
+      const dry = await ok([...pay, '--amount-duffs', '120000000', '--dry-run']);
+      assert.deepEqual([dry['sent'], dry['hex'], dry['txid']], [false, null, null]);
+      assert.equal(dry['change_address'], addressAt(1, 3), 'shows the change address it would use');
+      assert.match(await fails([...pay, '--amount-duffs', '120000000', '--max-fee-duffs', '10']), /POLICY_VIOLATION/);
+      const locked = await wallet([...pay, '--amount-duffs', '120000000', '--passphrase-stdin'], {
+        home,
+        env,
+        stdin: 'not the passphrase',
+      });
+      assert.match(locked.stderr, /WALLET_LOCKED/);
+      assert.equal(await changeCount(), before);
+      assert.equal(backends.chain.broadcasts.length, 0);
+    });
+
     it('pays an address: the node accepts the signatures; change comes back', async () => {
       const sent = await ok([
         'core-funds-send',
@@ -156,11 +176,58 @@ for (const kind of KINDS) {
       assert.equal(backends.chain.broadcasts.length, 1);
       const change = (sent['outputs'] as Array<{ change: boolean; address: string }>).find((output) => output.change);
       assert.equal(change?.address, addressAt(1, 3), 'change to the next change address (3, after discovery)');
+      const spent = new Set(
+        (sent['inputs'] as Array<{ txid: string; vout: number }>).map((i) => `${i.txid}:${i.vout}`),
+      );
+      const pending = (await ok(['core-utxos-list', '--wallet-id', 'main']))['utxos'] as Array<{
+        txid: string;
+        vout: number;
+      }>;
+      assert.ok(
+        pending.every((utxo) => !spent.has(`${utxo.txid}:${utxo.vout}`)),
+        'coins spent in the mempool are not offered again',
+      );
       backends.chain.mine(1);
       const balance = await ok(['core-balances-get', '--wallet-id', 'main']);
       const fee = BigInt(sent['fee_duffs'] as string);
       assert.equal(BigInt(balance['confirmed_duffs'] as string), 380_000_000n - 120_000_000n - fee);
       assert.equal(balance['unconfirmed_duffs'], '0');
+    });
+
+    it('refuses to sign a PSBT that understates an input amount, or whose fee is above max_fee_duffs', async () => {
+      const created = await ok([
+        'core-tx-create',
+        '--wallet-id',
+        'main',
+        '--network',
+        'testnet',
+        '--outputs',
+        JSON.stringify({ address: STRANGER, amount_duffs: '1000000' }),
+      ]);
+      const tx = Transaction.fromPSBT(base64.decode(created['psbt'] as string), {
+        version: 3,
+        allowLegacyWitnessUtxo: true,
+      });
+      const input = tx.getInput(0);
+      assert.ok(input.witnessUtxo);
+      // A forger lowers the amount the PSBT records for an input and the change by as much: the PSBT's
+      // fee looks unchanged, while the real fee (legacy signatures do not commit to amounts) grows.
+      const forged = 50_000_000n;
+      tx.updateInput(
+        0,
+        { witnessUtxo: { script: input.witnessUtxo.script, amount: input.witnessUtxo.amount - forged } },
+        true,
+      );
+      const last = tx.outputsLength - 1;
+      const change = tx.getOutput(last);
+      assert.ok(change.amount !== undefined && change.amount > forged);
+      tx.updateOutput(last, { amount: change.amount - forged }, true);
+      const sign = ['core-tx-sign', '--wallet-id', 'main', '--network', 'testnet', '--psbt'];
+      assert.match(
+        await fails([...sign, base64.encode(tx.toPSBT())]),
+        /INVALID_PARAM: psbt input 0 claims .* the chain says/,
+      );
+      assert.match(await fails([...sign, created['psbt'] as string, '--max-fee-duffs', '10']), /POLICY_VIOLATION/);
     });
 
     it('creates, signs, and refuses to send above max_fee_duffs; then sends', async () => {

@@ -20,7 +20,7 @@ type Dashcore = {
     toHDPrivateKey(
       passphrase: string,
       network: string,
-    ): { derive(path: string): { privateKey: { toAddress(network: string): { toString(): string } } } };
+    ): { deriveChild(path: string): { privateKey: { toAddress(network: string): { toString(): string } } } };
   };
   Script: { fromAddress(address: string): { toHex(): string } };
 };
@@ -46,7 +46,7 @@ describe(
     let env: Record<string, string>;
     const mnemonic = new dashcore.Mnemonic().toString();
     const hd = new dashcore.Mnemonic(mnemonic).toHDPrivateKey('', 'regtest');
-    const addressOf = (path: string): string => hd.derive(path).privateKey.toAddress('regtest').toString();
+    const addressOf = (path: string): string => hd.deriveChild(path).privateKey.toAddress('regtest').toString();
     const descriptorOf = (address: string): string => `raw(${dashcore.Script.fromAddress(address).toHex()})`;
 
     const run = async (argv: string[], stdin?: string) => {

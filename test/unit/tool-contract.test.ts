@@ -164,7 +164,7 @@ describe('Dash tool annotations (the design contract)', () => {
     core_balances_get: 'R I W',
     core_utxos_list: 'R I W',
     core_tx_create: 'W N',
-    core_tx_sign: 'I N',
+    core_tx_sign: 'I W N',
     core_tx_send: 'D I W N',
     core_funds_send: 'D W N',
     core_message_sign: 'I',

@@ -1,4 +1,5 @@
 import type { CoreNetwork } from '../config/networks.js';
+import { WalletError } from '../errors.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { CoreChainBackend, ProgressReporter, WatchedAddress } from '../net/chain-backend.js';
 import { addressProblem, addressScript, decodeAddress, type AddressType } from './address.js';
@@ -99,6 +100,16 @@ export async function discoverAddresses(
   backend: CoreChainBackend,
   options: { progress?: ProgressReporter | undefined; signal?: AbortSignal | undefined } = {},
 ): Promise<DiscoveryResult> {
+  const info = await backend.chainInfo();
+  if (info.network !== entry.network) {
+    throw new WalletError(
+      'NETWORK_MISMATCH',
+      `The ${backend.kind} endpoint ${backend.endpoint} serves ${info.network}, not ${entry.network}.`,
+      {
+        hint: `Point core.${entry.network} at a ${entry.network} node (network-info shows the endpoints).`,
+      },
+    );
+  }
   const watcher = watcherOf(entry);
   const next = { receive: 0, change: 0 };
   let scanned = 0;

@@ -17,9 +17,11 @@ import {
   planToPsbt,
   readPsbt,
   readRawTransaction,
+  summarizePsbt,
   type KeyOrigin,
   type Payment,
   type PlannedOutput,
+  type SpendPlan,
   type Utxo,
 } from './transaction.js';
 import { openWallet, unlockMaster } from './wallets.js';
@@ -114,7 +116,8 @@ export function parseFeeRate(rate: bigint | undefined): bigint {
 
 export type CreatedTransaction = {
   entry: WalletEntry;
-  psbt: string;
+  /** The unsigned PSBT; null for a plan that was only previewed (nothing reserved, nothing signable). */
+  psbt: string | null;
   fee: bigint;
   size: number;
   inputs: Utxo[];
@@ -122,21 +125,24 @@ export type CreatedTransaction = {
   change: WalletAddress | null;
 };
 
-/**
- * Funds `payments` from the wallet's spendable coins and returns the unsigned PSBT. Change, if
- * any, goes to the next change address, whose index is reserved (never reused) unless `dryRun`.
- */
-export async function createTransaction(
-  services: WalletServices,
-  request: {
-    walletId: string;
-    network: CoreNetwork;
-    payments: Payment[];
-    feeRate?: bigint | undefined;
-    dryRun?: boolean;
-    signal?: AbortSignal | undefined;
-  },
-): Promise<CreatedTransaction> {
+type SpendRequest = {
+  walletId: string;
+  network: CoreNetwork;
+  payments: Payment[];
+  feeRate?: bigint | undefined;
+  signal?: AbortSignal | undefined;
+};
+
+type PreparedSpend = {
+  entry: WalletEntry;
+  plan: SpendPlan;
+  addresses: WalletAddress[];
+  /** The change address the plan would use: the next one, not yet reserved. */
+  provisional: WalletAddress;
+};
+
+/** Plans a payment from the wallet's spendable coins; reserves nothing. */
+async function prepareSpend(services: WalletServices, request: SpendRequest): Promise<PreparedSpend> {
   const feeRate = parseFeeRate(request.feeRate);
   checkPayments(request.payments, request.network);
   const entry = await openWallet(services, request.walletId, request.network);
@@ -145,20 +151,43 @@ export async function createTransaction(
   const addresses = issuedAddresses(entry);
   const all = await backend.utxos(watched(addresses), request.signal);
   const spendable = all.filter((utxo) => isSpendable(utxo, tip));
-  const watcher = watcherOf(entry);
-  const provisional = walletAddress(entry, watcher, 'change', entry.account.next_change);
+  const provisional = walletAddress(entry, watcherOf(entry), 'change', entry.account.next_change);
   const plan = planSpend(spendable, request.payments, feeRate, entry.network, provisional.address);
+  return { entry, plan, addresses, provisional };
+}
 
+/** A preview of a prepared spend: what it would pay, with no PSBT and no index used up. */
+function preview(prepared: PreparedSpend): CreatedTransaction {
+  const { entry, plan, provisional } = prepared;
+  const hasChange = plan.outputs.some((output) => output.change);
+  return {
+    entry,
+    psbt: null,
+    fee: plan.fee,
+    size: plan.size,
+    inputs: plan.inputs,
+    outputs: plan.outputs,
+    change: hasChange ? provisional : null,
+  };
+}
+
+/**
+ * Turns a prepared spend into its PSBT. Change, if any, goes to the next change address, reserved
+ * now (never reused), last of all, so that a refused spend uses up no index.
+ */
+async function finalizeSpend(
+  services: WalletServices,
+  prepared: PreparedSpend,
+): Promise<CreatedTransaction & { psbt: string }> {
+  const { plan, addresses } = prepared;
+  let current = prepared.entry;
   let change: WalletAddress | null = null;
-  let current = entry;
+  const watcher = watcherOf(current);
   const changeOutput = plan.outputs.find((output) => output.change);
   if (changeOutput) {
-    if (request.dryRun) change = provisional;
-    else {
-      const reserved = await services.keystore.reserve(entry, 'change');
-      current = reserved.entry;
-      change = walletAddress(current, watcher, 'change', reserved.first);
-    }
+    const reserved = await services.keystore.reserve(current, 'change');
+    current = reserved.entry;
+    change = walletAddress(current, watcher, 'change', reserved.first);
     changeOutput.address = change.address;
   }
   const byAddress = new Map(addresses.map((a) => [a.address, a]));
@@ -171,13 +200,24 @@ export async function createTransaction(
   }
   return {
     entry: current,
-    psbt: planToPsbt(plan, origins, entry.network),
+    psbt: planToPsbt(plan, origins, current.network),
     fee: plan.fee,
     size: plan.size,
     inputs: plan.inputs,
     outputs: plan.outputs,
     change,
   };
+}
+
+/**
+ * Funds `payments` from the wallet's spendable coins and returns the unsigned PSBT. Change, if
+ * any, goes to the next change address, whose index is reserved (never reused).
+ */
+export async function createTransaction(
+  services: WalletServices,
+  request: SpendRequest,
+): Promise<CreatedTransaction & { psbt: string }> {
+  return finalizeSpend(services, await prepareSpend(services, request));
 }
 
 function originOf(
@@ -201,13 +241,63 @@ function originOf(
 
 export type SignedResult = { entry: WalletEntry; hex: string; txid: string; fee: bigint; size: number };
 
-/** Signs a PSBT of this wallet's inputs; the fee is what the PSBT records (re-checked on send). */
+function checkFee(fee: bigint, maxFee: bigint | undefined, what: string): void {
+  const cap = maxFee ?? DEFAULT_MAX_FEE_DUFFS;
+  if (fee > cap) {
+    throw new WalletError(
+      'POLICY_VIOLATION',
+      `The fee ${what} ${fee} duffs (${formatDash(fee)} DASH), above max_fee_duffs ${cap}.`,
+      {
+        hint: 'Lower fee_rate_duffs_per_kb, spend fewer coins, or raise max_fee_duffs if this fee is intended.',
+      },
+    );
+  }
+}
+
+/**
+ * Signs a PSBT of this wallet's inputs. Legacy signatures do not commit to the amounts spent, so a
+ * PSBT could understate them to hide a fee: every input's amount is first checked against the
+ * backend's own view of that coin, and the fee against `maxFee`.
+ */
 export async function signTransaction(
   services: WalletServices,
-  request: { walletId: string; network: CoreNetwork; psbt: string },
+  request: {
+    walletId: string;
+    network: CoreNetwork;
+    psbt: string;
+    maxFee?: bigint | undefined;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<SignedResult> {
   const entry = await openWallet(services, request.walletId, request.network);
   const tx = readPsbt(request.psbt);
+  const summary = summarizePsbt(tx, entry.network);
+  const backend = await backendFor(services, entry.network);
+  await checkBackendNetwork(backend, entry.network);
+  for (const [i, input] of summary.inputs.entries()) {
+    const coin = await backend.prevout(input.txid, input.vout, request.signal);
+    if (!coin) {
+      throw new WalletError(
+        'INVALID_PARAM',
+        `psbt input ${i} spends ${input.txid}:${input.vout}, which the backend does not know as unspent.`,
+      );
+    }
+    if (coin.amount !== input.amount) {
+      throw new WalletError(
+        'INVALID_PARAM',
+        `psbt input ${i} claims ${input.amount} duffs; the chain says ${coin.amount}. Not signed.`,
+      );
+    }
+  }
+  checkFee(summary.fee, request.maxFee, 'is');
+  return signUnlocked(services, entry, tx);
+}
+
+async function signUnlocked(
+  services: WalletServices,
+  entry: WalletEntry,
+  tx: ReturnType<typeof readPsbt>,
+): Promise<SignedResult> {
   const master = await unlockMaster(services, entry);
   try {
     const signed = signPsbt(tx, master, entry.network);
@@ -261,42 +351,28 @@ export async function sendTransaction(
   return { txid, fee, size: tx.size };
 }
 
-export type FundsSent = CreatedTransaction & { hex: string; txid: string; sent: boolean };
+export type FundsSent = CreatedTransaction & { hex: string | null; txid: string | null; sent: boolean };
 
-/** Create, sign and (unless `dryRun`) send in one step. */
+/**
+ * Create, sign and send in one step. The fee is checked and the wallet unlocked before the change
+ * index is reserved. `dryRun` only plans: it returns the fee, size, inputs and outputs, and neither
+ * signs nor reserves anything (a signed transaction is never handed out unsent with an unrecorded
+ * change address).
+ */
 export async function sendFunds(
   services: WalletServices,
-  request: {
-    walletId: string;
-    network: CoreNetwork;
-    payments: Payment[];
-    feeRate?: bigint | undefined;
-    maxFee?: bigint | undefined;
-    dryRun: boolean;
-    signal?: AbortSignal | undefined;
-  },
+  request: SpendRequest & { maxFee?: bigint | undefined; dryRun: boolean },
 ): Promise<FundsSent> {
-  const maxFee = request.maxFee ?? DEFAULT_MAX_FEE_DUFFS;
-  const created = await createTransaction(services, request);
-  if (created.fee > maxFee) {
-    throw new WalletError(
-      'POLICY_VIOLATION',
-      `The fee would be ${created.fee} duffs, above max_fee_duffs ${maxFee}; nothing was signed.`,
-      {
-        hint: 'Lower fee_rate_duffs_per_kb, spend fewer coins, or raise max_fee_duffs.',
-      },
-    );
-  }
-  const signed = await signTransaction(services, {
-    walletId: request.walletId,
-    network: request.network,
-    psbt: created.psbt,
-  });
-  if (request.dryRun) return { ...created, hex: signed.hex, txid: signed.txid, sent: false };
+  const prepared = await prepareSpend(services, request);
+  checkFee(prepared.plan.fee, request.maxFee, 'would be');
+  if (request.dryRun) return { ...preview(prepared), hex: null, txid: null, sent: false };
+  await unlockMaster(services, prepared.entry).then(wipe);
+  const created = await finalizeSpend(services, prepared);
+  const signed = await signUnlocked(services, created.entry, readPsbt(created.psbt));
   const sent = await sendTransaction(services, {
     network: request.network,
     hex: signed.hex,
-    maxFee,
+    maxFee: request.maxFee,
     signal: request.signal,
   });
   return { ...created, hex: signed.hex, txid: sent.txid, sent: true };

@@ -52,7 +52,7 @@ export const MESSAGE_MAGIC = 'DarkCoin Signed Message:\n';
 /** Dash Core's default minimum relay fee and the wallet's default fee rate, in duffs per 1000 bytes. */
 export const DEFAULT_FEE_RATE_DUFFS_PER_KB = 1000n;
 
-/** Outputs below this many duffs are dust: nodes refuse to relay them. */
+/** Outputs below this many duffs are dust (Dash Core's IsDust for P2PKH): nodes refuse to relay them. */
 export const DUST_LIMIT_DUFFS = 546n;
 
 /** BIP44 gap limit: this many unused addresses in a row end a chain's discovery. */

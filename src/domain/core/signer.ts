@@ -2,6 +2,7 @@ import type { HDKey } from '@scure/bip32';
 import type { Transaction } from '@scure/btc-signer';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
+import { addressScript, decodeAddress, publicKeyAddress } from './address.js';
 import { dashParams } from './params.js';
 import { summarizePsbt, type PsbtSummary } from './transaction.js';
 
@@ -38,6 +39,14 @@ export function signPsbt(tx: Transaction, master: HDKey, network: CoreNetwork): 
     const key = master.derive(pathText(origin.path));
     if (!key.privateKey || !key.publicKey || !sameBytes(key.publicKey, origin.publicKey)) {
       throw new WalletError('INVALID_PARAM', `psbt input ${i} records a public key that its path does not derive.`);
+    }
+    // Only the P2PKH output of that very key: never a segwit or taproot script of the same key,
+    // which another chain sharing coin type 1 (every testnet) could slip in.
+    const script = tx.getInput(i).witnessUtxo?.script;
+    const expected = decodeAddress(publicKeyAddress(key.publicKey, network));
+    if (!script || !expected || !sameBytes(script, addressScript(expected))) {
+      key.wipePrivateData();
+      throw new WalletError('INVALID_PARAM', `psbt input ${i} does not spend a P2PKH output of this wallet's key.`);
     }
     try {
       tx.signIdx(key.privateKey, i);

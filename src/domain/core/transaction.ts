@@ -36,9 +36,12 @@ export type SpendPlan = {
   size: number;
 };
 
-/** Sizes of a legacy P2PKH transaction, signatures at their largest DER length. */
+/**
+ * Sizes of a legacy P2PKH transaction, signatures at their largest: a low-S DER signature is at
+ * most 71 bytes (a 33-byte r, a 32-byte s), plus the sighash byte.
+ */
 const TX_OVERHEAD_BYTES = 4 + 4; // version, lock time
-const P2PKH_INPUT_BYTES = 32 + 4 + 1 + (1 + 73) + (1 + 33) + 4; // outpoint, script length, sig, key, sequence
+const P2PKH_INPUT_BYTES = 32 + 4 + 1 + (1 + 72) + (1 + 33) + 4; // outpoint, script length, sig, key, sequence
 const outputBytes = (scriptLength: number): number => 8 + 1 + scriptLength;
 const compactSizeBytes = (n: number): number => (n < 0xfd ? 1 : n <= 0xffff ? 3 : 5);
 
@@ -71,10 +74,10 @@ export function checkPayments(payments: readonly Payment[], network: CoreNetwork
   if (payments.length === 0) throw new WalletError('INVALID_PARAM', 'outputs must name at least one payment.');
   return payments.map((payment, i) => {
     const field = payments.length === 1 ? '' : `outputs[${i}].`;
-    if (payment.amount <= DUST_LIMIT_DUFFS) {
+    if (payment.amount < DUST_LIMIT_DUFFS) {
       throw new WalletError(
         'INVALID_PARAM',
-        `${field}amount_duffs is ${payment.amount}: at or below the dust limit of ${DUST_LIMIT_DUFFS} duffs.`,
+        `${field}amount_duffs is ${payment.amount}: below the dust limit of ${DUST_LIMIT_DUFFS} duffs.`,
       );
     }
     return addressScript(requireAddress(payment.address, network, `${field}address`));
@@ -83,7 +86,7 @@ export function checkPayments(payments: readonly Payment[], network: CoreNetwork
 
 /**
  * Chooses inputs for `payments`, largest first (fewest inputs, deterministic), and adds change when
- * it is above dust; change at or below dust goes to the fee. `INSUFFICIENT_FUNDS` when the UTXOs
+ * it is not dust; change below dust goes to the fee. `INSUFFICIENT_FUNDS` when the UTXOs
  * cannot pay outputs and fee.
  */
 export function planSpend(
@@ -108,7 +111,7 @@ export function planSpend(
     const withChange = estimateSize(chosen.length, [...scriptLengths, changeScript.length]);
     const feeWithChange = feeFor(withChange, ratePerKb);
     const change = total - target - feeWithChange;
-    if (change > DUST_LIMIT_DUFFS) {
+    if (change >= DUST_LIMIT_DUFFS) {
       return {
         inputs: chosen,
         outputs: [

@@ -104,7 +104,7 @@ export class Keystore {
 
   /** The wallet named by alias or fingerprint, or `WALLET_NOT_FOUND` listing the known aliases. */
   async resolve(walletId: string): Promise<WalletEntry> {
-    const { entries } = await this.list();
+    const { entries, unreadable } = await this.list();
     const id = walletId.trim();
     const byAlias = entries.find((entry) => entry.alias === id);
     if (byAlias) return byAlias;
@@ -118,11 +118,13 @@ export class Keystore {
       );
     }
     const known = entries.map((entry) => entry.alias);
+    const damaged = unreadable.length > 0 ? ` Unreadable keystore files: ${unreadable.join(', ')}.` : '';
+    const advice =
+      known.length > 0
+        ? `Known wallets: ${known.join(', ')}.`
+        : 'Create one with core-wallet-create or core-wallet-import.';
     throw new WalletError('WALLET_NOT_FOUND', `No wallet '${clip(id)}' in ${this.dir}.`, {
-      hint:
-        known.length > 0
-          ? `Known wallets: ${known.join(', ')}.`
-          : 'Create one with core-wallet-create or core-wallet-import.',
+      hint: `${advice}${damaged}`,
     });
   }
 

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { link, open, readFile, rename, rm } from 'node:fs/promises';
+import { link, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WalletError } from '../errors.js';
 
 export const LOCK_FILE_NAME = '.lock';
+/** An empty lock file older than this was left by a crash between its creation and its write. */
+const EMPTY_LOCK_STALE_MS = 5_000;
 
 export type LockOptions = { timeoutMs?: number };
 
@@ -43,6 +45,10 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
     const holder = await readHolder(path);
     if (holder && holder.host === hostname() && !isAlive(holder.pid)) {
       await takeOverStale(path, holder.raw);
+      continue;
+    }
+    if (!holder && (await isAbandonedEmpty(path))) {
+      await takeOverStale(path, '');
       continue;
     }
     if (Date.now() > deadline) {
@@ -94,6 +100,16 @@ async function takeOverStale(path: string, staleRaw: string): Promise<void> {
     return;
   }
   await rm(aside, { force: true });
+}
+
+/** A lock file still empty long after its creation: its creator died between create and write. */
+async function isAbandonedEmpty(path: string): Promise<boolean> {
+  try {
+    const info = await stat(path);
+    return info.size === 0 && Date.now() - info.mtimeMs > EMPTY_LOCK_STALE_MS;
+  } catch {
+    return false;
+  }
 }
 
 async function release(path: string, token: string): Promise<void> {

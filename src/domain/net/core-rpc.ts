@@ -204,7 +204,7 @@ export class CoreRpcBackend implements CoreChainBackend {
           : [];
       });
     }
-    return this.markCoinbase(utxos, tip, signal);
+    return this.checkOutputs(utxos, tip, signal, !(await this.hasAddressIndex()));
   }
 
   async balances(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Map<string, AddressBalance>> {
@@ -327,14 +327,25 @@ export class CoreRpcBackend implements CoreChainBackend {
     }
   }
 
-  /** Marks young coinbase outputs (the address index and scantxoutset do not say) via gettxout. */
-  private async markCoinbase(utxos: Utxo[], tip: number, signal?: AbortSignal): Promise<Utxo[]> {
+  /**
+   * Checks outputs with `gettxout` (mempool included): drops those already spent by an unconfirmed
+   * transaction (scantxoutset and getaddressutxos see only blocks), and marks young coinbase
+   * outputs, which neither reports. With `all` false only young outputs are checked.
+   */
+  private async checkOutputs(utxos: Utxo[], tip: number, signal?: AbortSignal, all = false): Promise<Utxo[]> {
+    const kept: Utxo[] = [];
     for (const utxo of utxos) {
-      if (utxo.height === null || tip - utxo.height + 1 >= COINBASE_MATURITY) continue;
+      const young = utxo.height !== null && tip - utxo.height + 1 < COINBASE_MATURITY;
+      if (!all && !young) {
+        kept.push(utxo);
+        continue;
+      }
       const out = await this.call('gettxout', [utxo.txid, utxo.vout, true], TxOut, { signal });
-      utxo.coinbase = out?.coinbase === true;
+      if (out === null) continue;
+      utxo.coinbase = out.coinbase === true;
+      kept.push(utxo);
     }
-    return utxos;
+    return kept;
   }
 
   private async readCookie(): Promise<string> {

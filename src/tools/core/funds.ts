@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { formatDash } from '../../domain/core/amount.js';
 import {
   createTransaction,
+  type CreatedTransaction,
   DEFAULT_MAX_FEE_DUFFS,
   sendFunds,
   sendTransaction,
@@ -37,7 +38,7 @@ const OutputRow = z.object({
   change: z.boolean().describe('True for the change back to the wallet.'),
 });
 
-function rows(created: Awaited<ReturnType<typeof createTransaction>>) {
+function rows(created: Pick<CreatedTransaction, 'inputs' | 'outputs' | 'change'>) {
   return {
     inputs: created.inputs.map((u) => ({
       txid: u.txid,
@@ -222,17 +223,26 @@ export const coreTxSign = defineTool({
     wallet_id: WalletId,
     network: RequiredCoreNetwork,
     psbt: z.string().min(1).max(1_000_000).describe('The unsigned PSBT, Base64.'),
+    max_fee_duffs: MaxFee.describe(
+      `Refuse to sign if the fee is above this many duffs; ${DEFAULT_MAX_FEE_DUFFS} (0.01 DASH) when omitted.`,
+    ),
   }),
   output: z.object({
     hex: z.string().describe('The signed transaction, hex.'),
     txid: z.string().describe('Its transaction id.'),
-    fee_duffs: z.string().describe("The fee by the PSBT's input amounts."),
+    fee_duffs: z.string().describe('The fee, its input amounts checked against the chain.'),
     size_bytes: z.int().describe('The signed size in bytes.'),
   }),
   // Uses the private key: never read-only, so `wallet serve --read-only` stays watch-only.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async ({ wallet_id, network, psbt }, { services }) => {
-    const signed = await signTransaction(services, { walletId: wallet_id, network, psbt });
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  handler: async ({ wallet_id, network, psbt, max_fee_duffs }, { services, signal }) => {
+    const signed = await signTransaction(services, {
+      walletId: wallet_id,
+      network,
+      psbt,
+      maxFee: optionalDuffs(max_fee_duffs, 'max_fee_duffs'),
+      signal,
+    });
     return { hex: signed.hex, txid: signed.txid, fee_duffs: signed.fee.toString(), size_bytes: signed.size };
   },
 });
@@ -276,9 +286,9 @@ export const coreFundsSend = defineTool({
   summary: 'Pay an address: create, sign and broadcast',
   description: [
     'Pays amount_duffs to address from the wallet in one step: core-tx-create, core-tx-sign and',
-    'core-tx-send. Refuses a fee above max_fee_duffs before signing. With dry_run the transaction is',
-    'built and signed but not broadcast (and no change index is used up): check the fee, then send.',
-    'Needs the keystore passphrase.',
+    'core-tx-send. Refuses a fee above max_fee_duffs before signing. With dry_run it only plans: it',
+    'shows the coins, outputs, change address and fee, signs nothing and uses up no change index.',
+    'Needs the keystore passphrase (not for a dry run).',
     '',
     'Example: wallet core-funds-send --wallet-id main --network testnet --address yRd4… --amount-duffs 150000 --dry-run',
   ].join('\n'),
@@ -289,12 +299,12 @@ export const coreFundsSend = defineTool({
     amount_duffs: Duffs.describe('The amount to pay, in duffs (1 DASH = 100000000).'),
     fee_rate_duffs_per_kb: FeeRate,
     max_fee_duffs: MaxFee,
-    dry_run: z.boolean().default(false).describe('Build and sign, but do not broadcast.'),
+    dry_run: z.boolean().default(false).describe('Only plan: show fee, coins and outputs; sign and send nothing.'),
   }),
   output: z.object({
     sent: z.boolean().describe('True when broadcast; false for a dry run.'),
-    txid: z.string().describe('The transaction id.'),
-    hex: z.string().describe('The signed transaction, hex.'),
+    txid: z.string().nullable().describe('The transaction id; null for a dry run.'),
+    hex: z.string().nullable().describe('The signed transaction, hex; null for a dry run (nothing is signed).'),
     fee_duffs: z.string().describe('The fee in duffs.'),
     size_bytes: z.int().describe('The estimated signed size in bytes.'),
     inputs: z.array(InputRow).describe('The coins spent.'),
