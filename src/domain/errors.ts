@@ -60,3 +60,8 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').trim();
 }
+
+/** Whether a Node system error (fs, net) carries this errno code, e.g. `ENOENT`. */
+export function hasSystemCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && (error as { code: unknown }).code === code;
+}

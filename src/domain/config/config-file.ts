@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { WalletError } from '../errors.js';
+import { hasSystemCode, WalletError } from '../errors.js';
 import { CORE_BACKENDS, CORE_NETWORKS } from './networks.js';
 
 export const CONFIG_FILE_NAME = 'config.json';
@@ -49,7 +49,7 @@ export async function readConfigFile(dataDir: string): Promise<ConfigFile> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if (isNotFound(error)) return {};
+    if (hasSystemCode(error, 'ENOENT')) return {};
     throw new WalletError('INVALID_PARAM', `Cannot read the config file ${path}.`, { cause: error });
   }
   return parseConfigText(text, path);
@@ -76,8 +76,4 @@ export function parseConfigText(text: string, path: string): ConfigFile {
     );
   }
   return parsed.data;
-}
-
-function isNotFound(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && error.code === 'ENOENT';
 }

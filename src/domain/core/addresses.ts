@@ -1,6 +1,6 @@
 import type { CoreNetwork } from '../config/networks.js';
-import { WalletError } from '../errors.js';
 import type { WalletEntry } from '../keystore/keystore.js';
+import { checkBackendNetwork } from '../net/backends.js';
 import type { CoreChainBackend, ProgressReporter, WatchedAddress } from '../net/chain-backend.js';
 import { addressProblem, addressScript, decodeAddress, type AddressType } from './address.js';
 import { AccountWatcher, addressPath, type AddressChain } from './hd.js';
@@ -100,16 +100,7 @@ export async function discoverAddresses(
   backend: CoreChainBackend,
   options: { progress?: ProgressReporter | undefined; signal?: AbortSignal | undefined } = {},
 ): Promise<DiscoveryResult> {
-  const info = await backend.chainInfo();
-  if (info.network !== entry.network) {
-    throw new WalletError(
-      'NETWORK_MISMATCH',
-      `The ${backend.kind} endpoint ${backend.endpoint} serves ${info.network}, not ${entry.network}.`,
-      {
-        hint: `Point core.${entry.network} at a ${entry.network} node (network-info shows the endpoints).`,
-      },
-    );
-  }
+  await checkBackendNetwork(backend, entry.network);
   const watcher = watcherOf(entry);
   const next = { receive: 0, change: 0 };
   let scanned = 0;

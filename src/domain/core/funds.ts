@@ -2,12 +2,12 @@ import type { HDKey } from '@scure/bip32';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import type { WalletEntry } from '../keystore/keystore.js';
-import { coreBackendFor } from '../net/backends.js';
+import { checkBackendNetwork, coreBackendFor } from '../net/backends.js';
 import type { CoreChainBackend } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
 import { issuedAddresses, watched, watcherOf, walletAddress, type WalletAddress } from './addresses.js';
 import { formatDash, MAX_MONEY_DUFFS } from './amount.js';
-import { CHAIN_INDEX, type AddressChain } from './hd.js';
+import { CHAIN_INDEX, HARDENED, type AddressChain } from './hd.js';
 import { DEFAULT_FEE_RATE_DUFFS_PER_KB, dashParams } from './params.js';
 import { signPsbt } from './signer.js';
 import {
@@ -26,8 +26,6 @@ import {
 } from './transaction.js';
 import { openWallet, unlockMaster } from './wallets.js';
 
-const HARDENED = 0x80000000;
-
 /** The lowest fee rate Dash nodes relay (duffs per 1000 bytes). */
 export const MIN_RELAY_FEE_RATE = DEFAULT_FEE_RATE_DUFFS_PER_KB;
 /** The fee `core_tx_send` and `core_funds_send` refuse to exceed unless told otherwise: 0.01 DASH. */
@@ -35,21 +33,6 @@ export const DEFAULT_MAX_FEE_DUFFS = 1_000_000n;
 
 export async function backendFor(services: WalletServices, network: CoreNetwork): Promise<CoreChainBackend> {
   return coreBackendFor(await services.network('core', network));
-}
-
-/** The backend's tip height, after checking it serves `network` (a wrong node is refused). */
-export async function checkBackendNetwork(backend: CoreChainBackend, network: CoreNetwork): Promise<number> {
-  const info = await backend.chainInfo();
-  if (info.network !== network) {
-    throw new WalletError(
-      'NETWORK_MISMATCH',
-      `The ${backend.kind} endpoint ${backend.endpoint} serves ${info.network}, not ${network}.`,
-      {
-        hint: `Point core.${network} at a ${network} node (network-info shows the endpoints).`,
-      },
-    );
-  }
-  return info.height;
 }
 
 export type AddressBalances = {
@@ -139,6 +122,8 @@ type PreparedSpend = {
   addresses: WalletAddress[];
   /** The change address the plan would use: the next one, not yet reserved. */
   provisional: WalletAddress;
+  /** The backend the coins came from, checked to serve the wallet's network. */
+  backend: CoreChainBackend;
 };
 
 /** Plans a payment from the wallet's spendable coins; reserves nothing. */
@@ -153,7 +138,7 @@ async function prepareSpend(services: WalletServices, request: SpendRequest): Pr
   const spendable = all.filter((utxo) => isSpendable(utxo, tip));
   const provisional = walletAddress(entry, watcherOf(entry), 'change', entry.account.next_change);
   const plan = planSpend(spendable, request.payments, feeRate, entry.network, provisional.address);
-  return { entry, plan, addresses, provisional };
+  return { entry, plan, addresses, provisional, backend };
 }
 
 /** A preview of a prepared spend: what it would pay, with no PSBT and no index used up. */
@@ -290,21 +275,17 @@ export async function signTransaction(
     }
   }
   checkFee(summary.fee, request.maxFee, 'is');
-  return signUnlocked(services, entry, tx);
-}
-
-async function signUnlocked(
-  services: WalletServices,
-  entry: WalletEntry,
-  tx: ReturnType<typeof readPsbt>,
-): Promise<SignedResult> {
   const master = await unlockMaster(services, entry);
   try {
-    const signed = signPsbt(tx, master, entry.network);
-    return { entry, hex: signed.hex, txid: signed.txid, fee: signed.summary.fee, size: signed.size };
+    return signWith(master, entry, tx);
   } finally {
     wipe(master);
   }
+}
+
+function signWith(master: HDKey, entry: WalletEntry, tx: ReturnType<typeof readPsbt>): SignedResult {
+  const signed = signPsbt(tx, master, entry.network);
+  return { entry, hex: signed.hex, txid: signed.txid, fee: signed.summary.fee, size: signed.size };
 }
 
 export type SentResult = { txid: string; fee: bigint; size: number };
@@ -366,16 +347,16 @@ export async function sendFunds(
   const prepared = await prepareSpend(services, request);
   checkFee(prepared.plan.fee, request.maxFee, 'would be');
   if (request.dryRun) return { ...preview(prepared), hex: null, txid: null, sent: false };
-  await unlockMaster(services, prepared.entry).then(wipe);
-  const created = await finalizeSpend(services, prepared);
-  const signed = await signUnlocked(services, created.entry, readPsbt(created.psbt));
-  const sent = await sendTransaction(services, {
-    network: request.network,
-    hex: signed.hex,
-    maxFee: request.maxFee,
-    signal: request.signal,
-  });
-  return { ...created, hex: signed.hex, txid: sent.txid, sent: true };
+  const master = await unlockMaster(services, prepared.entry);
+  try {
+    const created = await finalizeSpend(services, prepared);
+    const signed = signWith(master, created.entry, readPsbt(created.psbt));
+    // The fee was checked above on the backend's own amounts: broadcast through the same backend.
+    const txid = await prepared.backend.broadcast(signed.hex, request.signal);
+    return { ...created, hex: signed.hex, txid, sent: true };
+  } finally {
+    wipe(master);
+  }
 }
 
 /** The private key of one of the wallet's issued addresses, for message signing. */

@@ -12,6 +12,9 @@ import { dashParams } from './params.js';
 export type AddressChain = 'receive' | 'change';
 export const CHAIN_INDEX: Readonly<Record<AddressChain, number>> = { receive: 0, change: 1 };
 
+/** Added to a BIP32 index to make it hardened (the ' in m/44'). */
+export const HARDENED = 0x80000000;
+
 export const MNEMONIC_WORD_COUNTS = [12, 24] as const;
 export type MnemonicWordCount = (typeof MNEMONIC_WORD_COUNTS)[number];
 

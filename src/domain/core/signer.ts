@@ -3,10 +3,9 @@ import type { Transaction } from '@scure/btc-signer';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import { addressScript, decodeAddress, publicKeyAddress } from './address.js';
+import { HARDENED } from './hd.js';
 import { dashParams } from './params.js';
 import { summarizePsbt, type PsbtSummary } from './transaction.js';
-
-const HARDENED = 0x80000000;
 
 export type SignedTransaction = { hex: string; txid: string; size: number; summary: PsbtSummary };
 

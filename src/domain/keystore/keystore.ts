@@ -2,7 +2,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
-import { WalletError } from '../errors.js';
+import { hasSystemCode, WalletError } from '../errors.js';
 import { open, seal, type KdfParams, type SealedSecret } from './cipher.js';
 import { ensurePrivateDir, syncDir, writeFileAtomic } from './files.js';
 import { withLock } from './lock.js';
@@ -88,7 +88,7 @@ export class Keystore {
     try {
       names = await readdir(this.dir);
     } catch (error) {
-      if (isCode(error, 'ENOENT')) return { entries: [], unreadable: [] };
+      if (hasSystemCode(error, 'ENOENT')) return { entries: [], unreadable: [] };
       throw error;
     }
     const entries: WalletEntry[] = [];
@@ -238,7 +238,7 @@ export class Keystore {
     return withLock(this.dir, async () => {
       const path = this.pathOf(entry);
       const current = await this.readFile(path).catch((error: unknown) => {
-        if (isCode(error, 'ENOENT'))
+        if (hasSystemCode(error, 'ENOENT'))
           throw new WalletError('WALLET_NOT_FOUND', `Wallet '${entry.alias}' was deleted meanwhile.`);
         throw error;
       });
@@ -288,8 +288,4 @@ function serialize(entry: WalletEntry): string {
 
 function clip(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-}
-
-function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && (error as { code: unknown }).code === code;
 }

@@ -3,7 +3,7 @@ import { link, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WalletError } from '../errors.js';
+import { hasSystemCode, WalletError } from '../errors.js';
 
 export const LOCK_FILE_NAME = '.lock';
 /** An empty lock file older than this was left by a crash between its creation and its write. */
@@ -40,7 +40,7 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
       }
       return;
     } catch (error) {
-      if (!isCode(error, 'EEXIST')) throw error;
+      if (!hasSystemCode(error, 'EEXIST')) throw error;
     }
     const holder = await readHolder(path);
     if (holder && holder.host === hostname() && !isAlive(holder.pid)) {
@@ -89,7 +89,7 @@ async function takeOverStale(path: string, staleRaw: string): Promise<void> {
   try {
     await rename(path, aside);
   } catch (error) {
-    if (isCode(error, 'ENOENT')) return;
+    if (hasSystemCode(error, 'ENOENT')) return;
     throw error;
   }
   const moved = await readFile(aside, 'utf8').catch(() => staleRaw);
@@ -122,10 +122,6 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return isCode(error, 'EPERM');
+    return hasSystemCode(error, 'EPERM');
   }
-}
-
-function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && (error as { code: unknown }).code === code;
 }

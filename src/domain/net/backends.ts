@@ -15,3 +15,18 @@ export function coreBackendFor(settings: ResolvedNetwork): CoreChainBackend {
   if (settings.backend === 'insight') return new InsightBackend(settings.url);
   return new CoreRpcBackend(settings.url, settings.network as CoreNetwork, settings.cookieFile);
 }
+
+/** The backend's tip height, after checking it serves `network` (a wrong node is refused). */
+export async function checkBackendNetwork(backend: CoreChainBackend, network: CoreNetwork): Promise<number> {
+  const info = await backend.chainInfo();
+  if (info.network !== network) {
+    throw new WalletError(
+      'NETWORK_MISMATCH',
+      `The ${backend.kind} endpoint ${backend.endpoint} serves ${info.network}, not ${network}.`,
+      {
+        hint: `Point core.${network} at a ${network} node (network-info shows the endpoints).`,
+      },
+    );
+  }
+  return info.height;
+}

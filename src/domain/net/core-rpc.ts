@@ -151,7 +151,8 @@ export class CoreRpcBackend implements CoreChainBackend {
     const byAddress = new Map(addresses.map((watched) => [watched.address, watched]));
     let utxos: Utxo[];
     let tip: number;
-    if (await this.hasAddressIndex()) {
+    const indexed = await this.hasAddressIndex();
+    if (indexed) {
       const names = { addresses: addresses.map((watched) => watched.address) };
       const [confirmed, mempool, info] = await Promise.all([
         this.call('getaddressutxos', [names], z.array(AddressUtxo), { signal }),
@@ -204,7 +205,7 @@ export class CoreRpcBackend implements CoreChainBackend {
           : [];
       });
     }
-    return this.checkOutputs(utxos, tip, signal, !(await this.hasAddressIndex()));
+    return this.checkOutputs(utxos, tip, signal, !indexed);
   }
 
   async balances(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Map<string, AddressBalance>> {
