@@ -4,10 +4,10 @@
  * changes nothing on disk.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { tempHome, wallet } from '../helpers/io.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const MAINNET_ADDRESS = 'XoJA8qE3N2Y3jMLEtZ3vcN42qseZ8LvFf5';
@@ -51,10 +51,8 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
 
   before(async () => {
     home = tempHome();
-    passphraseFile = join(home, 'pw');
-    wrongFile = join(home, 'wrong');
-    writeFileSync(passphraseFile, 'right passphrase\n', { mode: 0o600 });
-    writeFileSync(wrongFile, 'wrong passphrase\n', { mode: 0o600 });
+    passphraseFile = passphraseFileIn(home, 'right passphrase');
+    wrongFile = passphraseFileIn(home, 'wrong passphrase', 'wrong');
     const imported = await run(
       ['core-wallet-import', '--alias', 'main', '--network', 'testnet', '--mnemonic-stdin', '--no-discover', '--json'],
       { stdin: ABANDON },

@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { base64, hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
@@ -20,7 +19,7 @@ import { httpJson } from '../../src/domain/net/http.js';
 import { createWalletServer } from '../../src/mcp/server.js';
 import { walletServerOptions } from '../../src/mcp/setup.js';
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
-import { tempHome, wallet } from '../helpers/io.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 
 const require = createRequire(import.meta.url);
 type Dashcore = {
@@ -97,8 +96,7 @@ for (const kind of KINDS) {
     before(async () => {
       backends = await startDashBackends({ chain: 'test', addressIndex: kind.index });
       home = tempHome();
-      passphraseFile = join(home, 'pw');
-      writeFileSync(passphraseFile, 'backend passphrase\n', { mode: 0o600 });
+      passphraseFile = passphraseFileIn(home, 'backend passphrase');
       env = { WALLET_CORE_TESTNET_URL: kind.url(backends) };
       const chain = backends.chain;
       for (const [address, duffs] of [
@@ -272,8 +270,7 @@ describe('Dash backend safety and plumbing', () => {
   it('refuses a backend that serves another network', async () => {
     const mainnet = await startDashBackends({ chain: 'main' });
     const home = tempHome();
-    const passphraseFile = join(home, 'pw');
-    writeFileSync(passphraseFile, 'backend passphrase\n', { mode: 0o600 });
+    const passphraseFile = passphraseFileIn(home, 'backend passphrase');
     const env = { WALLET_CORE_TESTNET_URL: mainnet.rpcUrl };
     try {
       const imported = await wallet(
@@ -320,8 +317,7 @@ describe('Dash backend safety and plumbing', () => {
   it('marks young coinbase outputs unspendable (gettxout)', async () => {
     const backends = await startDashBackends({ chain: 'test' });
     const home = tempHome();
-    const passphraseFile = join(home, 'pw');
-    writeFileSync(passphraseFile, 'backend passphrase\n', { mode: 0o600 });
+    const passphraseFile = passphraseFileIn(home, 'backend passphrase');
     const env = { WALLET_CORE_TESTNET_URL: backends.rpcUrl };
     try {
       backends.chain.fund(addressAt(0, 0), scriptOf(addressAt(0, 0)), 500_000_000n, { coinbase: true });

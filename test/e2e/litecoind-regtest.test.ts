@@ -7,10 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { tempHome, wallet } from '../helpers/io.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { findLitecoind, startRegtestNode, type RegtestNode } from '../helpers/litecoind.js';
 
 const require = createRequire(import.meta.url);
@@ -67,8 +66,7 @@ describe(
     before(async () => {
       node = await startRegtestNode(binary ?? '');
       home = tempHome();
-      passphraseFile = join(home, 'passphrase');
-      writeFileSync(passphraseFile, `${PASSPHRASE}\n`, { mode: 0o600 });
+      passphraseFile = passphraseFileIn(home, PASSPHRASE);
       env = { WALLET_CORE_REGTEST_URL: node.url };
       // Coins on receive addresses 0 and 5 (a gap discovery must cross), then 100 blocks to mature them.
       await node.rpc('generatetodescriptor', [1, descriptorOf(addressOf("m/44'/1'/0'/0/0"))]);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -38,4 +38,11 @@ export async function wallet(
 
 export function tempHome(): string {
   return mkdtempSync(join(tmpdir(), 'wallet-test-'));
+}
+
+/** An owner-only passphrase file in `dir` (as `--passphrase-file` requires); returns its path. */
+export function passphraseFileIn(dir: string, passphrase: string, name = 'pw'): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${passphrase}\n`, { mode: 0o600 });
+  return path;
 }

@@ -4,14 +4,14 @@
  * a mnemonic, signing works only when serve was started with --passphrase-file.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isSecretSchema, schemaProperties, type JsonSchema } from '../../src/shared/json-schema.js';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
-import { tempHome } from '../helpers/io.js';
+import { passphraseFileIn, tempHome } from '../helpers/io.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
@@ -39,8 +39,7 @@ describe('core tools over wallet serve', () => {
 
   before(async () => {
     home = tempHome();
-    const passphraseFile = join(home, 'pw');
-    writeFileSync(passphraseFile, 'agent passphrase\n', { mode: 0o600 });
+    const passphraseFile = passphraseFileIn(home, 'agent passphrase');
     unlocked = await serve(home, ['--passphrase-file', passphraseFile]);
     locked = await serve(home, []);
   });
