@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { CHAINS, CORE_NETWORKS } from '../domain/config/networks.js';
 import { DUFFS_PATTERN } from '../domain/core/amount.js';
-import { ALIAS_PATTERN } from '../domain/keystore/keystore.js';
+import { WEI_PATTERN } from '../domain/evm/amount.js';
+import { ALIAS_PATTERN } from '../domain/keystore/keystore-format.js';
 
 /**
  * Field types shared by tools, so the same thing has the same name, shape and description
@@ -56,3 +57,46 @@ export const CoreAddress = z
 export function secretString(description: string): z.ZodString {
   return z.string().meta({ format: 'password', writeOnly: true }).describe(description);
 }
+
+const EVM_NETWORK_PATTERN = /^[a-z][a-z0-9-]*$/;
+
+/** An EVM network: a built-in (mainnet, sepolia, local) or one named in the config file. */
+export const EvmNetwork = z
+  .string()
+  .regex(EVM_NETWORK_PATTERN, 'a network name: lower-case letters, digits and dashes')
+  .describe('The EVM network: mainnet, sepolia, local (anvil, chain id 31337) or one from the config file.');
+
+/** For tools that spend or sign for a chain: the network must be given; its chain id is checked. */
+export const RequiredEvmNetwork = EvmNetwork.describe(
+  "The EVM network (mainnet, sepolia, local or a configured one); required: the node's and the transaction's chain id must be its own.",
+);
+
+/** For tools that only read: the configured default EVM network when omitted. */
+export const OptionalEvmNetwork = EvmNetwork.optional().describe(
+  'The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.',
+);
+
+export const EvmAddress = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe('An EVM address: 0x and 40 hex digits; mixed case must be a correct EIP-55 checksum.');
+
+/** One of the keystore's EVM accounts, by address or alias. */
+export const EvmAccount = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe('A keystore EVM account: its 0x address or its alias (evm-accounts-list shows both).');
+
+export const Wei = z
+  .string()
+  .regex(WEI_PATTERN, 'a whole number of wei written in digits, e.g. "1000000000000000000" (1 ether)')
+  .describe('An amount in wei, as a string of digits (1 ether = 10^18 wei).');
+
+export const HexData = z
+  .string()
+  .max(300_000)
+  .describe('Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).');
+
+export const TxHash = z.string().min(1).max(80).describe('A transaction hash: 0x and 64 hex digits.');

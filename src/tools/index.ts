@@ -13,6 +13,10 @@ import {
   coreWalletImport,
   coreWalletsList,
 } from './core/wallets.js';
+import { evmAccountCreate, evmAccountExport, evmAccountImport, evmAccountsList } from './evm/accounts.js';
+import { evmBalanceGet } from './evm/balances.js';
+import { evmMessageSign, evmMessageVerify, evmTypedDataSign } from './evm/messages.js';
+import { evmFundsSend, evmTxCreate, evmTxGet, evmTxSend, evmTxSign } from './evm/transactions.js';
 
 /** Every tool of the wallet. Adding a tool is one line here. */
 export const ALL_TOOLS: readonly AnyTool[] = [
@@ -38,6 +42,20 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   coreFundsSend,
   coreMessageSign,
   coreMessageVerify,
+  // evm: Ethereum and EVM chains
+  evmAccountsList,
+  evmAccountCreate,
+  evmAccountImport,
+  evmAccountExport,
+  evmBalanceGet,
+  evmTxCreate,
+  evmTxSign,
+  evmTxSend,
+  evmTxGet,
+  evmFundsSend,
+  evmMessageSign,
+  evmMessageVerify,
+  evmTypedDataSign,
 ];
 
 export type ServedToolsOptions = {

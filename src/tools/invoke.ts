@@ -38,8 +38,8 @@ export function invalidInputError(error: z.ZodError, args: unknown): WalletError
   const missing =
     (first.code === 'invalid_type' || first.code === 'invalid_value') && valueAt(args, first.path) === undefined;
   if (missing && field === 'network') {
-    return new WalletError('NETWORK_REQUIRED', 'This tool spends or deletes: it needs an explicit network.', {
-      hint: 'Pass network (mainnet, testnet or regtest for Dash); it must match the wallet.',
+    return new WalletError('NETWORK_REQUIRED', 'This tool spends, signs or deletes: it needs an explicit network.', {
+      hint: "Pass network: mainnet, testnet or regtest for Dash (the wallet's own); mainnet, sepolia, local or a configured one for EVM.",
     });
   }
   const message = missing ? `Missing required argument '${field}'` : `Invalid argument '${field}': ${first.message}`;

@@ -5,28 +5,27 @@ import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { open, seal, type KdfParams, type SealedSecret } from './cipher.js';
 import { ensurePrivateDir, syncDir, writeFileAtomic } from './files.js';
+import { ALIAS_PATTERN, Sealed } from './keystore-format.js';
+import {
+  IMPORTED_KEY_FILE,
+  importedKeyFileName,
+  openImportedKey,
+  parseImportedKey,
+  type ImportedKeyEntry,
+} from './imported-keys.js';
 import { withLock } from './lock.js';
 
 export const KEYSTORE_DIR_NAME = 'keystore';
 const FORMAT = 'wallet-keystore';
 const VERSION = 1;
 
-export const ALIAS_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 const FINGERPRINT_PATTERN = /^[0-9a-f]{8}$/;
+const WALLET_FILE = /^[0-9a-f]{8}-[a-z]+\.json$/;
 
-const Sealed = z.strictObject({
-  kdf: z.literal('scrypt'),
-  kdfparams: z.strictObject({
-    n: z.int().positive(),
-    r: z.int().positive(),
-    p: z.int().positive(),
-    dklen: z.int().positive(),
-    salt: z.base64(),
-  }),
-  cipher: z.literal('aes-256-gcm'),
-  iv: z.base64(),
-  ciphertext: z.base64(),
-  tag: z.base64(),
+const EvmAccountRecord = z.strictObject({
+  index: z.int().min(0),
+  address: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  alias: z.string().regex(ALIAS_PATTERN).nullable(),
 });
 
 const EntrySchema = z.strictObject({
@@ -43,8 +42,18 @@ const EntrySchema = z.strictObject({
     next_receive: z.int().min(0),
     next_change: z.int().min(0),
   }),
+  /** EVM accounts derived from this seed: the xpub of m/44'/60'/0'/0 and each address handed out. */
+  evm: z
+    .strictObject({
+      xpub: z.string(),
+      accounts: z.array(EvmAccountRecord),
+    })
+    .optional(),
   crypto: Sealed,
 });
+
+/** An EVM account as the keystore records it; `alias` names it in place of its address. */
+export type EvmAccountRecord = z.infer<typeof EvmAccountRecord>;
 
 /** One wallet as stored: public data in clear, the mnemonic sealed. */
 export type WalletEntry = z.infer<typeof EntrySchema>;
@@ -84,22 +93,40 @@ export class Keystore {
 
   /** Every wallet, sorted by alias; files that cannot be read are named, not fatal. */
   async list(): Promise<KeystoreListing> {
+    const { items: entries, unreadable } = await this.readAll(WALLET_FILE, (path) => this.readFile(path));
+    entries.sort((a, b) => a.alias.localeCompare(b.alias));
+    return { entries, unreadable };
+  }
+
+  /** Every imported EVM key, sorted by address; unreadable files are named, not fatal. */
+  async listImportedKeys(): Promise<{ keys: ImportedKeyEntry[]; unreadable: string[] }> {
+    const { items: keys, unreadable } = await this.readAll(IMPORTED_KEY_FILE, async (path) => {
+      const key = parseImportedKey(JSON.parse(await readFile(path, 'utf8')));
+      if (!key) throw new WalletError('INTERNAL', `The keystore file ${path} is not an imported key.`);
+      return key;
+    });
+    return { keys, unreadable };
+  }
+
+  private async readAll<T>(
+    pattern: RegExp,
+    read: (path: string) => Promise<T>,
+  ): Promise<{ items: T[]; unreadable: string[] }> {
     let names: string[];
     try {
       names = await readdir(this.dir);
     } catch (error) {
-      if (hasSystemCode(error, 'ENOENT')) return { entries: [], unreadable: [] };
+      if (hasSystemCode(error, 'ENOENT')) return { items: [], unreadable: [] };
       throw error;
     }
-    const entries: WalletEntry[] = [];
+    const items: T[] = [];
     const unreadable: string[] = [];
-    for (const name of names.filter((candidate) => /^[0-9a-f]{8}-[a-z]+\.json$/.test(candidate)).sort()) {
-      const entry = await this.readFile(join(this.dir, name)).catch(() => undefined);
-      if (entry) entries.push(entry);
+    for (const name of names.filter((candidate) => pattern.test(candidate)).sort()) {
+      const item = await read(join(this.dir, name)).catch(() => undefined);
+      if (item) items.push(item);
       else unreadable.push(join(this.dir, name));
     }
-    entries.sort((a, b) => a.alias.localeCompare(b.alias));
-    return { entries, unreadable };
+    return { items, unreadable };
   }
 
   /** The wallet named by alias or fingerprint, or `WALLET_NOT_FOUND` listing the known aliases. */
@@ -223,6 +250,75 @@ export class Keystore {
     return updated;
   }
 
+  /**
+   * Records the next EVM account of a wallet's seed (one past the highest index yet), storing the
+   * chain xpub on first use. Under the lock, re-reading everything: no index or alias twice.
+   */
+  async addEvmAccount(
+    entry: WalletEntry,
+    request: { xpub: string; alias: string | null; addressAt: (xpub: string, index: number) => string },
+  ): Promise<{ entry: WalletEntry; account: EvmAccountRecord }> {
+    if (request.alias !== null) checkAlias(request.alias);
+    const { entry: next, result } = await this.update(entry, async (current) => {
+      const evm = current.evm ?? { xpub: request.xpub, accounts: [] };
+      const index = evm.accounts.reduce((highest, account) => Math.max(highest, account.index + 1), 0);
+      const account = { index, address: request.addressAt(evm.xpub, index), alias: request.alias };
+      await this.checkEvmAccountFree(account);
+      return { next: { ...current, evm: { ...evm, accounts: [...evm.accounts, account] } }, result: account };
+    });
+    return { entry: next, account: result };
+  }
+
+  /** Stores a sealed imported key; refuses an address or alias the keystore already has. */
+  async addImportedKey(key: ImportedKeyEntry): Promise<void> {
+    if (key.alias !== null) checkAlias(key.alias);
+    await ensurePrivateDir(this.dir);
+    await withLock(this.dir, async () => {
+      await this.checkEvmAccountFree(key);
+      await writeFileAtomic(join(this.dir, importedKeyFileName(key.address)), serialize(key));
+    });
+  }
+
+  /** An imported key's private key; `WALLET_LOCKED` when the passphrase is wrong or the file was altered. */
+  async unlockImportedKey(key: ImportedKeyEntry, passphrase: string): Promise<Uint8Array> {
+    const privateKey = await openImportedKey(key, passphrase);
+    if (!privateKey) {
+      throw new WalletError(
+        'WALLET_LOCKED',
+        `Cannot unlock the key of ${key.address}: wrong passphrase, or its keystore file was altered.`,
+        { hint: 'Give the keystore passphrase (--passphrase-file, --passphrase-stdin or the prompt).' },
+      );
+    }
+    return privateKey;
+  }
+
+  private async checkEvmAccountFree(account: { address: string; alias: string | null }): Promise<void> {
+    const { entries } = await this.list();
+    const { keys } = await this.listImportedKeys();
+    const known = [
+      ...entries.flatMap((wallet) =>
+        (wallet.evm?.accounts ?? []).map((other) => ({
+          ...other,
+          owner: `account ${other.index} of wallet '${wallet.alias}'`,
+        })),
+      ),
+      ...keys.map((key) => ({ ...key, owner: 'an imported key' })),
+    ];
+    const sameAddress = known.find((other) => other.address.toLowerCase() === account.address.toLowerCase());
+    if (sameAddress) {
+      throw new WalletError(
+        'INVALID_PARAM',
+        `${sameAddress.address} is already in the keystore as ${sameAddress.owner}.`,
+      );
+    }
+    const sameAlias = account.alias === null ? undefined : known.find((other) => other.alias === account.alias);
+    if (sameAlias) {
+      throw new WalletError('INVALID_PARAM', `alias '${account.alias ?? ''}' is taken by ${sameAlias.address}.`, {
+        hint: 'Choose another alias.',
+      });
+    }
+  }
+
   /** Deletes a wallet's file for good. */
   async remove(entry: WalletEntry): Promise<void> {
     await withLock(this.dir, async () => {
@@ -233,7 +329,7 @@ export class Keystore {
 
   private async update<T>(
     entry: WalletEntry,
-    change: (current: WalletEntry) => { next: WalletEntry; result: T },
+    change: (current: WalletEntry) => { next: WalletEntry; result: T } | Promise<{ next: WalletEntry; result: T }>,
   ): Promise<{ entry: WalletEntry; result: T }> {
     return withLock(this.dir, async () => {
       const path = this.pathOf(entry);
@@ -242,7 +338,7 @@ export class Keystore {
           throw new WalletError('WALLET_NOT_FOUND', `Wallet '${entry.alias}' was deleted meanwhile.`);
         throw error;
       });
-      const { next, result } = change(current);
+      const { next, result } = await change(current);
       await writeFileAtomic(path, serialize(next));
       return { entry: next, result };
     });
@@ -282,7 +378,7 @@ export function checkAlias(alias: string): void {
   }
 }
 
-function serialize(entry: WalletEntry): string {
+function serialize(entry: WalletEntry | ImportedKeyEntry): string {
   return `${JSON.stringify(entry, null, 2)}\n`;
 }
 

@@ -1,0 +1,29 @@
+import { formatEther, formatUnits } from 'viem';
+import { WalletError } from '../errors.js';
+
+/** A whole number of wei in digits (1 ether = 10^18 wei), at most 2^256 - 1. */
+export const WEI_PATTERN = /^(0|[1-9][0-9]{0,77})$/;
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+/** Parses a wei amount given as a string of digits; `INVALID_PARAM` naming the field otherwise. */
+export function parseWei(text: string, field: string): bigint {
+  if (!WEI_PATTERN.test(text)) {
+    throw new WalletError(
+      'INVALID_PARAM',
+      `${field} must be a whole number of wei in digits, e.g. "1000000000000000000" (1 ether).`,
+    );
+  }
+  const value = BigInt(text);
+  if (value > MAX_UINT256) throw new WalletError('INVALID_PARAM', `${field} is larger than 2^256 - 1.`);
+  return value;
+}
+
+/** Wei as ether in decimal, without trailing zeros: 1500000000000000000n -> "1.5". */
+export function weiToEther(wei: bigint): string {
+  return formatEther(wei);
+}
+
+/** Base units as whole tokens: 1234500n with 6 decimals -> "1.2345". */
+export function formatTokenAmount(units: bigint, decimals: number): string {
+  return formatUnits(units, decimals);
+}

@@ -1,0 +1,43 @@
+import { HDKey } from '@scure/bip32';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { publicKeyToAddress } from 'viem/accounts';
+import { bytesToHex } from 'viem';
+
+/** SLIP-44 coin type of Ether: accounts live at m/44'/60'/0'/0/i, as MetaMask and Ledger Live derive them. */
+const ETH_COIN_TYPE = 60;
+
+/** The BIP44 path of EVM account `index`. */
+export function evmAccountPath(index: number): string {
+  return `m/44'/${ETH_COIN_TYPE}'/0'/0/${index}`;
+}
+
+/**
+ * The xpub of m/44'/60'/0'/0, whose children are the accounts: stored so new accounts need no
+ * passphrase. Written with Bitcoin's version bytes (xpub…), as EVM wallets do, whatever the Dash
+ * network of the wallet's master key.
+ */
+export function evmChainXpub(master: HDKey): string {
+  const node = master.derive(`m/44'/${ETH_COIN_TYPE}'/0'/0`);
+  if (!node.publicKey || !node.chainCode) throw new Error('derived an incomplete EVM chain key');
+  return new HDKey({
+    publicKey: node.publicKey,
+    chainCode: node.chainCode,
+    depth: node.depth,
+    index: node.index,
+    parentFingerprint: node.parentFingerprint,
+  }).publicExtendedKey;
+}
+
+/** The checksummed address of account `index` under a chain xpub. */
+export function evmAddressAt(chainXpub: string, index: number): `0x${string}` {
+  const key = HDKey.fromExtendedKey(chainXpub).deriveChild(index).publicKey;
+  if (!key) throw new Error('the EVM chain key has no public key');
+  return publicKeyToAddress(bytesToHex(secp256k1.Point.fromBytes(key).toBytes(false)));
+}
+
+/** The private key of account `index`; the caller must wipe it when done. */
+export function evmPrivateKeyAt(master: HDKey, index: number): Uint8Array {
+  const key = master.derive(evmAccountPath(index)).privateKey;
+  if (!key) throw new Error('the master key has no private key');
+  return Uint8Array.from(key);
+}

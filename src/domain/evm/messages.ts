@@ -1,0 +1,86 @@
+import {
+  BaseError,
+  hashTypedData,
+  isHex,
+  recoverMessageAddress,
+  validateTypedData,
+  type Hex,
+  type TypedDataDefinition,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { WalletError } from '../errors.js';
+import type { WalletServices } from '../services.js';
+import { resolveAccount, withAccountKey } from './accounts.js';
+import { parseEvmAddress, type EvmAddress } from './address.js';
+import { checkChainId, evmNetwork } from './network.js';
+
+/** Signs a text as EIP-191 `personal_sign` does: "\x19Ethereum Signed Message:\n" + length + message. */
+export async function signMessage(
+  services: WalletServices,
+  request: { from: string; message: string },
+): Promise<{ address: EvmAddress; signature: Hex }> {
+  const account = await resolveAccount(services, request.from);
+  const signature = await withAccountKey(services, account, (privateKey) =>
+    privateKeyToAccount(privateKey).signMessage({ message: request.message }),
+  );
+  return { address: account.address, signature };
+}
+
+/** Whether `address` signed `message` (EIP-191); a malformed signature is `INVALID_PARAM`. */
+export async function verifyMessage(request: {
+  address: string;
+  message: string;
+  signature: string;
+}): Promise<boolean> {
+  const address = parseEvmAddress(request.address, 'address');
+  const signature = request.signature.trim();
+  if (!isHex(signature) || signature.length !== 132) {
+    throw new WalletError('INVALID_PARAM', 'signature must be 65 bytes in hex: 0x and 130 hex digits.');
+  }
+  try {
+    const signer = await recoverMessageAddress({ message: request.message, signature });
+    return signer === address;
+  } catch {
+    return false;
+  }
+}
+
+export type TypedData = {
+  domain: Record<string, unknown>;
+  types: Record<string, ReadonlyArray<{ name: string; type: string }>>;
+  primaryType: string;
+  message: Record<string, unknown>;
+};
+
+/**
+ * Signs EIP-712 typed data. Such a signature can authorize spending (an ERC-20 permit), so a
+ * domain that names a chain must name the network's.
+ */
+export async function signTypedData(
+  services: WalletServices,
+  request: { from: string; network: string; typedData: TypedData },
+): Promise<{ address: EvmAddress; signature: Hex; hash: Hex }> {
+  const network = await evmNetwork(services, request.network);
+  const definition = checkTypedData(request.typedData);
+  const chainId = request.typedData.domain['chainId'];
+  if (chainId !== undefined) checkChainId(Number(chainId), network, 'The typed data');
+  const account = await resolveAccount(services, request.from);
+  const signature = await withAccountKey(services, account, (privateKey) =>
+    privateKeyToAccount(privateKey).signTypedData(definition),
+  );
+  return { address: account.address, signature, hash: hashTypedData(definition) };
+}
+
+function checkTypedData(typedData: TypedData): TypedDataDefinition {
+  const definition = typedData as unknown as TypedDataDefinition;
+  try {
+    validateTypedData(definition);
+    hashTypedData(definition);
+  } catch (error) {
+    const reason = error instanceof BaseError ? error.shortMessage : 'it does not match its types';
+    throw new WalletError('INVALID_PARAM', `typed_data is not valid EIP-712: ${reason.split('\n')[0] ?? ''}`, {
+      cause: error,
+    });
+  }
+  return definition;
+}

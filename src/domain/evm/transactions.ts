@@ -1,0 +1,382 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  getAddress,
+  keccak256,
+  parseTransaction,
+  recoverTransactionAddress,
+  serializeTransaction,
+  type Hash,
+  type Hex,
+  type TransactionSerializable,
+  type TransactionSerializableEIP1559,
+  type TransactionSerialized,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { WalletError } from '../errors.js';
+import type { ProgressReporter } from '../net/chain-backend.js';
+import type { EvmNode } from '../net/evm-rpc.js';
+import type { WalletServices } from '../services.js';
+import { resolveAccount, resolveAddress, withAccountKey } from './accounts.js';
+import { parseEvmAddress, type EvmAddress } from './address.js';
+import { parseWei } from './amount.js';
+import { checkChainId, connectEvm, evmNetwork } from './network.js';
+
+const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
+/** The largest calldata accepted: a contract's init code is capped at 48 KiB by EIP-3860. */
+const MAX_DATA_BYTES = 128 * 1024;
+const RECEIPT_POLL_MS = 500;
+
+/** An EIP-1559 transaction ready to sign, with what it may cost. */
+export type EvmTxPlan = {
+  network: string;
+  chainId: number;
+  from: EvmAddress;
+  to: EvmAddress | null;
+  value: bigint;
+  data: Hex;
+  nonce: number;
+  gasLimit: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  /** gas limit × max fee per gas: the most the fee can be. */
+  maxFee: bigint;
+  /** The unsigned transaction, EIP-2718 type 2, hex. */
+  unsigned: Hex;
+};
+
+export type TxRequest = {
+  from: string;
+  to: string | undefined;
+  value: string;
+  data: string | undefined;
+  network: string;
+  gasLimit?: string | undefined;
+  nonce?: number | undefined;
+};
+
+/**
+ * Builds an EIP-1559 transaction from the node's view: chain id, pending nonce, gas estimate and
+ * fees. Refuses (`INSUFFICIENT_FUNDS`) when the sender cannot pay value plus the most the fee can be.
+ */
+export async function createTransaction(
+  services: WalletServices,
+  request: TxRequest,
+  signal?: AbortSignal,
+): Promise<EvmTxPlan> {
+  const from = await resolveAddress(services, request.from, 'address');
+  const to = request.to === undefined ? null : parseEvmAddress(request.to, 'to');
+  const value = parseWei(request.value, 'value_wei');
+  const data = parseData(request.data);
+  if (to === null && data === '0x') {
+    throw new WalletError(
+      'INVALID_PARAM',
+      'A transaction without to deploys a contract: it needs data (the init code).',
+      {
+        hint: 'Pass to for a payment or call.',
+      },
+    );
+  }
+  const node = await connectEvm(services, request.network, signal);
+  return plan(node, { from, to, value, data, gasLimit: request.gasLimit, nonce: request.nonce });
+}
+
+async function plan(
+  node: EvmNode,
+  request: {
+    from: EvmAddress;
+    to: EvmAddress | null;
+    value: bigint;
+    data: Hex;
+    gasLimit?: string | undefined;
+    nonce?: number | undefined;
+  },
+): Promise<EvmTxPlan> {
+  const { from, to, value, data } = request;
+  const call = { from, to, value, data: data === '0x' ? undefined : data };
+  const [nonce, gasLimit, fees, balance] = await Promise.all([
+    request.nonce ?? node.nonce(from),
+    request.gasLimit === undefined ? node.estimateGas(call) : parseWei(request.gasLimit, 'gas_limit'),
+    node.fees(),
+    node.balance(from),
+  ]);
+  const maxFee = gasLimit * fees.maxFeePerGas;
+  if (balance < value + maxFee) {
+    throw new WalletError(
+      'INSUFFICIENT_FUNDS',
+      `${from} has ${balance} wei; this needs ${value + maxFee} (value ${value} + fee up to ${maxFee}).`,
+      { hint: 'Lower value_wei, or fund the account first.' },
+    );
+  }
+  const transaction: TransactionSerializableEIP1559 = {
+    type: 'eip1559',
+    chainId: node.network.chainId,
+    nonce,
+    ...(to === null ? {} : { to }),
+    value,
+    data,
+    gas: gasLimit,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+  };
+  return {
+    network: node.network.network,
+    chainId: node.network.chainId,
+    from,
+    to,
+    value,
+    data,
+    nonce,
+    gasLimit,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    maxFee,
+    unsigned: serializeTransaction(transaction),
+  };
+}
+
+function parseData(text: string | undefined): Hex {
+  if (text === undefined || text === '') return '0x';
+  const data = text.trim();
+  if (!HEX_DATA.test(data)) throw new WalletError('INVALID_PARAM', 'data must be 0x followed by whole bytes in hex.');
+  if ((data.length - 2) / 2 > MAX_DATA_BYTES) {
+    throw new WalletError('INVALID_PARAM', `data is larger than ${MAX_DATA_BYTES} bytes.`);
+  }
+  return data as Hex;
+}
+
+/** A signed transaction as the tools show it. */
+export type SignedTx = {
+  signed: Hex;
+  hash: Hash;
+  from: EvmAddress;
+  to: EvmAddress | null;
+  chainId: number;
+  nonce: number;
+  value: bigint;
+  maxFee: bigint;
+};
+
+/**
+ * Signs an unsigned transaction offline with a keystore account, after checking it is for the
+ * network named (its chain id) and carries a chain id at all (no replayable pre-EIP-155 ones).
+ */
+export async function signTransaction(
+  services: WalletServices,
+  request: { unsigned: string; from: string; network: string },
+): Promise<SignedTx> {
+  const network = await evmNetwork(services, request.network);
+  const transaction = readTransaction(request.unsigned, 'unsigned_tx');
+  if (transaction.r !== undefined || transaction.s !== undefined) {
+    throw new WalletError('INVALID_PARAM', 'unsigned_tx is already signed.', { hint: 'Send it with evm-tx-send.' });
+  }
+  checkChainId(transaction.chainId, network, 'The transaction');
+  const account = await resolveAccount(services, request.from);
+  const signed = await withAccountKey(services, account, (privateKey) =>
+    privateKeyToAccount(privateKey).signTransaction(transaction),
+  );
+  return describeSigned(signed, account.address);
+}
+
+/** The kinds of transaction the wallet signs and sends: legacy with EIP-155, EIP-2930, EIP-1559. */
+const SUPPORTED_TYPES = new Set(['legacy', 'eip2930', 'eip1559']);
+
+function readTransaction(text: string, field: string): TransactionSerializable {
+  const hex = text.trim();
+  if (!HEX_DATA.test(hex) || hex === '0x') {
+    throw new WalletError('INVALID_PARAM', `${field} must be a serialized transaction in hex (0x…).`);
+  }
+  let transaction: TransactionSerializable;
+  try {
+    transaction = parseTransaction(hex as Hex);
+  } catch {
+    throw new WalletError('INVALID_PARAM', `${field} is not a transaction viem can decode (RLP or type byte wrong).`);
+  }
+  if (!SUPPORTED_TYPES.has(transaction.type ?? '')) {
+    throw new WalletError(
+      'INVALID_PARAM',
+      `${field} is a ${transaction.type ?? 'unknown'} transaction; this wallet signs legacy, EIP-2930 and EIP-1559 ones.`,
+    );
+  }
+  return transaction;
+}
+
+function describeSigned(signed: Hex, from: EvmAddress): SignedTx {
+  const transaction = parseTransaction(signed);
+  return {
+    signed,
+    hash: keccak256(signed),
+    from,
+    to: transaction.to ? getAddress(transaction.to) : null,
+    chainId: transaction.chainId ?? 0,
+    nonce: transaction.nonce ?? 0,
+    value: transaction.value ?? 0n,
+    maxFee: maxFeeOf(transaction),
+  };
+}
+
+function maxFeeOf(transaction: TransactionSerializable): bigint {
+  const perGas = transaction.maxFeePerGas ?? transaction.gasPrice ?? 0n;
+  return (transaction.gas ?? 0n) * perGas;
+}
+
+/** Where a sent transaction stands. */
+export type TxStatus = {
+  hash: Hash;
+  status: 'pending' | 'success' | 'reverted';
+  blockNumber: bigint | null;
+  gasUsed: bigint | null;
+  fee: bigint | null;
+  contractAddress: EvmAddress | null;
+};
+
+export type SendRequest = {
+  signed: string;
+  network: string;
+  wait: boolean;
+  waitSeconds: number;
+  maxFee: string | undefined;
+};
+
+/**
+ * Broadcasts a signed transaction after checking its chain id against the network and the node,
+ * and its fee cap. Sending the same transaction again is harmless: a transaction the node already
+ * knows is not broadcast twice. With `wait`, polls for the receipt, reporting progress.
+ */
+export async function sendTransaction(
+  services: WalletServices,
+  request: SendRequest,
+  options: { signal?: AbortSignal; progress?: ProgressReporter } = {},
+): Promise<SignedTx & TxStatus> {
+  const network = await evmNetwork(services, request.network);
+  const transaction = readTransaction(request.signed, 'signed_tx');
+  if (transaction.r === undefined) {
+    throw new WalletError('INVALID_PARAM', 'signed_tx has no signature.', { hint: 'Sign it first with evm-tx-sign.' });
+  }
+  checkChainId(transaction.chainId, network, 'The transaction');
+  const signed = request.signed.trim() as Hex;
+  const from = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
+  const summary = describeSigned(signed, from);
+  checkFeeCap(summary.maxFee, request.maxFee);
+  const node = await connectEvm(services, request.network, options.signal);
+  const known = await node.transaction(summary.hash);
+  if (!known) await node.send(signed);
+  const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
+  return { ...summary, ...status };
+}
+
+/** Refuses a fee above the caller's cap, before anything is sent (`POLICY_VIOLATION`). */
+function checkFeeCap(maxFee: bigint, cap: string | undefined): void {
+  if (cap === undefined) return;
+  const limit = parseWei(cap, 'max_fee_wei');
+  if (maxFee > limit) {
+    throw new WalletError(
+      'POLICY_VIOLATION',
+      `The fee may reach ${maxFee} wei, above max_fee_wei ${limit}; nothing was sent.`,
+      {
+        hint: 'Raise max_fee_wei, or create the transaction again when fees are lower.',
+      },
+    );
+  }
+}
+
+/** The receipt's verdict, polling up to `waitSeconds` for one while reporting progress. */
+async function statusOf(
+  node: EvmNode,
+  hash: Hash,
+  waitSeconds: number,
+  options: { signal?: AbortSignal; progress?: ProgressReporter },
+): Promise<TxStatus> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  for (let poll = 0; ; poll++) {
+    const receipt = await node.receipt(hash);
+    if (receipt) {
+      options.progress?.(1, 1, `${hash} mined in block ${receipt.blockNumber}`);
+      return {
+        hash,
+        status: receipt.status,
+        blockNumber: receipt.blockNumber,
+        gasUsed: receipt.gasUsed,
+        fee: receipt.gasUsed * receipt.effectiveGasPrice,
+        contractAddress: receipt.contractAddress ? getAddress(receipt.contractAddress) : null,
+      };
+    }
+    if (Date.now() >= deadline)
+      return { hash, status: 'pending', blockNumber: null, gasUsed: null, fee: null, contractAddress: null };
+    const waited = Math.min(waitSeconds, poll * (RECEIPT_POLL_MS / 1000));
+    options.progress?.(waited, waitSeconds, `waiting for ${hash} to be mined`);
+    await sleep(RECEIPT_POLL_MS, undefined, options.signal ? { signal: options.signal } : undefined);
+  }
+}
+
+/** A transaction and its receipt by hash; `found` is false when the node has never seen it. */
+export async function getTransaction(
+  services: WalletServices,
+  request: { hash: string; network: string | undefined },
+  signal?: AbortSignal,
+): Promise<
+  | { found: false; hash: Hash; network: string }
+  | ({
+      found: true;
+      network: string;
+      from: EvmAddress;
+      to: EvmAddress | null;
+      value: bigint;
+      nonce: number;
+      data: Hex;
+      confirmations: bigint;
+    } & TxStatus)
+> {
+  const hash = request.hash.trim();
+  if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) {
+    throw new WalletError('INVALID_PARAM', 'hash must be 0x followed by 64 hex digits.');
+  }
+  const node = await connectEvm(services, request.network, signal);
+  const transaction = await node.transaction(hash as Hash);
+  if (!transaction) return { found: false, hash: hash as Hash, network: node.network.network };
+  const status = await statusOf(node, transaction.hash, 0, {});
+  const tip = status.blockNumber === null ? null : await node.blockNumber();
+  return {
+    found: true,
+    network: node.network.network,
+    from: getAddress(transaction.from),
+    to: transaction.to ? getAddress(transaction.to) : null,
+    value: transaction.value,
+    nonce: transaction.nonce,
+    data: transaction.input,
+    confirmations: tip === null || status.blockNumber === null ? 0n : tip - status.blockNumber + 1n,
+    ...status,
+  };
+}
+
+export type FundsRequest = TxRequest & {
+  to: string;
+  dryRun: boolean;
+  wait: boolean;
+  waitSeconds: number;
+  maxFee: string | undefined;
+};
+
+/**
+ * Pays `value` to `to` in one call: plan, sign and send, unlocking once. A dry run only plans
+ * (nothing is signed or sent) so the caller can look at the fee first.
+ */
+export async function sendFunds(
+  services: WalletServices,
+  request: FundsRequest,
+  options: { signal?: AbortSignal; progress?: ProgressReporter } = {},
+): Promise<{ plan: EvmTxPlan; sent: (SignedTx & TxStatus) | null }> {
+  const account = await resolveAccount(services, request.from);
+  const planned = await createTransaction(services, { ...request, from: account.address }, options.signal);
+  checkFeeCap(planned.maxFee, request.maxFee);
+  if (request.dryRun) return { plan: planned, sent: null };
+  const transaction = parseTransaction(planned.unsigned);
+  const signed = await withAccountKey(services, account, (privateKey) =>
+    privateKeyToAccount(privateKey).signTransaction(transaction),
+  );
+  const sent = await sendTransaction(
+    services,
+    { signed, network: request.network, wait: request.wait, waitSeconds: request.waitSeconds, maxFee: undefined },
+    options,
+  );
+  return { plan: planned, sent };
+}

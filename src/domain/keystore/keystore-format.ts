@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/** What every keystore file shares: alias rules and the sealed-secret block (see cipher.ts). */
+export const ALIAS_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+
+export const Sealed = z.strictObject({
+  kdf: z.literal('scrypt'),
+  kdfparams: z.strictObject({
+    n: z.int().positive(),
+    r: z.int().positive(),
+    p: z.int().positive(),
+    dklen: z.int().positive(),
+    salt: z.base64(),
+  }),
+  cipher: z.literal('aes-256-gcm'),
+  iv: z.base64(),
+  ciphertext: z.base64(),
+  tag: z.base64(),
+});

@@ -1,0 +1,344 @@
+import { z } from 'zod';
+import { weiToEther } from '../../domain/evm/amount.js';
+import {
+  createTransaction,
+  getTransaction,
+  sendFunds,
+  sendTransaction,
+  signTransaction,
+  type EvmTxPlan,
+  type SignedTx,
+  type TxStatus,
+} from '../../domain/evm/transactions.js';
+import { defineTool } from '../define.js';
+import { EvmAccount, EvmAddress, HexData, OptionalEvmNetwork, RequiredEvmNetwork, TxHash, Wei } from '../fields.js';
+
+const DEFAULT_WAIT_SECONDS = 120;
+
+const From = EvmAccount.describe('The sending account: a keystore address or alias.');
+const Wait = z.boolean().default(false).describe('Wait for the receipt (with progress) before answering.');
+const WaitSeconds = z
+  .int()
+  .min(1)
+  .max(3600)
+  .default(DEFAULT_WAIT_SECONDS)
+  .describe(
+    `How long wait waits for the receipt, in seconds (${DEFAULT_WAIT_SECONDS} by default); then status stays pending.`,
+  );
+const MaxFee = Wei.optional().describe(
+  'Refuse (POLICY_VIOLATION, nothing sent) if gas limit × max fee per gas exceeds this many wei.',
+);
+
+const PlanFields = {
+  network: z.string().describe('The EVM network.'),
+  chain_id: z.int().describe('Its chain id, as signed into the transaction.'),
+  from: z.string().describe('The sender.'),
+  to: z.string().nullable().describe('The recipient; null for a contract deployment.'),
+  value_wei: z.string().describe('The value sent, in wei.'),
+  value_ether: z.string().describe('The value sent, in ether.'),
+  data: z.string().describe('The calldata (0x when none).'),
+  nonce: z.int().describe("The sender's nonce."),
+  gas_limit: z.string().describe("The gas limit (the node's estimate unless given)."),
+  max_fee_per_gas: z.string().describe('EIP-1559 max fee per gas, in wei.'),
+  max_priority_fee_per_gas: z.string().describe('EIP-1559 priority fee (tip) per gas, in wei.'),
+  max_fee_wei: z.string().describe('The most the fee can be: gas limit × max fee per gas, in wei.'),
+};
+
+function planFields(plan: EvmTxPlan) {
+  return {
+    network: plan.network,
+    chain_id: plan.chainId,
+    from: plan.from,
+    to: plan.to,
+    value_wei: plan.value.toString(),
+    value_ether: weiToEther(plan.value),
+    data: plan.data,
+    nonce: plan.nonce,
+    gas_limit: plan.gasLimit.toString(),
+    max_fee_per_gas: plan.maxFeePerGas.toString(),
+    max_priority_fee_per_gas: plan.maxPriorityFeePerGas.toString(),
+    max_fee_wei: plan.maxFee.toString(),
+  };
+}
+
+const StatusFields = {
+  hash: z.string().describe('The transaction hash.'),
+  status: z
+    .enum(['pending', 'success', 'reverted'])
+    .describe('pending (not mined yet, or not waited for), success or reverted.'),
+  block_number: z.int().nullable().describe('The block that mined it; null while pending.'),
+  gas_used: z.string().nullable().describe('Gas used; null while pending.'),
+  fee_wei: z.string().nullable().describe('The fee paid, gas used × effective gas price, in wei; null while pending.'),
+  contract_address: z.string().nullable().describe('The contract a deployment created; else null.'),
+};
+
+function statusFields(status: TxStatus) {
+  return {
+    hash: status.hash,
+    status: status.status,
+    block_number: status.blockNumber === null ? null : Number(status.blockNumber),
+    gas_used: status.gasUsed?.toString() ?? null,
+    fee_wei: status.fee?.toString() ?? null,
+    contract_address: status.contractAddress,
+  };
+}
+
+const SignedFields = {
+  from: z.string().describe('The signer.'),
+  to: z.string().nullable().describe('The recipient; null for a contract deployment.'),
+  chain_id: z.int().describe('The chain id signed into it.'),
+  nonce: z.int().describe("The signer's nonce."),
+  value_wei: z.string().describe('The value, in wei.'),
+  max_fee_wei: z.string().describe('The most the fee can be, in wei.'),
+};
+
+function signedFields(signed: SignedTx) {
+  return {
+    from: signed.from,
+    to: signed.to,
+    chain_id: signed.chainId,
+    nonce: signed.nonce,
+    value_wei: signed.value.toString(),
+    max_fee_wei: signed.maxFee.toString(),
+  };
+}
+
+export const evmTxCreate = defineTool({
+  name: 'evm_tx_create',
+  title: 'Create an EVM transaction',
+  summary: 'Build an unsigned EIP-1559 transaction',
+  description: [
+    "Builds an unsigned EIP-1559 transaction from the network's node: chain id, the sender's pending",
+    'nonce, a gas estimate and current fees. Refuses (INSUFFICIENT_FUNDS) when the sender cannot pay',
+    'value plus the most the fee can be. Returns the fields and unsigned_tx (serialized hex) for',
+    'evm-tx-sign. Without to, data is init code and the transaction deploys a contract.',
+    'Nothing is signed or sent; no key is needed, so the sender may be any address.',
+    '',
+    'Example: wallet evm-tx-create --address savings --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --value-wei 1000000000000000 --network sepolia',
+  ].join('\n'),
+  input: z.strictObject({
+    address: EvmAddress.describe('The sender: any address, or the alias of a keystore account.'),
+    to: EvmAddress.optional().describe('The recipient or contract called; omit to deploy a contract.'),
+    value_wei: Wei.default('0').describe('The value to send in wei (digits); 0 when omitted.'),
+    data: HexData.optional(),
+    network: RequiredEvmNetwork,
+    gas_limit: Wei.optional().describe("A gas limit to use instead of the node's estimate (digits)."),
+    nonce: z
+      .int()
+      .min(0)
+      .optional()
+      .describe("A nonce to use instead of the sender's next one (to replace a pending transaction)."),
+  }),
+  output: z.object({ ...PlanFields, unsigned_tx: z.string().describe('The unsigned transaction, serialized (hex).') }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  handler: async (input, { services, signal }) => {
+    const plan = await createTransaction(
+      services,
+      {
+        from: input.address,
+        to: input.to,
+        value: input.value_wei,
+        data: input.data,
+        network: input.network,
+        gasLimit: input.gas_limit,
+        nonce: input.nonce,
+      },
+      signal,
+    );
+    return { ...planFields(plan), unsigned_tx: plan.unsigned };
+  },
+});
+
+export const evmTxSign = defineTool({
+  name: 'evm_tx_sign',
+  title: 'Sign an EVM transaction',
+  summary: 'Sign an unsigned transaction offline',
+  description: [
+    'Signs unsigned_tx (from evm-tx-create, or any legacy EIP-155, EIP-2930 or EIP-1559 transaction)',
+    'with a keystore account, without contacting a node. The transaction must carry the chain id of',
+    'the network named (NETWORK_MISMATCH otherwise), so it cannot be replayed elsewhere. Needs the',
+    'keystore passphrase. Returns signed_tx for evm-tx-send and its hash.',
+    '',
+    'Example: wallet evm-tx-sign --address savings --unsigned-tx 0x02f1… --network sepolia',
+  ].join('\n'),
+  input: z.strictObject({
+    address: From.describe('The signing account: a keystore address or alias.'),
+    unsigned_tx: HexData.describe('The unsigned transaction, serialized hex (evm-tx-create gives it).'),
+    network: RequiredEvmNetwork,
+  }),
+  output: z.object({
+    signed_tx: z.string().describe('The signed transaction, serialized hex: what evm-tx-send broadcasts.'),
+    hash: z.string().describe('Its hash, known before it is sent.'),
+    ...SignedFields,
+  }),
+  // Uses the private key: never read-only. Deterministic (RFC 6979), so idempotent.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async ({ address, unsigned_tx, network }, { services }) => {
+    const signed = await signTransaction(services, { unsigned: unsigned_tx, from: address, network });
+    return { signed_tx: signed.signed, hash: signed.hash, ...signedFields(signed) };
+  },
+});
+
+export const evmTxSend = defineTool({
+  name: 'evm_tx_send',
+  title: 'Send a signed EVM transaction',
+  summary: 'Broadcast a signed transaction, optionally wait',
+  description: [
+    "Broadcasts signed_tx through the network's node after checking that the transaction's chain id",
+    "and the node's are the network's own. Sending the same transaction again is harmless (it is not",
+    'broadcast twice). With wait, polls for the receipt and reports progress; the answer then says',
+    'success or reverted, the block, gas used and the fee paid.',
+    '',
+    'Example: wallet evm-tx-send --signed-tx 0x02f8… --network sepolia --wait',
+  ].join('\n'),
+  input: z.strictObject({
+    signed_tx: HexData.describe('The signed transaction, serialized hex (evm-tx-sign gives it).'),
+    network: RequiredEvmNetwork,
+    wait: Wait,
+    wait_seconds: WaitSeconds,
+    max_fee_wei: MaxFee,
+  }),
+  output: z.object({ ...StatusFields, ...SignedFields, network: z.string().describe('The EVM network.') }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  handler: async ({ signed_tx, network, wait, wait_seconds, max_fee_wei }, { services, signal, progress }) => {
+    const sent = await sendTransaction(
+      services,
+      { signed: signed_tx, network, wait, waitSeconds: wait_seconds, maxFee: max_fee_wei },
+      { signal, progress },
+    );
+    return { ...statusFields(sent), ...signedFields(sent), network };
+  },
+});
+
+export const evmTxGet = defineTool({
+  name: 'evm_tx_get',
+  title: 'Look up an EVM transaction',
+  summary: 'Get a transaction and its receipt by hash',
+  description: [
+    "Asks the network's node for a transaction and its receipt. status is not_found when the node",
+    'has never seen the hash, pending while it waits in the mempool, then success or reverted, with',
+    'the block, confirmations, gas used and the fee paid.',
+    '',
+    'Example: wallet evm-tx-get --hash 0x5c50…e1d2 --network sepolia',
+  ].join('\n'),
+  input: z.strictObject({ hash: TxHash, network: OptionalEvmNetwork }),
+  output: z.object({
+    ...StatusFields,
+    status: z
+      .enum(['not_found', 'pending', 'success', 'reverted'])
+      .describe('not_found, pending, success or reverted.'),
+    network: z.string().describe('The EVM network asked.'),
+    from: z.string().nullable().describe('The sender; null when not found.'),
+    to: z.string().nullable().describe('The recipient; null for a deployment or when not found.'),
+    value_wei: z.string().nullable().describe('The value, in wei; null when not found.'),
+    nonce: z.int().nullable().describe("The sender's nonce; null when not found."),
+    data: z.string().nullable().describe('The calldata; null when not found.'),
+    confirmations: z.int().nullable().describe('Blocks since it was mined, counting its own; 0 while pending.'),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  handler: async ({ hash, network }, { services, signal }) => {
+    const found = await getTransaction(services, { hash, network }, signal);
+    if (!found.found) {
+      return {
+        hash: found.hash,
+        status: 'not_found' as const,
+        network: found.network,
+        block_number: null,
+        gas_used: null,
+        fee_wei: null,
+        contract_address: null,
+        from: null,
+        to: null,
+        value_wei: null,
+        nonce: null,
+        data: null,
+        confirmations: null,
+      };
+    }
+    return {
+      ...statusFields(found),
+      network: found.network,
+      from: found.from,
+      to: found.to,
+      value_wei: found.value.toString(),
+      nonce: found.nonce,
+      data: found.data,
+      confirmations: Number(found.confirmations),
+    };
+  },
+});
+
+export const evmFundsSend = defineTool({
+  name: 'evm_funds_send',
+  title: 'Send ether',
+  summary: 'Pay ether in one call (create, sign, send)',
+  description: [
+    'Creates, signs and sends a payment of value_wei from a keystore account to to, with calldata if',
+    'given: the three steps of evm-tx-create, evm-tx-sign and evm-tx-send in one call, unlocking once.',
+    'With dry_run nothing is signed or sent: the answer shows the nonce, gas and most the fee can be.',
+    'Checks the node serves the network named, and that the account can pay value plus fee.',
+    '',
+    'Example: wallet evm-funds-send --address savings --to 0x7099…79C8 --value-wei 1000000000000000 --network sepolia --wait',
+  ].join('\n'),
+  input: z.strictObject({
+    address: From,
+    to: EvmAddress.describe('The recipient (or contract called).'),
+    value_wei: Wei.describe('The value to send, in wei (digits).'),
+    data: HexData.optional(),
+    network: RequiredEvmNetwork,
+    dry_run: z.boolean().default(false).describe('Only plan: show nonce, gas and fee; sign and send nothing.'),
+    wait: Wait,
+    wait_seconds: WaitSeconds,
+    max_fee_wei: MaxFee,
+  }),
+  output: z.object({
+    ...PlanFields,
+    sent: z.boolean().describe('False for a dry run.'),
+    hash: z.string().nullable().describe('The transaction hash; null for a dry run.'),
+    status: z
+      .enum(['planned', 'pending', 'success', 'reverted'])
+      .describe('planned (dry run), pending (not mined yet or not waited for), success or reverted.'),
+    block_number: StatusFields.block_number,
+    gas_used: StatusFields.gas_used,
+    fee_wei: StatusFields.fee_wei,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  handler: async (input, { services, signal, progress }) => {
+    const { plan, sent } = await sendFunds(
+      services,
+      {
+        from: input.address,
+        to: input.to,
+        value: input.value_wei,
+        data: input.data,
+        network: input.network,
+        dryRun: input.dry_run,
+        wait: input.wait,
+        waitSeconds: input.wait_seconds,
+        maxFee: input.max_fee_wei,
+      },
+      { signal, progress },
+    );
+    if (!sent) {
+      return {
+        ...planFields(plan),
+        sent: false,
+        hash: null,
+        status: 'planned' as const,
+        block_number: null,
+        gas_used: null,
+        fee_wei: null,
+      };
+    }
+    const status = statusFields(sent);
+    return {
+      ...planFields(plan),
+      sent: true,
+      hash: status.hash,
+      status: status.status,
+      block_number: status.block_number,
+      gas_used: status.gas_used,
+      fee_wei: status.fee_wei,
+    };
+  },
+});
