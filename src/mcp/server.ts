@@ -44,17 +44,22 @@ export function createWalletServer({ catalogue, services, logger = createLogger(
         `Unknown tool: ${clipForDisplay(request.params.name)}. Call tools/list for the tools of this server.`,
       );
     }
+    const progress = progressReporter(context.mcpReq._meta?.progressToken, context.mcpReq.notify);
     try {
       const structured = await invokeTool(tool, request.params.arguments, {
         services,
         catalogue,
         signal: context.mcpReq.signal,
-        progress: progressReporter(context.mcpReq._meta?.progressToken, context.mcpReq.notify),
+        progress: progress.report,
       });
       return successResult(structured);
     } catch (error) {
       logger.debug('tool-failure', { tool: tool.name, error: describeFailure(error) });
       return errorResult(error);
+    } finally {
+      // A notification still on its way when the result goes out would reach a client that has
+      // stopped listening for it: the result waits for them.
+      await progress.flushed();
     }
   });
   return server;
@@ -67,15 +72,20 @@ export function createWalletServer({ catalogue, services, logger = createLogger(
 function progressReporter(
   token: string | number | undefined,
   notify: (notification: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>,
-): ProgressReporter {
-  if (token === undefined) return () => undefined;
+): { report: ProgressReporter; flushed: () => Promise<void> } {
+  if (token === undefined) return { report: () => undefined, flushed: () => Promise.resolve() };
   let sent = 0;
-  return (_done, total, message) => {
-    sent += 1;
-    notify({
-      method: 'notifications/progress',
-      params: { progressToken: token, progress: sent, ...(total === undefined ? {} : { total }), message },
-    }).catch(() => undefined);
+  let pending: Promise<void> = Promise.resolve();
+  return {
+    report: (_done, total, message) => {
+      sent += 1;
+      const notification = notify({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: sent, ...(total === undefined ? {} : { total }), message },
+      }).catch(() => undefined);
+      pending = pending.then(() => notification);
+    },
+    flushed: () => pending,
   };
 }
 

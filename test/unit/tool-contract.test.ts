@@ -146,37 +146,52 @@ describe('served tools', () => {
 });
 
 /**
- * The Dash tools' behaviour hints and local-only flags, stated once more by hand: a change to any
- * of them must be deliberate. R read-only, D destructive (spends or deletes), I idempotent, W open
- * world (talks to a node), L local-only (secret in or out), N requires an explicit network.
+ * The wallet tools' behaviour hints and local-only flags, stated once more by hand: a change to
+ * any of them must be deliberate. R read-only, D destructive (spends, deletes, or signs what can
+ * spend), I idempotent, W open world (talks to a node), L local-only (secret in or out), N requires
+ * an explicit network.
  */
-describe('Dash tool annotations (the design contract)', () => {
-  const EXPECTED: Record<string, string> = {
-    core_wallets_list: 'R I',
-    core_wallet_create: '',
-    core_wallet_import: 'W L',
-    core_wallet_export: 'R I L',
-    core_wallet_delete: 'D I N',
-    core_address_create: '',
-    core_addresses_list: 'R I',
-    core_address_validate: 'R I',
-    core_addresses_discover: 'I W',
-    core_balances_get: 'R I W',
-    core_utxos_list: 'R I W',
-    core_tx_create: 'W N',
-    core_tx_sign: 'I W N',
-    core_tx_send: 'D I W N',
-    core_funds_send: 'D W N',
-    core_message_sign: 'I',
-    core_message_verify: 'R I',
-  };
-  const core = ALL_TOOLS.filter((tool) => tool.name.startsWith('core_'));
+const EXPECTED_FLAGS: Record<string, string> = {
+  core_wallets_list: 'R I',
+  core_wallet_create: '',
+  core_wallet_import: 'W L',
+  core_wallet_export: 'R I L',
+  core_wallet_delete: 'D I N',
+  core_address_create: '',
+  core_addresses_list: 'R I',
+  core_address_validate: 'R I',
+  core_addresses_discover: 'I W',
+  core_balances_get: 'R I W',
+  core_utxos_list: 'R I W',
+  core_tx_create: 'W N',
+  core_tx_sign: 'I W N',
+  core_tx_send: 'D I W N',
+  core_funds_send: 'D W N',
+  core_message_sign: 'I',
+  core_message_verify: 'R I',
+  evm_accounts_list: 'R I',
+  evm_account_create: '',
+  evm_account_import: 'L',
+  evm_account_export: 'R I L',
+  evm_balance_get: 'R I W',
+  evm_tx_create: 'R I W N',
+  evm_tx_sign: 'I N',
+  evm_tx_send: 'D I W N',
+  evm_tx_get: 'R I W',
+  evm_funds_send: 'D W N',
+  evm_message_sign: 'I',
+  evm_message_verify: 'R I',
+  evm_typed_data_sign: 'D I N',
+};
 
-  it('covers every core tool', () => {
-    assert.deepEqual(core.map((tool) => tool.name).sort(), Object.keys(EXPECTED).sort());
+describe('wallet tool annotations (the design contract)', () => {
+  const chainTools = ALL_TOOLS.filter((tool) => /^(core|evm)_/.test(tool.name));
+
+  it('covers every core and evm tool', () => {
+    assert.deepEqual(chainTools.map((tool) => tool.name).sort(), Object.keys(EXPECTED_FLAGS).sort());
   });
-  for (const tool of core) {
-    it(`${tool.name}: ${EXPECTED[tool.name] || '(no flags)'}`, () => {
+  for (const tool of chainTools) {
+    it(`${tool.name}: ${EXPECTED_FLAGS[tool.name] || '(no flags)'}`, () => {
       const required = (describeTool(tool).inputSchema['required'] as string[] | undefined) ?? [];
       const flags = [
         tool.annotations.readOnlyHint ? 'R' : '',
@@ -188,7 +203,7 @@ describe('Dash tool annotations (the design contract)', () => {
       ]
         .filter(Boolean)
         .join(' ');
-      assert.equal(flags, EXPECTED[tool.name]);
+      assert.equal(flags, EXPECTED_FLAGS[tool.name]);
     });
   }
   it('every destructive tool requires an explicit network', () => {

@@ -1,0 +1,76 @@
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { createWalletServer } from '../../src/mcp/server.js';
+import { walletServerOptions } from '../../src/mcp/setup.js';
+import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
+
+/** A tool failure as a test sees it: the error code and message the server returned. */
+export class ToolFailure extends Error {
+  constructor(
+    readonly code: string | undefined,
+    message: string,
+  ) {
+    super(`${code ?? 'no code'}: ${message}`);
+  }
+}
+
+export type ToolCaller = {
+  client: Client;
+  /** Calls a tool; resolves to its structured result, or rejects with a {@link ToolFailure}. */
+  call<T = Record<string, unknown>>(
+    name: string,
+    args: Record<string, unknown>,
+    onprogress?: (message: string) => void,
+  ): Promise<T>;
+  close(): Promise<void>;
+};
+
+/**
+ * A real SDK client on the real wallet server, in memory, with the local-only tools the CLI
+ * has: the full MCP path, without a child process.
+ */
+export async function localServer(options: {
+  env: Record<string, string>;
+  passphrase?: string;
+  localOnly?: boolean;
+}): Promise<ToolCaller> {
+  const server = createWalletServer(
+    walletServerOptions({
+      localOnly: options.localOnly ?? true,
+      readOnly: false,
+      env: options.env,
+      passphrase: options.passphrase,
+    }),
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(clientSide);
+  return {
+    client,
+    async call<T>(name: string, args: Record<string, unknown>, onprogress?: (message: string) => void): Promise<T> {
+      const result = await client.callTool(
+        { name, arguments: args },
+        onprogress ? { onprogress: (progress) => onprogress(progress.message ?? '') } : undefined,
+      );
+      if (result.isError) {
+        const code = (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code;
+        const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+        throw new ToolFailure(code, text);
+      }
+      return result.structuredContent as T;
+    },
+    close: () => client.close(),
+  };
+}
+
+/** The code a failed call rejected with. */
+export async function failureCode(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ToolFailure) return error.code;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
