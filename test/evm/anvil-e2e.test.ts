@@ -314,7 +314,7 @@ describe('EVM tools against anvil, through MCP', () => {
     assert.equal(decrypted.privateKey, oracleAccount(0).privateKey);
     const raw = await wallet.call<{ private_key: string }>('evm_account_export', {
       address: 'funded',
-      format: 'private_key',
+      key_format: 'private_key',
     });
     assert.equal(raw.private_key, oracleAccount(0).privateKey);
 

@@ -141,7 +141,7 @@ export const evmAccountExport = defineTool({
   ].join('\n'),
   input: z.strictObject({
     address: AccountRef,
-    format: z
+    key_format: z
       .enum(['keystore_v3', 'private_key'])
       .default('keystore_v3')
       .describe('keystore_v3 (encrypted JSON, the default) or private_key (raw hex).'),
@@ -151,17 +151,21 @@ export const evmAccountExport = defineTool({
   }),
   output: z.object({
     address: AccountFields.address,
-    format: z.enum(['keystore_v3', 'private_key']).describe('What was exported.'),
-    private_key: z.string().nullable().describe('The private key in hex (format private_key), else null.'),
-    keystore_json: z.string().nullable().describe('The keystore v3 JSON document (format keystore_v3), else null.'),
+    key_format: z.enum(['keystore_v3', 'private_key']).describe('What was exported.'),
+    private_key: z.string().nullable().describe('The private key in hex (key_format private_key), else null.'),
+    keystore_json: z.string().nullable().describe('The keystore v3 JSON document (key_format keystore_v3), else null.'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   localOnly: true,
-  handler: async ({ address, format, keystore_password }, { services }) => {
-    const exported = await exportAccount(services, { ref: address, format, keystorePassword: keystore_password });
+  handler: async ({ address, key_format, keystore_password }, { services }) => {
+    const exported = await exportAccount(services, {
+      ref: address,
+      format: key_format,
+      keystorePassword: keystore_password,
+    });
     return {
       address: exported.account.address,
-      format,
+      key_format,
       private_key: exported.privateKey,
       keystore_json: exported.keystoreJson,
     };

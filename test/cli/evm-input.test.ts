@@ -1,0 +1,232 @@
+/**
+ * The evm_* tools through the CLI and its in-process MCP server, without a node: secrets come
+ * only from stdin, owner-only files or a prompt; bad input is a clear error with its code and
+ * exit status, never echoes a secret or a credential, and changes nothing on disk.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ethers } from 'ethers';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+
+const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+/** The published first Ethereum account of ABANDON. */
+const ABANDON_ETH = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+
+describe('evm_* tools through the CLI', () => {
+  let home: string;
+  let passphraseFile: string;
+  let wrongFile: string;
+  // No node listens here; its password must never be shown.
+  const env = { WALLET_EVM_LOCAL_URL: 'http://rpcuser:s3cretpw@127.0.0.1:9/' };
+
+  const run = (argv: string[], options: { stdin?: string; passphrase?: 'right' | 'wrong' | 'none' } = {}) => {
+    const pass = options.passphrase ?? 'right';
+    const flags = pass === 'none' ? [] : ['--passphrase-file', pass === 'right' ? passphraseFile : wrongFile];
+    return wallet([...argv, ...flags], { home, env, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
+  };
+  const json = async <T>(argv: string[], options: Parameters<typeof run>[1] = {}): Promise<T> => {
+    const result = await run([...argv, '--json'], options);
+    assert.equal(result.code, 0, `${argv.join(' ')}: ${result.stderr}`);
+    return JSON.parse(result.stdout) as T;
+  };
+  const keystoreSnapshot = () =>
+    readdirSync(join(home, 'keystore'))
+      .sort()
+      .map((name) => `${name}:${readFileSync(join(home, 'keystore', name), 'utf8')}`)
+      .join('\n');
+  const expectError = async (argv: string[], code: string, exit: number, options: Parameters<typeof run>[1] = {}) => {
+    const before = keystoreSnapshot();
+    const result = await run(argv, options);
+    assert.equal(result.code, exit, `${argv.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, new RegExp(`error: ${code}:`), argv.join(' '));
+    assert.equal(result.stdout, '', 'nothing on stdout');
+    assert.equal(keystoreSnapshot(), before, 'keystore unchanged');
+    assert.doesNotMatch(result.stderr, /s3cretpw/);
+    return result.stderr;
+  };
+
+  before(async () => {
+    home = tempHome();
+    passphraseFile = passphraseFileIn(home, 'right passphrase');
+    wrongFile = passphraseFileIn(home, 'wrong passphrase', 'wrong');
+    await json(['core-wallet-import', '--alias', 'main', '--network', 'mainnet', '--mnemonic-stdin', '--no-discover'], {
+      stdin: ABANDON,
+    });
+    const account = await json<{ address: string }>(['evm-account-create', '--wallet-id', 'main', '--alias', 'spend']);
+    assert.equal(account.address, ABANDON_ETH);
+  });
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  it('refuses a private key inline, without echoing it', async () => {
+    const key = ethers.Wallet.createRandom().privateKey;
+    const before = keystoreSnapshot();
+    const result = await run(['evm-account-import', '--private-key', key]);
+    assert.equal(result.code, 2);
+    assert.ok(!result.stderr.includes(key.slice(2)), result.stderr);
+    assert.match(result.stderr, /--private-key-stdin|--private-key-file/);
+    assert.equal(keystoreSnapshot(), before);
+  });
+
+  it('imports a key from stdin and a keystore v3 from owner-only files, and exports them', async () => {
+    const raw = ethers.Wallet.createRandom();
+    const fromStdin = await json<{ address: string; source: string }>(
+      ['evm-account-import', '--private-key-stdin', '--alias', 'hot'],
+      { stdin: `${raw.privateKey}\n` },
+    );
+    assert.deepEqual([fromStdin.address, fromStdin.source], [raw.address, 'imported']);
+
+    const other = ethers.Wallet.createRandom();
+    const keystoreFile = join(home, 'UTC--other.json');
+    writeFileSync(
+      keystoreFile,
+      await ethers.encryptKeystoreJson({ address: other.address, privateKey: other.privateKey }, 'geth password', {
+        scrypt: { N: 1024 },
+      }),
+      { mode: 0o600 },
+    );
+    const passwordFile = passphraseFileIn(home, 'geth password', 'geth-pw');
+    const fromFile = await json<{ address: string }>([
+      'evm-account-import',
+      '--keystore-json-file',
+      keystoreFile,
+      '--keystore-password-file',
+      passwordFile,
+    ]);
+    assert.equal(fromFile.address, other.address);
+
+    const exported = await json<{ private_key: string }>([
+      'evm-account-export',
+      '--address',
+      'hot',
+      '--key-format',
+      'private_key',
+    ]);
+    assert.equal(exported.private_key, raw.privateKey);
+    const v3 = await json<{ keystore_json: string }>(['evm-account-export', '--address', other.address.toLowerCase()]);
+    // No keystore_password: sealed with the keystore passphrase.
+    assert.equal((await ethers.Wallet.fromEncryptedJson(v3.keystore_json, 'right passphrase')).address, other.address);
+  });
+
+  it('lists derived and imported accounts', async () => {
+    const listed = await json<{ accounts: { address: string; source: string; alias: string | null }[] }>([
+      'evm-accounts-list',
+    ]);
+    assert.equal(listed.accounts[0]?.address, ABANDON_ETH);
+    assert.deepEqual(
+      listed.accounts.map((account) => account.source),
+      ['derived', 'imported', 'imported'],
+    );
+  });
+
+  it('signs EIP-712 typed data given as a JSON flag, offline, and ethers verifies it', async () => {
+    const domain = { name: 'Permit', version: '1', chainId: 31337, verifyingContract: ABANDON_ETH };
+    const types = {
+      Permit: [
+        { name: 'owner', type: 'address' },
+        { name: 'value', type: 'uint256' },
+      ],
+    };
+    const message = { owner: ABANDON_ETH, value: '1000' };
+    const signed = await json<{ signature: string }>([
+      'evm-typed-data-sign',
+      '--address',
+      'spend',
+      '--network',
+      'local',
+      '--typed-data',
+      JSON.stringify({ domain, types, primaryType: 'Permit', message }),
+    ]);
+    assert.equal(ethers.verifyTypedData(domain, types, message, signed.signature), ABANDON_ETH);
+  });
+
+  it('wrong passphrase: WALLET_LOCKED, exit 1', async () => {
+    await expectError(['evm-message-sign', '--address', 'spend', '--message', 'hi'], 'WALLET_LOCKED', 1, {
+      passphrase: 'wrong',
+    });
+  });
+
+  it('a taken alias, an unknown account, a bad address or checksum: exit 2 or 1, nothing written', async () => {
+    await expectError(['evm-account-create', '--wallet-id', 'main', '--alias', 'spend'], 'INVALID_PARAM', 2);
+    await expectError(['evm-message-sign', '--address', 'nobody', '--message', 'hi'], 'WALLET_NOT_FOUND', 1);
+    await expectError(['evm-balance-get', '--address', '0x12', '--network', 'local'], 'INVALID_PARAM', 2);
+    await expectError(
+      [
+        'evm-message-verify',
+        '--address',
+        ABANDON_ETH.replace('E', 'e'),
+        '--message',
+        'm',
+        '--signature',
+        `0x${'1'.repeat(130)}`,
+      ],
+      'INVALID_PARAM',
+      2,
+    );
+    await expectError(
+      ['evm-message-verify', '--address', ABANDON_ETH, '--message', 'm', '--signature', '0xzz'],
+      'INVALID_PARAM',
+      2,
+    );
+  });
+
+  it('spending needs --network; values are whole wei; unknown networks are named', async () => {
+    const missing = await run(['evm-funds-send', '--address', 'spend', '--to', ABANDON_ETH, '--value-wei', '1']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /Missing required flag: --network/);
+    await expectError(
+      ['evm-funds-send', '--address', 'spend', '--to', ABANDON_ETH, '--value-wei', '0.5', '--network', 'local'],
+      'INVALID_PARAM',
+      2,
+    );
+    await expectError(
+      ['evm-funds-send', '--address', 'spend', '--to', ABANDON_ETH, '--value-wei', '1', '--network', 'nosuch'],
+      'INVALID_PARAM',
+      2,
+    );
+  });
+
+  it('signing offline refuses a transaction of another chain and a malformed one', async () => {
+    const forMainnet = ethers.Transaction.from({
+      type: 2,
+      chainId: 1,
+      nonce: 0,
+      to: ABANDON_ETH,
+      value: 1n,
+      gasLimit: 21000n,
+      maxFeePerGas: 1n,
+      maxPriorityFeePerGas: 1n,
+    }).unsignedSerialized;
+    await expectError(
+      ['evm-tx-sign', '--address', 'spend', '--unsigned-tx', forMainnet, '--network', 'local'],
+      'NETWORK_MISMATCH',
+      1,
+    );
+    await expectError(
+      ['evm-tx-sign', '--address', 'spend', '--unsigned-tx', '0x02ff', '--network', 'local'],
+      'INVALID_PARAM',
+      2,
+    );
+    const signed = await json<{ signed_tx: string; hash: string }>([
+      'evm-tx-sign',
+      '--address',
+      'spend',
+      '--unsigned-tx',
+      forMainnet,
+      '--network',
+      'mainnet',
+    ]);
+    assert.equal(ethers.Transaction.from(signed.signed_tx).from, ABANDON_ETH);
+    assert.equal(ethers.Transaction.from(signed.signed_tx).hash, signed.hash);
+  });
+
+  it('a node that is down: BACKEND_UNAVAILABLE, exit 1, credentials masked', async () => {
+    const stderr = await expectError(
+      ['evm-balance-get', '--address', ABANDON_ETH, '--network', 'local'],
+      'BACKEND_UNAVAILABLE',
+      1,
+    );
+    assert.match(stderr, /127\.0\.0\.1:9/);
+  });
+});
