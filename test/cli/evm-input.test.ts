@@ -141,6 +141,37 @@ describe('evm_* tools through the CLI', () => {
     assert.equal(ethers.verifyTypedData(domain, types, message, signed.signature), ABANDON_ETH);
   });
 
+  it('refuses a fee above the cap (0.01 ether by default) before signing', async () => {
+    const expensive = ethers.Transaction.from({
+      type: 2,
+      chainId: 31337,
+      nonce: 0,
+      to: ABANDON_ETH,
+      value: 1n,
+      gasLimit: 21000n,
+      maxFeePerGas: 10n ** 15n,
+      maxPriorityFeePerGas: 10n ** 15n,
+    }).unsignedSerialized;
+    const argv = ['evm-tx-sign', '--address', 'spend', '--unsigned-tx', expensive, '--network', 'local'];
+    await expectError(argv, 'POLICY_VIOLATION', 1);
+    const signed = await json<{ max_fee_wei: string }>([...argv, '--max-fee-wei', '21000000000000000000']);
+    assert.equal(signed.max_fee_wei, '21000000000000000000');
+  });
+
+  it('never echoes a key pasted where an account name belongs', async () => {
+    const key = ethers.Wallet.createRandom().privateKey;
+    const tooLong = await expectError(['evm-message-sign', '--address', key, '--message', 'hi'], 'INVALID_PARAM', 2);
+    assert.ok(!tooLong.includes(key.slice(10, 40)), tooLong);
+    const unknown = await expectError(
+      ['evm-message-sign', '--address', key.slice(2), '--message', 'hi'],
+      'WALLET_NOT_FOUND',
+      1,
+    );
+    assert.ok(!unknown.includes(key.slice(10, 40)), unknown);
+    const stderr = await expectError(['core-balances-get', '--wallet-id', key.slice(2, 50)], 'WALLET_NOT_FOUND', 1);
+    assert.ok(!stderr.includes(key.slice(10, 40)), stderr);
+  });
+
   it('wrong passphrase: WALLET_LOCKED, exit 1', async () => {
     await expectError(['evm-message-sign', '--address', 'spend', '--message', 'hi'], 'WALLET_LOCKED', 1, {
       passphrase: 'wrong',

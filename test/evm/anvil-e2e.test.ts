@@ -12,7 +12,8 @@ import { encodeDeployData } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { compileToken } from '../helpers/erc20.js';
 import { tempHome } from '../helpers/io.js';
-import { failureCode, localServer, type ToolCaller } from '../helpers/mcp.js';
+import { failureCode, localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
+import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js';
 import { freePort } from '../helpers/litecoind.js';
 
 const PASSPHRASE = 'anvil e2e passphrase';
@@ -100,18 +101,15 @@ describe('EVM tools against anvil, through MCP', () => {
 
   it('sends ether to a fresh account, waits for the receipt, and both balances move by value and fee exactly', async () => {
     const before = await balanceOf(ANVIL_FIRST_ACCOUNT);
-    const progress: string[] = [];
-    const sent = await wallet.call<Funds>(
-      'evm_funds_send',
-      { address: 'funded', to: fresh, value_wei: ((3n * ETHER) / 2n).toString(), network: 'local', wait: true },
-      (message) => progress.push(message),
-    );
+    const sent = await wallet.call<Funds>('evm_funds_send', {
+      address: 'funded',
+      to: fresh,
+      value_wei: ((3n * ETHER) / 2n).toString(),
+      network: 'local',
+      wait: true,
+    });
     assert.equal(sent.status, 'success');
     assert.equal(sent.sent, true);
-    assert.ok(
-      progress.some((message) => message.includes('mined')),
-      progress.join('; '),
-    );
     const freshBalance = await wallet.call<Balance>('evm_balance_get', { address: 'fresh', network: 'local' });
     assert.equal(freshBalance.wei, ((3n * ETHER) / 2n).toString());
     assert.equal(freshBalance.ether, '1.5');
@@ -366,6 +364,117 @@ describe('EVM tools against anvil, through MCP', () => {
       await other.close();
       rmSync(otherHome, { recursive: true, force: true });
     }
+  });
+
+  it('payments from one account at once get distinct nonces: none replaces another', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        wallet.call<Funds>('evm_funds_send', {
+          address: 'funded',
+          to: fresh,
+          value_wei: String(100 + i),
+          network: 'local',
+          wait: true,
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['success', 'success', 'success', 'success'],
+    );
+    assert.equal(new Set(results.map((result) => result.nonce)).size, 4);
+  });
+
+  it('typed data with chainId as a string or hex is signed over that chain id, as ethers reads it', async () => {
+    const types = { Ping: [{ name: 'n', type: 'uint256' }] };
+    const message = { n: '7' };
+    for (const chainId of ['31337', '0x7a69', 31337]) {
+      const signed = await wallet.call<{ signature: string; hash: string }>('evm_typed_data_sign', {
+        address: 'funded',
+        network: 'local',
+        typed_data: { domain: { name: 'P', chainId }, types, primaryType: 'Ping', message },
+      });
+      assert.equal(
+        signed.hash,
+        ethers.TypedDataEncoder.hash({ name: 'P', chainId: 31337 }, types, message),
+        String(chainId),
+      );
+      assert.equal(
+        ethers.verifyTypedData({ name: 'P', chainId: 31337 }, types, message, signed.signature),
+        ANVIL_FIRST_ACCOUNT,
+      );
+    }
+    for (const chainId of [true, '31337abc', 1.5, '']) {
+      assert.equal(
+        await failureCode(
+          wallet.call('evm_typed_data_sign', {
+            address: 'funded',
+            network: 'local',
+            typed_data: { domain: { name: 'P', chainId }, types, primaryType: 'Ping', message },
+          }),
+        ),
+        'INVALID_PARAM',
+        String(chainId),
+      );
+    }
+  });
+
+  describe('a node that misbehaves', () => {
+    let proxy: RpcProxy;
+    let proxied: ToolCaller;
+    before(async () => {
+      proxy = await startRpcProxy(node.url);
+      proxied = await localServer({
+        env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: proxy.url },
+        passphrase: PASSPHRASE,
+      });
+    });
+    after(async () => {
+      await proxied.close();
+      await proxy.close();
+    });
+
+    it('a broadcast that went out but got no answer is found again: paid once, reported once', async () => {
+      proxy.faults.set('eth_sendRawTransaction', { kind: 'forward-then-drop' });
+      const nonce = Number(await node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'pending']));
+      const paid = await proxied.call<Funds>('evm_funds_send', {
+        address: 'funded',
+        to: fresh,
+        value_wei: '5',
+        network: 'local',
+        wait: true,
+      });
+      proxy.faults.clear();
+      assert.equal(paid.status, 'success');
+      assert.equal(
+        Number(await node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'pending'])),
+        nonce + 1,
+      );
+    });
+
+    it('a broadcast lost on the way names the transaction hash, and nothing was sent', async () => {
+      proxy.faults.set('eth_sendRawTransaction', { kind: 'drop' });
+      const nonce = await node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'pending']);
+      const failure = await proxied
+        .call('evm_funds_send', { address: 'funded', to: fresh, value_wei: '5', network: 'local' })
+        .catch((error: unknown) => error);
+      proxy.faults.clear();
+      assert.ok(failure instanceof ToolFailure);
+      assert.equal(failure.code, 'BACKEND_UNAVAILABLE');
+      assert.match(failure.message, /0x[0-9a-f]{64}.*may have been sent/);
+      assert.equal(await node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'pending']), nonce);
+    });
+
+    it('a node error on a read is BACKEND_UNAVAILABLE, not bad input', async () => {
+      proxy.faults.set('eth_getBalance', { kind: 'error', code: -32000, message: 'header not found' });
+      const failure = await proxied
+        .call('evm_balance_get', { address: fresh, network: 'local' })
+        .catch((error: unknown) => error);
+      proxy.faults.clear();
+      assert.ok(failure instanceof ToolFailure);
+      assert.equal(failure.code, 'BACKEND_UNAVAILABLE');
+      assert.match(failure.message, /header not found/);
+    });
   });
 
   describe('bad input: a clear error, nothing sent', () => {

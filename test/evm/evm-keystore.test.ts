@@ -167,6 +167,22 @@ describe('EVM accounts in the keystore', () => {
     }
   });
 
+  it('skips an index whose address the keystore already has: the same seed on another Dash network', async () => {
+    const again = await importWallet(services, {
+      alias: 'again',
+      network: 'regtest',
+      mnemonic: MNEMONIC,
+      mnemonicPassphrase: '',
+    });
+    const account = await createAccount(services, { walletId: again.alias, alias: null });
+    // Indexes 0 and 1 are wallet 'main''s already.
+    assert.equal(account.index, 2);
+    assert.equal(account.address, oracle(2).address);
+    const next = await createAccount(services, { walletId: 'main', alias: null });
+    assert.equal(next.index, 3);
+    assert.equal(next.address, oracle(3).address);
+  });
+
   it('4 processes adding 10 accounts each get 40 distinct indexes, none lost', async () => {
     const workers = await Promise.all(
       Array.from({ length: 4 }, () => run(process.execPath, [WORKER, home, 'main', '10', 'evm'])),
@@ -174,10 +190,10 @@ describe('EVM accounts in the keystore', () => {
     const indexes = workers.flatMap((worker) => JSON.parse(worker.stdout) as number[]);
     assert.equal(new Set(indexes).size, 40);
     const { accounts } = await listAccounts(services, 'main');
-    assert.equal(accounts.length, 42);
+    // 0, 1 and 3 from the tests above (2 went to wallet 'again'), then 40 more.
     assert.deepEqual(
       accounts.map((account) => account.index),
-      Array.from({ length: 42 }, (_, i) => i),
+      [0, 1, ...Array.from({ length: 41 }, (_, i) => i + 3)],
     );
     for (const account of accounts.slice(-3)) assert.equal(account.address, oracle(account.index ?? -1).address);
     assert.deepEqual(

@@ -35,6 +35,8 @@ export function anvilBinary(): string {
 export type AnvilOptions = {
   /** Defaults to ANVIL_DEFAULT_CHAIN_ID (31337). */
   chainId?: number;
+  /** Mine a block every this many seconds instead of each transaction at once. */
+  blockTime?: number;
 };
 
 export type AnvilNode = {
@@ -77,6 +79,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilNode>
       '--quiet',
       '--color',
       'never',
+      ...(options.blockTime === undefined ? [] : ['--block-time', String(options.blockTime)]),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -43,7 +43,8 @@ describe('EVM tools over wallet serve', () => {
   let readOnly: Client;
 
   before(async () => {
-    node = await startAnvil();
+    // Blocks every second, so a wait really waits and reports progress while it does.
+    node = await startAnvil({ blockTime: 1 });
     home = tempHome();
     const local = await localServer({ env: { WALLET_HOME: home }, passphrase: PASSPHRASE });
     await local.call('core_wallet_import', {

@@ -3,6 +3,7 @@ import { bytesToHex, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { WalletError } from '../errors.js';
 import { sealImportedKey, type ImportedKeyEntry } from '../keystore/imported-keys.js';
+import { shownName } from '../keystore/keystore-format.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { WalletServices } from '../services.js';
 import { unlockMaster } from '../core/wallets.js';
@@ -155,7 +156,7 @@ export async function resolveAccount(services: WalletServices, ref: string): Pro
     : accounts.find((account) => account.alias === wanted);
   if (byAddress) return byAddress;
   const damaged = unreadable.length > 0 ? ` Unreadable keystore files: ${unreadable.join(', ')}.` : '';
-  throw new WalletError('WALLET_NOT_FOUND', `No EVM account '${clip(wanted)}' in the keystore.`, {
+  throw new WalletError('WALLET_NOT_FOUND', `No EVM account ${shownName(wanted)} in the keystore.`, {
     hint: `evm-accounts-list shows the accounts; evm-account-create or evm-account-import adds one.${damaged}`,
   });
 }
@@ -226,8 +227,4 @@ export async function exportAccount(
     const keystore = await encryptKeystoreV3(Buffer.from(privateKey.slice(2), 'hex'), password);
     return { account, privateKey: null, keystoreJson: JSON.stringify(keystore) };
   });
-}
-
-function clip(text: string): string {
-  return text.length > 42 ? `${text.slice(0, 42)}…` : text;
 }

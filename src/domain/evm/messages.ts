@@ -61,14 +61,34 @@ export async function signTypedData(
   request: { from: string; network: string; typedData: TypedData },
 ): Promise<{ address: EvmAddress; signature: Hex; hash: Hex }> {
   const network = await evmNetwork(services, request.network);
-  const definition = checkTypedData(request.typedData);
-  const chainId = request.typedData.domain['chainId'];
-  if (chainId !== undefined) checkChainId(Number(chainId), network, 'The typed data');
+  const chainId = domainChainId(request.typedData.domain['chainId']);
+  if (chainId !== undefined) checkChainId(chainId, network, 'The typed data');
+  const definition = checkTypedData({
+    ...request.typedData,
+    domain: { ...request.typedData.domain, ...(chainId === undefined ? {} : { chainId }) },
+  });
   const account = await resolveAccount(services, request.from);
   const signature = await withAccountKey(services, account, (privateKey) =>
     privateKeyToAccount(privateKey).signTypedData(definition),
   );
   return { address: account.address, signature, hash: hashTypedData(definition) };
+}
+
+/**
+ * The domain's chainId as a number: wallets receive it as a number, a decimal string or hex.
+ * It must become a number before signing: viem leaves a string chainId out of the domain hash.
+ */
+function domainChainId(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (/^(0|[1-9][0-9]{0,15})$/.test(text) || /^0x[0-9a-fA-F]{1,13}$/.test(text)) {
+    const chainId = Number(text);
+    if (Number.isSafeInteger(chainId)) return chainId;
+  }
+  throw new WalletError(
+    'INVALID_PARAM',
+    'typed_data.domain.chainId must be a chain id: a whole number, decimal or 0x hex.',
+  );
 }
 
 function checkTypedData(typedData: TypedData): TypedDataDefinition {

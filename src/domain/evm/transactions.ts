@@ -26,6 +26,13 @@ const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
 const MAX_DATA_BYTES = 128 * 1024;
 const RECEIPT_POLL_MS = 500;
 
+/**
+ * The fee `evm_tx_sign`, `evm_tx_send` and `evm_funds_send` refuse to exceed unless told
+ * otherwise: 0.01 ether (gas limit × max fee per gas). A hostile or broken node cannot make a
+ * payment burn the balance as fees.
+ */
+export const DEFAULT_MAX_FEE_WEI = 10n ** 16n;
+
 /** An EIP-1559 transaction ready to sign, with what it may cost. */
 export type EvmTxPlan = {
   network: string;
@@ -162,7 +169,7 @@ export type SignedTx = {
  */
 export async function signTransaction(
   services: WalletServices,
-  request: { unsigned: string; from: string; network: string },
+  request: { unsigned: string; from: string; network: string; maxFee: string | undefined },
 ): Promise<SignedTx> {
   const network = await evmNetwork(services, request.network);
   const transaction = readTransaction(request.unsigned, 'unsigned_tx');
@@ -170,6 +177,7 @@ export async function signTransaction(
     throw new WalletError('INVALID_PARAM', 'unsigned_tx is already signed.', { hint: 'Send it with evm-tx-send.' });
   }
   checkChainId(transaction.chainId, network, 'The transaction');
+  checkFeeCap(maxFeeOf(transaction), request.maxFee);
   const account = await resolveAccount(services, request.from);
   const signed = await withAccountKey(services, account, (privateKey) =>
     privateKeyToAccount(privateKey).signTransaction(transaction),
@@ -258,23 +266,42 @@ export async function sendTransaction(
   const summary = describeSigned(signed, from);
   checkFeeCap(summary.maxFee, request.maxFee);
   const node = await connectEvm(services, request.network, options.signal);
-  const known = await node.transaction(summary.hash);
-  if (!known) await node.send(signed);
+  await broadcast(node, signed, summary.hash);
   const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
   return { ...summary, ...status };
 }
 
-/** Refuses a fee above the caller's cap, before anything is sent (`POLICY_VIOLATION`). */
+/**
+ * Broadcasts unless the node already has the transaction. When the broadcast itself fails to get
+ * an answer, the transaction may still have gone out: the node is asked again, and if it still
+ * cannot tell, the error names the hash so nobody pays twice by retrying blindly.
+ */
+async function broadcast(node: EvmNode, signed: Hex, hash: Hash): Promise<void> {
+  if (await node.transaction(hash)) return;
+  try {
+    await node.send(signed);
+  } catch (error) {
+    if (!(error instanceof WalletError) || error.code !== 'BACKEND_UNAVAILABLE') throw error;
+    if (await node.transaction(hash).catch(() => undefined)) return;
+    throw new WalletError(
+      'BACKEND_UNAVAILABLE',
+      `The broadcast of ${hash} got no answer from ${node.endpoint}: it may have been sent.`,
+      {
+        hint: `Check with evm-tx-get --hash ${hash} before paying again; evm-tx-send with the same signed_tx is safe to repeat.`,
+        cause: error,
+      },
+    );
+  }
+}
+
+/** Refuses a fee above the caller's cap (0.01 ether by default), before anything is signed or sent. */
 function checkFeeCap(maxFee: bigint, cap: string | undefined): void {
-  if (cap === undefined) return;
-  const limit = parseWei(cap, 'max_fee_wei');
+  const limit = cap === undefined ? DEFAULT_MAX_FEE_WEI : parseWei(cap, 'max_fee_wei');
   if (maxFee > limit) {
     throw new WalletError(
       'POLICY_VIOLATION',
-      `The fee may reach ${maxFee} wei, above max_fee_wei ${limit}; nothing was sent.`,
-      {
-        hint: 'Raise max_fee_wei, or create the transaction again when fees are lower.',
-      },
+      `The fee may reach ${maxFee} wei, above max_fee_wei ${limit}; nothing was signed or sent.`,
+      { hint: 'Raise max_fee_wei if this fee is intended, or create the transaction again when fees are lower.' },
     );
   }
 }
@@ -366,16 +393,27 @@ export async function sendFunds(
   options: { signal?: AbortSignal; progress?: ProgressReporter } = {},
 ): Promise<{ plan: EvmTxPlan; sent: (SignedTx & TxStatus) | null }> {
   const account = await resolveAccount(services, request.from);
-  const planned = await createTransaction(services, { ...request, from: account.address }, options.signal);
-  checkFeeCap(planned.maxFee, request.maxFee);
-  if (request.dryRun) return { plan: planned, sent: null };
-  const transaction = parseTransaction(planned.unsigned);
-  const signed = await withAccountKey(services, account, (privateKey) =>
-    privateKeyToAccount(privateKey).signTransaction(transaction),
-  );
+  if (request.dryRun) {
+    const planned = await createTransaction(services, { ...request, from: account.address }, options.signal);
+    checkFeeCap(planned.maxFee, request.maxFee);
+    return { plan: planned, sent: null };
+  }
+  // From the nonce to the broadcast, one payment per account at a time (across processes too):
+  // two payments planned at once would get the same nonce, and one would replace the other.
+  const { planned, signed } = await services.keystore.withAccountLock(account.address, async () => {
+    const planned = await createTransaction(services, { ...request, from: account.address }, options.signal);
+    checkFeeCap(planned.maxFee, request.maxFee);
+    const transaction = parseTransaction(planned.unsigned);
+    const signed = await withAccountKey(services, account, (privateKey) =>
+      privateKeyToAccount(privateKey).signTransaction(transaction),
+    );
+    const node = await connectEvm(services, request.network, options.signal);
+    await broadcast(node, signed, keccak256(signed));
+    return { planned, signed };
+  });
   const sent = await sendTransaction(
     services,
-    { signed, network: request.network, wait: request.wait, waitSeconds: request.waitSeconds, maxFee: undefined },
+    { signed, network: request.network, wait: request.wait, waitSeconds: request.waitSeconds, maxFee: request.maxFee },
     options,
   );
   return { plan: planned, sent };

@@ -17,3 +17,13 @@ export const Sealed = z.strictObject({
   ciphertext: z.base64(),
   tag: z.base64(),
 });
+
+/**
+ * A name the user gave, fit to repeat in a message: an alias, a fingerprint or an address as
+ * written; anything else (a key or mnemonic pasted into the wrong field) is never echoed.
+ */
+export function shownName(text: string): string {
+  return ALIAS_PATTERN.test(text) || /^[0-9a-fA-F]{8}$/.test(text) || /^0x[0-9a-fA-F]{40}$/.test(text)
+    ? `'${text}'`
+    : '(a name not shown: it does not look like an alias, fingerprint or address)';
+}

@@ -1,11 +1,11 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { open, seal, type KdfParams, type SealedSecret } from './cipher.js';
 import { ensurePrivateDir, syncDir, writeFileAtomic } from './files.js';
-import { ALIAS_PATTERN, Sealed } from './keystore-format.js';
+import { ALIAS_PATTERN, Sealed, shownName } from './keystore-format.js';
 import {
   IMPORTED_KEY_FILE,
   importedKeyFileName,
@@ -150,7 +150,7 @@ export class Keystore {
       known.length > 0
         ? `Known wallets: ${known.join(', ')}.`
         : 'Create one with core-wallet-create or core-wallet-import.';
-    throw new WalletError('WALLET_NOT_FOUND', `No wallet '${clip(id)}' in ${this.dir}.`, {
+    throw new WalletError('WALLET_NOT_FOUND', `No wallet ${shownName(id)} in ${this.dir}.`, {
       hint: `${advice}${damaged}`,
     });
   }
@@ -252,7 +252,9 @@ export class Keystore {
 
   /**
    * Records the next EVM account of a wallet's seed (one past the highest index yet), storing the
-   * chain xpub on first use. Under the lock, re-reading everything: no index or alias twice.
+   * chain xpub on first use. Under the lock, re-reading everything: no index or alias twice. An
+   * index whose address the keystore already has (the same seed in a wallet of another Dash
+   * network, or an imported key) is skipped, not handed out twice.
    */
   async addEvmAccount(
     entry: WalletEntry,
@@ -261,9 +263,11 @@ export class Keystore {
     if (request.alias !== null) checkAlias(request.alias);
     const { entry: next, result } = await this.update(entry, async (current) => {
       const evm = current.evm ?? { xpub: request.xpub, accounts: [] };
-      const index = evm.accounts.reduce((highest, account) => Math.max(highest, account.index + 1), 0);
+      const known = await this.knownEvmAccounts();
+      checkEvmAliasFree(known, request.alias);
+      let index = evm.accounts.reduce((highest, account) => Math.max(highest, account.index + 1), 0);
+      while (known.some((other) => sameAddress(other.address, request.addressAt(evm.xpub, index)))) index += 1;
       const account = { index, address: request.addressAt(evm.xpub, index), alias: request.alias };
-      await this.checkEvmAccountFree(account);
       return { next: { ...current, evm: { ...evm, accounts: [...evm.accounts, account] } }, result: account };
     });
     return { entry: next, account: result };
@@ -274,8 +278,23 @@ export class Keystore {
     if (key.alias !== null) checkAlias(key.alias);
     await ensurePrivateDir(this.dir);
     await withLock(this.dir, async () => {
-      await this.checkEvmAccountFree(key);
-      await writeFileAtomic(join(this.dir, importedKeyFileName(key.address)), serialize(key));
+      const known = await this.knownEvmAccounts();
+      const same = known.find((other) => sameAddress(other.address, key.address));
+      if (same) throw new WalletError('INVALID_PARAM', `${same.address} is already in the keystore as ${same.owner}.`);
+      checkEvmAliasFree(known, key.alias);
+      const path = join(this.dir, importedKeyFileName(key.address));
+      // A file of that name that could not be read (so is not listed) is never overwritten.
+      if (
+        await readFile(path).then(
+          () => true,
+          () => false,
+        )
+      ) {
+        throw new WalletError('INVALID_PARAM', `${path} exists but cannot be read; nothing was imported.`, {
+          hint: 'Move the damaged file away first.',
+        });
+      }
+      await writeFileAtomic(path, serialize(key));
     });
   }
 
@@ -292,31 +311,30 @@ export class Keystore {
     return privateKey;
   }
 
-  private async checkEvmAccountFree(account: { address: string; alias: string | null }): Promise<void> {
+  /** Every EVM account of the keystore, with who holds it, for uniqueness checks. */
+  private async knownEvmAccounts(): Promise<KnownEvmAccount[]> {
     const { entries } = await this.list();
     const { keys } = await this.listImportedKeys();
-    const known = [
+    return [
       ...entries.flatMap((wallet) =>
         (wallet.evm?.accounts ?? []).map((other) => ({
-          ...other,
+          address: other.address,
+          alias: other.alias,
           owner: `account ${other.index} of wallet '${wallet.alias}'`,
         })),
       ),
-      ...keys.map((key) => ({ ...key, owner: 'an imported key' })),
+      ...keys.map((key) => ({ address: key.address, alias: key.alias, owner: 'an imported key' })),
     ];
-    const sameAddress = known.find((other) => other.address.toLowerCase() === account.address.toLowerCase());
-    if (sameAddress) {
-      throw new WalletError(
-        'INVALID_PARAM',
-        `${sameAddress.address} is already in the keystore as ${sameAddress.owner}.`,
-      );
-    }
-    const sameAlias = account.alias === null ? undefined : known.find((other) => other.alias === account.alias);
-    if (sameAlias) {
-      throw new WalletError('INVALID_PARAM', `alias '${account.alias ?? ''}' is taken by ${sameAlias.address}.`, {
-        hint: 'Choose another alias.',
-      });
-    }
+  }
+
+  /**
+   * Runs `task` holding a lock of its own for one EVM account, so that the payments of one account
+   * are planned and broadcast one at a time, across processes; other accounts are not held up.
+   */
+  async withAccountLock<T>(address: string, task: () => Promise<T>): Promise<T> {
+    const dir = join(dirname(this.dir), 'locks', `evm-${address.slice(2).toLowerCase()}`);
+    await ensurePrivateDir(dir);
+    return withLock(dir, task, { timeoutMs: 120_000 });
   }
 
   /** Deletes a wallet's file for good. */
@@ -378,10 +396,21 @@ export function checkAlias(alias: string): void {
   }
 }
 
-function serialize(entry: WalletEntry | ImportedKeyEntry): string {
-  return `${JSON.stringify(entry, null, 2)}\n`;
+type KnownEvmAccount = { address: string; alias: string | null; owner: string };
+
+function sameAddress(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
 }
 
-function clip(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+function checkEvmAliasFree(known: readonly KnownEvmAccount[], alias: string | null): void {
+  const taken = alias === null ? undefined : known.find((other) => other.alias === alias);
+  if (taken) {
+    throw new WalletError('INVALID_PARAM', `alias '${alias ?? ''}' is taken by ${taken.address}.`, {
+      hint: 'Choose another alias.',
+    });
+  }
+}
+
+function serialize(entry: WalletEntry | ImportedKeyEntry): string {
+  return `${JSON.stringify(entry, null, 2)}\n`;
 }

@@ -23,6 +23,8 @@ import { WalletError } from '../errors.js';
 import { httpJson } from './http.js';
 
 const EVM_TIMEOUT_MS = 10_000;
+/** A broadcast waits longer: giving up early only hides whether it went out. */
+const BROADCAST_TIMEOUT_MS = 30_000;
 
 const RpcReply = z.union([
   z.object({ result: z.unknown() }),
@@ -58,7 +60,7 @@ export class EvmNode {
         method: 'POST',
         body: { jsonrpc: '2.0', id: ++id, method, params: params ?? [] },
         idempotent: method !== 'eth_sendRawTransaction',
-        timeoutMs: EVM_TIMEOUT_MS,
+        timeoutMs: method === 'eth_sendRawTransaction' ? BROADCAST_TIMEOUT_MS : EVM_TIMEOUT_MS,
         signal,
       });
       const reply = RpcReply.safeParse(response.json);
@@ -118,13 +120,15 @@ export class EvmNode {
   }
 
   estimateGas(call: CallRequest): Promise<bigint> {
-    return this.run(() =>
-      this.client.estimateGas({
-        account: call.from,
-        ...(call.to === null ? {} : { to: call.to }),
-        value: call.value,
-        ...(call.data === undefined ? {} : { data: call.data }),
-      }),
+    return this.run(
+      () =>
+        this.client.estimateGas({
+          account: call.from,
+          ...(call.to === null ? {} : { to: call.to }),
+          value: call.value,
+          ...(call.data === undefined ? {} : { data: call.data }),
+        }),
+      'request',
     );
   }
 
@@ -148,13 +152,13 @@ export class EvmNode {
         this.client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' }),
         this.client.readContract({ address: token, abi: erc20Abi, functionName: 'symbol' }).catch(() => null),
       ]);
-      return { balance, decimals, symbol };
+      return { balance, decimals, symbol: symbol === null ? null : withoutControls(symbol).slice(0, 32) };
     });
   }
 
   /** Broadcasts a signed transaction; resolves to its hash. */
   send(serialized: Hex): Promise<Hash> {
-    return this.run(() => this.client.sendRawTransaction({ serializedTransaction: serialized }));
+    return this.run(() => this.client.sendRawTransaction({ serializedTransaction: serialized }), 'request');
   }
 
   /** A transaction by hash, or undefined when the node does not know it. */
@@ -173,11 +177,15 @@ export class EvmNode {
     return this.run(() => this.client.getBlockNumber({ cacheTime: 0 }));
   }
 
-  private async run<T>(action: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a node call, turning its failure into a `WalletError`. What the node refuses is the
+   * request's fault for a transaction or gas estimate (`request`), the node's for a read.
+   */
+  private async run<T>(action: () => Promise<T>, refusal: 'request' | 'read' = 'read'): Promise<T> {
     try {
       return await action();
     } catch (error) {
-      throw nodeFailure(error, this.endpoint);
+      throw nodeFailure(error, this.endpoint, refusal);
     }
   }
 }
@@ -192,7 +200,7 @@ function orUndefined(name: string): (error: unknown) => undefined {
 }
 
 /** What a failed node call means for the caller, as a `WalletError` with the node's own words. */
-export function nodeFailure(error: unknown, endpoint: string): WalletError {
+export function nodeFailure(error: unknown, endpoint: string, refusal: 'request' | 'read'): WalletError {
   if (error instanceof WalletError) return error;
   if (!(error instanceof BaseError)) {
     return new WalletError('INTERNAL', `Unexpected failure talking to ${endpoint}.`, { cause: error });
@@ -220,13 +228,26 @@ export function nodeFailure(error: unknown, endpoint: string): WalletError {
     });
   }
   const rpc = error.walk((cause) => cause instanceof RpcRequestError);
-  const details = rpc instanceof BaseError ? rpc.details : error.shortMessage;
-  return new WalletError('INVALID_PARAM', `The node at ${endpoint} refused the request: ${oneLine(details)}`, {
+  const details = oneLine(rpc instanceof BaseError ? rpc.details : error.shortMessage);
+  if (refusal === 'request') {
+    return new WalletError('INVALID_PARAM', `The node at ${endpoint} refused the transaction: ${details}`, {
+      cause: error,
+    });
+  }
+  return new WalletError('BACKEND_UNAVAILABLE', `The node at ${endpoint} failed to answer: ${details}`, {
+    hint: 'A node that is syncing, rate-limited or failing; try again or use another endpoint.',
     cause: error,
   });
 }
 
+/** Text from a node or a contract, without control characters (no terminal escapes). */
+function withoutControls(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+}
+
+/** A node's words, safe to show: the first line, control characters removed, at most 200 characters. */
 function oneLine(text: string): string {
-  const first = text.split('\n')[0] ?? '';
+  const first = withoutControls(text.split('\n')[0] ?? '');
   return first.length > 200 ? `${first.slice(0, 200)}…` : first;
 }

@@ -98,10 +98,11 @@ export const evmAccountImport = defineTool({
   description: [
     'Adds an EVM account from a raw private key (64 hex digits) or a standard keystore v3 JSON file',
     "(geth, MetaMask, ethers) with its password. The key is sealed under this wallet's keystore",
-    'passphrase in its own owner-only file. Secrets come from a prompt, stdin or an owner-only',
-    'file, never from argv; only the local CLI offers this tool, never `wallet serve`.',
+    'passphrase (--passphrase-file, --passphrase-stdin or the prompt) in its own owner-only file.',
+    'Secrets come from a prompt, stdin or an owner-only file, never from argv; only the local CLI',
+    'offers this tool, never `wallet serve`.',
     '',
-    'Example: wallet evm-account-import --keystore-json-file ./UTC--….json --keystore-password-stdin --alias old',
+    'Example: wallet evm-account-import --keystore-json-file ./UTC--2024-01-01T00-00-00Z--f39fd6e5.json --keystore-password-stdin --alias old',
   ].join('\n'),
   input: z.strictObject({
     private_key: secretString('The private key, 32 bytes in hex (0x optional). Give this or keystore_json.').optional(),
@@ -137,7 +138,7 @@ export const evmAccountExport = defineTool({
     'given) or as raw hex. Anyone with the raw key controls the funds on every EVM chain. Only the',
     'local CLI offers this tool, never `wallet serve`.',
     '',
-    'Example: wallet evm-account-export --address savings --json > savings.json',
+    'Example: wallet evm-account-export --address savings --keystore-password-stdin',
   ].join('\n'),
   input: z.strictObject({
     address: AccountRef,

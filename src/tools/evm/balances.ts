@@ -14,8 +14,8 @@ export const evmBalanceGet = defineTool({
     'that token balance in base units and in whole tokens, with its symbol and decimals.',
     '',
     'Examples:',
-    '  wallet evm-balance-get --address 0xf39F…2266 --network local',
-    '  wallet evm-balance-get --address savings --network sepolia --token 0x1c7D…7238',
+    '  wallet evm-balance-get --address 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 --network local',
+    '  wallet evm-balance-get --address savings --network sepolia --token 0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
   ].join('\n'),
   input: z.strictObject({
     address: EvmAddress.describe('The address to look at, or the alias of a keystore account.'),

@@ -43,7 +43,7 @@ export const evmMessageVerify = defineTool({
     'valid is false for a signature by another key or of another message; a malformed signature or',
     'address is an INVALID_PARAM error.',
     '',
-    'Example: wallet evm-message-verify --address 0xf39F…2266 --message "I own this" --signature 0x…',
+    'Example: wallet evm-message-verify --address 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 --message "I own this" --signature <0x… from evm-message-sign>',
   ].join('\n'),
   input: z.strictObject({
     address: EvmAddress.describe('The address that supposedly signed.'),
@@ -81,7 +81,7 @@ export const evmTypedDataSign = defineTool({
     "chainId must be that network's (NETWORK_MISMATCH otherwise). Needs the keystore passphrase.",
     'Returns the signature and the EIP-712 hash that was signed.',
     '',
-    'Example: wallet evm-typed-data-sign --address savings --network sepolia --typed-data \'{"domain":{…},"types":{…},"primaryType":"Mail","message":{…}}\'',
+    'Example: wallet evm-typed-data-sign --address savings --network sepolia --typed-data "$(cat permit.json)"',
   ].join('\n'),
   input: z.strictObject({
     address: EvmAccount.describe('The signing account: a keystore address or alias.'),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { weiToEther } from '../../domain/evm/amount.js';
 import {
   createTransaction,
+  DEFAULT_MAX_FEE_WEI,
   getTransaction,
   sendFunds,
   sendTransaction,
@@ -26,7 +27,7 @@ const WaitSeconds = z
     `How long wait waits for the receipt, in seconds (${DEFAULT_WAIT_SECONDS} by default); then status stays pending.`,
   );
 const MaxFee = Wei.optional().describe(
-  'Refuse (POLICY_VIOLATION, nothing sent) if gas limit × max fee per gas exceeds this many wei.',
+  `Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas exceeds this many wei; ${DEFAULT_MAX_FEE_WEI} (0.01 ether) when omitted.`,
 );
 
 const PlanFields = {
@@ -159,12 +160,13 @@ export const evmTxSign = defineTool({
     'the network named (NETWORK_MISMATCH otherwise), so it cannot be replayed elsewhere. Needs the',
     'keystore passphrase. Returns signed_tx for evm-tx-send and its hash.',
     '',
-    'Example: wallet evm-tx-sign --address savings --unsigned-tx 0x02f1… --network sepolia',
+    'Example: wallet evm-tx-sign --address savings --unsigned-tx <unsigned_tx from evm-tx-create> --network sepolia',
   ].join('\n'),
   input: z.strictObject({
     address: From.describe('The signing account: a keystore address or alias.'),
     unsigned_tx: HexData.describe('The unsigned transaction, serialized hex (evm-tx-create gives it).'),
     network: RequiredEvmNetwork,
+    max_fee_wei: MaxFee,
   }),
   output: z.object({
     signed_tx: z.string().describe('The signed transaction, serialized hex: what evm-tx-send broadcasts.'),
@@ -173,8 +175,13 @@ export const evmTxSign = defineTool({
   }),
   // Uses the private key: never read-only. Deterministic (RFC 6979), so idempotent.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async ({ address, unsigned_tx, network }, { services }) => {
-    const signed = await signTransaction(services, { unsigned: unsigned_tx, from: address, network });
+  handler: async ({ address, unsigned_tx, network, max_fee_wei }, { services }) => {
+    const signed = await signTransaction(services, {
+      unsigned: unsigned_tx,
+      from: address,
+      network,
+      maxFee: max_fee_wei,
+    });
     return { signed_tx: signed.signed, hash: signed.hash, ...signedFields(signed) };
   },
 });
@@ -189,7 +196,7 @@ export const evmTxSend = defineTool({
     'broadcast twice). With wait, polls for the receipt and reports progress; the answer then says',
     'success or reverted, the block, gas used and the fee paid.',
     '',
-    'Example: wallet evm-tx-send --signed-tx 0x02f8… --network sepolia --wait',
+    'Example: wallet evm-tx-send --signed-tx <signed_tx from evm-tx-sign> --network sepolia --wait',
   ].join('\n'),
   input: z.strictObject({
     signed_tx: HexData.describe('The signed transaction, serialized hex (evm-tx-sign gives it).'),
@@ -219,7 +226,7 @@ export const evmTxGet = defineTool({
     'has never seen the hash, pending while it waits in the mempool, then success or reverted, with',
     'the block, confirmations, gas used and the fee paid.',
     '',
-    'Example: wallet evm-tx-get --hash 0x5c50…e1d2 --network sepolia',
+    'Example: wallet evm-tx-get --hash <hash from evm-tx-send> --network sepolia',
   ].join('\n'),
   input: z.strictObject({ hash: TxHash, network: OptionalEvmNetwork }),
   output: z.object({
@@ -278,7 +285,7 @@ export const evmFundsSend = defineTool({
     'With dry_run nothing is signed or sent: the answer shows the nonce, gas and most the fee can be.',
     'Checks the node serves the network named, and that the account can pay value plus fee.',
     '',
-    'Example: wallet evm-funds-send --address savings --to 0x7099…79C8 --value-wei 1000000000000000 --network sepolia --wait',
+    'Example: wallet evm-funds-send --address savings --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --value-wei 1000000000000000 --network sepolia --wait',
   ].join('\n'),
   input: z.strictObject({
     address: From,
