@@ -114,6 +114,13 @@ export function endpointEnvVar(chain: Chain, network: string): string {
   return `WALLET_${chain.toUpperCase()}_${network.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_URL`;
 }
 
+/** `BACKEND_UNAVAILABLE` for a network that has no endpoint, saying the three ways to set one. */
+export function noEndpointError(chain: Chain, network: string): WalletError {
+  return new WalletError('BACKEND_UNAVAILABLE', `No endpoint is configured for ${chain}.${network}.`, {
+    hint: `Set it in the config file, ${endpointEnvVar(chain, network)} or --endpoint ${chain}.${network}=<url>.`,
+  });
+}
+
 /** Parses `<chain>.<network>=<url>`, as given to `--endpoint`. */
 export function parseEndpointOverride(text: string): EndpointOverride {
   const match = /^([a-z]+)\.([a-z][a-z0-9-]*)=(.+)$/.exec(text);

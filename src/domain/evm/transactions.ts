@@ -16,7 +16,7 @@ import { WalletError } from '../errors.js';
 import type { ProgressReporter } from '../net/chain-backend.js';
 import type { EvmNode } from '../net/evm-rpc.js';
 import type { WalletServices } from '../services.js';
-import { resolveAccount, resolveAddress, withAccountKey } from './accounts.js';
+import { resolveAccount, resolveAddress, withAccountKey, type EvmAccount } from './accounts.js';
 import { parseEvmAddress, type EvmAddress } from './address.js';
 import { parseWei } from './amount.js';
 import { checkChainId, connectEvm, evmNetwork } from './network.js';
@@ -70,6 +70,20 @@ export async function createTransaction(
   request: TxRequest,
   signal?: AbortSignal,
 ): Promise<EvmTxPlan> {
+  const parsed = await parseTxRequest(services, request);
+  return plan(await connectEvm(services, request.network, signal), parsed);
+}
+
+type ParsedTxRequest = {
+  from: EvmAddress;
+  to: EvmAddress | null;
+  value: bigint;
+  data: Hex;
+  gasLimit?: string | undefined;
+  nonce?: number | undefined;
+};
+
+async function parseTxRequest(services: WalletServices, request: TxRequest): Promise<ParsedTxRequest> {
   const from = await resolveAddress(services, request.from, 'address');
   const to = request.to === undefined ? null : parseEvmAddress(request.to, 'to');
   const value = parseWei(request.value, 'value_wei');
@@ -83,21 +97,10 @@ export async function createTransaction(
       },
     );
   }
-  const node = await connectEvm(services, request.network, signal);
-  return plan(node, { from, to, value, data, gasLimit: request.gasLimit, nonce: request.nonce });
+  return { from, to, value, data, gasLimit: request.gasLimit, nonce: request.nonce };
 }
 
-async function plan(
-  node: EvmNode,
-  request: {
-    from: EvmAddress;
-    to: EvmAddress | null;
-    value: bigint;
-    data: Hex;
-    gasLimit?: string | undefined;
-    nonce?: number | undefined;
-  },
-): Promise<EvmTxPlan> {
+async function plan(node: EvmNode, request: ParsedTxRequest): Promise<EvmTxPlan> {
   const { from, to, value, data } = request;
   const call = { from, to, value, data: data === '0x' ? undefined : data };
   const [nonce, gasLimit, fees, balance] = await Promise.all([
@@ -179,10 +182,13 @@ export async function signTransaction(
   checkChainId(transaction.chainId, network, 'The transaction');
   checkFeeCap(maxFeeOf(transaction), request.maxFee);
   const account = await resolveAccount(services, request.from);
-  const signed = await withAccountKey(services, account, (privateKey) =>
+  return describeSigned(await signWith(services, account, transaction), account.address);
+}
+
+function signWith(services: WalletServices, account: EvmAccount, transaction: TransactionSerializable): Promise<Hex> {
+  return withAccountKey(services, account, (privateKey) =>
     privateKeyToAccount(privateKey).signTransaction(transaction),
   );
-  return describeSigned(signed, account.address);
 }
 
 /** The kinds of transaction the wallet signs and sends: legacy with EIP-155, EIP-2930, EIP-1559. */
@@ -393,28 +399,23 @@ export async function sendFunds(
   options: { signal?: AbortSignal; progress?: ProgressReporter } = {},
 ): Promise<{ plan: EvmTxPlan; sent: (SignedTx & TxStatus) | null }> {
   const account = await resolveAccount(services, request.from);
+  const parsed = await parseTxRequest(services, { ...request, from: account.address });
+  const node = await connectEvm(services, request.network, options.signal);
   if (request.dryRun) {
-    const planned = await createTransaction(services, { ...request, from: account.address }, options.signal);
+    const planned = await plan(node, parsed);
     checkFeeCap(planned.maxFee, request.maxFee);
     return { plan: planned, sent: null };
   }
   // From the nonce to the broadcast, one payment per account at a time (across processes too):
   // two payments planned at once would get the same nonce, and one would replace the other.
   const { planned, signed } = await services.keystore.withAccountLock(account.address, async () => {
-    const planned = await createTransaction(services, { ...request, from: account.address }, options.signal);
+    const planned = await plan(node, parsed);
     checkFeeCap(planned.maxFee, request.maxFee);
-    const transaction = parseTransaction(planned.unsigned);
-    const signed = await withAccountKey(services, account, (privateKey) =>
-      privateKeyToAccount(privateKey).signTransaction(transaction),
-    );
-    const node = await connectEvm(services, request.network, options.signal);
+    const signed = await signWith(services, account, parseTransaction(planned.unsigned));
     await broadcast(node, signed, keccak256(signed));
     return { planned, signed };
   });
-  const sent = await sendTransaction(
-    services,
-    { signed, network: request.network, wait: request.wait, waitSeconds: request.waitSeconds, maxFee: request.maxFee },
-    options,
-  );
-  return { plan: planned, sent };
+  const summary = describeSigned(signed, account.address);
+  const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
+  return { plan: planned, sent: { ...summary, ...status } };
 }

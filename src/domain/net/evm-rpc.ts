@@ -18,7 +18,7 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { z } from 'zod';
-import { redactUrl, type ResolvedNetwork } from '../config/endpoints.js';
+import { noEndpointError, redactUrl, type ResolvedNetwork } from '../config/endpoints.js';
 import { WalletError } from '../errors.js';
 import { httpJson } from './http.js';
 
@@ -94,9 +94,7 @@ export class EvmNode {
   static async connect(network: ResolvedNetwork, signal?: AbortSignal): Promise<EvmNode> {
     const { url, chainId } = network;
     if (url === null || chainId === null) {
-      throw new WalletError('BACKEND_UNAVAILABLE', `No endpoint is configured for evm.${network.network}.`, {
-        hint: `Set it in the config file, WALLET_EVM_${network.network.toUpperCase().replace(/-/g, '_')}_URL or --endpoint evm.${network.network}=<url>.`,
-      });
+      throw noEndpointError('evm', network.network);
     }
     const node = new EvmNode({ ...network, url, chainId }, signal);
     const served = await node.run(() => node.client.getChainId());
