@@ -4,10 +4,10 @@
  * changes nothing on disk.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { cliHarness, type CliHarness } from '../helpers/cli-harness.js';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const MAINNET_ADDRESS = 'XoJA8qE3N2Y3jMLEtZ3vcN42qseZ8LvFf5';
@@ -15,30 +15,13 @@ const TESTNET_ADDRESS = 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt';
 
 describe('core_* tools refuse bad input clearly and change nothing', () => {
   let home: string;
-  let passphraseFile: string;
-  let wrongFile: string;
   // No node listens here: tools must fail on input before they would need one.
   const env = { WALLET_CORE_TESTNET_URL: 'http://rpcuser:s3cretpw@127.0.0.1:9/' };
-
-  const run = (argv: string[], options: { stdin?: string; passphrase?: 'right' | 'wrong' | 'none' } = {}) => {
-    const pass = options.passphrase ?? 'right';
-    const flags = pass === 'none' ? [] : ['--passphrase-file', pass === 'right' ? passphraseFile : wrongFile];
-    return wallet([...argv, ...flags], { home, env, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
-  };
-  const keystoreSnapshot = () =>
-    readdirSync(join(home, 'keystore'))
-      .sort()
-      .map((name) => `${name}:${readFileSync(join(home, 'keystore', name), 'utf8')}`)
-      .join('\n');
-  const expectError = async (argv: string[], code: string, exit: number, options: Parameters<typeof run>[1] = {}) => {
-    const before = keystoreSnapshot();
-    const result = await run(argv, options);
-    assert.equal(result.code, exit, `${argv.join(' ')}: ${result.stderr}`);
-    assert.match(result.stderr, new RegExp(`error: ${code}:`), argv.join(' '));
-    assert.equal(result.stdout, '', 'nothing on stdout');
-    assert.equal(keystoreSnapshot(), before, 'keystore unchanged');
-    return result.stderr;
-  };
+  let cli: CliHarness;
+  const run: CliHarness['run'] = (argv, options) => cli.run(argv, options);
+  const keystoreSnapshot = (): string => cli.keystoreSnapshot();
+  const expectError: CliHarness['expectError'] = (argv, code, exit, options) =>
+    cli.expectError(argv, code, exit, options);
 
   /** The CLI checks required flags before calling (MCP callers get NETWORK_REQUIRED: test/mcp). */
   const expectMissingNetwork = async (argv: string[]) => {
@@ -50,9 +33,8 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
   };
 
   before(async () => {
-    home = tempHome();
-    passphraseFile = passphraseFileIn(home, 'right passphrase');
-    wrongFile = passphraseFileIn(home, 'wrong passphrase', 'wrong');
+    cli = cliHarness(env, ['s3cretpw']);
+    home = cli.home;
     const imported = await run(
       ['core-wallet-import', '--alias', 'main', '--network', 'testnet', '--mnemonic-stdin', '--no-discover', '--json'],
       { stdin: ABANDON },
@@ -60,7 +42,7 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
     assert.equal(imported.code, 0, imported.stderr);
     assert.equal((await run(['core-address-create', '--wallet-id', 'main'])).code, 0);
   });
-  after(() => rmSync(home, { recursive: true, force: true }));
+  after(() => cli.remove());
 
   it('wallet create and import: bad alias, taken alias, bad mnemonics, secrets never in argv', async () => {
     await expectError(['core-wallet-create', '--alias', 'Main!'], 'INVALID_PARAM', 2);

@@ -4,11 +4,12 @@
  * exit status, never echoes a secret or a credential, and changes nothing on disk.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
-import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { cliHarness, type CliHarness, type RunOptions } from '../helpers/cli-harness.js';
+import { passphraseFileIn } from '../helpers/io.js';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 /** The published first Ethereum account of ABANDON. */
@@ -16,48 +17,25 @@ const ABANDON_ETH = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 
 describe('evm_* tools through the CLI', () => {
   let home: string;
-  let passphraseFile: string;
-  let wrongFile: string;
   // No node listens here; its password must never be shown.
   const env = { WALLET_EVM_LOCAL_URL: 'http://rpcuser:s3cretpw@127.0.0.1:9/' };
-
-  const run = (argv: string[], options: { stdin?: string; passphrase?: 'right' | 'wrong' | 'none' } = {}) => {
-    const pass = options.passphrase ?? 'right';
-    const flags = pass === 'none' ? [] : ['--passphrase-file', pass === 'right' ? passphraseFile : wrongFile];
-    return wallet([...argv, ...flags], { home, env, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
-  };
-  const json = async <T>(argv: string[], options: Parameters<typeof run>[1] = {}): Promise<T> => {
-    const result = await run([...argv, '--json'], options);
-    assert.equal(result.code, 0, `${argv.join(' ')}: ${result.stderr}`);
-    return JSON.parse(result.stdout) as T;
-  };
-  const keystoreSnapshot = () =>
-    readdirSync(join(home, 'keystore'))
-      .sort()
-      .map((name) => `${name}:${readFileSync(join(home, 'keystore', name), 'utf8')}`)
-      .join('\n');
-  const expectError = async (argv: string[], code: string, exit: number, options: Parameters<typeof run>[1] = {}) => {
-    const before = keystoreSnapshot();
-    const result = await run(argv, options);
-    assert.equal(result.code, exit, `${argv.join(' ')}: ${result.stderr}`);
-    assert.match(result.stderr, new RegExp(`error: ${code}:`), argv.join(' '));
-    assert.equal(result.stdout, '', 'nothing on stdout');
-    assert.equal(keystoreSnapshot(), before, 'keystore unchanged');
-    assert.doesNotMatch(result.stderr, /s3cretpw/);
-    return result.stderr;
-  };
+  let cli: CliHarness;
+  const run: CliHarness['run'] = (argv, options) => cli.run(argv, options);
+  const json = <T>(argv: string[], options?: RunOptions): Promise<T> => cli.json<T>(argv, options);
+  const keystoreSnapshot = (): string => cli.keystoreSnapshot();
+  const expectError: CliHarness['expectError'] = (argv, code, exit, options) =>
+    cli.expectError(argv, code, exit, options);
 
   before(async () => {
-    home = tempHome();
-    passphraseFile = passphraseFileIn(home, 'right passphrase');
-    wrongFile = passphraseFileIn(home, 'wrong passphrase', 'wrong');
+    cli = cliHarness(env, ['s3cretpw']);
+    home = cli.home;
     await json(['core-wallet-import', '--alias', 'main', '--network', 'mainnet', '--mnemonic-stdin', '--no-discover'], {
       stdin: ABANDON,
     });
     const account = await json<{ address: string }>(['evm-account-create', '--wallet-id', 'main', '--alias', 'spend']);
     assert.equal(account.address, ABANDON_ETH);
   });
-  after(() => rmSync(home, { recursive: true, force: true }));
+  after(() => cli.remove());
 
   it('refuses a private key inline, without echoing it', async () => {
     const key = ethers.Wallet.createRandom().privateKey;
