@@ -14,7 +14,7 @@ import { compileToken } from '../helpers/erc20.js';
 import { tempHome } from '../helpers/io.js';
 import { failureCode, localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js';
-import { freePort } from '../helpers/litecoind.js';
+import { freePort } from '../helpers/ports.js';
 
 const PASSPHRASE = 'anvil e2e passphrase';
 const ETHER = 10n ** 18n;

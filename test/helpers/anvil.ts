@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './litecoind.js';
+import { freePort } from './ports.js';
 
 /** Foundry's (and Hardhat's) default development mnemonic. */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';

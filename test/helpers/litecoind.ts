@@ -6,28 +6,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './ports.js';
 
 const CANDIDATES = ['/usr/lib/litecoin/litecoind', '/usr/bin/litecoind', '/usr/local/bin/litecoind'];
 
 /** The litecoind daemon binary, or undefined where it is not installed. */
 export function findLitecoind(): string | undefined {
   return CANDIDATES.find((path) => existsSync(path));
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export type RegtestNode = {

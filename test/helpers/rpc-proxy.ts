@@ -4,7 +4,7 @@
  * after (or instead of) forwarding it.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { freePort } from './litecoind.js';
+import { freePort } from './ports.js';
 
 export type Fault =
   /** Answer with this JSON-RPC error instead of asking the node. */
