@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { readConfigFile } from './config/config-file.js';
-import { resolveDataDir } from './config/data-dir.js';
+import { resolveDataDir } from '../shared/data-dir.js';
 import { WalletError } from './errors.js';
 import {
   resolveNetworks,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfigText } from '../../src/domain/config/config-file.js';
-import { resolveDataDir } from '../../src/domain/config/data-dir.js';
+import { resolveDataDir } from '../../src/shared/data-dir.js';
 import {
   endpointEnvVar,
   parseEndpointOverride,

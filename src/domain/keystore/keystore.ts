@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { open, seal, type KdfParams, type SealedSecret } from './cipher.js';
-import { ensurePrivateDir, syncDir, writeFileAtomic } from './files.js';
+import { ensurePrivateDir, syncDir, writeFileAtomic } from '../../shared/private-files.js';
 import { ALIAS_PATTERN, Sealed, shownName } from './keystore-format.js';
 import {
   IMPORTED_KEY_FILE,
