@@ -19,8 +19,26 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
   {
     name: 'server',
     type: 'string',
-    value: 'command',
-    description: 'Talk to another MCP server over stdio instead of the built-in one.',
+    value: 'name|command',
+    description: "Talk to another MCP server: a name from 'wallet servers', or a command (stdio).",
+  },
+  {
+    name: 'url',
+    type: 'string',
+    value: 'url',
+    description: 'Talk to an MCP server over Streamable HTTP, e.g. http://127.0.0.1:9527/mcp.',
+  },
+  {
+    name: 'header',
+    type: 'array',
+    value: 'name: value',
+    description: "An HTTP header for --url (repeatable), e.g. 'Authorization: Bearer …'.",
+  },
+  {
+    name: 'env',
+    type: 'array',
+    value: 'name=value',
+    description: 'An environment variable for the --server command (repeatable).',
   },
   {
     name: 'timeout',
@@ -58,6 +76,17 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
     description: 'Dialect of --get-tool-definition (default wallet).',
   },
   {
+    name: 'yes',
+    alias: 'y',
+    type: 'boolean',
+    description: 'Run a destructive tool (a payment, a deletion) without asking; needed without a terminal.',
+  },
+  {
+    name: 'qr',
+    type: 'boolean',
+    description: 'Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.',
+  },
+  {
     name: 'color',
     type: 'boolean',
     description: 'Colour the output on a terminal; --no-color (or NO_COLOR) turns it off.',
@@ -71,6 +100,11 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
 export type GlobalOptions = {
   json: boolean;
   server: string | undefined;
+  url: string | undefined;
+  headers: string[];
+  env: string[];
+  yes: boolean;
+  qr: boolean | undefined;
   timeoutMs: number | undefined;
   endpoints: string[];
   passphraseFile: string | undefined;
@@ -158,6 +192,11 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
   return {
     json: parsed['json'] === true,
     server: text('server'),
+    url: text('url'),
+    headers: repeatedValues(parsed, 'header'),
+    env: repeatedValues(parsed, 'env'),
+    yes: parsed['yes'] === true,
+    qr: typeof parsed['qr'] === 'boolean' ? parsed['qr'] : undefined,
     timeoutMs: timeout === undefined ? undefined : Number(timeout),
     endpoints: repeatedValues(parsed, 'endpoint'),
     passphraseFile: text('passphrase-file'),

@@ -11,7 +11,9 @@ export type ToolCommand = { command: string; tool: ListedTool };
 /** The CLI's own verbs, shown after the tool commands. */
 export const CLI_VERBS: readonly { name: string; summary: string }[] = [
   { name: 'serve', summary: 'Serve the wallet tools over MCP on stdio (for agents)' },
-  { name: 'tools', summary: 'List the tools of the server with their badges' },
+  { name: 'tools', summary: 'List the tools of the server with their badges (--refresh)' },
+  { name: 'servers', summary: 'Named MCP servers: list, add, remove, import' },
+  { name: 'completion', summary: 'Print a shell completion script: bash, zsh or fish' },
 ];
 
 export function renderRootHelp(
@@ -114,7 +116,7 @@ function specRows(spec: FlagSpec): FlagRow[] {
 function cliFlagRow(flag: CliFlag): FlagRow {
   const value = flag.choices ? ` <${flag.choices.join('|')}>` : flag.value ? ` <${flag.value}>` : '';
   const alias = flag.alias ? `-${flag.alias}, ` : '';
-  const name = flag.name === 'color' ? '--[no-]color' : `--${flag.name}`;
+  const name = flag.name === 'color' || flag.name === 'qr' ? `--[no-]${flag.name}` : `--${flag.name}`;
   return { names: `${alias}${name}${value}`, text: flag.description };
 }
 

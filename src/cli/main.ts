@@ -11,8 +11,8 @@ import { SetupError } from '../mcp/setup.js';
 import { inDialect, toolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { packageInfo } from '../shared/package-info.js';
 import { fullDescriptionOf, readToolErrorMeta } from '../shared/protocol-meta.js';
-import { toolNameToCommand } from '../shared/naming.js';
 import { argumentsFromFlags, checkRequired, parseArgsJson } from './arguments.js';
+import { flagsOfCommand, toolCommands } from './commands.js';
 import { GLOBAL_FLAGS, parserFor, readGlobals, type CliFlag, type GlobalOptions } from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, type ToolCommand } from './help.js';
 import { processIo, readAll, type CliIo } from './io.js';
@@ -131,31 +131,6 @@ async function dispatch(run: Run): Promise<number> {
   }
   if (run.prompt?.interrupted()) throw new PromptInterrupted();
   return printResult(result, globals, io, style);
-}
-
-/** One command per tool; a command that would clash with a CLI verb or another command gets `tool-` in front. */
-function toolCommands(tools: readonly ListedTool[]): ToolCommand[] {
-  const taken = new Set(CLI_VERBS.map((verb) => verb.name));
-  return tools.map((tool) => {
-    let command = toolNameToCommand(tool.name);
-    while (taken.has(command)) command = `tool-${command}`;
-    taken.add(command);
-    return { command, tool };
-  });
-}
-
-/** The flags a tool command accepts: one per property, three per secret (the inline one only to refuse it). */
-function flagsOfCommand(specs: readonly FlagSpec[]): CliFlag[] {
-  const flags: CliFlag[] = [{ name: 'args-json', type: 'string', description: '' }];
-  for (const spec of specs) {
-    const type = spec.array ? 'array' : spec.kind === 'boolean' ? 'boolean' : 'string';
-    flags.push({ name: spec.flag, type, description: spec.description });
-    if (spec.secret) {
-      flags.push({ name: `${spec.flag}-stdin`, type: 'boolean', description: '' });
-      flags.push({ name: `${spec.flag}-file`, type: 'string', description: '' });
-    }
-  }
-  return flags;
 }
 
 function parseCommandLine(argv: readonly string[], commandFlags: readonly CliFlag[]): Record<string, unknown> {
