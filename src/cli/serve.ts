@@ -6,7 +6,7 @@ import { readSecretFile } from './secrets.js';
 import { EXIT, UsageError } from './usage-error.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
 
-const SERVE_FLAGS: readonly CliFlag[] = [
+export const SERVE_FLAGS: readonly CliFlag[] = [
   { name: 'read-only', type: 'boolean', description: 'Serve only the tools whose annotations say read-only.' },
   {
     name: 'log-level',
