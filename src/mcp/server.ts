@@ -2,7 +2,7 @@ import type { ProgressReporter } from '../domain/net/chain-backend.js';
 import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
-import { FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
+import { FULL_DESCRIPTION_META_KEY, RECEIVE_ADDRESS_META_KEY } from '../shared/protocol-meta.js';
 import { clipForDisplay } from '../shared/text.js';
 import { packageInfo } from '../shared/package-info.js';
 import { describeTool, type AnyTool, type ToolCatalogue } from '../tools/index.js';
@@ -103,7 +103,10 @@ function toMcpTool(tool: AnyTool): Tool {
       inputSchema: described.inputSchema as Tool['inputSchema'],
       outputSchema: described.outputSchema as Tool['outputSchema'],
       annotations: { title: described.title, ...described.annotations },
-      _meta: { [FULL_DESCRIPTION_META_KEY]: described.description },
+      _meta: {
+        [FULL_DESCRIPTION_META_KEY]: described.description,
+        ...(described.receiveAddressField ? { [RECEIVE_ADDRESS_META_KEY]: described.receiveAddressField } : {}),
+      },
     };
     mcpTools.set(tool, listed);
   }

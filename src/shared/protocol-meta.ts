@@ -15,6 +15,14 @@ export function fullDescriptionOf(tool: {
   return typeof full === 'string' ? full : (tool.description ?? '');
 }
 
+/** On a tools/list entry: the output field holding a receive address, which the CLI shows as a QR code. */
+export const RECEIVE_ADDRESS_META_KEY = 'wallet/receive-address-field';
+
+export function receiveAddressFieldOf(tool: { _meta?: Record<string, unknown> | undefined }): string | undefined {
+  const field = tool._meta?.[RECEIVE_ADDRESS_META_KEY];
+  return typeof field === 'string' ? field : undefined;
+}
+
 /** On each `isError` tool result: `{ code, message, hint? }`, the WalletError as data. */
 export const ERROR_META_KEY = 'wallet/error';
 

@@ -16,6 +16,8 @@ export type ToolDescription = {
   outputSchema: JsonSchema;
   annotations: ToolAnnotations;
   localOnly: boolean;
+  /** The output field with a receive address (shown as a QR code by the CLI), if any. */
+  receiveAddressField: string | undefined;
 };
 
 const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
@@ -41,6 +43,7 @@ export function describeTool(tool: AnyTool): ToolDescription {
       outputSchema: toJsonSchema(tool.output, 'output'),
       annotations: tool.annotations,
       localOnly: tool.localOnly === true,
+      receiveAddressField: tool.receiveAddressField,
     };
     descriptions.set(tool, description);
   }
@@ -88,6 +91,10 @@ export function definitionProblems(tool: AnyTool): string[] {
   if (output) {
     if (output['type'] !== 'object') problems.push('output must be an object schema');
     for (const path of undescribedFields(output)) problems.push(`output field ${path} has no description`);
+    const field = tool.receiveAddressField;
+    if (field !== undefined && !schemaProperties(output).some(([name]) => name === field)) {
+      problems.push(`receiveAddressField ${field} is not an output field`);
+    }
   }
   return problems;
 }

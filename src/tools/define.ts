@@ -43,6 +43,8 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   annotations: ToolAnnotations;
   /** Reveals or accepts a secret: the local CLI serves it, `wallet serve` never does. */
   localOnly?: boolean;
+  /** The output field holding an address to receive funds at: the CLI also shows it as a QR code. */
+  receiveAddressField?: string;
   /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
   handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
 };
@@ -57,6 +59,7 @@ export type AnyTool = {
   readonly output: z.ZodObject;
   readonly annotations: ToolAnnotations;
   readonly localOnly?: boolean;
+  readonly receiveAddressField?: string;
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
 };
 

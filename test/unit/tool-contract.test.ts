@@ -84,6 +84,11 @@ describe('definition checks name the tool and the problem', () => {
       /keys is secret/,
     ],
     ['undescribed output', { output: z.object({ id: z.string() }) }, /output field id has no description/],
+    [
+      'QR field not in the output',
+      { receiveAddressField: 'address' },
+      /receiveAddressField address is not an output field/,
+    ],
   ];
   for (const [label, overrides, expected] of cases) {
     it(label, () => {

@@ -13,6 +13,7 @@ const AddressRow = {
 
 export const coreAddressCreate = defineTool({
   name: 'core_address_create',
+  receiveAddressField: 'address',
   title: 'New receive address',
   summary: 'Hand out the next BIP44 receive address',
   description: [

@@ -60,6 +60,7 @@ export const evmAccountsList = defineTool({
 
 export const evmAccountCreate = defineTool({
   name: 'evm_account_create',
+  receiveAddressField: 'address',
   title: 'New EVM account',
   summary: "Derive the next EVM account from a wallet's seed",
   description: [
