@@ -1,0 +1,136 @@
+import { homedir } from 'node:os';
+import { parserFor, type CliFlag } from '../global-flags.js';
+import type { CliIo } from '../io.js';
+import { createStyle, renderHuman } from '../render.js';
+import { closestNames } from '../suggest.js';
+import { rejectUnknownFlags } from '../unknown-flags.js';
+import { EXIT, UsageError } from '../usage-error.js';
+import { addServer } from './add-command.js';
+import { AGENTS, type AgentConfigContext } from './agent-configs.js';
+import { loadServers, saveServers, serversFilePath, unknownServer } from './config.js';
+import { summarizeServer, summaryRow } from './describe.js';
+import { SERVERS_HELP } from './help.js';
+import { importServers } from './import-command.js';
+import { noMoreWords, type ServersRun } from './run.js';
+
+/** The subcommands of `wallet servers`, for help and completion. */
+export const SERVERS_SUBCOMMANDS = ['list', 'add', 'remove', 'import'] as const;
+type Subcommand = (typeof SERVERS_SUBCOMMANDS)[number];
+
+/** Every flag `wallet servers …` takes (each subcommand accepts a part of them). */
+export const SERVERS_FLAGS: readonly CliFlag[] = [
+  {
+    name: 'server',
+    type: 'string',
+    value: 'command line',
+    description: 'add: the command that starts a stdio server.',
+  },
+  { name: 'env', type: 'array', value: 'NAME=value', description: 'add: an environment variable for that command.' },
+  { name: 'url', type: 'string', value: 'url', description: 'add: the Streamable HTTP endpoint (http or https).' },
+  { name: 'header', type: 'array', value: 'Name: value', description: 'add: an HTTP header for that URL.' },
+  { name: 'overwrite', type: 'boolean', description: 'add, import: replace a saved server of the same name.' },
+  { name: 'from', type: 'string', value: 'agent', choices: AGENTS, description: "import: only this agent's files." },
+  { name: 'json', type: 'boolean', description: 'Print the result as JSON.' },
+  { name: 'color', type: 'boolean', description: 'Colour the output on a terminal.' },
+  { name: 'debug', type: 'boolean', description: 'Show error causes and stack traces.' },
+  { name: 'help', alias: 'h', type: 'boolean', description: 'Show help.' },
+];
+
+const ALWAYS = ['json', 'color', 'debug', 'help'];
+/** The flags each subcommand takes (completion offers exactly these). */
+export const SERVERS_FLAGS_OF: Readonly<Record<Subcommand, readonly string[]>> = {
+  list: ALWAYS,
+  add: [...ALWAYS, 'server', 'env', 'url', 'header', 'overwrite'],
+  remove: ALWAYS,
+  import: [...ALWAYS, 'from', 'overwrite'],
+};
+
+/**
+ * `wallet servers …`: list, add, remove and import named MCP servers. `argv` is the whole command
+ * line; the subcommand is the word after `servers`. Returns the exit code; usage problems
+ * (bad names, flags or files) are thrown as UsageError, and nothing is written then.
+ *
+ * @example
+ * await runServers(['servers', 'add', 'gh', '--server', 'gh-mcp'], processIo(), resolveDataDir())
+ */
+export async function runServers(
+  argv: readonly string[],
+  io: CliIo,
+  dataDir: string,
+  where: Partial<AgentConfigContext> = {},
+): Promise<number> {
+  const parsed = parserFor(argv, SERVERS_FLAGS).parseSync() as Record<string, unknown>;
+  if (parsed['help'] === true) {
+    io.stdout.write(SERVERS_HELP);
+    return EXIT.ok;
+  }
+  const positionals = ((parsed['_'] as unknown[] | undefined) ?? []).map(String);
+  const [word = 'list', ...words] = positionals.slice(positionals.indexOf('servers') + 1);
+  if (word === 'help') {
+    io.stdout.write(SERVERS_HELP);
+    return EXIT.ok;
+  }
+  const subcommand = SERVERS_SUBCOMMANDS.find((candidate) => candidate === word);
+  if (subcommand === undefined) {
+    const near = closestNames(word, SERVERS_SUBCOMMANDS);
+    throw new UsageError(
+      `Unknown subcommand 'servers ${word}'.`,
+      near.length > 0 ? `Did you mean 'servers ${near.join("' or 'servers ")}'?` : "See 'wallet servers --help'.",
+    );
+  }
+  const allowed = SERVERS_FLAGS_OF[subcommand];
+  rejectUnknownFlags(
+    { ...parsed, _: [] },
+    SERVERS_FLAGS.filter((flag) => allowed.includes(flag.name)),
+    `servers ${subcommand}`,
+  );
+  const color =
+    parsed['color'] === false || (io.env['NO_COLOR'] ?? '') !== ''
+      ? false
+      : parsed['color'] === true || io.stdout.isTTY === true;
+  const run: ServersRun = { words, parsed, io, dataDir, style: createStyle(color), json: parsed['json'] === true };
+  const context: AgentConfigContext = {
+    home: where.home ?? homedir(),
+    cwd: where.cwd ?? process.cwd(),
+    platform: where.platform ?? process.platform,
+    env: where.env ?? io.env,
+  };
+  switch (subcommand) {
+    case 'list':
+      return listServers(run);
+    case 'add':
+      return addServer(run);
+    case 'remove':
+      return removeServer(run);
+    case 'import':
+      return importServers(run, context);
+  }
+}
+
+async function listServers({ words, io, dataDir, style, json }: ServersRun): Promise<number> {
+  noMoreWords(words, 'servers list');
+  const servers = await loadServers(dataDir);
+  const summaries = Object.entries(servers).map(([name, entry]) => summarizeServer(name, entry));
+  if (json) {
+    io.stdout.write(JSON.stringify({ file: serversFilePath(dataDir), servers: summaries }, null, 2) + '\n');
+  } else if (summaries.length === 0) {
+    io.stderr.write("No named servers yet: add one with 'wallet servers add', or 'wallet servers import'.\n");
+  } else {
+    io.stdout.write(renderHuman(summaries.map(summaryRow), style));
+  }
+  return EXIT.ok;
+}
+
+async function removeServer({ words, io, dataDir, json }: ServersRun): Promise<number> {
+  const [name, ...extra] = words;
+  if (name === undefined)
+    throw new UsageError('servers remove needs the name of a server.', "See 'wallet servers list'.");
+  noMoreWords(extra, 'servers remove <name>');
+  const servers = await loadServers(dataDir);
+  if (!Object.hasOwn(servers, name)) throw unknownServer(servers, name);
+  const { [name]: _removed, ...rest } = servers;
+  await saveServers(dataDir, rest);
+  if (json) io.stdout.write(JSON.stringify({ removed: name, file: serversFilePath(dataDir) }, null, 2) + '\n');
+  else io.stdout.write(`Removed '${name}'.\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,239 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
+import { closestNames } from '../suggest.js';
+import { UsageError } from '../usage-error.js';
+import { expandReferences, MissingVariableError } from './expand.js';
+import { describeIssue, describeJsonError } from './json-problems.js';
+
+/** A server's name in servers.json and on the command line (`--server <name>`). */
+export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export const SERVER_NAME_RULE = 'a letter or digit, then letters, digits, . _ or -, at most 64 in all';
+
+/** An HTTP header name (an RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** An environment variable name a process can be given on every platform. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const NoLineBreaks = z.string().regex(/^[^\r\n\0]*$/, 'must not contain line breaks');
+
+const StdioEntry = z.strictObject({
+  command: z.string().min(1, 'must not be empty'),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string().regex(ENV_NAME, 'not a valid environment variable name'), z.string()).optional(),
+});
+
+const HttpEntry = z.strictObject({
+  url: z.string().superRefine((url, context) => {
+    const problem = urlProblem(url);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  }),
+  headers: z.record(z.string().regex(HEADER_NAME, 'not a valid header name'), NoLineBreaks).optional(),
+});
+
+/** The keys each kind of entry has; anything else in an agent's config is not ours to keep. */
+export const ENTRY_KEYS = { stdio: ['command', 'args', 'env'], http: ['url', 'headers'] } as const;
+
+const ServersFile = z.strictObject({
+  mcpServers: z.record(
+    z.string().regex(SERVER_NAME, `not a valid server name (${SERVER_NAME_RULE})`),
+    z.record(z.string(), z.unknown()),
+  ),
+});
+
+/** A server started as a child process, speaking MCP on stdio. Values may hold `${VAR}` references. */
+export type StdioServerEntry = { command: string; args?: string[]; env?: Record<string, string> };
+
+/** A server reached over Streamable HTTP. Values may hold `${VAR}` references. */
+export type HttpServerEntry = { url: string; headers?: Record<string, string> };
+
+export type ServerEntry = StdioServerEntry | HttpServerEntry;
+
+/** The named servers, by name, in file order: the `mcpServers` object of servers.json. */
+export type NamedServers = Record<string, ServerEntry>;
+
+export function isHttpEntry(entry: ServerEntry): entry is HttpServerEntry {
+  return 'url' in entry;
+}
+
+/** Where the named servers live: `<dataDir>/servers.json`. */
+export function serversFilePath(dataDir: string): string {
+  return join(dataDir, 'servers.json');
+}
+
+/**
+ * The named servers of `<dataDir>/servers.json`, checked: none when the file does not exist; a
+ * damaged file is a UsageError that names the file and the problem (never a value from it).
+ *
+ * @example
+ * const servers = await loadServers(resolveDataDir());
+ * Object.keys(servers) // ['github', 'linear']
+ */
+export async function loadServers(dataDir: string): Promise<NamedServers> {
+  const path = serversFilePath(dataDir);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (isErrnoCode(error, 'ENOENT')) return {};
+    throw new UsageError(`Cannot read ${path}: ${errorCode(error)}.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw damaged(path, describeJsonError(error, text));
+  }
+  const checked = ServersFile.safeParse(json);
+  if (!checked.success) throw damaged(path, describeIssue(checked.error.issues[0]));
+  const servers: NamedServers = {};
+  for (const [name, raw] of Object.entries(checked.data.mcpServers)) {
+    const entry = parseServerEntry(raw, ['mcpServers', name]);
+    if (!entry.ok) throw damaged(path, entry.problem);
+    servers[name] = entry.entry;
+  }
+  return servers;
+}
+
+export type ParsedEntry = { ok: true; entry: ServerEntry } | { ok: false; problem: string };
+
+/**
+ * One entry in this file's shape, checked: an object with `url` is HTTP, anything else stdio. A
+ * problem is named by its path under `where` and never quotes a value.
+ */
+export function parseServerEntry(
+  raw: Readonly<Record<string, unknown>>,
+  where: readonly PropertyKey[] = [],
+): ParsedEntry {
+  const result = 'url' in raw ? HttpEntry.safeParse(raw) : StdioEntry.safeParse(raw);
+  return result.success
+    ? { ok: true, entry: result.data as ServerEntry }
+    : { ok: false, problem: describeIssue(result.error.issues[0], where) };
+}
+
+/**
+ * Why `url` cannot be an MCP endpoint, or nothing when it can: http or https only. A URL holding a
+ * `${VAR}` reference is checked once expanded, when connecting.
+ */
+export function urlProblem(url: string): string | undefined {
+  if (url.includes('${')) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'not a URL (e.g. https://example.com/mcp)';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return `must be http or https, not ${parsed.protocol.replace(/:$/, '')}`;
+  }
+  return undefined;
+}
+
+/**
+ * Writes the named servers to `<dataDir>/servers.json`: owner-only (0600) in an owner-only folder
+ * (0700), atomically, since env values and headers may hold tokens.
+ */
+export async function saveServers(dataDir: string, servers: NamedServers): Promise<void> {
+  await ensurePrivateDir(dataDir);
+  const mcpServers: NamedServers = {};
+  for (const [name, entry] of Object.entries(servers)) mcpServers[name] = canonical(entry);
+  await writeFileAtomic(serversFilePath(dataDir), JSON.stringify({ mcpServers }, null, 2) + '\n');
+}
+
+/** Keys in the order people know from agent configs; empty env and headers left out. */
+function canonical(entry: ServerEntry): ServerEntry {
+  if (isHttpEntry(entry)) {
+    return {
+      url: entry.url,
+      ...(entry.headers && Object.keys(entry.headers).length > 0 ? { headers: entry.headers } : {}),
+    };
+  }
+  return {
+    command: entry.command,
+    args: entry.args ?? [],
+    ...(entry.env && Object.keys(entry.env).length > 0 ? { env: entry.env } : {}),
+  };
+}
+
+function damaged(path: string, problem: string): UsageError {
+  return new UsageError(
+    `${path} is damaged: ${problem}.`,
+    'Fix it by hand (it is JSON: { "mcpServers": { … } }), or move it away and add the servers again.',
+  );
+}
+
+export function isErrnoCode(error: unknown, code: string): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+}
+
+export function errorCode(error: unknown): string {
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  return code ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** A named server ready to connect to: every `${VAR}` reference expanded. */
+export type ResolvedServer =
+  | { kind: 'stdio'; name: string; command: string; args: string[]; env: Record<string, string> }
+  | { kind: 'http'; name: string; url: string; headers: Record<string, string> };
+
+/**
+ * The server called `name`, with `${VAR}` and `${VAR:-default}` expanded from `env` in every
+ * value (command, args, env, url, headers). An unknown name, a variable that is unset and has no
+ * default, or a URL that is not http(s) once expanded is a UsageError; no value is ever quoted.
+ *
+ * @example
+ * const servers = { api: { url: 'https://${HOST:-example.com}/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } } };
+ * resolveNamedServer(servers, 'api', { TOKEN: 't0k' })
+ * // { kind: 'http', name: 'api', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer t0k' } }
+ */
+export function resolveNamedServer(
+  servers: Readonly<NamedServers>,
+  name: string,
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedServer {
+  const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
+  if (entry === undefined) throw unknownServer(servers, name);
+  const expand = (text: string, where: string): string => {
+    try {
+      return expandReferences(text, env);
+    } catch (error) {
+      if (!(error instanceof MissingVariableError)) throw error;
+      throw new UsageError(
+        `Server '${name}' needs the environment variable ${error.variable} (its ${where} says \${${error.variable}}), and it is not set.`,
+        `Set it, e.g. export ${error.variable}=…, or write \${${error.variable}:-default} in servers.json.`,
+      );
+    }
+  };
+  const expandAll = (record: Readonly<Record<string, string>> | undefined, where: string): Record<string, string> =>
+    Object.fromEntries(Object.entries(record ?? {}).map(([key, value]) => [key, expand(value, `${where} ${key}`)]));
+  if (isHttpEntry(entry)) {
+    const url = expand(entry.url, 'url');
+    const problem = urlProblem(url);
+    if (problem) throw new UsageError(`Server '${name}': its url, once expanded, is wrong: ${problem}.`);
+    return { kind: 'http', name, url, headers: expandAll(entry.headers, 'header') };
+  }
+  return {
+    kind: 'stdio',
+    name,
+    command: expand(entry.command, 'command'),
+    args: (entry.args ?? []).map((arg, index) => expand(arg, `argument ${index + 1}`)),
+    env: expandAll(entry.env, 'env'),
+  };
+}
+
+/** No server of that name: suggests the closest names, or how to add one. */
+export function unknownServer(servers: Readonly<NamedServers>, name: string): UsageError {
+  const names = Object.keys(servers);
+  const near = closestNames(name, names);
+  return new UsageError(
+    `No server named '${name}' in 'wallet servers'.`,
+    near.length > 0
+      ? `Did you mean ${near.join(' or ')}?`
+      : names.length > 0
+        ? `Known: ${names.slice(0, 8).join(', ')}${names.length > 8 ? ', …' : ''} ('wallet servers list').`
+        : "Add one with 'wallet servers add' or 'wallet servers import'.",
+  );
+}

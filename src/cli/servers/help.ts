@@ -1,0 +1,53 @@
+/** `wallet servers --help`: every subcommand, where the file is, and how to keep tokens out of it. */
+export const SERVERS_HELP = `wallet servers — named MCP servers, to use as: wallet --server <name> <command>
+
+Usage:
+  wallet servers [list] [--json]
+  wallet servers add <name> --server "<command line>" [--env NAME=value]… [--overwrite]
+  wallet servers add <name> --url <http(s) URL> [--header "Name: value"]… [--overwrite]
+  wallet servers remove <name>
+  wallet servers import [<file>…] [--from claude-desktop|claude-code|cursor] [--overwrite] [--json]
+
+They are kept in servers.json in the data directory ($WALLET_HOME, else the platform's),
+owner-only, in the "mcpServers" shape of Claude Desktop, Claude Code and Cursor. A saved name
+given to --server wins over a command of the same name.
+
+Subcommands:
+  list      Each server's name, transport (stdio or http) and command line or URL. Env and
+            header values are never shown, only their names.
+  add       Save a server under <name>: a letter or digit, then letters, digits, . _ or -
+            (64 at most). A saved name is refused unless --overwrite.
+  remove    Forget a server.
+  import    Copy the "mcpServers" of agent config files. Without a file, reads each of these
+            that exists (only those of one agent with --from) and says which it read:
+              claude-desktop  ~/.config/Claude/claude_desktop_config.json (Linux),
+                              ~/Library/Application Support/Claude/… (macOS),
+                              %APPDATA%\\Claude\\… (Windows)
+              claude-code     ./.mcp.json; ~/.claude.json (its mcpServers, and those of
+                              projects[<this folder>])
+              cursor          ./.cursor/mcp.json, ~/.cursor/mcp.json
+            Saved names are kept unless --overwrite. SSE servers are skipped: this CLI speaks
+            stdio and Streamable HTTP.
+
+Flags:
+  --server <command line>     add: the command that starts a stdio server, as one quoted word.
+  --env <NAME=value>          add: an environment variable for that command (repeatable).
+  --url <url>                 add: the Streamable HTTP endpoint, http or https.
+  --header <'Name: value'>    add: an HTTP header for that URL (repeatable).
+  --overwrite                 add, import: replace a saved server of the same name.
+  --from <agent>              import: only the files of claude-desktop, claude-code or cursor.
+  --json                      Print the result as JSON.
+  -h, --help                  Show this help.
+
+Tokens: any value may name an environment variable as \${VAR} or \${VAR:-default} (Cursor's
+\${env:VAR} too). It is saved as written and read when connecting, so the token stays out of
+servers.json. A token typed inline stays in your shell history too: single-quote a reference
+instead, e.g.
+  --header 'Authorization: Bearer \${LINEAR_TOKEN}'    --env 'GITHUB_TOKEN=\${GITHUB_TOKEN}'
+
+Examples:
+  wallet servers import
+  wallet servers add everything --server 'npx -y @modelcontextprotocol/server-everything'
+  wallet servers add linear --url https://mcp.linear.app/mcp --header 'Authorization: Bearer \${LINEAR_TOKEN}'
+  wallet --server everything tools
+`;
