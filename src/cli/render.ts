@@ -1,90 +1,351 @@
+import { stripVTControlCharacters } from 'node:util';
 import { Chalk, type ChalkInstance } from 'chalk';
+import { isJsonSchema, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
 
 export type Style = {
   key(text: string): string;
   dim(text: string): string;
   heading(text: string): string;
   error(text: string): string;
+  /** An amount in coins, e.g. `1.5 DASH`. */
+  amount(text: string): string;
+  /** One line of a QR code: dark modules on a light ground, whatever the terminal's own colours. */
+  qr(text: string): string;
 };
 
 /** Colours on a terminal only, and never with NO_COLOR or --no-color. */
 export function createStyle(enabled: boolean): Style {
   const chalk: ChalkInstance = new Chalk({ level: enabled ? 1 : 0 });
-  return { key: chalk.cyan, dim: chalk.dim, heading: chalk.bold, error: chalk.red };
+  return {
+    key: chalk.cyan,
+    dim: chalk.dim,
+    heading: chalk.bold,
+    error: chalk.red,
+    amount: chalk.green,
+    qr: chalk.black.bgWhiteBright,
+  };
 }
-
-type Scalar = string | number | boolean | null;
 
 /**
- * A structured result for people: objects as aligned `key: value` blocks, arrays of objects as
- * tables, nested values indented. Nothing is truncated (addresses and amounts must be whole).
+ * A structured result for people, shaped by the tool's output schema when there is one: objects
+ * as aligned `key  value` blocks in the schema's property order, arrays of objects as tables whose
+ * columns are the schema's properties, nested values indented, null as `-`. Nothing is truncated:
+ * addresses, txids, hashes and xpubs stay whole. Amounts in base units (`*_duffs`, `wei`, `*_wei`,
+ * `<p>balance` with `<p>decimals`) read as coins with the exact base units after them, and a coin
+ * field that only repeats one (`total_dash` beside `total_duffs`) is folded into its line. Control
+ * characters from the server are shown escaped, never sent to the terminal. A table wider than
+ * `options.width` becomes one block per row.
  *
  * @example
- * renderHuman({ address: 'yRd4…', index: 0 }, createStyle(false))
- * // 'address  yRd4…\nindex    0\n'
+ * renderHuman({ address: 'yRd4…', fee_duffs: '226' }, createStyle(false))
+ * // 'address    yRd4…\nfee_duffs  0.00000226 DASH (226 duffs)\n'
  */
-export function renderHuman(value: unknown, style: Style): string {
-  return block(value, style, '').join('\n') + '\n';
+export function renderHuman(value: unknown, style: Style, schema?: JsonSchema, options: RenderOptions = {}): string {
+  return block(value, schema, { style, root: schema, width: options.width }, '').join('\n') + '\n';
 }
 
-function block(value: unknown, style: Style, indent: string): string[] {
-  if (Array.isArray(value)) return list(value, style, indent);
-  if (!isRecord(value)) return [indent + scalarText(value)];
-  const entries = Object.entries(value);
-  if (entries.length === 0) return [indent + style.dim('(empty)')];
-  const width = Math.max(...entries.map(([key]) => key.length));
-  const lines: string[] = [];
-  for (const [key, entry] of entries) {
-    const label = indent + style.key(key.padEnd(width));
-    if (isScalar(entry)) {
-      const [first = '', ...rest] = scalarText(entry).split('\n');
-      lines.push(`${label}  ${first}`);
-      for (const line of rest) lines.push(`${indent}${' '.repeat(width + 2)}${line}`);
-    } else if (Array.isArray(entry) && entry.length === 0) {
-      lines.push(`${label}  ${style.dim('(none)')}`);
-    } else if (Array.isArray(entry) && entry.every(isScalar)) {
-      lines.push(`${label}  ${entry.map(scalarText).join(', ')}`);
-    } else {
-      lines.push(indent + style.key(key));
-      lines.push(...block(entry, style, indent + '  '));
-    }
+export type RenderOptions = {
+  /**
+   * The terminal's width in columns. A table wider than this is shown as one key/value block per
+   * row instead, so that no line wraps; without it, arrays of objects are always tables.
+   */
+  width?: number | undefined;
+};
+
+/**
+ * Text from a server made safe for a terminal: C0 and C1 control characters (an ESC could rewrite
+ * the screen) and bidirectional overrides (which reorder what is shown) become visible escapes.
+ * Newlines and tabs stay unless `oneLine`.
+ *
+ * @example
+ * terminalSafe('a\u001b[2Jb') // 'a\\x1b[2Jb'
+ */
+export function terminalSafe(text: string, oneLine = false): string {
+  return text.replace(UNSAFE_CHARACTER, (char) => {
+    if (!oneLine && (char === '\n' || char === '\t')) return char;
+    const named = NAMED_ESCAPES[char];
+    if (named) return named;
+    const code = char.codePointAt(0) ?? 0;
+    return code <= 0xff ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`;
+  });
+}
+
+const UNSAFE_CHARACTER = /[\p{Cc}\p{Bidi_Control}]/gu;
+const NAMED_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+
+function hex(code: number, digits: number): string {
+  return code.toString(16).padStart(digits, '0');
+}
+
+type Context = { style: Style; root: JsonSchema | undefined; width: number | undefined };
+
+function block(value: unknown, schema: JsonSchema | undefined, context: Context, indent: string): string[] {
+  const resolved = schemaFor(schema, value, context.root);
+  if (Array.isArray(value)) return list(value, resolved, context, indent);
+  if (!isRecord(value)) {
+    return scalarText(value, context.style)
+      .split('\n')
+      .map((line) => indent + line);
   }
+  // A name of its own: the narrowing of a parameter does not reach the callbacks below.
+  const record = value;
+  const fields = fieldsOf(record, resolved, context.root);
+  const { style } = context;
+  if (fields.length === 0) return [indent + style.dim('(empty)')];
+  const labels = fields.map(({ key }) => terminalSafe(key, true));
+  const width = Math.max(...labels.map((label) => label.length));
+  const keyed = (position: number, text: string): string =>
+    text === ''
+      ? indent + style.key(labels[position] ?? '')
+      : `${indent}${padVisible(style.key(labels[position] ?? ''), width)}  ${text}`;
+  const lines: string[] = [];
+  fields.forEach(({ key, value: entry, schema: entrySchema }, position) => {
+    const amount = amountText(key, record, style);
+    if (amount !== undefined) {
+      lines.push(keyed(position, amount));
+    } else if (isScalar(entry)) {
+      const [first = '', ...rest] = scalarText(entry, style).split('\n');
+      lines.push(keyed(position, first));
+      for (const line of rest) lines.push(line === '' ? '' : `${indent}${' '.repeat(width + 2)}${line}`);
+    } else if (Array.isArray(entry) && entry.length === 0) {
+      lines.push(keyed(position, style.dim('(none)')));
+    } else if (Array.isArray(entry) && entry.every(isScalar)) {
+      lines.push(keyed(position, inlineList(entry, style)));
+    } else {
+      lines.push(indent + style.key(labels[position] ?? ''));
+      lines.push(...block(entry, entrySchema, context, indent + '  '));
+    }
+  });
   return lines;
 }
 
-function list(items: readonly unknown[], style: Style, indent: string): string[] {
-  if (items.length === 0) return [indent + style.dim('(none)')];
-  if (items.every(isRecord)) return table(items, style, indent);
+function list(items: readonly unknown[], schema: JsonSchema | undefined, context: Context, indent: string): string[] {
+  if (items.length === 0) return [indent + context.style.dim('(none)')];
+  const itemSchema = isJsonSchema(schema?.['items']) ? schema['items'] : undefined;
+  if (items.every(isRecord)) {
+    const rows = table(items, itemSchema, context, indent);
+    const { width } = context;
+    if (width === undefined || rows.every((line) => visibleLength(line) <= width)) return rows;
+  }
   return items.flatMap((item) =>
-    block(item, style, indent + '- ').map((line, index) => (index === 0 ? line : `  ${line}`)),
+    block(item, itemSchema, context, '').map((line, index) => `${indent}${index === 0 ? '- ' : '  '}${line}`),
   );
 }
 
-/** Arrays of objects: one row each, columns in first-seen order, every cell whole. */
-function table(rows: readonly Record<string, unknown>[], style: Style, indent: string): string[] {
-  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  const cells = rows.map((row) => columns.map((column) => cellText(row[column])));
-  const widths = columns.map((column, index) =>
-    Math.max(column.length, ...cells.map((row) => (row[index] ?? '').length)),
+/**
+ * Arrays of objects: one row each. Columns are the item schema's properties in order, then any
+ * other keys the rows have, so every result of a tool has the same columns. Cells are one line
+ * and whole; no line ends in padding.
+ */
+function table(
+  rows: readonly Record<string, unknown>[],
+  itemSchema: JsonSchema | undefined,
+  context: Context,
+  indent: string,
+): string[] {
+  const { style, root } = context;
+  const declared = objectShape(schemaFor(itemSchema, rows[0], root), root).properties.map(([key]) => key);
+  const seen = rows.flatMap((row) => Object.keys(row).filter((key) => ownValue(row, key) !== undefined));
+  const columns = [...new Set([...declared, ...seen])].filter(
+    (column) => !rows.every((row) => repeatsAnAmount(column, row)),
   );
-  const line = (values: readonly string[], paint: (text: string) => string = (text) => text): string =>
+  const header = columns.map((column) => style.key(terminalSafe(column, true)));
+  const cells = rows.map((row) => columns.map((column) => cellText(column, row, style)));
+  const widths = columns.map((_, index) =>
+    Math.max(...[header, ...cells].map((line) => visibleLength(line[index] ?? ''))),
+  );
+  const line = (values: readonly string[]): string =>
     indent +
     values
-      .map((value, index) => paint(value.padEnd(widths[index] ?? 0)))
+      .map((value, index) => (index === values.length - 1 ? value : padVisible(value, widths[index] ?? 0)))
       .join('  ')
       .trimEnd();
-  return [line(columns, style.key), ...cells.map((row) => line(row))];
+  return [line(header), ...cells.map(line)];
 }
 
-function cellText(value: unknown): string {
+function cellText(column: string, row: Record<string, unknown>, style: Style): string {
+  const value = ownValue(row, column);
   if (value === undefined) return '';
-  return isScalar(value) ? scalarText(value) : JSON.stringify(value);
+  const amount = amountText(column, row, style);
+  if (amount !== undefined) return amount;
+  if (isScalar(value)) return value === null ? style.dim('-') : terminalSafe(String(value), true);
+  if (Array.isArray(value) && value.length === 0) return style.dim('(none)');
+  if (Array.isArray(value) && value.every(isScalar)) return inlineList(value, style);
+  return terminalSafe(JSON.stringify(value), true);
 }
 
-function scalarText(value: unknown): string {
-  if (value === null || value === undefined) return '-';
-  return typeof value === 'string' ? value : JSON.stringify(value);
+function inlineList(items: readonly Scalar[], style: Style): string {
+  return items.map((item) => (item === null ? style.dim('-') : terminalSafe(String(item), true))).join(', ');
 }
+
+function scalarText(value: unknown, style: Style): string {
+  return value === null || value === undefined ? style.dim('-') : terminalSafe(String(value));
+}
+
+type AmountUnit = {
+  /** Digits after the decimal point of one coin. */
+  decimals: number;
+  /** The coin, e.g. DASH, ether or a token's symbol. */
+  coin: string;
+  /** The base unit, plural and singular. */
+  base: readonly [plural: string, singular: string];
+  /** The field that may carry the same amount in coins. */
+  twin: string;
+};
+
+const MAX_TOKEN_DECIMALS = 255;
+const BASE_UNITS = /^-?[0-9]+$/;
+
+/** The unit of `record[key]` when its name says it is an amount in base units. */
+function amountUnit(key: string, record: Record<string, unknown>): AmountUnit | undefined {
+  const duffs = /^(.*_)?duffs$/.exec(key);
+  if (duffs) return { decimals: 8, coin: 'DASH', base: ['duffs', 'duff'], twin: `${duffs[1] ?? ''}dash` };
+  const wei = /^(.*_)?wei$/.exec(key);
+  if (wei) return { decimals: 18, coin: 'ether', base: ['wei', 'wei'], twin: `${wei[1] ?? ''}ether` };
+  const token = /^(.*_)?balance$/.exec(key);
+  if (!token) return undefined;
+  const prefix = token[1] ?? '';
+  const decimals = ownValue(record, `${prefix}decimals`);
+  if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > MAX_TOKEN_DECIMALS) {
+    return undefined;
+  }
+  const symbol = ownValue(record, `${prefix}symbol`);
+  return {
+    decimals,
+    coin: typeof symbol === 'string' && symbol.trim() !== '' ? terminalSafe(symbol, true) : 'tokens',
+    base: ['base units', 'base unit'],
+    twin: `${prefix}amount`,
+  };
+}
+
+/** `1.5 ether (1500000000000000000 wei)` for an amount field holding digits; otherwise undefined. */
+function amountText(key: string, record: Record<string, unknown>, style: Style): string | undefined {
+  const unit = amountUnit(key, record);
+  const value = ownValue(record, key);
+  if (!unit || typeof value !== 'string' || !BASE_UNITS.test(value)) return undefined;
+  const units = BigInt(value);
+  const base = units === 1n || units === -1n ? unit.base[1] : unit.base[0];
+  return `${style.amount(`${formatCoins(units, unit.decimals)} ${unit.coin}`)} (${value} ${base})`;
+}
+
+/**
+ * Whether `record[key]` is a coin field that says no more than its base-unit sibling's line: the
+ * same amount, or null beside a null amount. A twin that disagrees is shown, never hidden.
+ */
+function repeatsAnAmount(key: string, record: Record<string, unknown>): boolean {
+  const twin = ownValue(record, key);
+  for (const [baseKey, base] of Object.entries(record)) {
+    const unit = amountUnit(baseKey, record);
+    if (!unit || unit.twin !== key || baseKey === key) continue;
+    if (twin === undefined) return true;
+    if (base === null && twin === null) return true;
+    if (typeof base === 'string' && BASE_UNITS.test(base) && typeof twin === 'string') {
+      return parseCoins(twin, unit.decimals) === BigInt(base);
+    }
+  }
+  return false;
+}
+
+/** Base units as a decimal number of coins, exact, without trailing zeros: 226n, 8 -> "0.00000226". */
+function formatCoins(units: bigint, decimals: number): string {
+  const sign = units < 0n ? '-' : '';
+  const magnitude = units < 0n ? -units : units;
+  const scale = 10n ** BigInt(decimals);
+  const fraction = (magnitude % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return `${sign}${magnitude / scale}${fraction === '' ? '' : `.${fraction}`}`;
+}
+
+/** A decimal number of coins as base units; undefined when it is not one, or is finer than a base unit. */
+function parseCoins(text: string, decimals: number): bigint | undefined {
+  const match = /^(-?)([0-9]+)(?:\.([0-9]+))?$/.exec(text);
+  if (!match) return undefined;
+  const fraction = (match[3] ?? '').replace(/0+$/, '');
+  if (fraction.length > decimals) return undefined;
+  const magnitude = BigInt(match[2] ?? '0') * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
+  return match[1] === '-' ? -magnitude : magnitude;
+}
+
+type Field = { key: string; value: unknown; schema: JsonSchema | undefined };
+
+/** An object's fields in the schema's order, then the rest in the value's order; coin twins folded. */
+function fieldsOf(
+  record: Record<string, unknown>,
+  schema: JsonSchema | undefined,
+  root: JsonSchema | undefined,
+): Field[] {
+  const shape = objectShape(schema, root);
+  const declared = new Map(shape.properties);
+  const keys = [...new Set([...declared.keys(), ...Object.keys(record)])];
+  return keys
+    .filter((key) => ownValue(record, key) !== undefined && !repeatsAnAmount(key, record))
+    .map((key) => ({ key, value: ownValue(record, key), schema: declared.get(key) ?? shape.additional }));
+}
+
+type ObjectShape = { properties: [string, JsonSchema][]; additional: JsonSchema | undefined };
+
+/** The properties an object schema declares (with those of its `allOf` members), in order. */
+function objectShape(schema: JsonSchema | undefined, root: JsonSchema | undefined, depth = 0): ObjectShape {
+  if (!schema || depth > MAX_SCHEMA_DEPTH) return { properties: [], additional: undefined };
+  const members = asArray(schema['allOf'])
+    .filter(isJsonSchema)
+    .map((member) => objectShape(dereference(member, root), root, depth + 1));
+  const additional = schema['additionalProperties'];
+  return {
+    properties: [...schemaProperties(schema), ...members.flatMap((member) => member.properties)],
+    additional: isJsonSchema(additional)
+      ? additional
+      : members.find((member) => member.additional !== undefined)?.additional,
+  };
+}
+
+const MAX_SCHEMA_DEPTH = 32;
+
+/**
+ * The schema that describes `value`'s structure: local `$ref`s followed, and of an `anyOf` or
+ * `oneOf` (a nullable field is `anyOf: [X, {type: null}]`) the member that fits the value.
+ */
+function schemaFor(
+  schema: JsonSchema | undefined,
+  value: unknown,
+  root: JsonSchema | undefined,
+  depth = 0,
+): JsonSchema | undefined {
+  const resolved = dereference(schema, root);
+  if (!resolved || depth > MAX_SCHEMA_DEPTH) return undefined;
+  const members = [...asArray(resolved['anyOf']), ...asArray(resolved['oneOf'])].filter(isJsonSchema);
+  if (members.length === 0) return resolved;
+  for (const member of members) {
+    const candidate = schemaFor(member, value, root, depth + 1);
+    if (candidate && fits(candidate, value)) return candidate;
+  }
+  return undefined;
+}
+
+function fits(schema: JsonSchema, value: unknown): boolean {
+  const type = schema['type'];
+  const types = Array.isArray(type) ? type : [type];
+  if (Array.isArray(value)) return types.includes('array') || 'items' in schema;
+  if (isRecord(value)) return types.includes('object') || 'properties' in schema || 'allOf' in schema;
+  return true;
+}
+
+/** Follows `$ref: "#/…"` (a JSON Pointer into the root schema, e.g. `#/$defs/Row`). */
+function dereference(schema: JsonSchema | undefined, root: JsonSchema | undefined): JsonSchema | undefined {
+  let current = schema;
+  for (let hops = 0; current && typeof current['$ref'] === 'string'; hops++) {
+    const ref = current['$ref'];
+    if (hops > MAX_SCHEMA_DEPTH || !root || (ref !== '#' && !ref.startsWith('#/'))) return undefined;
+    let target: unknown = root;
+    for (const token of ref.split('/').slice(1)) {
+      const name = decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
+      target = isJsonSchema(target) && Object.hasOwn(target, name) ? target[name] : undefined;
+    }
+    current = isJsonSchema(target) ? target : undefined;
+  }
+  return current;
+}
+
+type Scalar = string | number | boolean | null;
 
 function isScalar(value: unknown): value is Scalar {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value);
@@ -92,4 +353,21 @@ function isScalar(value: unknown): value is Scalar {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function ownValue(record: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** Our own colour codes are the only escapes left after {@link terminalSafe}: they take no room. */
+function visibleLength(text: string): number {
+  return stripVTControlCharacters(text).length;
+}
+
+function padVisible(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - visibleLength(text)));
 }
