@@ -2,11 +2,16 @@ import type { ListedTool } from '../mcp/client.js';
 import { fullDescriptionOf } from '../shared/protocol-meta.js';
 import { toolDomain } from '../shared/naming.js';
 import type { CliFlag } from './global-flags.js';
-import type { Style } from './render.js';
+import { terminalSafe, type Style } from './render.js';
 import type { FlagSpec } from './schema-flags.js';
 
 /** A tool as a command: what help, completion and dispatch need. */
 export type ToolCommand = { command: string; tool: ListedTool };
+
+/** `wallet tools`' own flag. */
+export const TOOLS_FLAGS: readonly CliFlag[] = [
+  { name: 'refresh', type: 'boolean', description: 'Ask the server again instead of using the cached list.' },
+];
 
 /** The CLI's own verbs, shown after the tool commands. */
 export const CLI_VERBS: readonly { name: string; summary: string }[] = [
@@ -23,7 +28,7 @@ export function renderRootHelp(
   style: Style,
 ): string {
   const lines = [`${style.heading('wallet')} — a Dash and Ethereum wallet for people and agents, over MCP.`];
-  if (!server.builtIn) lines.push(`Tools of ${server.name} ${server.version} (--server).`);
+  if (!server.builtIn) lines.push(terminalSafe(`Tools of ${server.name} ${server.version}.`, true));
   lines.push(`${style.heading('Usage:')} wallet <command> [flags]`, '');
   const width = Math.max(
     ...commands.map((entry) => entry.command.length),
@@ -39,7 +44,8 @@ export function renderRootHelp(
   )) {
     lines.push(style.heading(`${domainTitle(domain)} commands:`));
     for (const entry of entries) {
-      lines.push(`  ${style.key(entry.command.padEnd(width))}  ${entry.tool.description ?? entry.tool.title ?? ''}`);
+      const summary = terminalSafe(entry.tool.description ?? entry.tool.title ?? '', true);
+      lines.push(`  ${style.key(terminalSafe(entry.command, true).padEnd(width))}  ${summary}`);
     }
     lines.push('');
   }
@@ -52,9 +58,10 @@ export function renderRootHelp(
 
 export function renderCommandHelp(entry: ToolCommand, specs: readonly FlagSpec[], style: Style): string {
   const { tool } = entry;
-  const description = fullDescriptionOf(tool);
+  // Everything a server wrote is made terminal-safe: an escape in a description could rewrite the screen.
+  const description = terminalSafe(fullDescriptionOf(tool));
   const lines = [
-    `${style.heading(`wallet ${entry.command}`)}${tool.title ? ` — ${tool.title}` : ''}`,
+    `${style.heading(terminalSafe(`wallet ${entry.command}`, true))}${tool.title ? ` — ${terminalSafe(tool.title, true)}` : ''}`,
     '',
     description,
     '',
@@ -95,7 +102,7 @@ function specRows(spec: FlagSpec): FlagRow[] {
     spec.nullable ? "'null' allowed" : '',
     spec.hasDefault ? `default: ${JSON.stringify(spec.defaultValue)}` : '',
   ].filter(Boolean);
-  const text = spec.description + (notes.length > 0 ? ` [${notes.join(', ')}]` : '');
+  const text = terminalSafe(spec.description + (notes.length > 0 ? ` [${notes.join(', ')}]` : ''), true);
   if (spec.secret) {
     return [
       { names: `--${spec.flag}-stdin`, text: `${text} Read from stdin (secret: never inline).` },
@@ -108,7 +115,7 @@ function specRows(spec: FlagSpec): FlagRow[] {
   const placeholder =
     spec.kind === 'boolean' && !spec.array
       ? ''
-      : ` <${spec.choices ? spec.choices.map(String).join('|') : spec.kind === 'json' ? 'json' : spec.kind}>`;
+      : ` <${spec.choices ? terminalSafe(spec.choices.map(String).join('|'), true) : spec.kind === 'json' ? 'json' : spec.kind}>`;
   const names = spec.kind === 'boolean' && !spec.array ? `--[no-]${spec.flag}` : `--${spec.flag}${placeholder}`;
   return [{ names, text }];
 }

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { toolCommands } from '../../src/cli/commands.js';
+import { COMPLETION_FILES, COMPLETION_SHELLS, completionScript } from '../../src/cli/completion/index.js';
+import { openInProcessSession } from '../../src/mcp/client.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 import { renderToolsMarkdown } from '../../src/tools/tools-markdown.js';
 import { ROOT } from '../helpers/paths.js';
@@ -14,5 +17,20 @@ describe('generated files', () => {
   it('docs/TOOLS.md documents every tool', () => {
     const markdown = renderToolsMarkdown(ALL_TOOLS);
     for (const tool of ALL_TOOLS) assert.match(markdown, new RegExp(`^## ${tool.name}$`, 'm'));
+  });
+  it('the completion scripts in completions/ are up to date (run `npm run generate`)', async () => {
+    const session = await openInProcessSession({});
+    let commands;
+    try {
+      commands = toolCommands(await session.listTools());
+    } finally {
+      await session.close();
+    }
+    for (const shell of COMPLETION_SHELLS) {
+      const file = join('completions', COMPLETION_FILES[shell]);
+      const committed = readFileSync(join(ROOT, file), 'utf8');
+      assert.equal(committed, completionScript(shell, commands), `${file} is stale: run \`npm run generate\``);
+      for (const { command } of commands) assert.ok(committed.includes(`\t${command}\t`), `${file} lacks ${command}`);
+    }
   });
 });

@@ -1,0 +1,123 @@
+import { flagsOfCommand } from '../commands.js';
+import type { CliFlag } from '../global-flags.js';
+import type { ToolCommand } from '../help.js';
+import { flagsFromSchema, type FlagSpec } from '../schema-flags.js';
+
+/** The shells `wallet completion` writes a script for. */
+export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+export type CompletionShell = (typeof COMPLETION_SHELLS)[number];
+
+/** The file each script is installed as (and generated into completions/), as its shell looks for it. */
+export const COMPLETION_FILES: Readonly<Record<CompletionShell, string>> = {
+  bash: 'wallet.bash',
+  zsh: '_wallet',
+  fish: 'wallet.fish',
+};
+
+/**
+ * What a flag's value completes to: nothing to complete (`none`, a boolean), free text (`text`),
+ * one of `choices` (`choice`), a path (`file`), or a wallet of the local keystore (`wallet`).
+ */
+export type ValueKind = 'none' | 'text' | 'choice' | 'file' | 'wallet';
+
+export type CompletionFlag = {
+  /** As typed: `--network`, `-y`. */
+  name: string;
+  value: ValueKind;
+  choices: readonly string[];
+  description: string;
+};
+
+/** A command or subcommand, named by its path: `['core-address-create']`, `['servers', 'import']`. */
+export type CompletionCommand = {
+  path: readonly string[];
+  summary: string;
+  /** The global flags are valid after it too. */
+  acceptsGlobals: boolean;
+  /** Its positional arguments are paths. */
+  acceptsFiles: boolean;
+  flags: readonly CompletionFlag[];
+};
+
+/**
+ * What completes after a flag of the CLI: a boolean takes no value, choices complete to
+ * themselves, `…-file` to a path, `--wallet-id` to the keystore's wallets.
+ */
+export function valueKindOf(name: string, type: CliFlag['type'], choices: readonly string[]): ValueKind {
+  if (type === 'boolean') return 'none';
+  if (choices.length > 0) return 'choice';
+  if (name.endsWith('-file')) return 'file';
+  if (name === 'wallet-id') return 'wallet';
+  return 'text';
+}
+
+/**
+ * A flag of the CLI itself (global or of a verb), its alias, and `--no-x` when its description
+ * offers that negation (`--no-color`).
+ */
+export function cliFlagCompletions(flag: CliFlag): CompletionFlag[] {
+  const choices = flag.choices ?? [];
+  const value = valueKindOf(flag.name, flag.type, choices);
+  const long = { name: `--${flag.name}`, value, choices, description: flag.description };
+  const alias = flag.alias ? [{ ...long, name: `-${flag.alias}` }] : [];
+  const negated = flag.type === 'boolean' && flag.description.includes(`--no-${flag.name}`);
+  return [long, ...alias, ...(negated ? [{ ...long, name: `--no-${flag.name}` }] : [])];
+}
+
+/**
+ * Tool commands as completion commands: the flags `flagsOfCommand` gives each one, except the
+ * inline flag of a secret (refused; only `--x-stdin` and `--x-file` are offered), with the
+ * schema's choices, and `--no-x` for every boolean property.
+ */
+export function toolCompletionCommands(commands: readonly ToolCommand[]): CompletionCommand[] {
+  return commands.map(({ command, tool }) => ({
+    path: [command],
+    summary: tool.description ?? tool.title ?? '',
+    acceptsGlobals: true,
+    acceptsFiles: false,
+    flags: toolFlags(flagsFromSchema(tool.inputSchema)),
+  }));
+}
+
+function toolFlags(specs: readonly FlagSpec[]): CompletionFlag[] {
+  const byFlag = new Map(specs.map((spec) => [spec.flag, spec]));
+  const secretOf = new Map(
+    specs
+      .filter((spec) => spec.secret)
+      .flatMap((spec) => [`${spec.flag}-stdin`, `${spec.flag}-file`].map((name) => [name, spec])),
+  );
+  const flags: CompletionFlag[] = [];
+  for (const flag of flagsOfCommand(specs)) {
+    const spec = byFlag.get(flag.name);
+    if (spec?.secret) continue;
+    const choices = spec ? specChoices(spec) : [];
+    const completion = {
+      name: `--${flag.name}`,
+      value: valueKindOf(flag.name, flag.type, choices),
+      choices,
+      description: flagDescription(flag, spec, secretOf.get(flag.name)),
+    };
+    flags.push(completion);
+    if (spec && flag.type === 'boolean') flags.push({ ...completion, name: `--no-${flag.name}` });
+  }
+  return flags;
+}
+
+function specChoices(spec: FlagSpec): string[] {
+  if (spec.choices) return spec.choices.map(String);
+  return spec.kind === 'boolean' && spec.array ? ['true', 'false'] : [];
+}
+
+function flagDescription(flag: CliFlag, spec: FlagSpec | undefined, secret: FlagSpec | undefined): string {
+  if (spec) return spec.description;
+  if (secret) {
+    const what = secret.description || secret.property;
+    return flag.name.endsWith('-stdin') ? `${what} (read from stdin)` : `${what} (read from an owner-only file)`;
+  }
+  if (flag.name === 'args-json') return "The whole argument object as JSON; '-' reads it from stdin";
+  return flag.description;
+}
+
+/** The two tables a script embeds: the CLI's verbs and global flags, and the built-in tool commands. */
+export type EmbeddedTables = { cli: string; tools: string };

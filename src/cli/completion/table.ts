@@ -1,0 +1,88 @@
+import type { ToolCommand } from '../help.js';
+import { toolCompletionCommands, type CompletionCommand, type CompletionFlag } from './model.js';
+import { globalCompletionFlags, verbCompletionCommands } from './verbs.js';
+
+/**
+ * The text the completion scripts read, embedded in them and cached per server: one record per
+ * line, fields separated by one tab. No field holds a tab or a line break, and every field but the
+ * last is non-empty (bash's `read` merges adjacent tabs), so summaries cannot break a reader.
+ *
+ * ```
+ * wallet-completion  1                                     (header; readers skip unknown records)
+ * cmd   <parent>  <name>  <accepts>  <summary>             a command; parent '-' is the top level
+ * flag  <scope>   <flag>  <kind>     <description>         kind: none | text | choice | file | wallet
+ * val   <scope>   <flag>  <value>                          one value of a `choice` flag
+ * ```
+ *
+ * `<scope>` is the command's path joined by spaces (`servers import`), or `-` for the global flags;
+ * `<accepts>` is `globals`, `files`, `globals,files` or `-`.
+ */
+const TABLE_HEADER = 'wallet-completion\t1';
+
+/**
+ * The table of tool commands and their flags: embedded in the scripts for the built-in server, and
+ * written to `<data dir>/cache/tools/<serverCacheKey>.tsv` for any other server.
+ *
+ * @example
+ * completionTable(toolCommands(await session.listTools()))
+ * // 'wallet-completion\t1\ncmd\t-\tnetwork-info\tglobals\tConfigured networks…\nflag\tnetwork-info\t--chain\tchoice\t…'
+ */
+export function completionTable(commands: readonly ToolCommand[]): string {
+  return renderTable(toolCompletionCommands(commands), []);
+}
+
+/** The table of the CLI's own verbs and global flags: the same for every server. */
+export function cliTable(): string {
+  return renderTable(verbCompletionCommands(), globalCompletionFlags());
+}
+
+function renderTable(commands: readonly CompletionCommand[], globalFlags: readonly CompletionFlag[]): string {
+  const lines = [TABLE_HEADER, ...flagRecords('-', globalFlags)];
+  for (const command of commands) {
+    const name = command.path.at(-1) ?? '';
+    if (!isCommandName(name)) continue;
+    const parent = command.path.length > 1 ? command.path.slice(0, -1).join(' ') : '-';
+    const accepts = [command.acceptsGlobals ? 'globals' : '', command.acceptsFiles ? 'files' : ''].filter(Boolean);
+    lines.push(['cmd', parent, name, accepts.join(',') || '-', oneLine(command.summary)].join('\t'));
+    lines.push(...flagRecords(command.path.join(' '), command.flags));
+  }
+  return lines.join('\n') + '\n';
+}
+
+function flagRecords(scope: string, flags: readonly CompletionFlag[]): string[] {
+  return flags
+    .filter((flag) => isFlagName(flag.name))
+    .flatMap((flag) => [
+      ['flag', scope, flag.name, flag.value, oneLine(flag.description)].join('\t'),
+      ...(flag.value === 'choice'
+        ? flag.choices
+            .filter((choice) => choice !== '' && !hasControl(choice))
+            .map((choice) => `val\t${scope}\t${flag.name}\t${choice}`)
+        : []),
+    ]);
+}
+
+/** A name a shell word can hold alone: no blanks or control characters, and not taken for a flag. */
+function isCommandName(name: string): boolean {
+  return name !== '' && !name.startsWith('-') && !/\s/.test(name) && !hasControl(name);
+}
+
+/** `--name` or `-n`: nothing a shell or `--flag=value` would split. */
+function isFlagName(name: string): boolean {
+  return /^--?[^\s=-][^\s=]*$/.test(name) && !hasControl(name);
+}
+
+function hasControl(text: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f-\u009f]/.test(text);
+}
+
+const SUMMARY_MAX = 100;
+
+/** The first non-blank line, control characters as spaces, at most SUMMARY_MAX characters. */
+function oneLine(text: string): string {
+  const first = text.split(/\r\n|\r|\n/).find((line) => line.trim() !== '') ?? '';
+  // eslint-disable-next-line no-control-regex
+  const clean = first.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ').trim();
+  return clean.length > SUMMARY_MAX ? `${clean.slice(0, SUMMARY_MAX - 1).trimEnd()}…` : clean;
+}

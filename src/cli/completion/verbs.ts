@@ -1,0 +1,73 @@
+import { GLOBAL_FLAGS } from '../global-flags.js';
+import { CLI_VERBS, TOOLS_FLAGS } from '../help.js';
+import { SERVE_FLAGS } from '../serve.js';
+import { SERVERS_FLAGS, SERVERS_FLAGS_OF, SERVERS_SUBCOMMANDS } from '../servers/command.js';
+import { cliFlagCompletions, COMPLETION_SHELLS, type CompletionCommand, type CompletionFlag } from './model.js';
+
+/** The global flags, valid before the command and after every command that takes them. */
+export function globalCompletionFlags(): CompletionFlag[] {
+  return GLOBAL_FLAGS.flatMap(cliFlagCompletions);
+}
+
+/** A verb's own entry takes its summary from CLI_VERBS; its subcommands bring theirs. */
+type VerbShape = Omit<CompletionCommand, 'summary'> & { summary?: string };
+
+type ServersSubcommand = (typeof SERVERS_SUBCOMMANDS)[number];
+
+const SERVERS_SUMMARIES: Readonly<Record<ServersSubcommand, string>> = {
+  list: 'List the named servers',
+  add: 'Name a server: a stdio command or an HTTP URL',
+  remove: 'Forget a named server',
+  import: 'Import the servers of agent config files',
+};
+
+/**
+ * `wallet servers [<subcommand>]` parses its own flags (SERVERS_FLAGS), not the global ones: each
+ * subcommand those of SERVERS_FLAGS_OF, the bare verb the ones every subcommand takes;
+ * `import` reads the config files it is given.
+ */
+function serversShape(subcommand?: ServersSubcommand): VerbShape {
+  const allowed = subcommand
+    ? SERVERS_FLAGS_OF[subcommand]
+    : SERVERS_SUBCOMMANDS.map((name) => SERVERS_FLAGS_OF[name]).reduce((common, names) =>
+        common.filter((name) => names.includes(name)),
+      );
+  const flags = SERVERS_FLAGS.filter((flag) => allowed.includes(flag.name));
+  return {
+    path: subcommand === undefined ? ['servers'] : ['servers', subcommand],
+    ...(subcommand === undefined ? {} : { summary: SERVERS_SUMMARIES[subcommand] }),
+    acceptsGlobals: false,
+    acceptsFiles: subcommand === 'import',
+    flags: flags.flatMap(cliFlagCompletions),
+  };
+}
+
+/** How each CLI verb continues: its flags and subcommands. A verb not listed takes the global flags. */
+const VERB_SHAPES: Readonly<Record<string, readonly VerbShape[]>> = {
+  serve: [
+    { path: ['serve'], acceptsGlobals: false, acceptsFiles: false, flags: SERVE_FLAGS.flatMap(cliFlagCompletions) },
+  ],
+  tools: [
+    { path: ['tools'], acceptsGlobals: true, acceptsFiles: false, flags: TOOLS_FLAGS.flatMap(cliFlagCompletions) },
+  ],
+  servers: [serversShape(), ...SERVERS_SUBCOMMANDS.map(serversShape)],
+  completion: [
+    { path: ['completion'], acceptsGlobals: false, acceptsFiles: false, flags: [] },
+    ...COMPLETION_SHELLS.map((shell) => ({
+      path: ['completion', shell],
+      summary: `The ${shell} completion script`,
+      acceptsGlobals: false,
+      acceptsFiles: false,
+      flags: [],
+    })),
+  ],
+};
+
+/** The CLI's own verbs (`serve`, `tools`, `servers`, `completion`) and their subcommands. */
+export function verbCompletionCommands(): CompletionCommand[] {
+  return CLI_VERBS.flatMap((verb) =>
+    (VERB_SHAPES[verb.name] ?? [{ path: [verb.name], acceptsGlobals: true, acceptsFiles: false, flags: [] }]).map(
+      (shape) => ({ ...shape, summary: shape.summary ?? verb.summary }),
+    ),
+  );
+}
