@@ -1,44 +1,39 @@
-import {
-  ConnectionError,
-  RemoteProtocolError,
-  openInProcessSession,
-  openStdioSession,
-  type ListedTool,
-  type McpSession,
-  type ToolCallResult,
-} from '../mcp/client.js';
+import { homedir } from 'node:os';
+import { ConnectionError, RemoteProtocolError, type ListedTool } from '../mcp/client.js';
 import { SetupError } from '../mcp/setup.js';
+import { resolveDataDir } from '../shared/data-dir.js';
 import { inDialect, toolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { packageInfo } from '../shared/package-info.js';
-import { fullDescriptionOf, readToolErrorMeta } from '../shared/protocol-meta.js';
-import { argumentsFromFlags, checkRequired, parseArgsJson } from './arguments.js';
-import { flagsOfCommand, toolCommands } from './commands.js';
-import { GLOBAL_FLAGS, parserFor, readGlobals, type CliFlag, type GlobalOptions } from './global-flags.js';
-import { CLI_VERBS, renderCommandHelp, renderRootHelp, type ToolCommand } from './help.js';
-import { processIo, readAll, type CliIo } from './io.js';
+import { fullDescriptionOf } from '../shared/protocol-meta.js';
+import { activityOn, type Activity } from './activity.js';
+import { toolCommands } from './commands.js';
+import { COMPLETION_SHELLS, completionScript } from './completion/index.js';
+import { Declined } from './confirm.js';
+import { Connection, type ToolList } from './connection.js';
+import { GLOBAL_FLAGS, parserFor, readGlobals, type GlobalOptions } from './global-flags.js';
+import { CLI_VERBS, renderCommandHelp, renderRootHelp, TOOLS_FLAGS, type ToolCommand } from './help.js';
+import { processIo, type CliIo } from './io.js';
 import { createStyle, renderHuman, type Style } from './render.js';
-import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
+import { runToolCommand } from './run-tool.js';
+import { flagsFromSchema } from './schema-flags.js';
 import {
   passphrasePrompt,
   PromptInterrupted,
-  promptHidden,
   readSecretFile,
   readSecretStdin,
   type PassphrasePrompt,
 } from './secrets.js';
-import { progressLine } from './progress.js';
 import { runServe } from './serve.js';
-import { splitCommandLine } from './server-command.js';
+import { runServers } from './servers/command.js';
 import { closestNames } from './suggest.js';
+import { resolveTarget } from './target.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
 import { EXIT, UsageError } from './usage-error.js';
 
-const DEFAULT_TIMEOUT_MS = 60_000;
-
 /**
- * The whole CLI: parses argv, connects to the built-in server in-process (or to `--server`), turns
- * its tools into commands, runs one, and returns the exit code. Importable, so tests run it
- * in-process with fake streams.
+ * The whole CLI: parses argv, connects to the built-in server in-process (or to another server
+ * over stdio or HTTP), turns its tools into commands, runs one, and returns the exit code.
+ * Importable, so tests run it in-process with fake streams.
  */
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let debug = argv.includes('--debug');
@@ -52,12 +47,21 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       io.stdout.write(`${packageInfo().version}\n`);
       return EXIT.ok;
     }
+    const dataDir = resolveDataDir({ env: io.env, platform: process.platform, home: homedir() });
+    if (verb === 'servers') return await runServers(argv, io, dataDir);
     const style = createStyle(colorEnabled(globals, io));
-    const { session, prompt } = await openSession(globals, io);
+    const activity = activityOn(io.stderr);
+    const target = await resolveTarget(globals, dataDir, io.env);
+    const builtIn = target.kind === 'built-in' ? await builtInSetup(globals, io, activity) : undefined;
+    if (!builtIn) refuseBuiltInFlags(globals);
+    const connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup);
     try {
-      return await dispatch({ argv, io, globals, verb, session, style, prompt });
+      const code = await dispatch({ argv, io, globals, verb, connection, style, activity });
+      if (builtIn?.prompt?.interrupted()) throw new PromptInterrupted();
+      return code;
     } finally {
-      await session.close();
+      activity.stop();
+      await connection.close();
     }
   } catch (error) {
     return reportFailure(error, io, debug);
@@ -69,31 +73,33 @@ type Run = {
   io: CliIo;
   globals: GlobalOptions;
   verb: string | undefined;
-  session: McpSession;
+  connection: Connection;
   style: Style;
-  /** The passphrase prompt handed to the built-in server, when it may ask on the terminal. */
-  prompt: PassphrasePrompt | undefined;
+  activity: Activity;
 };
 
 async function dispatch(run: Run): Promise<number> {
-  const { io, globals, verb, session, style } = run;
-  const tools = await session.listTools({ timeoutMs: globals.timeoutMs ?? DEFAULT_TIMEOUT_MS });
-  const commands = toolCommands(tools);
+  const { io, globals, verb, connection, style } = run;
+  if (verb === 'completion') return printCompletion(run);
+  if (verb === 'tools') return printToolList(run);
+  let list = await connection.tools('allow');
+  let commands = toolCommands(list.tools);
   if (globals.getToolDefinition) {
-    io.stdout.write(JSON.stringify(definitionDocument(tools, session, globals.format), null, 2) + '\n');
+    io.stdout.write(JSON.stringify(definitionDocument(list, connection, globals.format), null, 2) + '\n');
     return EXIT.ok;
   }
   if (verb === undefined) {
-    io.stdout.write(
-      renderRootHelp(commands, { ...session.server, builtIn: globals.server === undefined }, GLOBAL_FLAGS, style),
-    );
+    io.stdout.write(renderRootHelp(commands, { ...list.server, builtIn: connection.isBuiltIn }, GLOBAL_FLAGS, style));
+    if (list.cached) io.stdout.write(cacheNote(list));
     return EXIT.ok;
   }
-  if (verb === 'tools') {
-    rejectUnknownFlags(parseCommandLine(run.argv, []), GLOBAL_FLAGS, 'tools');
-    return printToolList(commands, run);
+  let entry = findCommand(commands, verb);
+  if (!entry && list.cached) {
+    // A tool added since the list was cached: ask the server once before calling it unknown.
+    list = await connection.tools('refresh');
+    commands = toolCommands(list.tools);
+    entry = findCommand(commands, verb);
   }
-  const entry = commands.find((candidate) => candidate.command === verb || candidate.tool.name === verb);
   if (!entry) {
     const near = closestNames(verb, [
       ...commands.map((candidate) => candidate.command),
@@ -104,98 +110,47 @@ async function dispatch(run: Run): Promise<number> {
       near.length > 0 ? `Did you mean ${near.join(', ')}?` : "Run 'wallet --help' for the commands.",
     );
   }
-  const specs = flagsFromSchema(entry.tool.inputSchema);
   if (globals.help) {
-    io.stdout.write(renderCommandHelp(entry, specs, style));
+    io.stdout.write(renderCommandHelp(entry, flagsFromSchema(entry.tool.inputSchema), style));
+    if (list.cached) io.stdout.write(cacheNote(list));
     return EXIT.ok;
   }
-  const commandFlags = flagsOfCommand(specs);
-  const parsed = parseCommandLine(run.argv, commandFlags);
-  // Secrets first: a mnemonic typed inline must be refused before anything could echo a word of it.
-  const inlineSecret = specs.find((spec) => spec.secret && parsed[spec.flag] !== undefined);
-  if (inlineSecret) throw secretInArgv(inlineSecret);
-  rejectUnknownFlags(parsed, [...GLOBAL_FLAGS, ...commandFlags], entry.command, {
-    echoStrayWords: !specs.some((spec) => spec.secret),
-  });
-  const args = await collectArguments(specs, parsed, globals, io);
-  const progress = progressLine(io.stderr);
-  let result;
-  try {
-    result = await session.callTool(entry.tool.name, args, {
-      // The built-in server may be waiting on the passphrase prompt: only an explicit --timeout applies.
-      timeoutMs: globals.timeoutMs ?? (globals.server === undefined ? undefined : DEFAULT_TIMEOUT_MS),
-      onProgress: (message) => progress.update(message),
-    });
-  } finally {
-    progress.done();
-  }
-  if (run.prompt?.interrupted()) throw new PromptInterrupted();
-  return printResult(result, globals, io, style);
+  return runToolCommand(entry, run);
 }
 
-function parseCommandLine(argv: readonly string[], commandFlags: readonly CliFlag[]): Record<string, unknown> {
-  return parserFor(argv, [...GLOBAL_FLAGS, ...commandFlags]).parseSync() as Record<string, unknown>;
+function findCommand(commands: readonly ToolCommand[], verb: string): ToolCommand | undefined {
+  return commands.find((candidate) => candidate.command === verb || candidate.tool.name === verb);
 }
 
-/** Flags, `--args-json` and secrets into one argument object, checked before any call. */
-async function collectArguments(
-  specs: readonly FlagSpec[],
-  parsed: Readonly<Record<string, unknown>>,
-  globals: GlobalOptions,
-  io: CliIo,
-): Promise<Record<string, unknown>> {
-  const stdinReaders = [
-    parsed['args-json'] === '-' ? '--args-json -' : undefined,
-    globals.passphraseStdin ? '--passphrase-stdin' : undefined,
-    ...specs.map((spec) => (spec.secret && parsed[`${spec.flag}-stdin`] === true ? `--${spec.flag}-stdin` : undefined)),
-  ].filter((reader): reader is string => reader !== undefined);
-  if (stdinReaders.length > 1)
-    throw new UsageError(`Only one input can come from stdin; got ${stdinReaders.join(' and ')}.`);
-
-  let base: Record<string, unknown> = {};
-  const argsJson = parsed['args-json'];
-  if (argsJson === '-') base = parseArgsJson(await readAll(io.stdin), '--args-json -');
-  else if (argsJson !== undefined) {
-    base = parseArgsJson(String(argsJson), '--args-json');
-    const inlineSecret = specs.find((spec) => spec.secret && spec.property in base);
-    if (inlineSecret) throw secretInArgv(inlineSecret);
-  }
-  const args = argumentsFromFlags(specs, parsed, base);
-  for (const spec of specs.filter((candidate) => candidate.secret)) {
-    const file = parsed[`${spec.flag}-file`];
-    if (parsed[`${spec.flag}-stdin`] === true) args[spec.property] = await readSecretStdin(io, `--${spec.flag}-stdin`);
-    else if (typeof file === 'string') args[spec.property] = await readSecretFile(file, `--${spec.flag}-file`);
-    else if (spec.required && args[spec.property] === undefined && io.stdin.isTTY) {
-      args[spec.property] = await promptHidden(io, `${spec.description || spec.property} (hidden): `);
-    }
-  }
-  checkRequired(specs, args);
-  return args;
+function cacheNote(list: ToolList): string {
+  return `\n(Tool list of ${list.server.name} cached ${list.cached?.savedAt ?? ''}; 'wallet tools --refresh' asks the server again.)\n`;
 }
 
-function secretInArgv(spec: FlagSpec): UsageError {
-  return new UsageError(
-    `--${spec.flag} is a secret and is never taken from the command line (shell history, ps).`,
-    `Use --${spec.flag}-stdin, --${spec.flag}-file <owner-only file>, or omit it on a terminal to be prompted.`,
-  );
-}
-
-async function openSession(
-  globals: GlobalOptions,
-  io: CliIo,
-): Promise<{ session: McpSession; prompt: PassphrasePrompt | undefined }> {
-  if (globals.server !== undefined) {
-    if (globals.passphraseFile !== undefined || globals.passphraseStdin) {
-      throw new UsageError('--passphrase-file and --passphrase-stdin unlock the built-in keystore; not with --server.');
-    }
-    if (globals.endpoints.length > 0)
-      throw new UsageError('--endpoint configures the built-in server; not with --server.');
-    const session = await openStdioSession(
-      { ...splitCommandLine(globals.server), stderr: 'inherit' },
-      globals.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+/** `wallet completion <shell>`: the script for the built-in tools (other servers' lists are read from the cache at TAB). */
+async function printCompletion({ argv, io, connection }: Run): Promise<number> {
+  const words = ((parserFor(argv, GLOBAL_FLAGS).parseSync()['_'] as unknown[] | undefined) ?? []).map(String);
+  const shell = words[1];
+  if (!connection.isBuiltIn)
+    throw new UsageError(
+      "wallet completion covers the built-in tools; the scripts read other servers' cached lists by themselves.",
     );
-    return { session, prompt: undefined };
+  if (shell === undefined || !(COMPLETION_SHELLS as readonly string[]).includes(shell)) {
+    throw new UsageError(
+      `wallet completion takes one of ${COMPLETION_SHELLS.join(', ')}.`,
+      'See docs/CLI.md (Shell completion) for how to install it.',
+    );
   }
+  const { tools } = await connection.tools('allow');
+  io.stdout.write(completionScript(shell as (typeof COMPLETION_SHELLS)[number], toolCommands(tools)));
+  return EXIT.ok;
+}
+
+/** The built-in server's unlock: a passphrase from a file, stdin, or a hidden prompt when a tool first needs one. */
+async function builtInSetup(
+  globals: GlobalOptions,
+  io: CliIo,
+  activity: Activity,
+): Promise<{ setup: ConstructorParameters<typeof Connection>[3]; prompt: PassphrasePrompt | undefined }> {
   const given =
     globals.passphraseFile !== undefined
       ? await readSecretFile(globals.passphraseFile, '--passphrase-file')
@@ -203,29 +158,48 @@ async function openSession(
         ? await readSecretStdin(io, '--passphrase-stdin')
         : undefined;
   const prompt = given === undefined && io.stdin.isTTY ? passphrasePrompt(io) : undefined;
-  const session = await openInProcessSession({
-    env: io.env,
-    endpoints: globals.endpoints,
-    passphrase: given ?? prompt?.source,
-  });
-  return { session, prompt };
+  const passphrase = async (purpose: 'unlock' | 'new'): Promise<string | undefined> => {
+    activity.pause();
+    const value = given ?? (await prompt?.source(purpose));
+    if (value !== undefined) activity.start('Unlocking the keystore…');
+    return value;
+  };
+  return { setup: { env: io.env, endpoints: globals.endpoints, passphrase }, prompt };
 }
 
-function definitionDocument(tools: readonly ListedTool[], session: McpSession, format: string | undefined): unknown {
+function refuseBuiltInFlags(globals: GlobalOptions): void {
+  if (globals.passphraseFile !== undefined || globals.passphraseStdin) {
+    throw new UsageError(
+      '--passphrase-file and --passphrase-stdin unlock the built-in keystore; not with --server or --url.',
+    );
+  }
+  if (globals.endpoints.length > 0)
+    throw new UsageError('--endpoint configures the built-in server; not with --server or --url.');
+}
+
+function definitionDocument(list: ToolList, connection: Connection, format: string | undefined): unknown {
   const own = packageInfo();
-  const builtIn = session.server.name === own.name;
   const document = toolDefinitionDocument(
     {
-      name: session.server.name,
-      description: builtIn ? own.description : `Tools of the MCP server ${session.server.name}.`,
+      name: list.server.name,
+      description: connection.isBuiltIn ? own.description : `Tools of the MCP server ${list.server.name}.`,
     },
-    tools.map((tool) => ({ name: tool.name, description: fullDescriptionOf(tool), parameters: tool.inputSchema })),
+    list.tools.map((tool: ListedTool) => ({
+      name: tool.name,
+      description: fullDescriptionOf(tool),
+      parameters: tool.inputSchema,
+    })),
   );
   return inDialect(document, (format ?? 'wallet') as FunctionDialect);
 }
 
-function printToolList(commands: readonly ToolCommand[], { io, globals, style }: Run): number {
-  const rows = commands.map(({ command, tool }) => ({
+/** `wallet tools [--refresh]`: every tool with its command and badges. */
+async function printToolList({ argv, io, globals, style, connection }: Run): Promise<number> {
+  const flags = [...GLOBAL_FLAGS, ...TOOLS_FLAGS];
+  const parsed = parserFor(argv, flags).parseSync() as Record<string, unknown>;
+  rejectUnknownFlags(parsed, flags, 'tools');
+  const list = await connection.tools(parsed['refresh'] === true ? 'refresh' : 'allow');
+  const rows = toolCommands(list.tools).map(({ command, tool }) => ({
     command,
     tool: tool.name,
     summary: tool.description ?? '',
@@ -237,33 +211,12 @@ function printToolList(commands: readonly ToolCommand[], { io, globals, style }:
       .filter(Boolean)
       .join(' '),
   }));
-  io.stdout.write(globals.json ? JSON.stringify({ tools: rows }, null, 2) + '\n' : renderHuman(rows, style));
-  return EXIT.ok;
-}
-
-function printResult(result: ToolCallResult, globals: GlobalOptions, io: CliIo, style: Style): number {
-  if (result.isError) {
-    const meta = readToolErrorMeta(result._meta);
-    const message = meta ? `${meta.code}: ${meta.message}` : textOf(result) || 'The tool reported an error.';
-    io.stderr.write(`${style.error('error')}: ${message}\n`);
-    if (meta?.hint) io.stderr.write(`hint: ${meta.hint}\n`);
-    return meta?.code === 'INVALID_PARAM' || meta?.code === 'NETWORK_REQUIRED' ? EXIT.usage : EXIT.toolError;
-  }
-  if (globals.json) {
-    const value = result.structuredContent ?? { content: result.content };
-    io.stdout.write(JSON.stringify(value, null, 2) + '\n');
-  } else if (result.structuredContent !== undefined) {
-    io.stdout.write(renderHuman(result.structuredContent, style));
-  } else {
-    io.stdout.write(textOf(result) + '\n');
+  if (globals.json) io.stdout.write(JSON.stringify({ tools: rows }, null, 2) + '\n');
+  else {
+    io.stdout.write(renderHuman(rows, style));
+    if (list.cached) io.stdout.write(cacheNote(list));
   }
   return EXIT.ok;
-}
-
-function textOf(result: ToolCallResult): string {
-  return result.content
-    .map((block) => (block.type === 'text' && block.text !== undefined ? block.text : `[${block.type}]`))
-    .join('\n');
 }
 
 function colorEnabled(globals: GlobalOptions, io: CliIo): boolean {
@@ -283,12 +236,16 @@ function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
     return EXIT.usage;
   }
   if (error instanceof ConnectionError) {
-    say(error.message, 'Check the --server command, or run it by hand to see why it fails.');
+    say(error.message, 'Check the --server command or --url, or run the server by hand to see why it fails.');
     return EXIT.connection;
   }
   if (error instanceof RemoteProtocolError) {
     say(`the server refused the request (${error.code}): ${error.message}`);
     return error.code === -32602 ? EXIT.usage : EXIT.toolError;
+  }
+  if (error instanceof Declined) {
+    say(error.message);
+    return EXIT.toolError;
   }
   if (error instanceof PromptInterrupted) {
     io.stderr.write('interrupted\n');

@@ -3,6 +3,9 @@ import {
   ProtocolError,
   SdkError,
   SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
   type RequestOptions,
   type Transport,
 } from '@modelcontextprotocol/client';
@@ -45,6 +48,12 @@ export type CallOptions = {
   onProgress?: ((message: string | undefined, progress: number, total: number | undefined) => void) | undefined;
 };
 
+/** What a session tells its owner besides answers to its requests. */
+export type SessionEvents = {
+  /** The server said its tool list changed (`notifications/tools/list_changed`). */
+  onToolListChanged?: (() => void) | undefined;
+};
+
 /** One connection to one MCP server, whatever the transport. */
 export type McpSession = {
   readonly server: { name: string; version: string };
@@ -80,7 +89,7 @@ export async function openInProcessSession(
   const server = createWalletServer(walletServerOptions({ ...setup, localOnly: true, readOnly: false }));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  return connectSession(clientSide, 'legacy', undefined);
+  return connectSession(clientSide, 'legacy', undefined, {});
 }
 
 export type StdioServerCommand = {
@@ -92,7 +101,11 @@ export type StdioServerCommand = {
 };
 
 /** Spawns any MCP server speaking stdio and connects to it, negotiating the protocol era. */
-export async function openStdioSession(server: StdioServerCommand, timeoutMs?: number): Promise<McpSession> {
+export async function openStdioSession(
+  server: StdioServerCommand,
+  timeoutMs?: number,
+  events: SessionEvents = {},
+): Promise<McpSession> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   Object.assign(env, server.env);
@@ -102,16 +115,45 @@ export async function openStdioSession(server: StdioServerCommand, timeoutMs?: n
     env,
     stderr: server.stderr ?? 'inherit',
   });
-  return connectSession(transport, 'auto', timeoutMs);
+  return connectSession(transport, 'auto', timeoutMs, events);
+}
+
+export type HttpServerAddress = {
+  url: URL;
+  /** Sent with every request, e.g. `Authorization: Bearer …`. */
+  headers?: Readonly<Record<string, string>> | undefined;
+};
+
+/** Connects to an MCP server over Streamable HTTP, negotiating the protocol era. */
+export async function openHttpSession(
+  server: HttpServerAddress,
+  timeoutMs?: number,
+  events: SessionEvents = {},
+): Promise<McpSession> {
+  const transport = new StreamableHTTPClientTransport(server.url, {
+    requestInit: { headers: { ...server.headers } },
+  });
+  return connectSession(transport, 'auto', timeoutMs, events);
 }
 
 async function connectSession(
   transport: Transport,
   mode: 'legacy' | 'auto',
   timeoutMs: number | undefined,
+  events: SessionEvents,
 ): Promise<McpSession> {
   const { name, version } = packageInfo();
-  const client = new Client({ name, version }, { versionNegotiation: { mode } });
+  const onChanged = events.onToolListChanged;
+  const client = new Client(
+    { name, version },
+    {
+      versionNegotiation: { mode },
+      // The list is re-read by whoever needs it next; the notification only marks it stale.
+      ...(onChanged
+        ? { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onChanged() } } }
+        : {}),
+    },
+  );
   try {
     await client.connect(transport, timeoutMs === undefined ? undefined : { timeout: timeoutMs });
   } catch (error) {
@@ -168,6 +210,11 @@ async function translate<T>(call: () => Promise<T>): Promise<T> {
 }
 
 function reason(error: unknown): string {
+  if (error instanceof UnauthorizedError) return 'the server requires authorization (HTTP 401): check --header';
+  if (error instanceof SdkHttpError) {
+    const hint = error.status === 401 || error.status === 403 ? ': check --header' : '';
+    return `the server answered HTTP ${error.status}${hint}`;
+  }
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
     return 'the server did not answer in time';
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)

@@ -113,7 +113,18 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
     const { tools } = JSON.parse(stdout) as { tools: { tool: string }[] };
     assert.deepEqual(
       tools.map((row) => row.tool),
-      ['serve', 'key_import_now', 'always_fails_now', 'secret_store_put', 'shapes-echo'],
+      [
+        'serve',
+        'key_import_now',
+        'always_fails_now',
+        'secret_store_put',
+        'shapes-echo',
+        'funds_burn_now',
+        'tools_grow_now',
+        'env_get_now',
+        'process_die_now',
+        'call_hang_now',
+      ],
     );
   });
 

@@ -79,7 +79,7 @@ for (const kind of KINDS) {
     let passphraseFile: string;
     let env: Record<string, string>;
     const ok = async (argv: string[], stdin?: string) => {
-      const result = await wallet([...argv, '--passphrase-file', passphraseFile, '--json'], {
+      const result = await wallet([...argv, '--passphrase-file', passphraseFile, '--yes', '--json'], {
         home,
         env,
         ...(stdin === undefined ? {} : { stdin }),
@@ -88,7 +88,7 @@ for (const kind of KINDS) {
       return JSON.parse(result.stdout) as Record<string, unknown>;
     };
     const fails = async (argv: string[]) => {
-      const result = await wallet([...argv, '--passphrase-file', passphraseFile], { home, env });
+      const result = await wallet([...argv, '--passphrase-file', passphraseFile, '--yes'], { home, env });
       assert.notEqual(result.code, 0);
       return result.stderr;
     };
@@ -148,7 +148,7 @@ for (const kind of KINDS) {
       assert.deepEqual([dry['sent'], dry['hex'], dry['txid']], [false, null, null]);
       assert.equal(dry['change_address'], addressAt(1, 3), 'shows the change address it would use');
       assert.match(await fails([...pay, '--amount-duffs', '120000000', '--max-fee-duffs', '10']), /POLICY_VIOLATION/);
-      const locked = await wallet([...pay, '--amount-duffs', '120000000', '--passphrase-stdin'], {
+      const locked = await wallet([...pay, '--amount-duffs', '120000000', '--passphrase-stdin', '--yes'], {
         home,
         env,
         stdin: 'not the passphrase',
@@ -301,6 +301,7 @@ describe('Dash backend safety and plumbing', () => {
           '100000',
           '--passphrase-file',
           passphraseFile,
+          '--yes',
         ],
         { home, env },
       );
@@ -356,6 +357,7 @@ describe('Dash backend safety and plumbing', () => {
           '100000',
           '--passphrase-file',
           passphraseFile,
+          '--yes',
         ],
         { home, env },
       );

@@ -49,7 +49,7 @@ describe(
     const descriptorOf = (address: string): string => `raw(${dashcore.Script.fromAddress(address).toHex()})`;
 
     const run = async (argv: string[], stdin?: string) => {
-      const result = await wallet([...argv, '--passphrase-file', passphraseFile], {
+      const result = await wallet([...argv, '--passphrase-file', passphraseFile, '--yes'], {
         home,
         env,
         ...(stdin === undefined ? {} : { stdin }),

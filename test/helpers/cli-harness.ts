@@ -8,12 +8,16 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { passphraseFileIn, tempHome, wallet } from './io.js';
 
-export type RunOptions = { stdin?: string; passphrase?: 'right' | 'wrong' | 'none' };
+/**
+ * `yes: false` leaves out `--yes`. By default destructive tools run confirmed: these tests are
+ * about the server's own checks; the confirmation has its own (test/cli/any-server.test.ts).
+ */
+export type RunOptions = { stdin?: string; passphrase?: 'right' | 'wrong' | 'none'; yes?: boolean };
 type Result = { code: number; stdout: string; stderr: string };
 
 export type CliHarness = {
   home: string;
-  /** `wallet <argv>` with `--passphrase-file` of the right passphrase unless told otherwise. */
+  /** `wallet <argv>` with `--passphrase-file` of the right passphrase and `--yes` unless told otherwise. */
   run(argv: string[], options?: RunOptions): Promise<Result>;
   /** Runs with `--json`, expects exit 0 and returns the parsed result. */
   json<T>(argv: string[], options?: RunOptions): Promise<T>;
@@ -31,6 +35,7 @@ export function cliHarness(env: Record<string, string>, hidden: readonly string[
   const run = (argv: string[], options: RunOptions = {}): Promise<Result> => {
     const pass = options.passphrase ?? 'right';
     const flags = pass === 'none' ? [] : ['--passphrase-file', pass === 'right' ? passphraseFile : wrongFile];
+    if (options.yes !== false) flags.push('--yes');
     return wallet([...argv, ...flags], { home, env, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
   };
   const keystoreSnapshot = (): string =>

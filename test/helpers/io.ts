@@ -7,16 +7,21 @@ import { runCli } from '../../src/cli/main.js';
 
 export type FakeIo = CliIo & { out: () => string; err: () => string };
 
-/** Fake process streams for running the CLI in-process; stdin holds `stdin`. */
+/**
+ * Fake process streams for running the CLI in-process; stdin holds `stdin`. With `tty`, all three
+ * claim to be a terminal (what someone typing at a prompt looks like; `stdin` is what they type).
+ */
 export function fakeIo(options: { stdin?: string; env?: Record<string, string>; tty?: boolean } = {}): FakeIo {
   let out = '';
   let err = '';
+  const tty = options.tty === true;
   const stdin = Object.assign(Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]), {
-    isTTY: options.tty === true,
+    isTTY: tty,
+    ...(tty ? { setRawMode: () => undefined } : {}),
   });
   return {
-    stdout: { write: (text: string) => (out += text), isTTY: options.tty === true },
-    stderr: { write: (text: string) => (err += text), isTTY: false },
+    stdout: { write: (text: string) => (out += text), isTTY: tty },
+    stderr: { write: (text: string) => (err += text), isTTY: tty },
     stdin,
     env: { ...options.env },
     out: () => out,
@@ -27,7 +32,7 @@ export function fakeIo(options: { stdin?: string; env?: Record<string, string>; 
 /** Runs `wallet <argv>` in-process against a fresh data directory. */
 export async function wallet(
   argv: string[],
-  options: { stdin?: string; env?: Record<string, string>; home?: string } = {},
+  options: { stdin?: string; env?: Record<string, string>; home?: string; tty?: boolean } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const home = options.home ?? tempHome();
   const io = fakeIo({ ...options, env: { WALLET_HOME: home, ...options.env } });

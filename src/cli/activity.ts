@@ -1,0 +1,54 @@
+import type { Writable } from 'node:stream';
+import ora, { type Ora } from 'ora';
+import type { OutputStream } from './io.js';
+
+/** What the user sees while a call runs: a spinner with the latest progress message. */
+export type Activity = {
+  /** Shows (or re-labels) the spinner. */
+  start(text: string): void;
+  /** A progress notification's message, when the server sends one. */
+  progress(message: string | undefined): void;
+  /** Hides the spinner while something else owns the terminal (a prompt); `start` shows it again. */
+  pause(): void;
+  /** Clears it for good, before the result is printed. */
+  stop(): void;
+};
+
+const SILENT: Activity = {
+  start: () => undefined,
+  progress: () => undefined,
+  pause: () => undefined,
+  stop: () => undefined,
+};
+
+/**
+ * An ora spinner on stderr, on a terminal only: piped or captured stderr gets nothing, so
+ * scripts see the result and nothing else. It never touches stdin (prompts may need it).
+ */
+export function activityOn(stderr: OutputStream): Activity {
+  if (!isTerminalStream(stderr)) return SILENT;
+  let spinner: Ora | undefined;
+  return {
+    start(text) {
+      if (spinner) spinner.text = text;
+      else spinner = ora({ text, stream: stderr, discardStdin: false, isEnabled: true }).start();
+    },
+    progress(message) {
+      if (message) this.start(message);
+    },
+    pause() {
+      spinner?.stop();
+      spinner = undefined;
+    },
+    stop() {
+      spinner?.stop();
+      spinner = undefined;
+    },
+  };
+}
+
+/** A real terminal stream (ora moves the cursor, which a captured stream cannot do). */
+function isTerminalStream(stream: OutputStream): stream is OutputStream & Writable {
+  const candidate = stream as Partial<NodeJS.WriteStream>;
+  return stream.isTTY === true && typeof candidate.cursorTo === 'function' && typeof candidate.clearLine === 'function';
+}

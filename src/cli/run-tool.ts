@@ -1,0 +1,189 @@
+import { RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/client.js';
+import { isJsonSchema } from '../shared/json-schema.js';
+import { readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
+import type { Activity } from './activity.js';
+import { argumentsFromFlags, checkRequired, parseArgsJson } from './arguments.js';
+import { flagsOfCommand } from './commands.js';
+import { confirmDestructive } from './confirm.js';
+import { DEFAULT_TIMEOUT_MS, type Connection } from './connection.js';
+import { parserFor, GLOBAL_FLAGS, type GlobalOptions } from './global-flags.js';
+import type { ToolCommand } from './help.js';
+import { readAll, type CliIo } from './io.js';
+import { renderQr } from './qr.js';
+import { renderHuman, type Style } from './render.js';
+import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
+import { promptHidden, readSecretFile, readSecretStdin } from './secrets.js';
+import { rejectUnknownFlags } from './unknown-flags.js';
+import { EXIT, UsageError } from './usage-error.js';
+
+export type ToolRun = {
+  argv: readonly string[];
+  io: CliIo;
+  globals: GlobalOptions;
+  style: Style;
+  connection: Connection;
+  activity: Activity;
+};
+
+/** A tool's result that ended the run early (a failed dry run before a confirmation). */
+class EarlyResult extends Error {
+  constructor(readonly result: ToolCallResult) {
+    super('early result');
+  }
+}
+
+/**
+ * Runs one tool command: flags and secrets into arguments, a confirmation for destructive tools,
+ * the call (with a spinner and progress), and the result printed. Returns the exit code.
+ */
+export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<number> {
+  const { io, globals, connection, activity } = run;
+  const specs = flagsFromSchema(entry.tool.inputSchema);
+  const commandFlags = flagsOfCommand(specs);
+  const parsed = parserFor(run.argv, [...GLOBAL_FLAGS, ...commandFlags]).parseSync() as Record<string, unknown>;
+  // Secrets first: a mnemonic typed inline must be refused before anything could echo a word of it.
+  const inlineSecret = specs.find((spec) => spec.secret && parsed[spec.flag] !== undefined);
+  if (inlineSecret) throw secretInArgv(inlineSecret);
+  rejectUnknownFlags(parsed, [...GLOBAL_FLAGS, ...commandFlags], entry.command, {
+    echoStrayWords: !specs.some((spec) => spec.secret),
+  });
+  const args = await collectArguments(specs, parsed, globals, io);
+  const timeoutMs = globals.timeoutMs ?? (connection.isBuiltIn ? undefined : DEFAULT_TIMEOUT_MS);
+  const call = async (callArgs: Record<string, unknown>): Promise<ToolCallResult> => {
+    const session = await connection.open();
+    if (entry.tool.annotations?.openWorldHint === true) activity.start(`${entry.tool.title ?? entry.command}…`);
+    try {
+      return await session.callTool(entry.tool.name, callArgs, {
+        // The built-in server may be waiting on the passphrase prompt: only an explicit --timeout applies.
+        timeoutMs,
+        onProgress: (message) => activity.progress(message),
+      });
+    } catch (error) {
+      if (error instanceof RemoteProtocolError) await connection.forgetCachedList();
+      throw error;
+    } finally {
+      activity.stop();
+    }
+  };
+  try {
+    if (entry.tool.annotations?.destructiveHint === true && args['dry_run'] !== true) {
+      await confirmDestructive(io, entry.command, globals.yes, () => planText(entry, specs, args, run, call));
+    }
+    return await printResult(entry.tool, await call(args), run);
+  } catch (error) {
+    if (error instanceof EarlyResult) return printResult(entry.tool, error.result, run);
+    throw error;
+  }
+}
+
+/**
+ * What a confirmation shows: the arguments as resolved (secrets hidden) and, for a tool that
+ * offers a dry run, its plan (inputs, fee, change) from the same server.
+ */
+async function planText(
+  entry: ToolCommand,
+  specs: readonly FlagSpec[],
+  args: Readonly<Record<string, unknown>>,
+  run: ToolRun,
+  call: (args: Record<string, unknown>) => Promise<ToolCallResult>,
+): Promise<string> {
+  const shown: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) {
+    shown[key] = specs.some((spec) => spec.secret && spec.property === key) ? '(hidden)' : value;
+  }
+  const lines = [
+    `${run.style.heading(`${entry.command}`)} will run with:`,
+    renderHuman(shown, run.style, entry.tool.inputSchema),
+  ];
+  if (specs.some((spec) => spec.property === 'dry_run' && spec.kind === 'boolean')) {
+    const preview = await call({ ...args, dry_run: true });
+    if (preview.isError) throw new EarlyResult(preview);
+    if (preview.structuredContent !== undefined) {
+      lines.push(
+        `${run.style.heading('Plan')} (dry run):`,
+        renderHuman(preview.structuredContent, run.style, outputSchemaOf(entry.tool)),
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Flags, `--args-json` and secrets into one argument object, checked before any call. */
+async function collectArguments(
+  specs: readonly FlagSpec[],
+  parsed: Readonly<Record<string, unknown>>,
+  globals: GlobalOptions,
+  io: CliIo,
+): Promise<Record<string, unknown>> {
+  const stdinReaders = [
+    parsed['args-json'] === '-' ? '--args-json -' : undefined,
+    globals.passphraseStdin ? '--passphrase-stdin' : undefined,
+    ...specs.map((spec) => (spec.secret && parsed[`${spec.flag}-stdin`] === true ? `--${spec.flag}-stdin` : undefined)),
+  ].filter((reader): reader is string => reader !== undefined);
+  if (stdinReaders.length > 1)
+    throw new UsageError(`Only one input can come from stdin; got ${stdinReaders.join(' and ')}.`);
+
+  let base: Record<string, unknown> = {};
+  const argsJson = parsed['args-json'];
+  if (argsJson === '-') base = parseArgsJson(await readAll(io.stdin), '--args-json -');
+  else if (argsJson !== undefined) {
+    base = parseArgsJson(String(argsJson), '--args-json');
+    const inlineSecret = specs.find((spec) => spec.secret && spec.property in base);
+    if (inlineSecret) throw secretInArgv(inlineSecret);
+  }
+  const args = argumentsFromFlags(specs, parsed, base);
+  for (const spec of specs.filter((candidate) => candidate.secret)) {
+    const file = parsed[`${spec.flag}-file`];
+    if (parsed[`${spec.flag}-stdin`] === true) args[spec.property] = await readSecretStdin(io, `--${spec.flag}-stdin`);
+    else if (typeof file === 'string') args[spec.property] = await readSecretFile(file, `--${spec.flag}-file`);
+    else if (spec.required && args[spec.property] === undefined && io.stdin.isTTY) {
+      args[spec.property] = await promptHidden(io, `${spec.description || spec.property} (hidden): `);
+    }
+  }
+  checkRequired(specs, args);
+  return args;
+}
+
+function secretInArgv(spec: FlagSpec): UsageError {
+  return new UsageError(
+    `--${spec.flag} is a secret and is never taken from the command line (shell history, ps).`,
+    `Use --${spec.flag}-stdin, --${spec.flag}-file <owner-only file>, or omit it on a terminal to be prompted.`,
+  );
+}
+
+async function printResult(tool: ListedTool, result: ToolCallResult, { globals, io, style }: ToolRun): Promise<number> {
+  if (result.isError) {
+    const meta = readToolErrorMeta(result._meta);
+    const message = meta ? `${meta.code}: ${meta.message}` : textOf(result) || 'The tool reported an error.';
+    io.stderr.write(`${style.error('error')}: ${message}\n`);
+    if (meta?.hint) io.stderr.write(`hint: ${meta.hint}\n`);
+    return meta?.code === 'INVALID_PARAM' || meta?.code === 'NETWORK_REQUIRED' ? EXIT.usage : EXIT.toolError;
+  }
+  if (globals.json) {
+    const value = result.structuredContent ?? { content: result.content };
+    io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+    return EXIT.ok;
+  }
+  if (result.structuredContent === undefined) {
+    io.stdout.write(renderHuman(textOf(result), style));
+    return EXIT.ok;
+  }
+  const width = io.stdout.isTTY ? io.stdout.columns : undefined;
+  io.stdout.write(renderHuman(result.structuredContent, style, outputSchemaOf(tool), width ? { width } : {}));
+  const field = receiveAddressFieldOf(tool);
+  const address = field ? (result.structuredContent as Record<string, unknown> | null)?.[field] : undefined;
+  if (typeof address === 'string' && (globals.qr ?? io.stdout.isTTY === true)) {
+    io.stdout.write('\n' + (await renderQr(address, style)));
+  }
+  return EXIT.ok;
+}
+
+function outputSchemaOf(tool: ListedTool): ListedTool['inputSchema'] | undefined {
+  return isJsonSchema(tool.outputSchema) ? tool.outputSchema : undefined;
+}
+
+function textOf(result: ToolCallResult): string {
+  return result.content
+    .map((block) => (block.type === 'text' && block.text !== undefined ? block.text : `[${block.type}]`))
+    .join('\n');
+}

@@ -1,0 +1,312 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { serverCacheKey } from '../../src/cli/completion/index.js';
+import { ToolListCache } from '../../src/cli/tool-cache.js';
+import { startBearerProxy, startEverythingHttp, type HttpServer } from '../helpers/everything-http.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { FIXTURE_SERVER } from '../helpers/paths.js';
+
+const fixture = `"${process.execPath}" "${FIXTURE_SERVER}"`;
+
+describe('wallet --url: any MCP server over Streamable HTTP', () => {
+  let everything: HttpServer;
+  let proxy: Awaited<ReturnType<typeof startBearerProxy>>;
+  const token = 'test-token-0123456789abcdef';
+  before(async () => {
+    everything = await startEverythingHttp();
+    proxy = await startBearerProxy(everything.url, token);
+  });
+  after(async () => {
+    await proxy.stop();
+    await everything.stop();
+  });
+
+  it('lists the tools and calls one', async () => {
+    const help = await wallet(['--url', everything.url, '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, / {2}echo +Echoes back the input string/);
+    const echo = await wallet(['--url', everything.url, 'echo', '--message', '0012']);
+    assert.equal(echo.code, 0, echo.stderr);
+    assert.equal(echo.stdout, 'Echo: 0012\n');
+  });
+
+  it('sends --header on every request; without it (or with a wrong one) exits 3 naming HTTP 401', async () => {
+    const ok = await wallet([
+      '--url',
+      proxy.url,
+      '--header',
+      `Authorization: Bearer ${token}`,
+      'echo',
+      '--message',
+      'hi',
+    ]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(ok.stdout, 'Echo: hi\n');
+    assert.ok(proxy.seen.length > 1 && proxy.seen.every((value) => value === `Bearer ${token}`));
+    for (const header of [[], ['--header', 'Authorization: Bearer wrong-token-but-long']]) {
+      const refused = await wallet(['--url', proxy.url, ...header, 'echo', '--message', 'hi']);
+      assert.equal(refused.code, 3);
+      assert.match(refused.stderr, /401/);
+      assert.doesNotMatch(refused.stderr + refused.stdout, /wrong-token/);
+    }
+  });
+
+  it('refuses a bad --url or --header before connecting, without echoing a header value', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--url', 'ftp://127.0.0.1/mcp'], /--url must be an http\(s\) URL/],
+      [['--url', 'not a url'], /--url must be an http\(s\) URL/],
+      [['--url', everything.url, '--server', fixture], /--server or --url, not both/],
+      [['--url', everything.url, '--header', 'Bearer secret-value-1'], /--header takes 'Name: value'/],
+      [['--header', 'Authorization: Bearer secret-value-1'], /not the built-in one/],
+      [['--url', everything.url, '--env', 'A=1'], /not with --url/],
+      [['--url', everything.url, '--passphrase-stdin'], /not with --server or --url/],
+    ];
+    for (const [argv, message] of cases) {
+      const { code, stderr } = await wallet([...argv, 'tools']);
+      assert.equal(code, 2, argv.join(' '));
+      assert.match(stderr, message);
+      assert.doesNotMatch(stderr, /secret-value-1/);
+    }
+  });
+
+  it('exits 3 quickly when nothing listens at the URL', async () => {
+    const started = Date.now();
+    const { code, stderr } = await wallet(['--url', 'http://127.0.0.1:9/mcp', 'tools']);
+    assert.equal(code, 3);
+    assert.match(stderr, /error: /);
+    assert.ok(Date.now() - started < 10_000);
+  });
+});
+
+describe('wallet --server: the tool-list cache', () => {
+  it('answers --help, a command --help and tools from the cache once the server is gone', async () => {
+    const home = tempHome();
+    // A copy beside the original (so its imports resolve) that can be taken away.
+    const copy = join(dirname(FIXTURE_SERVER), `fixture-copy-${process.pid}.js`);
+    copyFileSync(FIXTURE_SERVER, copy);
+    const server = `"${process.execPath}" "${copy}"`;
+    try {
+      const first = await wallet(['--server', server, 'tools'], { home });
+      assert.equal(first.code, 0, first.stderr);
+      const key = serverCacheKey('server', server);
+      for (const extension of ['json', 'tsv']) {
+        const file = join(home, 'cache', 'tools', `${key}.${extension}`);
+        assert.equal(statSync(file).mode & 0o777, 0o600, file);
+      }
+      assert.match(readFileSync(join(home, 'cache', 'tools', `${key}.tsv`), 'utf8'), /shapes-echo/);
+
+      rmSync(copy);
+      const help = await wallet(['--server', server, '--help'], { home });
+      assert.equal(help.code, 0, help.stderr);
+      assert.match(help.stdout, / {2}shapes-echo +Echoes its arguments/);
+      assert.match(help.stdout, /cached .*'wallet tools --refresh'/);
+      const commandHelp = await wallet(['--server', server, 'shapes-echo', '--help'], { home });
+      assert.equal(commandHelp.code, 0, commandHelp.stderr);
+      assert.match(commandHelp.stdout, /--mode <fast\|safe>/);
+      const tools = await wallet(['--server', server, 'tools'], { home });
+      assert.equal(tools.code, 0);
+      assert.match(tools.stdout, /funds-burn-now +funds_burn_now/);
+
+      // Anything that needs the server itself still fails, as it must: exit 3.
+      assert.equal((await wallet(['--server', server, 'tools', '--refresh'], { home })).code, 3);
+      assert.equal((await wallet(['--server', server, 'shapes-echo', '--id', '1'], { home })).code, 3);
+    } finally {
+      rmSync(copy, { force: true });
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('asks the server again for a command the cached list lacks', async () => {
+    const home = tempHome();
+    try {
+      const cache = new ToolListCache(home);
+      await cache.write({ kind: 'server', value: fixture }, { name: 'fixture', version: '0.0.1' }, [
+        { name: 'serve', inputSchema: { type: 'object' } },
+      ]);
+      const { code, stdout, stderr } = await wallet(['--server', fixture, 'shapes-echo', '--id', '0x10', '--json'], {
+        home,
+      });
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(JSON.parse(stdout), { received: { id: '0x10' } });
+      const refreshed = await cache.read({ kind: 'server', value: fixture });
+      assert.ok(refreshed?.tools.some((tool) => tool.name === 'shapes-echo'));
+      assert.equal(refreshed?.server.version, '9.9.9');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('marks the cached list stale when the server announces a change, and re-reads it next time', async () => {
+    const home = tempHome();
+    try {
+      const spec = { kind: 'server' as const, value: fixture };
+      const cache = new ToolListCache(home);
+      assert.equal((await wallet(['--server', fixture, 'tools'], { home })).code, 0);
+      assert.equal((await cache.read(spec))?.stale, false);
+      const grow = await wallet(['--server', fixture, 'tools-grow-now'], { home });
+      assert.equal(grow.code, 0, grow.stderr);
+      assert.equal((await cache.read(spec))?.stale, true);
+      assert.equal((await wallet(['--server', fixture, '--help'], { home })).code, 0);
+      assert.equal((await cache.read(spec))?.stale, false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('wallet --server: a server that fails', () => {
+  it('exits 3 with a clear message when the server dies in the middle of a call', async () => {
+    const { code, stderr } = await wallet(['--server', fixture, 'process-die-now']);
+    assert.equal(code, 3);
+    assert.match(stderr, /error: .*(closed the connection|Connection closed)/i);
+  });
+
+  it('exits 3 within --timeout when the server never answers a call, or never starts talking', async () => {
+    for (const server of [fixture, `"${process.execPath}" -e "setInterval(() => {}, 1000)"`]) {
+      const started = Date.now();
+      const { code, stderr } = await wallet(['--server', server, '--timeout', '800', 'call-hang-now']);
+      assert.equal(code, 3, stderr);
+      assert.match(stderr, /did not answer in time/);
+      assert.ok(Date.now() - started < 8_000, `took ${Date.now() - started} ms`);
+    }
+  });
+
+  it('passes --env to the server process', async () => {
+    const { code, stdout } = await wallet([
+      '--server',
+      fixture,
+      '--env',
+      'GREETING=hello there',
+      'env-get-now',
+      '--name',
+      'GREETING',
+    ]);
+    assert.equal(code, 0);
+    assert.equal(stdout, 'hello there\n');
+    const bad = await wallet(['--server', fixture, '--env', '1X=2', 'tools']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--env takes NAME=value/);
+  });
+});
+
+describe('named servers (wallet servers)', () => {
+  it('runs a named stdio server with ${VAR} expanded from the environment at connect time', async () => {
+    const home = tempHome();
+    try {
+      const add = await wallet(['servers', 'add', 'fx', '--server', fixture, '--env', 'GREETING=${MY_GREETING}'], {
+        home,
+      });
+      assert.equal(add.code, 0, add.stderr);
+      const { code, stdout, stderr } = await wallet(['--server', 'fx', 'env-get-now', '--name', 'GREETING'], {
+        home,
+        env: { MY_GREETING: 'from the environment' },
+      });
+      assert.equal(code, 0, stderr);
+      assert.equal(stdout, 'from the environment\n');
+      const unset = await wallet(['--server', 'fx', 'tools'], { home });
+      assert.equal(unset.code, 2);
+      assert.match(unset.stderr, /MY_GREETING/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('runs a named HTTP server with its stored header', async () => {
+    const everything = await startEverythingHttp();
+    const proxy = await startBearerProxy(everything.url, 'named-token-0123456789');
+    const home = tempHome();
+    try {
+      const add = await wallet(
+        ['servers', 'add', 'ev', '--url', proxy.url, '--header', 'Authorization: Bearer ${EV_TOKEN}'],
+        {
+          home,
+        },
+      );
+      assert.equal(add.code, 0, add.stderr);
+      const { code, stdout, stderr } = await wallet(['--server', 'ev', 'echo', '--message', 'named'], {
+        home,
+        env: { EV_TOKEN: 'named-token-0123456789' },
+      });
+      assert.equal(code, 0, stderr);
+      assert.equal(stdout, 'Echo: named\n');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      await proxy.stop();
+      await everything.stop();
+    }
+  });
+});
+
+describe('destructive tools: confirmation', () => {
+  it('refuses without a terminal unless --yes (exit 2), and runs a dry run without asking', async () => {
+    const refused = await wallet(['--server', fixture, 'funds-burn-now', '--amount', '5']);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /'funds-burn-now' is destructive .* nothing was done/);
+    assert.match(refused.stderr, /--yes/);
+    const dryRun = await wallet(['--server', fixture, 'funds-burn-now', '--amount', '5', '--dry-run', '--json']);
+    assert.equal(dryRun.code, 0, dryRun.stderr);
+    assert.deepEqual(JSON.parse(dryRun.stdout), { amount: '5', fee: '7', dry_run: true, burns: 0 });
+    const yes = await wallet(['--server', fixture, 'funds-burn-now', '--amount', '5', '--yes', '--json']);
+    assert.equal(yes.code, 0, yes.stderr);
+    assert.deepEqual(JSON.parse(yes.stdout), { amount: '5', fee: '7', dry_run: false, burns: 1 });
+  });
+
+  it('on a terminal shows the arguments and the dry-run plan, and sends only after "y"', async () => {
+    const declined = await wallet(['--server', fixture, 'funds-burn-now', '--amount', '5', '--json'], {
+      tty: true,
+      stdin: 'n\n',
+      env: { NO_COLOR: '1' },
+    });
+    assert.equal(declined.code, 1);
+    assert.match(declined.stderr, /funds-burn-now will run with:/);
+    assert.match(declined.stderr, /amount +5/);
+    assert.match(declined.stderr, /fee +7/);
+    assert.match(declined.stderr, /Proceed\? \[y\/N\]/);
+    assert.match(declined.stderr, /Cancelled: nothing was sent/);
+    assert.equal(declined.stdout, '');
+
+    const accepted = await wallet(['--server', fixture, 'funds-burn-now', '--amount', '5', '--json'], {
+      tty: true,
+      stdin: 'y\n',
+      env: { NO_COLOR: '1' },
+    });
+    assert.equal(accepted.code, 0, accepted.stderr);
+    // The dry run sent nothing: the one real call is the first burn.
+    assert.deepEqual(JSON.parse(accepted.stdout), { amount: '5', fee: '7', dry_run: false, burns: 1 });
+  });
+
+  it('guards the built-in destructive tools the same way (core-wallet-delete keeps the wallet)', async () => {
+    const home = tempHome();
+    try {
+      const pw = passphraseFileIn(home, 'correct horse battery');
+      const created = await wallet(
+        ['core-wallet-create', '--alias', 'keep', '--network', 'testnet', '--passphrase-file', pw, '--json'],
+        { home },
+      );
+      assert.equal(created.code, 0, created.stderr);
+      const { wallet_id: fingerprint } = JSON.parse(created.stdout) as { wallet_id: string };
+      const refused = await wallet(
+        [
+          'core-wallet-delete',
+          '--wallet-id',
+          'keep',
+          '--network',
+          'testnet',
+          '--confirm-fingerprint',
+          fingerprint,
+          '--passphrase-file',
+          pw,
+        ],
+        { home },
+      );
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /'core-wallet-delete' is destructive/);
+      const listed = await wallet(['core-wallets-list', '--json'], { home });
+      assert.match(listed.stdout, /"keep"/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
