@@ -1,5 +1,6 @@
 import type { EmbeddedTables } from './model.js';
 import { posixQuoted } from './quote.js';
+import { TABLES_COMMENT } from './table.js';
 
 /**
  * The bash script: `complete -F _wallet wallet`, reading the embedded tables or a server's cached one.
@@ -13,12 +14,7 @@ export function bashScript(tables: EmbeddedTables): string {
 # ~/.local/share/bash-completion/completions/wallet, or add to ~/.bashrc:
 #   eval "$(wallet completion bash)"
 #
-# TAB never runs wallet, node or a server: commands and flags come from the tables below, or,
-# with --server/--url, from the list wallet cached for that server in
-# <data dir>/cache/tools/<sha256 of "server:<value>" or "url:<value>">.tsv.
-# Tables: one record per line, fields separated by one tab (src/cli/completion/table.ts):
-#   cmd <parent> <name> <accepts> <summary>, flag <scope> <flag> <kind> <description>,
-#   val <scope> <flag> <value>; parent and scope '-' mean the top level.
+${TABLES_COMMENT}
 
 _wallet_cli_table=${posixQuoted(tables.cli)}
 

@@ -1,5 +1,6 @@
 import type { EmbeddedTables } from './model.js';
 import { fishQuoted } from './quote.js';
+import { TABLES_COMMENT } from './table.js';
 
 /**
  * The fish script: one `complete -c wallet` rule whose candidates come from `_wallet_complete`.
@@ -12,12 +13,7 @@ export function fishScript(tables: EmbeddedTables): string {
 # Install: wallet completion fish > ~/.config/fish/completions/wallet.fish
 # or, for this session only: wallet completion fish | source
 #
-# TAB never runs wallet, node or a server: commands and flags come from the tables below, or,
-# with --server/--url, from the list wallet cached for that server in
-# <data dir>/cache/tools/<sha256 of "server:<value>" or "url:<value>">.tsv.
-# Tables: one record per line, fields separated by one tab (src/cli/completion/table.ts):
-#   cmd <parent> <name> <accepts> <summary>, flag <scope> <flag> <kind> <description>,
-#   val <scope> <flag> <value>; parent and scope '-' mean the top level.
+${TABLES_COMMENT}
 
 set -g _wallet_cli_table ${fishQuoted(tables.cli)}
 

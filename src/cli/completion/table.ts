@@ -86,3 +86,11 @@ function oneLine(text: string): string {
   const clean = first.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ').trim();
   return clean.length > SUMMARY_MAX ? `${clean.slice(0, SUMMARY_MAX - 1).trimEnd()}…` : clean;
 }
+
+/** What every script says about where its answers come from and the table format. */
+export const TABLES_COMMENT = `# TAB never runs wallet, node or a server: commands and flags come from the tables below, or,
+# with --server/--url, from the list wallet cached for that server in
+# <data dir>/cache/tools/<sha256 of "server:<value>" or "url:<value>">.tsv.
+# Tables: one record per line, fields separated by one tab (src/cli/completion/table.ts):
+#   cmd <parent> <name> <accepts> <summary>, flag <scope> <flag> <kind> <description>,
+#   val <scope> <flag> <value>; parent and scope '-' mean the top level.`;

@@ -1,5 +1,6 @@
 import type { EmbeddedTables } from './model.js';
 import { posixQuoted } from './quote.js';
+import { TABLES_COMMENT } from './table.js';
 
 /**
  * The zsh script (`_wallet`): works autoloaded from $fpath or sourced after compinit.
@@ -15,12 +16,7 @@ export function zshScript(tables: EmbeddedTables): string {
 #   # ~/.zshrc: fpath=(~/.zfunc $fpath); autoload -U compinit; compinit
 # or, in ~/.zshrc after compinit: source <(wallet completion zsh)
 #
-# TAB never runs wallet, node or a server: commands and flags come from the tables below, or,
-# with --server/--url, from the list wallet cached for that server in
-# <data dir>/cache/tools/<sha256 of "server:<value>" or "url:<value>">.tsv.
-# Tables: one record per line, fields separated by one tab (src/cli/completion/table.ts):
-#   cmd <parent> <name> <accepts> <summary>, flag <scope> <flag> <kind> <description>,
-#   val <scope> <flag> <value>; parent and scope '-' mean the top level.
+${TABLES_COMMENT}
 
 typeset -g _wallet_cli_table=${posixQuoted(tables.cli)}
 
