@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import ora, { type Ora } from 'ora';
 import type { OutputStream } from './io.js';
+import { terminalSafe } from './render.js';
 
 /** What the user sees while a call runs: a spinner with the latest progress message. */
 export type Activity = {
@@ -28,27 +29,32 @@ const SILENT: Activity = {
 export function activityOn(stderr: OutputStream): Activity {
   if (!isTerminalStream(stderr)) return SILENT;
   let spinner: Ora | undefined;
+  function stop(): void {
+    spinner?.stop();
+    spinner = undefined;
+  }
   return {
     start(text) {
-      if (spinner) spinner.text = text;
-      else spinner = ora({ text, stream: stderr, discardStdin: false, isEnabled: true }).start();
+      const label = terminalSafe(text, true);
+      if (spinner) spinner.text = label;
+      else spinner = ora({ text: label, stream: stderr, discardStdin: false, isEnabled: true }).start();
     },
     progress(message) {
       if (message) this.start(message);
     },
-    pause() {
-      spinner?.stop();
-      spinner = undefined;
-    },
-    stop() {
-      spinner?.stop();
-      spinner = undefined;
-    },
+    pause: stop,
+    stop,
   };
 }
 
 /** A real terminal stream (ora moves the cursor, which a captured stream cannot do). */
 function isTerminalStream(stream: OutputStream): stream is OutputStream & Writable {
   const candidate = stream as Partial<NodeJS.WriteStream>;
-  return stream.isTTY === true && typeof candidate.cursorTo === 'function' && typeof candidate.clearLine === 'function';
+  // A pty that reports 0 columns (some `script`-wrapped jobs) would make ora redraw without end.
+  return (
+    stream.isTTY === true &&
+    (stream.columns ?? 0) > 0 &&
+    typeof candidate.cursorTo === 'function' &&
+    typeof candidate.clearLine === 'function'
+  );
 }

@@ -56,6 +56,17 @@ function singleValue(spec: FlagSpec, raw: unknown): unknown {
   return convert(spec, raw);
 }
 
+/** A secret's text (from stdin, a file or a prompt) as the value its schema asks for. */
+export function secretValue(spec: FlagSpec, text: string): unknown {
+  if (spec.kind === 'string') return text;
+  try {
+    return convert(spec, text);
+  } catch {
+    // convert's message quotes the text: never for a secret.
+    throw new UsageError(`--${spec.flag}: what was read is not a valid ${spec.kind} value (not shown: it is secret).`);
+  }
+}
+
 function convert(spec: FlagSpec, raw: unknown): unknown {
   if (typeof raw === 'boolean') {
     if (spec.kind === 'boolean') return raw;

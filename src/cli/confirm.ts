@@ -14,7 +14,8 @@ export async function confirmDestructive(
   showPlan: () => Promise<string>,
 ): Promise<void> {
   if (yes) return;
-  if (!io.stdin.isTTY || !io.stderr.isTTY) {
+  // stdin already read to its end (--args-json -, a secret) cannot answer a prompt either.
+  if (!io.stdin.isTTY || !io.stderr.isTTY || io.stdin.readableEnded) {
     throw new UsageError(
       `'${command}' is destructive (it spends funds or deletes data) and there is no terminal to confirm on; nothing was done.`,
       'Check the arguments, then run it again with --yes.',

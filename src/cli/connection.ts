@@ -53,7 +53,8 @@ export class Connection {
     }
     const session = await this.open();
     const tools = await session.listTools({ timeoutMs: this.timeoutMs ?? DEFAULT_TIMEOUT_MS });
-    if (target.kind !== 'built-in') await this.cache.write(target.spec, session.server, tools);
+    // The cache only saves a trip: failing to write it must not fail the command.
+    if (target.kind !== 'built-in') await this.cache.write(target.spec, session.server, tools).catch(() => undefined);
     return { server: session.server, tools };
   }
 
@@ -64,7 +65,9 @@ export class Connection {
     const timeout = this.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const events = {
       onToolListChanged: () => {
-        if (target.kind !== 'built-in') this.pending = this.pending.then(() => this.cache.markStale(target.spec));
+        if (target.kind !== 'built-in') {
+          this.pending = this.pending.then(() => this.cache.markStale(target.spec)).catch(() => undefined);
+        }
       },
     };
     switch (target.kind) {
@@ -83,7 +86,7 @@ export class Connection {
 
   /** After a call failed in a way that suggests the cached list is out of date. */
   async forgetCachedList(): Promise<void> {
-    if (this.target.kind !== 'built-in') await this.cache.markStale(this.target.spec);
+    if (this.target.kind !== 'built-in') await this.cache.markStale(this.target.spec).catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -13,7 +13,7 @@ import { Connection, type ToolList } from './connection.js';
 import { GLOBAL_FLAGS, parserFor, readGlobals, type GlobalOptions } from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, TOOLS_FLAGS, type ToolCommand } from './help.js';
 import { processIo, type CliIo } from './io.js';
-import { createStyle, renderHuman, type Style } from './render.js';
+import { createStyle, renderHuman, terminalSafe, type Style } from './render.js';
 import { runToolCommand } from './run-tool.js';
 import { flagsFromSchema } from './schema-flags.js';
 import {
@@ -94,8 +94,10 @@ async function dispatch(run: Run): Promise<number> {
     return EXIT.ok;
   }
   let entry = findCommand(commands, verb);
-  if (!entry && list.cached) {
-    // A tool added since the list was cached: ask the server once before calling it unknown.
+  if (list.cached && (!entry || !globals.help)) {
+    // Help may come from the cache; a call may not: its schema decides which fields are secret
+    // and its annotations whether to confirm, so they must be the server's own, now. (Also a tool
+    // added since the list was cached is found this way.)
     list = await connection.tools('refresh');
     commands = toolCommands(list.tools);
     entry = findCommand(commands, verb);
@@ -226,9 +228,10 @@ function colorEnabled(globals: GlobalOptions, io: CliIo): boolean {
 
 /** The one place failures become stderr text and an exit code; stack traces only with --debug. */
 function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
+  // A server's words may be in a message: never let its control characters reach the terminal.
   const say = (message: string, hint?: string): void => {
-    io.stderr.write(`error: ${message}\n`);
-    if (hint) io.stderr.write(`hint: ${hint}\n`);
+    io.stderr.write(`error: ${terminalSafe(message)}\n`);
+    if (hint) io.stderr.write(`hint: ${terminalSafe(hint)}\n`);
     if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   };
   if (error instanceof UsageError || error instanceof SetupError) {

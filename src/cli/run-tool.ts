@@ -2,7 +2,7 @@ import { RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mc
 import { isJsonSchema } from '../shared/json-schema.js';
 import { readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
 import type { Activity } from './activity.js';
-import { argumentsFromFlags, checkRequired, parseArgsJson } from './arguments.js';
+import { argumentsFromFlags, checkRequired, parseArgsJson, secretValue } from './arguments.js';
 import { flagsOfCommand } from './commands.js';
 import { confirmDestructive } from './confirm.js';
 import { DEFAULT_TIMEOUT_MS, type Connection } from './connection.js';
@@ -10,7 +10,7 @@ import { parserFor, GLOBAL_FLAGS, type GlobalOptions } from './global-flags.js';
 import type { ToolCommand } from './help.js';
 import { readAll, type CliIo } from './io.js';
 import { renderQr } from './qr.js';
-import { renderHuman, type Style } from './render.js';
+import { renderHuman, terminalSafe, type Style } from './render.js';
 import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
 import { promptHidden, readSecretFile, readSecretStdin } from './secrets.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
@@ -66,7 +66,9 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
     }
   };
   try {
-    if (entry.tool.annotations?.destructiveHint === true && args['dry_run'] !== true) {
+    const dryRun =
+      specs.some((spec) => spec.property === 'dry_run' && spec.kind === 'boolean') && args['dry_run'] === true;
+    if (entry.tool.annotations?.destructiveHint === true && !dryRun) {
       await confirmDestructive(io, entry.command, globals.yes, () => planText(entry, specs, args, run, call));
     }
     return await printResult(entry.tool, await call(args), run);
@@ -134,11 +136,13 @@ async function collectArguments(
   const args = argumentsFromFlags(specs, parsed, base);
   for (const spec of specs.filter((candidate) => candidate.secret)) {
     const file = parsed[`${spec.flag}-file`];
-    if (parsed[`${spec.flag}-stdin`] === true) args[spec.property] = await readSecretStdin(io, `--${spec.flag}-stdin`);
-    else if (typeof file === 'string') args[spec.property] = await readSecretFile(file, `--${spec.flag}-file`);
+    let text: string | undefined;
+    if (parsed[`${spec.flag}-stdin`] === true) text = await readSecretStdin(io, `--${spec.flag}-stdin`);
+    else if (typeof file === 'string') text = await readSecretFile(file, `--${spec.flag}-file`);
     else if (spec.required && args[spec.property] === undefined && io.stdin.isTTY) {
-      args[spec.property] = await promptHidden(io, `${spec.description || spec.property} (hidden): `);
+      text = await promptHidden(io, `${spec.description || spec.property} (hidden): `);
     }
+    if (text !== undefined) args[spec.property] = secretValue(spec, text);
   }
   checkRequired(specs, args);
   return args;
@@ -155,8 +159,8 @@ async function printResult(tool: ListedTool, result: ToolCallResult, { globals, 
   if (result.isError) {
     const meta = readToolErrorMeta(result._meta);
     const message = meta ? `${meta.code}: ${meta.message}` : textOf(result) || 'The tool reported an error.';
-    io.stderr.write(`${style.error('error')}: ${message}\n`);
-    if (meta?.hint) io.stderr.write(`hint: ${meta.hint}\n`);
+    io.stderr.write(`${style.error('error')}: ${terminalSafe(message)}\n`);
+    if (meta?.hint) io.stderr.write(`hint: ${terminalSafe(meta.hint)}\n`);
     return meta?.code === 'INVALID_PARAM' || meta?.code === 'NETWORK_REQUIRED' ? EXIT.usage : EXIT.toolError;
   }
   if (globals.json) {
@@ -173,7 +177,10 @@ async function printResult(tool: ListedTool, result: ToolCallResult, { globals, 
   const field = receiveAddressFieldOf(tool);
   const address = field ? (result.structuredContent as Record<string, unknown> | null)?.[field] : undefined;
   if (typeof address === 'string' && (globals.qr ?? io.stdout.isTTY === true)) {
-    io.stdout.write('\n' + (await renderQr(address, style)));
+    // The call succeeded: a value too long for a QR code costs the picture, not the exit code.
+    const qr = await renderQr(address, style).catch(() => undefined);
+    if (qr) io.stdout.write('\n' + qr);
+    else io.stderr.write(`note: ${field} is too long for a QR code.\n`);
   }
   return EXIT.ok;
 }

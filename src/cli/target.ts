@@ -106,5 +106,11 @@ function parseUrl(text: string): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`--url must be an http(s) URL; got a ${url.protocol} URL.`);
   }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(
+      '--url may not carry a user or password (it would be shown and stored).',
+      "Send credentials as a header: --header 'Authorization: Bearer <token>'.",
+    );
+  }
   return url;
 }

@@ -155,7 +155,12 @@ async function connectSession(
     },
   );
   try {
-    await client.connect(transport, timeoutMs === undefined ? undefined : { timeout: timeoutMs });
+    // The SDK gives each step of the handshake (an era probe, then initialize) the whole timeout;
+    // the caller's bound is for the handshake as a whole.
+    await withDeadline(
+      client.connect(transport, timeoutMs === undefined ? undefined : { timeout: timeoutMs }),
+      timeoutMs,
+    );
   } catch (error) {
     await client.close().catch(() => undefined);
     throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}`, { cause: error });
@@ -191,6 +196,8 @@ function requestOptions({ timeoutMs, signal, onProgress }: CallOptions): Request
           onprogress: (progress: { progress: number; total?: number | undefined; message?: string | undefined }) =>
             onProgress(progress.message, progress.progress, progress.total),
           resetTimeoutOnProgress: true,
+          // Progress keeps a call alive, but not for ever: a server may chatter without finishing.
+          ...(timeoutMs === undefined ? {} : { maxTotalTimeout: timeoutMs * PROGRESS_TIMEOUT_FACTOR }),
         }
       : {}),
   };
@@ -206,6 +213,22 @@ async function translate<T>(call: () => Promise<T>): Promise<T> {
       throw new RemoteProtocolError(-32603, `The server sent an invalid result: ${error.message}`);
     }
     throw new ConnectionError(reason(error), { cause: error });
+  }
+}
+
+/** How much longer than its timeout a call that keeps reporting progress may take in all. */
+export const PROGRESS_TIMEOUT_FACTOR = 10;
+
+async function withDeadline<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T> {
+  if (timeoutMs === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new SdkError(SdkErrorCode.RequestTimeout, 'connect timed out')), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

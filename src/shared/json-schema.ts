@@ -21,11 +21,18 @@ export function requiredProperties(schema: JsonSchema): string[] {
  * A secret field (a mnemonic, a private key, a passphrase): JSON Schema marks it with
  * `format: "password"` or `writeOnly: true`, on the field itself or on what it is made of (a
  * nullable secret is `anyOf: [{format: "password"}, {type: "null"}]`; a list of keys has secret
- * `items`). Secrets never travel through argv or logs.
+ * `items`; an object holding a secret property is itself secret). Secrets never travel through
+ * argv or logs.
  */
 export function isSecretSchema(schema: JsonSchema): boolean {
   if (schema['format'] === 'password' || schema['writeOnly'] === true) return true;
-  const nested = [schema['items'], ...['anyOf', 'oneOf', 'allOf'].flatMap((key) => asArray(schema[key]))];
+  const properties = schema['properties'];
+  const nested = [
+    schema['items'],
+    schema['additionalProperties'],
+    ...(isJsonSchema(properties) ? Object.values(properties) : []),
+    ...['anyOf', 'oneOf', 'allOf'].flatMap((key) => asArray(schema[key])),
+  ];
   return nested.some((member) => isJsonSchema(member) && isSecretSchema(member));
 }
 

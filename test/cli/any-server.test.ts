@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serverCacheKey } from '../../src/cli/completion/index.js';
@@ -191,6 +191,42 @@ describe('wallet --server: a server that fails', () => {
   });
 });
 
+describe('wallet --server: secrets and odd input', () => {
+  it('treats an object holding a secret as a secret: never inline, read from stdin as JSON', async () => {
+    const inline = await wallet(['--server', fixture, 'secret-nested-now', '--cfg', '{"password":"hunter2"}']);
+    assert.equal(inline.code, 2);
+    assert.match(inline.stderr, /--cfg is a secret/);
+    assert.doesNotMatch(inline.stderr, /hunter2/);
+    const piped = await wallet(['--server', fixture, 'secret-nested-now', '--cfg-stdin', '--json'], {
+      stdin: '{"user":"ann","password":"hunter2"}\n',
+    });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.deepEqual(JSON.parse(piped.stdout), { user: 'ann', has_password: true });
+    const bad = await wallet(['--server', fixture, 'secret-nested-now', '--cfg-stdin'], { stdin: 'hunter2 {' });
+    assert.equal(bad.code, 2);
+    assert.doesNotMatch(bad.stderr, /hunter2/);
+  });
+
+  it('refuses a URL with a user or password, without showing it', async () => {
+    const { code, stderr } = await wallet(['--url', 'http://ann:pa55word@127.0.0.1:9/mcp', 'tools']);
+    assert.equal(code, 2);
+    assert.match(stderr, /--header 'Authorization: Bearer <token>'/);
+    assert.doesNotMatch(stderr, /pa55word/);
+  });
+
+  it('still runs the command when the cache cannot be written', async () => {
+    const home = tempHome();
+    try {
+      writeFileSync(join(home, 'cache'), 'not a folder');
+      const { code, stdout, stderr } = await wallet(['--server', fixture, 'env-get-now', '--name', 'NOPE_X'], { home });
+      assert.equal(code, 0, stderr);
+      assert.equal(stdout, '(unset)\n');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('named servers (wallet servers)', () => {
   it('runs a named stdio server with ${VAR} expanded from the environment at connect time', async () => {
     const home = tempHome();
@@ -251,6 +287,27 @@ describe('destructive tools: confirmation', () => {
     const yes = await wallet(['--server', fixture, 'funds-burn-now', '--amount', '5', '--yes', '--json']);
     assert.equal(yes.code, 0, yes.stderr);
     assert.deepEqual(JSON.parse(yes.stdout), { amount: '5', fee: '7', dry_run: false, burns: 1 });
+  });
+
+  it('skips the question only for a real dry run: dry_run on a tool without one still needs --yes', async () => {
+    // A destructive tool of the built-in server without a dry_run flag: core-wallet-delete.
+    const refused = await wallet([
+      'core-wallet-delete',
+      '--args-json',
+      '{"wallet_id":"x","network":"testnet","confirm_fingerprint":"00000000","dry_run":true}',
+    ]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /'core-wallet-delete' is destructive/);
+  });
+
+  it('does not ask on a terminal whose stdin was already read (--args-json -): exit 2 unless --yes', async () => {
+    const { code, stderr } = await wallet(['--server', fixture, 'funds-burn-now', '--args-json', '-'], {
+      tty: true,
+      stdin: '{"amount":"5"}',
+      env: { NO_COLOR: '1' },
+    });
+    assert.equal(code, 2);
+    assert.match(stderr, /no terminal to confirm on; nothing was done/);
   });
 
   it('on a terminal shows the arguments and the dry-run plan, and sends only after "y"', async () => {

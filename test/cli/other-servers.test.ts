@@ -123,6 +123,7 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
         'tools_grow_now',
         'env_get_now',
         'process_die_now',
+        'secret_nested_now',
         'call_hang_now',
       ],
     );
