@@ -1,7 +1,8 @@
 import type { HttpServerAddress, StdioServerCommand } from '../mcp/client.js';
 import type { GlobalOptions } from './global-flags.js';
 import { splitCommandLine } from './server-command.js';
-import { loadServers, resolveNamedServer } from './servers/config.js';
+import { loadServers, resolveNamedServer, SERVER_NAME } from './servers/config.js';
+import { parseEnvFlags, parseHeaderFlags } from './servers/pairs.js';
 import type { ServerSpec } from './tool-cache.js';
 import { UsageError } from './usage-error.js';
 
@@ -11,18 +12,15 @@ export type Target =
   | { kind: 'stdio'; spec: ServerSpec; command: StdioServerCommand }
   | { kind: 'http'; spec: ServerSpec; address: HttpServerAddress };
 
-const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
 /**
  * Where `--server`, `--url`, `--env` and `--header` point. `--server <word>` is a named server
  * when `wallet servers` knows that name, else a command line; `--env` and `--header` add to (and
  * override) a named server's own.
  */
 export async function resolveTarget(globals: GlobalOptions, dataDir: string, env: NodeJS.ProcessEnv): Promise<Target> {
-  const extraEnv = parsePairs(globals.env, '--env', parseEnvPair);
-  const extraHeaders = parsePairs(globals.headers, '--header', parseHeader);
+  // The same parsers as `wallet servers add`, so a flag means the same on both.
+  const extraEnv = parseEnvFlags(globals.env);
+  const extraHeaders = parseHeaderFlags(globals.headers);
   if (globals.server !== undefined && globals.url !== undefined) {
     throw new UsageError('Give --server or --url, not both.');
   }
@@ -65,35 +63,6 @@ export async function resolveTarget(globals: GlobalOptions, dataDir: string, env
   }
   if (globals.headers.length > 0) throw new UsageError('--header is for --url (HTTP); --server runs a command.');
   return { kind: 'stdio', spec, command: { ...splitCommandLine(globals.server), env: extraEnv, stderr: 'inherit' } };
-}
-
-function parsePairs(
-  values: readonly string[],
-  flag: string,
-  parse: (value: string, flag: string) => [string, string],
-): Record<string, string> {
-  return Object.fromEntries(values.map((value) => parse(value, flag)));
-}
-
-function parseEnvPair(value: string, flag: string): [string, string] {
-  const at = value.indexOf('=');
-  const name = at === -1 ? value : value.slice(0, at);
-  if (at === -1 || !ENV_NAME.test(name)) {
-    throw new UsageError(`${flag} takes NAME=value, e.g. ${flag} LOG_LEVEL=debug.`);
-  }
-  return [name, value.slice(at + 1)];
-}
-
-/** `Name: value`. The value is never echoed: it is often a token. */
-function parseHeader(value: string, flag: string): [string, string] {
-  const at = value.indexOf(':');
-  const name = at === -1 ? '' : value.slice(0, at).trim();
-  if (!HEADER_NAME.test(name)) {
-    throw new UsageError(`${flag} takes 'Name: value', e.g. ${flag} 'Authorization: Bearer <token>'.`);
-  }
-  const headerValue = value.slice(at + 1).trim();
-  if (/[\r\n\0]/.test(headerValue)) throw new UsageError(`${flag} ${name}: the value may not contain line breaks.`);
-  return [name, headerValue];
 }
 
 function parseUrl(text: string): URL {
