@@ -66,9 +66,7 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
     }
   };
   try {
-    const dryRun =
-      specs.some((spec) => spec.property === 'dry_run' && spec.kind === 'boolean') && args['dry_run'] === true;
-    if (entry.tool.annotations?.destructiveHint === true && !dryRun) {
+    if (entry.tool.annotations?.destructiveHint === true && !(hasDryRun(specs) && args['dry_run'] === true)) {
       await confirmDestructive(io, entry.command, globals.yes, () => planText(entry, specs, args, run, call));
     }
     return await printResult(entry.tool, await call(args), run);
@@ -97,7 +95,7 @@ async function planText(
     `${run.style.heading(`${entry.command}`)} will run with:`,
     renderHuman(shown, run.style, entry.tool.inputSchema),
   ];
-  if (specs.some((spec) => spec.property === 'dry_run' && spec.kind === 'boolean')) {
+  if (hasDryRun(specs)) {
     const preview = await call({ ...args, dry_run: true });
     if (preview.isError) throw new EarlyResult(preview);
     if (preview.structuredContent !== undefined) {
@@ -108,6 +106,11 @@ async function planText(
     }
   }
   return lines.join('\n');
+}
+
+/** The tool offers a dry run: a boolean `dry_run` that makes it send nothing. */
+function hasDryRun(specs: readonly FlagSpec[]): boolean {
+  return specs.some((spec) => spec.property === 'dry_run' && spec.kind === 'boolean');
 }
 
 /** Flags, `--args-json` and secrets into one argument object, checked before any call. */

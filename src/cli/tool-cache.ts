@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ListedTool } from '../mcp/client.js';
@@ -70,49 +70,31 @@ export class ToolListCache {
     return { server, listHash: list_hash, savedAt: saved_at, stale, tools };
   }
 
-  /** Saves a fresh list (and its completion table); returns whether it differs from the cached one. */
+  /** Saves a fresh list and its completion table (unless the same list is cached and current). */
   async write(
     spec: ServerSpec,
     server: { name: string; version: string },
     tools: readonly ListedTool[],
-  ): Promise<boolean> {
+  ): Promise<void> {
     const listHash = hashOfList(tools);
     const previous = await this.read(spec);
-    if (previous && previous.listHash === listHash && !previous.stale) return false;
+    if (previous && previous.listHash === listHash && !previous.stale) return;
     await ensurePrivateDir(this.dir);
-    const file = {
-      version: CACHE_VERSION,
-      spec,
-      server,
-      list_hash: listHash,
-      saved_at: new Date().toISOString(),
-      stale: false,
-      tools,
-    };
-    await writeFileAtomic(this.path(spec, 'json'), JSON.stringify(file) + '\n');
+    const list = { server, listHash, savedAt: new Date().toISOString(), stale: false, tools: [...tools] };
+    await this.save(spec, list);
     await writeFileAtomic(this.path(spec, 'tsv'), completionTable(toolCommands(tools)));
-    return previous?.listHash !== listHash;
   }
 
   /** The server announced a changed list: keep the old one for help, but re-read it on next contact. */
   async markStale(spec: ServerSpec): Promise<void> {
     const cached = await this.read(spec);
-    if (!cached) return;
-    const file = {
-      version: CACHE_VERSION,
-      spec,
-      server: cached.server,
-      list_hash: cached.listHash,
-      saved_at: cached.savedAt,
-      stale: true,
-      tools: cached.tools,
-    };
-    await writeFileAtomic(this.path(spec, 'json'), JSON.stringify(file) + '\n');
+    if (cached) await this.save(spec, { ...cached, stale: true });
   }
 
-  async remove(spec: ServerSpec): Promise<void> {
-    await rm(this.path(spec, 'json'), { force: true });
-    await rm(this.path(spec, 'tsv'), { force: true });
+  private async save(spec: ServerSpec, list: CachedToolList): Promise<void> {
+    const { server, listHash, savedAt, stale, tools } = list;
+    const file = { version: CACHE_VERSION, spec, server, list_hash: listHash, saved_at: savedAt, stale, tools };
+    await writeFileAtomic(this.path(spec, 'json'), JSON.stringify(file) + '\n');
   }
 
   private path(spec: ServerSpec, extension: 'json' | 'tsv'): string {
