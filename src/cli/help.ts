@@ -15,7 +15,7 @@ export const TOOLS_FLAGS: readonly CliFlag[] = [
 
 /** The CLI's own verbs, shown after the tool commands. */
 export const CLI_VERBS: readonly { name: string; summary: string }[] = [
-  { name: 'serve', summary: 'Serve the wallet tools over MCP on stdio (for agents)' },
+  { name: 'serve', summary: 'Serve the wallet tools over MCP, stdio or HTTP (for agents)' },
   { name: 'tools', summary: 'List the tools of the server with their badges (--refresh)' },
   { name: 'servers', summary: 'Named MCP servers: list, add, remove, import' },
   { name: 'completion', summary: 'Print a shell completion script: bash, zsh or fish' },

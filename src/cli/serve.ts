@@ -1,10 +1,16 @@
-import { isLogLevel, LOG_LEVELS } from '../mcp/logger.js';
+import { MIN_API_KEY_LENGTH } from '../mcp/http/guards.js';
+import { DEFAULT_LISTEN, isLoopbackHost, parseListenAddress, type ListenAddress } from '../mcp/http/listen-address.js';
+import { startHttpServer } from '../mcp/http/serve.js';
+import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logger.js';
+import type { WalletServerSetup } from '../mcp/setup.js';
 import { startStdioServer } from '../mcp/stdio/serve.js';
 import { parserFor, repeatedValues, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
 import { EXIT, UsageError } from './usage-error.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
+
+const DEFAULT_LISTEN_TEXT = `${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}`;
 
 export const SERVE_FLAGS: readonly CliFlag[] = [
   { name: 'read-only', type: 'boolean', description: 'Serve only the tools whose annotations say read-only.' },
@@ -21,16 +27,51 @@ export const SERVE_FLAGS: readonly CliFlag[] = [
     description: 'Unlock the keystore at start with the passphrase in this owner-only file.',
   },
   { name: 'endpoint', type: 'array', value: 'chain.network=url', description: 'Use this node endpoint (repeatable).' },
+  { name: 'http', type: 'boolean', description: 'Serve Streamable HTTP at /mcp (and GET /health) instead of stdio.' },
+  {
+    name: 'listen',
+    type: 'string',
+    value: 'host:port',
+    description: `Where --http listens (default ${DEFAULT_LISTEN_TEXT}; port 0 picks a free one).`,
+  },
+  {
+    name: 'api-key-file',
+    type: 'string',
+    value: 'path',
+    description: `The bearer token --http requires, from an owner-only file (default $MCP_API_KEY; at least ${MIN_API_KEY_LENGTH} characters).`,
+  },
+  {
+    name: 'auth',
+    type: 'boolean',
+    description: '--no-auth serves --http without a token: only with --read-only, on loopback.',
+  },
+  { name: 'allow-remote', type: 'boolean', description: 'Let --listen bind an address other machines can reach.' },
+  {
+    name: 'allowed-host',
+    type: 'array',
+    value: 'name',
+    description: 'Another host name clients may send in Host/Origin (repeatable).',
+  },
   { name: 'help', alias: 'h', type: 'boolean', description: 'Show help.' },
 ];
 
-const SERVE_HELP = `wallet serve — the wallet's tools over MCP, on stdio
+const SERVE_HELP = `wallet serve — the wallet's tools over MCP, on stdio or Streamable HTTP
 
 Usage: wallet serve [--read-only] [--log-level debug] [--passphrase-file <path>]
+       wallet serve --http [--listen ${DEFAULT_LISTEN_TEXT}] [--api-key-file <path>] …
 
-Speaks MCP on stdin/stdout for an agent (Claude, Codex, Gemini CLI, …): both the 2025 'initialize'
-handshake and the 2026-07-28 protocol. stdout carries JSON-RPC only; logs go to stderr. Tools that
-reveal or accept secrets are never served here. Exits when stdin closes or on SIGTERM.
+Speaks MCP for an agent (Claude, Codex, Gemini CLI, …): both the 2025 'initialize' handshake and
+the 2026-07-28 protocol. Tools that reveal or accept secrets are never served. Spends obey the
+spending policy in the config file, and every destructive call is written to the audit log
+(docs/POLICY.md). Where the client supports elicitation, a destructive call asks the user first.
+
+stdio (default): stdout carries JSON-RPC only; logs go to stderr. Exits when stdin closes or on
+SIGTERM.
+
+HTTP (--http): POST/GET/DELETE /mcp, and GET /health without a token. /mcp needs
+'Authorization: Bearer <token>', the token from $MCP_API_KEY or --api-key-file (at least
+${MIN_API_KEY_LENGTH} characters, compared in constant time). Requests whose Host or Origin names another
+host are refused (DNS rebinding). Listens on loopback unless --allow-remote.
 
 Flags:
   --read-only                  Serve only the tools whose annotations say read-only.
@@ -39,11 +80,21 @@ Flags:
   --passphrase-file <path>     Unlock the keystore at start (owner-only file).
   --endpoint <chain.network=url>
                                Use this node endpoint (repeatable).
+  --http                       Serve Streamable HTTP instead of stdio.
+  --listen <host:port>         Where to listen (default ${DEFAULT_LISTEN_TEXT}; port 0: any free port).
+  --api-key-file <path>        The bearer token, from an owner-only file (default $MCP_API_KEY).
+  --no-auth                    No token: allowed only with --read-only on loopback (nothing can spend).
+  --allow-remote               Allow a --listen address other machines can reach (prints a warning).
+  --allowed-host <name>        Another host name clients use to reach this server (repeatable).
 
-Example (Claude Code): claude mcp add wallet -- wallet serve
+Examples:
+  claude mcp add wallet -- wallet serve
+  MCP_API_KEY=$(cat ~/.wallet-token) wallet serve --http --passphrase-file ~/.wallet-pass
+  wallet serve --http --read-only --no-auth --listen 127.0.0.1:0
+  wallet --url http://127.0.0.1:9527/mcp --header "Authorization: Bearer $MCP_API_KEY" tools
 `;
 
-/** `wallet serve`: runs until the client closes stdin or a signal arrives, then exits 0. */
+/** `wallet serve`: runs until the client closes stdin (stdio) or a signal arrives, then exits 0. */
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parserFor(argv, SERVE_FLAGS).parseSync() as Record<string, unknown>;
   rejectUnknownFlags(parsed, SERVE_FLAGS, 'serve');
@@ -55,16 +106,19 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   if (!isLogLevel(level)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got '${String(level)}'.`);
   }
+  const strays = httpOnlyFlagsWithoutHttp(parsed);
+  if (strays.length > 0) throw new UsageError(`${strays.join(', ')} ${strays.length === 1 ? 'needs' : 'need'} --http.`);
+  const http = parsed['http'] === true ? await httpSettings(parsed, io) : undefined;
   const passphraseFile = parsed['passphrase-file'];
-  const passphrase =
-    typeof passphraseFile === 'string' ? await readSecretFile(passphraseFile, '--passphrase-file') : undefined;
-  const serving = startStdioServer({
+  const setup: Omit<WalletServerSetup, 'localOnly'> = {
     readOnly: parsed['read-only'] === true,
-    logLevel: level,
+    logLevel: level satisfies LogLevel,
     env: io.env,
     endpoints: repeatedValues(parsed, 'endpoint'),
-    passphrase,
-  });
+    passphrase:
+      typeof passphraseFile === 'string' ? await readSecretFile(passphraseFile, '--passphrase-file') : undefined,
+  };
+  const serving = http ? await startHttp(setup, http, io) : startStdioServer(setup);
   const stop = (): void => void serving.close();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
@@ -75,4 +129,86 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     process.off('SIGINT', stop);
   }
   return EXIT.ok;
+}
+
+type HttpSettings = { listen: ListenAddress; apiKey: string | undefined; allowedHosts: string[] };
+
+const HTTP_ONLY_FLAGS = ['listen', 'api-key-file', 'auth', 'allow-remote', 'allowed-host'] as const;
+
+/**
+ * The checked settings of `--http`: a token unless `--read-only --no-auth` on loopback, loopback
+ * unless `--allow-remote`. Warnings for the risky-but-allowed choices go to stderr.
+ */
+async function httpSettings(parsed: Record<string, unknown>, io: CliIo): Promise<HttpSettings> {
+  let listen: ListenAddress;
+  try {
+    listen = parseListenAddress(typeof parsed['listen'] === 'string' ? parsed['listen'] : DEFAULT_LISTEN_TEXT);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const loopback = isLoopbackHost(listen.host);
+  if (!loopback && parsed['allow-remote'] !== true) {
+    throw new UsageError(
+      `--listen ${listen.host} can be reached from other machines; serving there needs --allow-remote.`,
+      `Use --listen 127.0.0.1:${listen.port} to stay on this machine.`,
+    );
+  }
+  const allowedHosts = repeatedValues(parsed, 'allowed-host');
+  for (const host of allowedHosts) {
+    if (!/^[A-Za-z0-9.[\]:-]+$/.test(host)) throw new UsageError(`--allowed-host '${host}' is not a host name.`);
+  }
+  if (parsed['auth'] === false) {
+    if (parsed['read-only'] !== true) {
+      throw new UsageError(
+        '--no-auth is allowed only with --read-only: anyone who can connect could spend.',
+        undefined,
+      );
+    }
+    if (!loopback) throw new UsageError('--no-auth is allowed only on a loopback address.');
+    warn(io, 'serving without a token (--no-auth): any program on this machine can read balances and addresses.');
+    return { listen, apiKey: undefined, allowedHosts };
+  }
+  const keyFile = parsed['api-key-file'];
+  const apiKey = typeof keyFile === 'string' ? await readSecretFile(keyFile, '--api-key-file') : io.env['MCP_API_KEY'];
+  if (apiKey === undefined || apiKey === '') {
+    throw new UsageError(
+      'wallet serve --http needs a bearer token: set MCP_API_KEY or pass --api-key-file.',
+      'Make one with: openssl rand -hex 32. (--read-only --no-auth serves read-only tools without one, on loopback.)',
+    );
+  }
+  if (apiKey.length < MIN_API_KEY_LENGTH || /\s/.test(apiKey)) {
+    throw new UsageError(
+      `The bearer token must be at least ${MIN_API_KEY_LENGTH} characters, without spaces (given: ${apiKey.length} characters).`,
+      'Make one with: openssl rand -hex 32.',
+    );
+  }
+  if (!loopback) warn(io, `listening on ${listen.host}: other machines can reach this server (--allow-remote).`);
+  return { listen, apiKey, allowedHosts };
+}
+
+async function startHttp(setup: Omit<WalletServerSetup, 'localOnly'>, http: HttpSettings, io: CliIo) {
+  const serving = await startHttpServer({ ...setup, ...http }).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${http.listen.host}:${http.listen.port}`;
+    if (code === 'EADDRINUSE') throw new UsageError(`--listen ${where}: the port is in use.`, 'Pick another port.');
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
+      throw new UsageError(`--listen ${where}: cannot listen there (${code}).`);
+    }
+    throw error;
+  });
+  const health = serving.url.replace(/\/mcp$/, '/health');
+  io.stderr.write(`wallet: serving MCP at ${serving.url} (health: ${health})\n`);
+  return serving;
+}
+
+function warn(io: CliIo, message: string): void {
+  io.stderr.write(`wallet: warning: ${message}\n`);
+}
+
+/** The flags that only mean something with --http, when given without it. */
+function httpOnlyFlagsWithoutHttp(parsed: Record<string, unknown>): string[] {
+  if (parsed['http'] === true) return [];
+  return HTTP_ONLY_FLAGS.filter((name) => parsed[name] !== undefined).map((name) =>
+    name === 'auth' ? '--no-auth' : `--${name}`,
+  );
 }

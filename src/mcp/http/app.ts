@@ -1,0 +1,72 @@
+import { createMcpHandler, isLegacyRequest, type Server } from '@modelcontextprotocol/server';
+import { packageInfo } from '../../shared/package-info.js';
+import type { Logger } from '../logger.js';
+import { bearerGate, rebindingResponse } from './guards.js';
+import { jsonRpcError, LegacySessions } from './legacy-sessions.js';
+
+export const MCP_PATH = '/mcp';
+export const HEALTH_PATH = '/health';
+
+export type HttpAppOptions = {
+  /** A fresh server instance: one per legacy session, one per modern request. */
+  createServer: () => Server;
+  logger: Logger;
+  /** Host names allowed in `Host` and `Origin` (see {@link allowedHostnames}). */
+  hostnames: string[];
+  /** The bearer token `/mcp` requires; undefined only for `--read-only --no-auth` on loopback. */
+  apiKey: string | undefined;
+};
+
+export type HttpApp = { fetch: (request: Request) => Promise<Response>; close: () => Promise<void> };
+
+/**
+ * The HTTP face of `wallet serve --http`, web-standard `Request` in, `Response` out:
+ * `GET /health` (no token), and `/mcp` behind the Host/Origin check and the bearer token, where
+ * 2025-era traffic (an `initialize` handshake and its session) goes to {@link LegacySessions}
+ * and 2026-07-28 per-request traffic to the SDK's stateless handler.
+ */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const { logger, hostnames } = options;
+  const authorize = options.apiKey === undefined ? () => undefined : bearerGate(options.apiKey);
+  const legacy = new LegacySessions({ createServer: options.createServer, logger });
+  const modern = createMcpHandler(() => options.createServer(), {
+    legacy: 'reject',
+    onerror: (error) => logger.debug('http-rejected', { error: error.name }),
+  });
+
+  async function route(request: Request, path: string): Promise<Response> {
+    const rejected = rebindingResponse(request, hostnames);
+    if (rejected) return rejected;
+    if (path === HEALTH_PATH) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET, HEAD');
+      const { name, version } = packageInfo();
+      return Response.json({ status: 'ok', name, version });
+    }
+    if (path !== MCP_PATH) return jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}.`);
+    const unauthorized = authorize(request);
+    if (unauthorized) return unauthorized;
+    return (await isLegacyRequest(request)) ? legacy.handle(request) : modern.fetch(request);
+  }
+
+  return {
+    fetch: async (request) => {
+      const started = performance.now();
+      const path = new URL(request.url).pathname;
+      const response = await route(request, path);
+      logger.info('http', {
+        method: request.method,
+        path: path.length > 64 ? `${path.slice(0, 64)}…` : path,
+        status: response.status,
+        ms: Math.round(performance.now() - started),
+      });
+      return response;
+    },
+    close: async () => {
+      await Promise.all([legacy.close(), modern.close()]);
+    },
+  };
+}
+
+function methodNotAllowed(allow: string): Response {
+  return new Response(null, { status: 405, headers: { Allow: allow } });
+}
