@@ -14,7 +14,13 @@ export type Fault =
   /** Drop the connection without forwarding. */
   | { kind: 'drop' };
 
-export type RpcProxy = { url: string; faults: Map<string, Fault>; close(): Promise<void> };
+export type RpcProxy = {
+  url: string;
+  faults: Map<string, Fault>;
+  /** The method of every call received, in order. */
+  calls: string[];
+  close(): Promise<void>;
+};
 
 async function body(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -24,10 +30,12 @@ async function body(request: IncomingMessage): Promise<string> {
 
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const faults = new Map<string, Fault>();
+  const calls: string[] = [];
   const server: Server = createServer((request, response) => {
     void (async () => {
       const text = await body(request);
       const call = JSON.parse(text) as { id: number; method: string };
+      calls.push(call.method);
       const fault = faults.get(call.method);
       if (fault?.kind === 'error') {
         response.writeHead(200, { 'content-type': 'application/json' });
@@ -59,6 +67,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   return {
     url: `http://127.0.0.1:${port}/`,
     faults,
+    calls,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
