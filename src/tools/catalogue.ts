@@ -71,6 +71,9 @@ export function definitionProblems(tool: AnyTool): string[] {
   if (tool.annotations.readOnlyHint && tool.annotations.destructiveHint) {
     problems.push('a read-only tool cannot be destructive');
   }
+  if (tool.annotations.destructiveHint && typeof tool.audit !== 'function') {
+    problems.push('a destructive tool must declare audit (the fields of its audit-log line)');
+  }
   let input: JsonSchema | undefined;
   let output: JsonSchema | undefined;
   try {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ProgressReporter } from '../domain/net/chain-backend.js';
+import type { AuditFields } from '../domain/policy/audit-log.js';
 import type { WalletServices } from '../domain/services.js';
 import type { ToolCatalogue } from './catalogue.js';
 
@@ -47,6 +48,11 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   receiveAddressField?: string;
   /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
   handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
+  /**
+   * The fields of the audit-log line of a call, named one by one (never a secret, never the raw
+   * arguments); `output` is undefined when the call failed. Required of every destructive tool.
+   */
+  audit?: (input: z.output<Input>, output: z.output<Output> | undefined) => AuditFields;
 };
 
 /** A tool with its types erased, as the registry and the MCP server handle it. */
@@ -61,6 +67,7 @@ export type AnyTool = {
   readonly localOnly?: boolean;
   readonly receiveAddressField?: string;
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
+  readonly audit?: (input: unknown, output: unknown) => AuditFields;
 };
 
 /**

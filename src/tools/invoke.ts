@@ -1,16 +1,50 @@
 import type { z } from 'zod';
 import { WalletError } from '../domain/errors.js';
+import { appendAuditRecord, auditLogPath, type AuditFields, type AuditOutcome } from '../domain/policy/audit-log.js';
 import type { AnyTool, ToolContext } from './define.js';
 
 /**
  * Runs one tool under its contract: the input is validated (a bad one is `INVALID_PARAM` naming
  * the field), the handler runs, and its result must match the output schema (else it is our bug:
- * `INTERNAL`). Returns the structured result.
+ * `INTERNAL`). Returns the structured result. A destructive tool's call, whatever its outcome,
+ * also leaves one line in the audit log.
  */
 export async function invokeTool(tool: AnyTool, args: unknown, context: ToolContext): Promise<Record<string, unknown>> {
   const input = tool.input.safeParse(args ?? {});
-  if (!input.success) throw invalidInputError(input.error, args);
-  const result = await tool.handler(input.data, context);
+  if (!input.success) {
+    const error = invalidInputError(input.error, args);
+    if (tool.annotations.destructiveHint) await audit(tool, context, { network: networkArgument(args) }, { error });
+    throw error;
+  }
+  if (!tool.annotations.destructiveHint) return runHandler(tool, input.data, context);
+  let output: Record<string, unknown>;
+  try {
+    output = await runHandler(tool, input.data, context);
+  } catch (error) {
+    await audit(tool, context, auditFields(tool, input.data, undefined), { error });
+    throw error;
+  }
+  await audit(tool, context, auditFields(tool, input.data, output));
+  return output;
+}
+
+/**
+ * The audit line of a destructive call that was stopped before it ran (the user declined its
+ * confirmation): the tool's own fields over its arguments, and the error.
+ */
+export async function auditStoppedCall(
+  tool: AnyTool,
+  args: unknown,
+  context: ToolContext,
+  error: WalletError,
+): Promise<void> {
+  const input = tool.input.safeParse(args ?? {});
+  const fields = input.success ? auditFields(tool, input.data, undefined) : { network: networkArgument(args) };
+  await audit(tool, context, fields, { error });
+}
+
+async function runHandler(tool: AnyTool, input: unknown, context: ToolContext): Promise<Record<string, unknown>> {
+  const result = await tool.handler(input, context);
   const output = tool.output.safeParse(result);
   if (!output.success) {
     throw new WalletError('INTERNAL', `Tool ${tool.name} produced a result that breaks its output schema.`, {
@@ -18,6 +52,62 @@ export async function invokeTool(tool: AnyTool, args: unknown, context: ToolCont
     });
   }
   return output.data;
+}
+
+/** The tool's own audit fields; a tool whose `audit` fails still gets its line, with fewer fields. */
+function auditFields(tool: AnyTool, input: unknown, output: unknown): AuditFields {
+  try {
+    return tool.audit?.(input, output) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Appends the call's audit line. Never throws: when the log cannot be written the call's own
+ * result still stands (a payment that went out must not be reported as failed), and stderr says so.
+ */
+async function audit(
+  tool: AnyTool,
+  context: ToolContext,
+  fields: AuditFields,
+  failure?: { error: unknown },
+): Promise<void> {
+  const failed = failure !== undefined;
+  const outcome: AuditOutcome = failed
+    ? 'error'
+    : fields.dry_run === true
+      ? 'dry_run'
+      : fields.txid !== undefined || fields.hash !== undefined
+        ? 'sent'
+        : 'ok';
+  // Only a WalletError's message is written: any other may quote its input, which can be a secret.
+  const walletError = !failure
+    ? undefined
+    : failure.error instanceof WalletError
+      ? failure.error
+      : new WalletError('INTERNAL', 'Internal error.');
+  try {
+    await appendAuditRecord(context.services.dataDir, {
+      time: new Date().toISOString(),
+      tool: tool.name,
+      outcome,
+      ...fields,
+      ...(walletError ? { error: { code: walletError.code, message: walletError.message } } : {}),
+    });
+  } catch (writeError) {
+    const reason = writeError instanceof Error && 'code' in writeError ? String(writeError.code) : 'unknown error';
+    process.stderr.write(
+      `wallet: could not write the audit log ${auditLogPath(context.services.dataDir)} (${reason}); ${tool.name} ${failed ? 'failed' : 'succeeded'} all the same.\n`,
+    );
+  }
+}
+
+/** The network a call named, when it is written like a network name (nothing else is echoed). */
+function networkArgument(args: unknown): string | undefined {
+  if (typeof args !== 'object' || args === null) return undefined;
+  const network = (args as Record<string, unknown>)['network'];
+  return typeof network === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(network) ? network : undefined;
 }
 
 /**

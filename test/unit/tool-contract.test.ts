@@ -61,6 +61,11 @@ describe('definition checks name the tool and the problem', () => {
       { annotations: { ...HINTS, destructiveHint: true } },
       /read-only tool cannot be destructive/,
     ],
+    [
+      'destructive without audit fields',
+      { annotations: { ...HINTS, readOnlyHint: false, destructiveHint: true } },
+      /a destructive tool must declare audit/,
+    ],
     ['undescribed input', { input: z.strictObject({ id: z.string() }) }, /input field id has no description/],
     [
       'undescribed nested input',
@@ -124,6 +129,7 @@ describe('served tools', () => {
   const writer = sampleTool({
     name: 'demo_thing_delete',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    audit: () => ({}),
   });
   const secret = sampleTool({
     name: 'demo_secret_export',
@@ -211,6 +217,18 @@ describe('wallet tool annotations (the design contract)', () => {
       assert.equal(flags, EXPECTED_FLAGS[tool.name]);
     });
   }
+  it('every destructive tool declares the fields of its audit-log line', () => {
+    const destructive = ALL_TOOLS.filter((tool) => tool.annotations.destructiveHint);
+    assert.deepEqual(destructive.map((tool) => tool.name).sort(), [
+      'core_funds_send',
+      'core_tx_send',
+      'core_wallet_delete',
+      'evm_funds_send',
+      'evm_tx_send',
+      'evm_typed_data_sign',
+    ]);
+    for (const tool of destructive) assert.equal(typeof tool.audit, 'function', tool.name);
+  });
   it('every destructive tool requires an explicit network', () => {
     for (const tool of ALL_TOOLS.filter((candidate) => candidate.annotations.destructiveHint)) {
       assert.ok(

@@ -1,23 +1,92 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { isAddress } from 'viem';
+import { addressProblem } from '../core/address.js';
+import { DUFFS_PATTERN, MAX_MONEY_DUFFS } from '../core/amount.js';
+import { WEI_PATTERN } from '../evm/amount.js';
 import { hasSystemCode, WalletError } from '../errors.js';
-import { CORE_BACKENDS, CORE_NETWORKS } from './networks.js';
+import { CORE_BACKENDS, CORE_NETWORKS, type CoreNetwork } from './networks.js';
 
 export const CONFIG_FILE_NAME = 'config.json';
 
 const NetworkName = z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 const HttpUrl = z.url({ protocol: /^https?$/ });
 
-const CoreNetworkConfig = z.strictObject({
-  backend: z.enum(CORE_BACKENDS).optional(),
-  url: HttpUrl.optional(),
-  cookie_file: z.string().min(1).optional(),
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+/** Base units in decimal digits, kept as a string (JSON numbers lose precision past 2^53). */
+const DuffsAmount = z
+  .string()
+  .regex(DUFFS_PATTERN, 'a whole number of duffs in digits, e.g. "150000000" (1.5 DASH)')
+  .refine(
+    (text) => !DUFFS_PATTERN.test(text) || BigInt(text) <= MAX_MONEY_DUFFS,
+    'more than all the Dash there can be',
+  );
+const WeiAmount = z
+  .string()
+  .regex(WEI_PATTERN, 'a whole number of wei in digits, e.g. "1000000000000000000" (1 ether)')
+  .refine((text) => !WEI_PATTERN.test(text) || BigInt(text) <= MAX_UINT256, 'larger than 2^256 - 1');
+
+/** A Dash address of `network`, exactly as written (Base58 is case-sensitive). */
+function dashAddressOf(network: CoreNetwork) {
+  return z
+    .string()
+    .refine(
+      (text) => addressProblem(text).decoded?.networks.includes(network) === true,
+      `a Dash ${network} address (Base58Check, P2PKH or P2SH)`,
+    );
+}
+
+/** An EVM address; mixed case must be a correct EIP-55 checksum. Compared checksummed. */
+const EvmPolicyAddress = z
+  .string()
+  .refine(
+    (text) => isAddress(text, { strict: true }),
+    'an EVM address: 0x and 40 hex digits (mixed case must be a correct EIP-55 checksum)',
+  );
+
+/** The spending policy of one Dash network: see docs/POLICY.md. */
+function corePolicy(network: CoreNetwork) {
+  return z.strictObject({
+    max_per_tx_duffs: DuffsAmount.optional(),
+    max_per_24h_duffs: DuffsAmount.optional(),
+    allowed_recipients: z.array(dashAddressOf(network)).optional(),
+    max_fee_duffs: DuffsAmount.optional(),
+  });
+}
+
+/** The spending policy of one EVM network: see docs/POLICY.md. */
+const EvmPolicy = z.strictObject({
+  max_per_tx_wei: WeiAmount.optional(),
+  max_per_24h_wei: WeiAmount.optional(),
+  allowed_recipients: z.array(EvmPolicyAddress).optional(),
+  max_fee_wei: WeiAmount.optional(),
+});
+
+export type CorePolicyConfig = z.infer<ReturnType<typeof corePolicy>>;
+export type EvmPolicyConfig = z.infer<typeof EvmPolicy>;
+
+function coreNetworkConfig(network: CoreNetwork) {
+  return z.strictObject({
+    backend: z.enum(CORE_BACKENDS).optional(),
+    url: HttpUrl.optional(),
+    cookie_file: z.string().min(1).optional(),
+    policy: corePolicy(network).optional(),
+  });
+}
+
+/** Each Dash network has its own schema: an allowed recipient must be an address of that network. */
+const CoreNetworksConfig = z.strictObject({
+  mainnet: coreNetworkConfig('mainnet').optional(),
+  testnet: coreNetworkConfig('testnet').optional(),
+  regtest: coreNetworkConfig('regtest').optional(),
 });
 
 const EvmNetworkConfig = z.strictObject({
   url: HttpUrl.optional(),
   chain_id: z.int().positive().optional(),
+  policy: EvmPolicy.optional(),
 });
 
 /** The config file's schema. Every section and field is optional; unknown keys are mistakes. */
@@ -25,7 +94,7 @@ export const ConfigFileSchema = z.strictObject({
   core: z
     .strictObject({
       default_network: z.enum(CORE_NETWORKS).optional(),
-      networks: z.partialRecord(z.enum(CORE_NETWORKS), CoreNetworkConfig).optional(),
+      networks: CoreNetworksConfig.optional(),
     })
     .optional(),
   evm: z
@@ -72,7 +141,12 @@ export function parseConfigText(text: string, path: string): ConfigFile {
     throw new WalletError(
       'INVALID_PARAM',
       `The config file ${path} is invalid at ${where}: ${issue?.message ?? 'invalid'}.`,
-      { hint: 'See docs/CLI.md for the config file format.', cause: parsed.error },
+      {
+        hint: issue?.path.includes('policy')
+          ? 'See docs/POLICY.md for the spending policy format.'
+          : 'See docs/CLI.md for the config file format.',
+        cause: parsed.error,
+      },
     );
   }
   return parsed.data;

@@ -1,4 +1,5 @@
 import { WalletError } from '../errors.js';
+import { corePolicy, evmPolicy, type SpendingPolicy } from '../policy/spending-policy.js';
 import type { ConfigFile } from './config-file.js';
 import { BUILTIN_NETWORKS, CHAINS, DEFAULT_NETWORKS, type Backend, type Chain, type CoreBackend } from './networks.js';
 
@@ -18,6 +19,8 @@ export type ResolvedNetwork = {
   url: string | null;
   source: EndpointSource | null;
   cookieFile: string | null;
+  /** The spending rules of `<chain>.networks.<network>.policy`; null when the config sets none. */
+  policy: SpendingPolicy | null;
 };
 
 export type NetworkSettings = {
@@ -59,6 +62,10 @@ export function resolveNetworks(
       url: configured?.url ?? builtin.defaultUrl,
       source: configured?.url ? 'config' : builtin.defaultUrl ? 'default' : null,
       cookieFile: (configured && 'cookie_file' in configured && configured.cookie_file) || null,
+      policy:
+        builtin.chain === 'core'
+          ? corePolicy(builtin.network, config.core?.networks?.[builtin.network as 'mainnet']?.policy)
+          : evmPolicy(builtin.network, config.evm?.networks?.[builtin.network]?.policy),
     });
   }
   for (const [network, custom] of Object.entries(config.evm?.networks ?? {})) {
@@ -77,6 +84,7 @@ export function resolveNetworks(
       url: custom.url ?? null,
       source: custom.url ? 'config' : null,
       cookieFile: null,
+      policy: evmPolicy(network, custom.policy),
     });
   }
   for (const entry of networks) {

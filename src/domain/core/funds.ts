@@ -4,7 +4,17 @@ import { WalletError } from '../errors.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import { checkBackendNetwork, coreBackendFor } from '../net/backends.js';
 import type { CoreChainBackend } from '../net/chain-backend.js';
+import {
+  broadcastReserved,
+  checkDailyCap,
+  checkSpend,
+  policyFeeRefusal,
+  reserveSpend,
+  type CountedSpend,
+  type SpendingPolicy,
+} from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
+import { scriptAddress } from './address.js';
 import { issuedAddresses, watched, watcherOf, walletAddress, type WalletAddress } from './addresses.js';
 import { formatDash, MAX_MONEY_DUFFS } from './amount.js';
 import { CHAIN_INDEX, HARDENED, type AddressChain } from './hd.js';
@@ -18,6 +28,7 @@ import {
   readPsbt,
   readRawTransaction,
   summarizePsbt,
+  unsignedTxid,
   type KeyOrigin,
   type Payment,
   type PlannedOutput,
@@ -226,17 +237,79 @@ function originOf(
 
 export type SignedResult = { entry: WalletEntry; hex: string; txid: string; fee: bigint; size: number };
 
-function checkFee(fee: bigint, maxFee: bigint | undefined, what: string): void {
+/**
+ * Refuses a fee above the binding cap: the call's `max_fee_duffs` (0.01 DASH by default) or the
+ * network policy's `max_fee_duffs`, whichever is lower; the refusal names the one that bound.
+ */
+function checkFee(fee: bigint, maxFee: bigint | undefined, what: string, policy: SpendingPolicy | null): void {
   const cap = maxFee ?? DEFAULT_MAX_FEE_DUFFS;
-  if (fee > cap) {
-    throw new WalletError(
-      'POLICY_VIOLATION',
-      `The fee ${what} ${fee} duffs (${formatDash(fee)} DASH), above max_fee_duffs ${cap}.`,
-      {
-        hint: 'Lower fee_rate_duffs_per_kb, spend fewer coins, or raise max_fee_duffs if this fee is intended.',
-      },
+  const refused = policyFeeRefusal(policy, fee, cap, what);
+  if (refused) throw refused;
+  if (fee <= cap) return;
+  throw new WalletError(
+    'POLICY_VIOLATION',
+    `The fee ${what} ${fee} duffs (${formatDash(fee)} DASH), above max_fee_duffs ${cap}; nothing was signed or sent.`,
+    {
+      hint: 'Lower fee_rate_duffs_per_kb, spend fewer coins, or raise max_fee_duffs if this fee is intended.',
+    },
+  );
+}
+
+/** The spending policy the config file sets for a Dash network, or null. */
+async function policyOf(services: WalletServices, network: CoreNetwork): Promise<SpendingPolicy | null> {
+  return (await services.network('core', network)).policy;
+}
+
+/** Every address the keystore's wallets of `network` have handed out: paying one is not spending. */
+async function keystoreAddresses(services: WalletServices, network: CoreNetwork): Promise<Set<string>> {
+  const { entries } = await services.keystore.list();
+  return new Set(
+    entries
+      .filter((entry) => entry.network === network)
+      .flatMap((entry) => issuedAddresses(entry).map((address) => address.address)),
+  );
+}
+
+/**
+ * What a transaction spends as the policy counts it: the outputs that pay neither change nor an
+ * address the keystore has handed out on that network. An output without an address (a
+ * non-standard script) counts too; one of 0 duffs carries data and pays nobody.
+ */
+function countedSpend(
+  outputs: ReadonlyArray<{ address: string | undefined; amount: bigint; change?: boolean }>,
+  own: ReadonlySet<string>,
+): CountedSpend {
+  const spend: CountedSpend = { amount: 0n, recipients: [] };
+  for (const output of outputs) {
+    if (output.change === true || (output.address !== undefined && own.has(output.address))) continue;
+    if (output.address === undefined && output.amount === 0n) continue;
+    spend.amount += output.amount;
+    spend.recipients.push(
+      output.address === undefined
+        ? { address: null, what: 'an output to a non-standard script' }
+        : { address: output.address, what: 'an output' },
     );
   }
+  return spend;
+}
+
+/**
+ * The policy's counted spend, after the refusals that need no lock: allowed recipients, the
+ * per-transaction cap, and the 24-hour cap as the ledger stands (checked again under its lock
+ * when the spend is recorded). Nothing to count without a policy.
+ */
+async function checkPolicy(
+  services: WalletServices,
+  policy: SpendingPolicy | null,
+  network: CoreNetwork,
+  outputs: ReadonlyArray<{ address: string | undefined; amount: bigint; change?: boolean }>,
+  key?: string,
+): Promise<CountedSpend> {
+  if (!policy) return { amount: 0n, recipients: [] };
+  const spend = countedSpend(outputs, await keystoreAddresses(services, network));
+  checkSpend(policy, spend);
+  await checkDailyCap(services.dataDir, policy, { key, amount: spend.amount });
+  return spend;
 }
 
 /**
@@ -274,10 +347,17 @@ export async function signTransaction(
       );
     }
   }
-  checkFee(summary.fee, request.maxFee, 'is');
+  const key = unsignedTxid(tx);
+  const policy = await policyOf(services, entry.network);
+  const spend = await checkPolicy(services, policy, entry.network, summary.outputs, key);
+  checkFee(summary.fee, request.maxFee, 'is', policy);
   const master = await unlockMaster(services, entry);
   try {
-    return signWith(master, entry, tx);
+    const { value } = await reserveSpend(services.dataDir, policy, { key, amount: spend.amount }, async () => {
+      const signed = signWith(master, entry, tx);
+      return { value: signed, txid: signed.txid };
+    });
+    return value;
   } finally {
     wipe(master);
   }
@@ -288,11 +368,18 @@ function signWith(master: HDKey, entry: WalletEntry, tx: ReturnType<typeof readP
   return { entry, hex: signed.hex, txid: signed.txid, fee: signed.summary.fee, size: signed.size };
 }
 
-export type SentResult = { txid: string; fee: bigint; size: number };
+export type SentResult = {
+  txid: string;
+  fee: bigint;
+  size: number;
+  /** What it pays to addresses outside the keystore's wallets of that network, and those addresses. */
+  paid: bigint;
+  recipients: string[];
+};
 
 /**
  * Broadcasts a signed transaction after checking, against the backend's own view of the coins it
- * spends, that its fee is at most `maxFee`.
+ * spends, that its fee is at most `maxFee`, and that the network's spending policy allows it.
  */
 export async function sendTransaction(
   services: WalletServices,
@@ -318,18 +405,25 @@ export async function sendTransaction(
   const outputs = tx.outputs.reduce((sum, output) => sum + output.amount, 0n);
   const fee = inputs - outputs;
   if (fee < 0n) throw new WalletError('INVALID_PARAM', 'The transaction spends more than its inputs hold.');
-  const maxFee = request.maxFee ?? DEFAULT_MAX_FEE_DUFFS;
-  if (fee > maxFee) {
-    throw new WalletError(
-      'POLICY_VIOLATION',
-      `The fee is ${fee} duffs (${formatDash(fee)} DASH), above max_fee_duffs ${maxFee}; not sent.`,
-      {
-        hint: 'Raise max_fee_duffs if this fee is intended.',
-      },
-    );
-  }
-  const txid = await backend.broadcast(request.hex.trim().toLowerCase(), request.signal);
-  return { txid, fee, size: tx.size };
+  const policy = await policyOf(services, request.network);
+  const paying = tx.outputs.map((output) => ({
+    address: scriptAddress(output.script, request.network),
+    amount: output.amount,
+  }));
+  const spend = countedSpend(paying, await keystoreAddresses(services, request.network));
+  checkSpend(policy, spend);
+  checkFee(fee, request.maxFee, 'is', policy);
+  const reservation = await reserveSpend(
+    services.dataDir,
+    policy,
+    { key: tx.unsignedTxid, amount: spend.amount },
+    async () => ({ value: undefined, txid: tx.txid }),
+  );
+  const txid = await broadcastReserved(reservation, () =>
+    backend.broadcast(request.hex.trim().toLowerCase(), request.signal),
+  );
+  const recipients = [...new Set(spend.recipients.flatMap((recipient) => recipient.address ?? []))];
+  return { txid, fee, size: tx.size, paid: spend.amount, recipients };
 }
 
 export type FundsSent = CreatedTransaction & { hex: string | null; txid: string | null; sent: boolean };
@@ -345,14 +439,23 @@ export async function sendFunds(
   request: SpendRequest & { maxFee?: bigint | undefined; dryRun: boolean },
 ): Promise<FundsSent> {
   const prepared = await prepareSpend(services, request);
-  checkFee(prepared.plan.fee, request.maxFee, 'would be');
+  const policy = await policyOf(services, request.network);
+  const spend = await checkPolicy(services, policy, request.network, prepared.plan.outputs);
+  checkFee(prepared.plan.fee, request.maxFee, 'would be', policy);
   if (request.dryRun) return { ...preview(prepared), hex: null, txid: null, sent: false };
   const master = await unlockMaster(services, prepared.entry);
   try {
-    const created = await finalizeSpend(services, prepared);
-    const signed = signWith(master, created.entry, readPsbt(created.psbt));
+    // The change index is reserved and the payment signed only once the 24-hour cap has room.
+    const reservation = await reserveSpend(services.dataDir, policy, { amount: spend.amount }, async () => {
+      const created = await finalizeSpend(services, prepared);
+      const psbt = readPsbt(created.psbt);
+      const key = unsignedTxid(psbt);
+      const signed = signWith(master, created.entry, psbt);
+      return { value: { created, signed }, key, txid: signed.txid };
+    });
+    const { created, signed } = reservation.value;
     // The fee was checked above on the backend's own amounts: broadcast through the same backend.
-    const txid = await prepared.backend.broadcast(signed.hex, request.signal);
+    const txid = await broadcastReserved(reservation, () => prepared.backend.broadcast(signed.hex, request.signal));
     return { ...created, hex: signed.hex, txid, sent: true };
   } finally {
     wipe(master);

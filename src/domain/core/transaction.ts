@@ -1,4 +1,5 @@
 import { Transaction } from '@scure/btc-signer';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { base64, hex } from '@scure/base';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
@@ -216,9 +217,19 @@ export function summarizePsbt(tx: Transaction, network: CoreNetwork): PsbtSummar
   return { inputs, outputs, fee };
 }
 
+/**
+ * The id of a transaction with its signatures left out (every scriptSig empty): the same for a
+ * PSBT and for the transaction signed from it, so a spend is known before and after signing.
+ */
+export function unsignedTxid(tx: Transaction): string {
+  return hex.encode(sha256(sha256(tx.unsignedTx)).reverse());
+}
+
 /** A raw transaction's outpoints and outputs, parsed. */
 export type RawTransaction = {
   txid: string;
+  /** See {@link unsignedTxid}. */
+  unsignedTxid: string;
   version: number;
   inputs: Array<{ txid: string; vout: number }>;
   outputs: Array<{ script: Uint8Array; amount: bigint }>;
@@ -253,7 +264,7 @@ export function readRawTransaction(rawHex: string): RawTransaction {
       throw new WalletError('INVALID_PARAM', `transaction output ${i} is incomplete.`);
     outputs.push({ script: output.script, amount: output.amount });
   }
-  return { txid: tx.id, version: tx.version, inputs, outputs, size: text.length / 2 };
+  return { txid: tx.id, unsignedTxid: unsignedTxid(tx), version: tx.version, inputs, outputs, size: text.length / 2 };
 }
 
 function outpointKey(utxo: Utxo): string {

@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  decodeFunctionData,
+  erc20Abi,
   getAddress,
   keccak256,
   parseTransaction,
+  toFunctionSelector,
   recoverTransactionAddress,
   serializeTransaction,
   type Hash,
@@ -15,6 +18,17 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { WalletError } from '../errors.js';
 import type { ProgressReporter } from '../net/chain-backend.js';
 import type { EvmNode } from '../net/evm-rpc.js';
+import {
+  broadcastReserved,
+  checkDailyCap,
+  checkSpend,
+  policyFeeRefusal,
+  reserveSpend,
+  type CountedSpend,
+  type Recipient,
+  type Reservation,
+  type SpendingPolicy,
+} from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
 import { resolveAccount, resolveAddress, withAccountKey, type EvmAccount } from './accounts.js';
 import { parseEvmAddress, type EvmAddress } from './address.js';
@@ -180,15 +194,113 @@ export async function signTransaction(
     throw new WalletError('INVALID_PARAM', 'unsigned_tx is already signed.', { hint: 'Send it with evm-tx-send.' });
   }
   checkChainId(transaction.chainId, network, 'The transaction');
-  checkFeeCap(maxFeeOf(transaction), request.maxFee);
   const account = await resolveAccount(services, request.from);
-  return describeSigned(await signWith(services, account, transaction), account.address);
+  const key = spendKey(account.address, transaction);
+  const spend = countedSpend(transaction);
+  await checkPolicy(services, network.policy, spend, key);
+  checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
+  const { value: signed } = await signReserved(services, account, transaction, network.policy, {
+    key,
+    amount: spend.amount,
+  });
+  return describeSigned(signed, account.address);
 }
 
-function signWith(services: WalletServices, account: EvmAccount, transaction: TransactionSerializable): Promise<Hex> {
+/**
+ * Signs as a spend the network's 24-hour cap counts (see `reserveSpend`); without a cap, only
+ * signs. The key is unlocked first, so the ledger's lock is never held through a slow unlock.
+ */
+function signReserved(
+  services: WalletServices,
+  account: EvmAccount,
+  transaction: TransactionSerializable,
+  policy: SpendingPolicy | null,
+  spend: { key: string; amount: bigint },
+): Promise<Reservation<Hex>> {
   return withAccountKey(services, account, (privateKey) =>
-    privateKeyToAccount(privateKey).signTransaction(transaction),
+    reserveSpend(services.dataDir, policy, spend, async () => {
+      const signed = await privateKeyToAccount(privateKey).signTransaction(transaction);
+      return { value: signed, txid: keccak256(signed) };
+    }),
   );
+}
+
+/**
+ * What a transaction spends as the policy counts it: its value, paid to `to`. With ERC-20
+ * `transfer`, `transferFrom` or `approve` calldata, the token's recipient or spender is a
+ * recipient too (the token amount is not counted: the caps are in wei). A deployment has no `to`.
+ */
+function countedSpend(transaction: {
+  to?: string | null | undefined;
+  value?: bigint | undefined;
+  data?: Hex | undefined;
+}): CountedSpend {
+  const recipients: Recipient[] = [
+    transaction.to
+      ? { address: getAddress(transaction.to), what: 'to' }
+      : { address: null, what: 'a contract deployment (no to)' },
+  ];
+  const inner = tokenRecipient(transaction.data);
+  if (inner) recipients.push(inner);
+  return { amount: transaction.value ?? 0n, recipients };
+}
+
+/** The ERC-20 calls that move or release tokens, by selector. */
+const TOKEN_CALLS: ReadonlyMap<string, string> = new Map(
+  ['transfer(address,uint256)', 'transferFrom(address,address,uint256)', 'approve(address,uint256)'].map(
+    (signature) => [toFunctionSelector(signature), signature.slice(0, signature.indexOf('('))],
+  ),
+);
+
+/** The recipient or spender of an ERC-20 call in `data`, if it is one; a garbled one has no address. */
+function tokenRecipient(data: Hex | undefined): Recipient | undefined {
+  const name = data === undefined ? undefined : TOKEN_CALLS.get(data.slice(0, 10).toLowerCase());
+  if (data === undefined || name === undefined) return undefined;
+  const what = `the ERC-20 ${name} ${name === 'approve' ? 'spender' : 'recipient'} in data`;
+  try {
+    const call = decodeFunctionData({ abi: erc20Abi, data });
+    if (call.functionName === 'transferFrom') return { address: getAddress(call.args[1]), what };
+    if (call.functionName === 'transfer' || call.functionName === 'approve') {
+      return { address: getAddress(call.args[0]), what };
+    }
+  } catch {
+    // A token selector with calldata that does not decode: there is no address to check.
+  }
+  return { address: null, what: `an undecodable ERC-20 ${name} call in data` };
+}
+
+/**
+ * The spend's key in the ledger: the signer and the transaction without its signature, the same
+ * before signing and after, whoever sends it.
+ */
+function spendKey(from: EvmAddress, transaction: TransactionSerializable): string {
+  const {
+    r: _r,
+    s: _s,
+    v: _v,
+    yParity: _yParity,
+    ...unsigned
+  } = transaction as TransactionSerializable & {
+    r?: unknown;
+    s?: unknown;
+    v?: unknown;
+    yParity?: unknown;
+  };
+  return `${from}:${keccak256(serializeTransaction(unsigned as TransactionSerializable))}`;
+}
+
+/**
+ * The policy's refusals that need no lock: allowed recipients, the per-transaction cap, and the
+ * 24-hour cap as the ledger stands (checked again under its lock when the spend is recorded).
+ */
+async function checkPolicy(
+  services: WalletServices,
+  policy: SpendingPolicy | null,
+  spend: CountedSpend,
+  key: string | undefined,
+): Promise<void> {
+  checkSpend(policy, spend);
+  await checkDailyCap(services.dataDir, policy, { key, amount: spend.amount });
 }
 
 /** The kinds of transaction the wallet signs and sends: legacy with EIP-155, EIP-2930, EIP-1559. */
@@ -270,9 +382,17 @@ export async function sendTransaction(
   const signed = request.signed.trim() as Hex;
   const from = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
   const summary = describeSigned(signed, from);
-  checkFeeCap(summary.maxFee, request.maxFee);
+  const spend = countedSpend(transaction);
+  checkSpend(network.policy, spend);
+  checkFeeCap(summary.maxFee, request.maxFee, network.policy);
   const node = await connectEvm(services, request.network, options.signal);
-  await broadcast(node, signed, summary.hash);
+  const reservation = await reserveSpend(
+    services.dataDir,
+    network.policy,
+    { key: spendKey(from, transaction), amount: spend.amount },
+    async () => ({ value: undefined, txid: summary.hash }),
+  );
+  await broadcastReserved(reservation, () => broadcast(node, signed, summary.hash));
   const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
   return { ...summary, ...status };
 }
@@ -300,16 +420,21 @@ async function broadcast(node: EvmNode, signed: Hex, hash: Hash): Promise<void> 
   }
 }
 
-/** Refuses a fee above the caller's cap (0.01 ether by default), before anything is signed or sent. */
-function checkFeeCap(maxFee: bigint, cap: string | undefined): void {
+/**
+ * Refuses a fee above the binding cap, before anything is signed or sent: the caller's
+ * `max_fee_wei` (0.01 ether by default) or the network policy's `max_fee_wei`, whichever is
+ * lower; the refusal names the one that bound.
+ */
+function checkFeeCap(maxFee: bigint, cap: string | undefined, policy: SpendingPolicy | null): void {
   const limit = cap === undefined ? DEFAULT_MAX_FEE_WEI : parseWei(cap, 'max_fee_wei');
-  if (maxFee > limit) {
-    throw new WalletError(
-      'POLICY_VIOLATION',
-      `The fee may reach ${maxFee} wei, above max_fee_wei ${limit}; nothing was signed or sent.`,
-      { hint: 'Raise max_fee_wei if this fee is intended, or create the transaction again when fees are lower.' },
-    );
-  }
+  const refused = policyFeeRefusal(policy, maxFee, limit, 'may reach');
+  if (refused) throw refused;
+  if (maxFee <= limit) return;
+  throw new WalletError(
+    'POLICY_VIOLATION',
+    `The fee may reach ${maxFee} wei, above max_fee_wei ${limit}; nothing was signed or sent.`,
+    { hint: 'Raise max_fee_wei if this fee is intended, or create the transaction again when fees are lower.' },
+  );
 }
 
 /** The receipt's verdict, polling up to `waitSeconds` for one while reporting progress. */
@@ -400,19 +525,27 @@ export async function sendFunds(
 ): Promise<{ plan: EvmTxPlan; sent: (SignedTx & TxStatus) | null }> {
   const account = await resolveAccount(services, request.from);
   const parsed = await parseTxRequest(services, { ...request, from: account.address });
+  const { policy } = await evmNetwork(services, request.network);
+  const spend = countedSpend(parsed);
+  await checkPolicy(services, policy, spend, undefined);
   const node = await connectEvm(services, request.network, options.signal);
   if (request.dryRun) {
     const planned = await plan(node, parsed);
-    checkFeeCap(planned.maxFee, request.maxFee);
+    checkFeeCap(planned.maxFee, request.maxFee, policy);
     return { plan: planned, sent: null };
   }
   // From the nonce to the broadcast, one payment per account at a time (across processes too):
   // two payments planned at once would get the same nonce, and one would replace the other.
   const { planned, signed } = await services.keystore.withAccountLock(account.address, async () => {
     const planned = await plan(node, parsed);
-    checkFeeCap(planned.maxFee, request.maxFee);
-    const signed = await signWith(services, account, parseTransaction(planned.unsigned));
-    await broadcast(node, signed, keccak256(signed));
+    checkFeeCap(planned.maxFee, request.maxFee, policy);
+    const transaction = parseTransaction(planned.unsigned);
+    const reservation = await signReserved(services, account, transaction, policy, {
+      key: spendKey(account.address, transaction),
+      amount: spend.amount,
+    });
+    const signed = reservation.value;
+    await broadcastReserved(reservation, () => broadcast(node, signed, keccak256(signed)));
     return { planned, signed };
   });
   const summary = describeSigned(signed, account.address);

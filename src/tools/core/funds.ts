@@ -215,7 +215,8 @@ export const coreTxSign = defineTool({
     'Unlocks the wallet and signs every input of a PSBT made by core-tx-create (each input must name',
     "this wallet's key and a path of its network), then returns the signed raw transaction and its",
     'txid. Nothing is broadcast. The fee shown is the one the PSBT records; core-tx-send re-checks it',
-    'against the chain. Needs the keystore passphrase.',
+    "against the chain. The network's spending policy (docs/POLICY.md) applies here already: a refused",
+    'payment is not signed, and a signed one counts towards the 24-hour cap. Needs the keystore passphrase.',
     '',
     'Example: wallet core-tx-sign --wallet-id main --network testnet --psbt cHNidP8B…',
   ].join('\n'),
@@ -254,7 +255,9 @@ export const coreTxSend = defineTool({
   description: [
     "Broadcasts a signed raw transaction through the network's backend. First it checks that the",
     'backend serves network, looks up every coin the transaction spends, and refuses (POLICY_VIOLATION)',
-    'when the fee is above max_fee_duffs. Irreversible once accepted.',
+    "when the fee is above max_fee_duffs or the network's spending policy (docs/POLICY.md) forbids the",
+    'payment. Irreversible once accepted. amount_duffs and recipients count only outputs to addresses',
+    "outside this keystore's wallets of that network.",
     '',
     'Example: wallet core-tx-send --network testnet --hex 0300000001…',
   ].join('\n'),
@@ -267,6 +270,10 @@ export const coreTxSend = defineTool({
     txid: z.string().describe('The transaction id the backend accepted.'),
     fee_duffs: z.string().describe("The fee, from the backend's view of the coins spent."),
     size_bytes: z.int().describe('The size in bytes.'),
+    amount_duffs: z
+      .string()
+      .describe("What it pays to addresses outside this keystore's wallets of that network, in duffs."),
+    recipients: z.array(z.string()).describe('Those addresses.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ network, hex, max_fee_duffs }, { services, signal }) => {
@@ -276,8 +283,21 @@ export const coreTxSend = defineTool({
       maxFee: optionalDuffs(max_fee_duffs, 'max_fee_duffs'),
       signal,
     });
-    return { txid: sent.txid, fee_duffs: sent.fee.toString(), size_bytes: sent.size };
+    return {
+      txid: sent.txid,
+      fee_duffs: sent.fee.toString(),
+      size_bytes: sent.size,
+      amount_duffs: sent.paid.toString(),
+      recipients: sent.recipients,
+    };
   },
+  audit: ({ network }, output) => ({
+    network,
+    amount: output?.amount_duffs,
+    unit: output ? 'duffs' : undefined,
+    recipient: output?.recipients,
+    txid: output?.txid,
+  }),
 });
 
 export const coreFundsSend = defineTool({
@@ -286,8 +306,10 @@ export const coreFundsSend = defineTool({
   summary: 'Pay an address: create, sign and broadcast',
   description: [
     'Pays amount_duffs to address from the wallet in one step: core-tx-create, core-tx-sign and',
-    'core-tx-send. Refuses a fee above max_fee_duffs before signing. With dry_run it only plans: it',
-    'shows the coins, outputs, change address and fee, signs nothing and uses up no change index.',
+    "core-tx-send. Refuses a fee above max_fee_duffs before signing, and a payment the network's",
+    'spending policy forbids (POLICY_VIOLATION naming the rule; docs/POLICY.md). With dry_run it only',
+    'plans: it shows the coins, outputs, change address and fee, signs nothing and uses up no change',
+    'index; a dry run the policy would refuse is refused the same way.',
     'Needs the keystore passphrase (not for a dry run).',
     '',
     'Example: wallet core-funds-send --wallet-id main --network testnet --address yRd4… --amount-duffs 150000 --dry-run',
@@ -331,4 +353,13 @@ export const coreFundsSend = defineTool({
       ...rows(result),
     };
   },
+  audit: (input, output) => ({
+    network: input.network,
+    wallet_id: input.wallet_id,
+    amount: input.amount_duffs,
+    unit: 'duffs',
+    recipient: input.address,
+    txid: output?.txid ?? undefined,
+    dry_run: input.dry_run || undefined,
+  }),
 });

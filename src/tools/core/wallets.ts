@@ -228,4 +228,5 @@ export const coreWalletDelete = defineTool({
     });
     return { deleted: true, wallet_id: entry.id, alias: entry.alias, network: entry.network };
   },
+  audit: (input, output) => ({ network: input.network, wallet_id: output?.wallet_id ?? input.wallet_id }),
 });

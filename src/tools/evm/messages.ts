@@ -96,4 +96,9 @@ export const evmTypedDataSign = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async ({ address, network, typed_data }, { services }) =>
     signTypedData(services, { from: address, network, typedData: typed_data }),
+  audit: (input, output) => ({
+    network: input.network,
+    from: output?.address ?? input.address,
+    typed_data_hash: output?.hash,
+  }),
 });

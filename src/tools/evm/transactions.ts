@@ -158,7 +158,9 @@ export const evmTxSign = defineTool({
     'Signs unsigned_tx (from evm-tx-create, or any legacy EIP-155, EIP-2930 or EIP-1559 transaction)',
     'with a keystore account, without contacting a node. The transaction must carry the chain id of',
     'the network named (NETWORK_MISMATCH otherwise), so it cannot be replayed elsewhere. Needs the',
-    'keystore passphrase. Returns signed_tx for evm-tx-send and its hash.',
+    "keystore passphrase. Returns signed_tx for evm-tx-send and its hash. The network's spending policy",
+    '(docs/POLICY.md) applies here already: a refused payment is not signed, and a signed one counts',
+    'towards the 24-hour cap.',
     '',
     'Example: wallet evm-tx-sign --address savings --unsigned-tx <unsigned_tx from evm-tx-create> --network sepolia',
   ].join('\n'),
@@ -194,7 +196,8 @@ export const evmTxSend = defineTool({
     "Broadcasts signed_tx through the network's node after checking that the transaction's chain id",
     "and the node's are the network's own. Sending the same transaction again is harmless (it is not",
     'broadcast twice). With wait, polls for the receipt and reports progress; the answer then says',
-    'success or reverted, the block, gas used and the fee paid.',
+    'success or reverted, the block, gas used and the fee paid. Refused (POLICY_VIOLATION, not sent) when',
+    "the network's spending policy (docs/POLICY.md) forbids the payment.",
     '',
     'Example: wallet evm-tx-send --signed-tx <signed_tx from evm-tx-sign> --network sepolia --wait',
   ].join('\n'),
@@ -215,6 +218,14 @@ export const evmTxSend = defineTool({
     );
     return { ...statusFields(sent), ...signedFields(sent), network };
   },
+  audit: ({ network }, output) => ({
+    network,
+    from: output?.from,
+    amount: output?.value_wei,
+    unit: output ? 'wei' : undefined,
+    recipient: output?.to,
+    hash: output?.hash,
+  }),
 });
 
 export const evmTxGet = defineTool({
@@ -283,7 +294,9 @@ export const evmFundsSend = defineTool({
     'Creates, signs and sends a payment of value_wei from a keystore account to to, with calldata if',
     'given: the three steps of evm-tx-create, evm-tx-sign and evm-tx-send in one call, unlocking once.',
     'With dry_run nothing is signed or sent: the answer shows the nonce, gas and most the fee can be.',
-    'Checks the node serves the network named, and that the account can pay value plus fee.',
+    'Checks the node serves the network named, and that the account can pay value plus fee. Refused',
+    "(POLICY_VIOLATION naming the rule, nothing signed) when the network's spending policy",
+    '(docs/POLICY.md) forbids the payment; a dry run is refused the same way.',
     '',
     'Example: wallet evm-funds-send --address savings --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --value-wei 1000000000000000 --network sepolia --wait',
   ].join('\n'),
@@ -348,4 +361,13 @@ export const evmFundsSend = defineTool({
       fee_wei: status.fee_wei,
     };
   },
+  audit: (input, output) => ({
+    network: input.network,
+    from: output?.from ?? input.address,
+    amount: input.value_wei,
+    unit: 'wei',
+    recipient: input.to,
+    hash: output?.hash ?? undefined,
+    dry_run: input.dry_run || undefined,
+  }),
 });

@@ -1,0 +1,164 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
+import { CHAINS, type Chain } from '../config/networks.js';
+import { hasSystemCode, WalletError } from '../errors.js';
+import { withLock } from '../keystore/lock.js';
+
+export const LEDGER_DIR_NAME = 'ledger';
+/** How far back a 24-hour cap looks. */
+export const LEDGER_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+const FORMAT = 'wallet-spend-ledger';
+const VERSION = 1;
+const DIGITS = /^(0|[1-9][0-9]*)$/;
+
+const LedgerFileSchema = z.strictObject({
+  format: z.literal(FORMAT),
+  version: z.literal(VERSION),
+  chain: z.enum(CHAINS),
+  network: z.string(),
+  entries: z.array(
+    z.strictObject({
+      key: z.string().min(1).max(200),
+      txid: z.string().max(100).nullable(),
+      amount: z.string().regex(DIGITS).max(80),
+      time: z.iso.datetime(),
+    }),
+  ),
+});
+
+/** One spend the cap counts: signed (and perhaps sent) at `time`, in the network's base units. */
+export type LedgerEntry = {
+  /** The transaction without its signatures (see `docs/POLICY.md`): the same before and after signing. */
+  key: string;
+  /** The signed transaction's id or hash, when known; for people reading the file. */
+  txid: string | null;
+  amount: bigint;
+  /** Milliseconds since the epoch. */
+  time: number;
+};
+
+/**
+ * The rolling record of one network's spends for its 24-hour cap: `<dataDir>/ledger/<chain>-<network>.json`
+ * (0600, replaced atomically), changed only under a cross-process lock of its own. Entries older than
+ * 24 hours are dropped at the next change. A file that cannot be read is never taken as empty: that
+ * would lift the cap.
+ */
+export class SpendLedger {
+  readonly path: string;
+  private readonly dir: string;
+  private readonly lockDir: string;
+
+  constructor(
+    dataDir: string,
+    readonly chain: Chain,
+    readonly network: string,
+  ) {
+    this.dir = join(dataDir, LEDGER_DIR_NAME);
+    this.path = join(this.dir, `${chain}-${network}.json`);
+    this.lockDir = join(dataDir, 'locks', `ledger-${chain}-${network}`);
+  }
+
+  /** The entries of the last 24 hours, read without the lock (the file is replaced atomically). */
+  async recent(now = Date.now()): Promise<LedgerEntry[]> {
+    return inWindow(await this.read(), now);
+  }
+
+  /**
+   * Runs `change` under the ledger's lock with the entries of the last 24 hours, and writes back
+   * the list it returns. Nothing is written when `change` throws.
+   */
+  async update<T>(
+    change: (recent: LedgerEntry[], now: number) => Promise<{ entries: LedgerEntry[]; result: T }>,
+  ): Promise<T> {
+    await ensurePrivateDir(this.dir);
+    await ensurePrivateDir(this.lockDir);
+    return withLock(
+      this.lockDir,
+      async () => {
+        const all = await this.read();
+        const now = Date.now();
+        const recent = inWindow(all, now);
+        const { entries, result } = await change(recent, now);
+        if (entries !== recent || recent.length !== all.length)
+          await writeFileAtomic(this.path, this.serialize(entries));
+        return result;
+      },
+      { timeoutMs: 120_000 },
+    );
+  }
+
+  /** Drops the entry recorded under `key` (a spend the node definitely refused). */
+  async remove(key: string): Promise<void> {
+    await this.update(async (recent) => {
+      const kept = recent.filter((entry) => entry.key !== key);
+      return { entries: kept.length === recent.length ? recent : kept, result: undefined };
+    });
+  }
+
+  private async read(): Promise<LedgerEntry[]> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if (hasSystemCode(error, 'ENOENT')) return [];
+      throw this.damaged('it cannot be read', error);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw this.damaged('it is not valid JSON', error);
+    }
+    const parsed = LedgerFileSchema.safeParse(json);
+    if (!parsed.success) throw this.damaged(`it is not a ${FORMAT} file of version ${VERSION}`, parsed.error);
+    if (parsed.data.chain !== this.chain || parsed.data.network !== this.network) {
+      throw this.damaged(`it is the ledger of ${parsed.data.chain}.${parsed.data.network}`);
+    }
+    return parsed.data.entries.map((entry) => ({
+      key: entry.key,
+      txid: entry.txid,
+      amount: BigInt(entry.amount),
+      time: Date.parse(entry.time),
+    }));
+  }
+
+  private serialize(entries: readonly LedgerEntry[]): string {
+    const file: z.input<typeof LedgerFileSchema> = {
+      format: FORMAT,
+      version: VERSION,
+      chain: this.chain,
+      network: this.network,
+      entries: entries.map((entry) => ({
+        key: entry.key,
+        txid: entry.txid,
+        amount: entry.amount.toString(),
+        time: new Date(entry.time).toISOString(),
+      })),
+    };
+    return `${JSON.stringify(file, null, 2)}\n`;
+  }
+
+  private damaged(reason: string, cause?: unknown): WalletError {
+    return new WalletError(
+      'POLICY_VIOLATION',
+      `The spend ledger ${this.path} is damaged (${reason}): the 24-hour cap of ${this.chain}.${this.network} cannot be enforced, so nothing was signed or sent.`,
+      {
+        hint: 'Restore the file or repair it by hand; deleting it forgets the spends of the last 24 hours.',
+        cause,
+      },
+    );
+  }
+}
+
+/** The sum of the entries' amounts. */
+export function totalOf(entries: readonly LedgerEntry[]): bigint {
+  return entries.reduce((sum, entry) => sum + entry.amount, 0n);
+}
+
+/** Entries of the last 24 hours; one dated in the future (a clock set back) still counts. */
+function inWindow(entries: readonly LedgerEntry[], now: number): LedgerEntry[] {
+  return entries.filter((entry) => entry.time > now - LEDGER_WINDOW_MS);
+}

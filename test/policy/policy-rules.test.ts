@@ -1,0 +1,310 @@
+/**
+ * The spending policy's parts without a node: the config format, the rules and their refusals,
+ * the rolling ledger (pruning, reservations, a damaged file) and the audit log file.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseConfigText } from '../../src/domain/config/config-file.js';
+import { resolveNetworks } from '../../src/domain/config/endpoints.js';
+import { encodeAddress } from '../../src/domain/core/address.js';
+import { WalletError } from '../../src/domain/errors.js';
+import { appendAuditRecord, auditLogPath } from '../../src/domain/policy/audit-log.js';
+import { SpendLedger } from '../../src/domain/policy/spend-ledger.js';
+import {
+  broadcastReserved,
+  checkDailyCap,
+  checkSpend,
+  reserveSpend,
+  type SpendingPolicy,
+} from '../../src/domain/policy/spending-policy.js';
+import { tempHome } from '../helpers/io.js';
+import { ROOT } from '../helpers/paths.js';
+
+const TESTNET_ADDRESS = encodeAddress(new Uint8Array(20).fill(7), 'p2pkh', 'testnet');
+const MAINNET_ADDRESS = encodeAddress(new Uint8Array(20).fill(7), 'p2pkh', 'mainnet');
+const EVM_LOWER = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+const EVM_CHECKSUMMED = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const HOUR = 60 * 60 * 1000;
+
+const isPolicyViolation = (pattern: RegExp) => (error: unknown) =>
+  error instanceof WalletError && error.code === 'POLICY_VIOLATION' && pattern.test(error.message);
+
+function policyOf(config: string, chain: 'core' | 'evm', network: string): SpendingPolicy | null {
+  const settings = resolveNetworks(parseConfigText(config, 'config.json'), {});
+  const found = settings.networks.find((entry) => entry.chain === chain && entry.network === network);
+  assert.ok(found, `${chain}.${network}`);
+  return found.policy;
+}
+
+describe('policy in the config file', () => {
+  it('reads a Dash and an EVM policy; a built-in EVM network needs no url for one', () => {
+    const config = JSON.stringify({
+      core: {
+        networks: {
+          testnet: {
+            policy: {
+              max_per_tx_duffs: '100000000',
+              max_per_24h_duffs: '150000000',
+              allowed_recipients: [TESTNET_ADDRESS],
+              max_fee_duffs: '20000',
+            },
+          },
+        },
+      },
+      evm: {
+        networks: { local: { policy: { max_per_24h_wei: '3000000000000000000', allowed_recipients: [EVM_LOWER] } } },
+      },
+    });
+    const core = policyOf(config, 'core', 'testnet');
+    assert.deepEqual(
+      [core?.unit, core?.maxPerTx, core?.maxPer24h, core?.maxFee, [...(core?.allowedRecipients ?? [])]],
+      ['duffs', 100_000_000n, 150_000_000n, 20_000n, [TESTNET_ADDRESS]],
+    );
+    const evm = policyOf(config, 'evm', 'local');
+    assert.deepEqual([evm?.unit, evm?.maxPerTx, evm?.maxPer24h], ['wei', null, 3n * 10n ** 18n]);
+    assert.deepEqual([...(evm?.allowedRecipients ?? [])], [EVM_CHECKSUMMED], 'compared checksummed');
+    assert.equal(policyOf(config, 'core', 'mainnet'), null, 'no policy: no rule');
+    assert.equal(policyOf(config, 'evm', 'sepolia'), null);
+  });
+
+  it('reads the example of docs/POLICY.md', () => {
+    const markdown = readFileSync(join(ROOT, 'docs', 'POLICY.md'), 'utf8');
+    const example = /```json\n([\s\S]*?)```/.exec(markdown)?.[1] ?? assert.fail('no JSON example');
+    assert.deepEqual(
+      [...(policyOf(example, 'core', 'mainnet')?.allowedRecipients ?? [])],
+      ['XgjBof7tWXH8jNXY4rRb1rdNUmDK3aNNNK'],
+    );
+    assert.equal(policyOf(example, 'evm', 'mainnet')?.maxFee, 2_000_000_000_000_000n);
+  });
+
+  it('refuses a bad rule, naming its path and never echoing the value', () => {
+    const bad: [unknown, RegExp][] = [
+      [
+        { core: { networks: { testnet: { policy: { allowed_recipients: [MAINNET_ADDRESS] } } } } },
+        /core\.networks\.testnet\.policy\.allowed_recipients\.0: a Dash testnet address/,
+      ],
+      [
+        { evm: { networks: { local: { policy: { allowed_recipients: [EVM_CHECKSUMMED.replace('C5', 'c5')] } } } } },
+        /evm\.networks\.local\.policy\.allowed_recipients\.0: an EVM address/,
+      ],
+      [
+        { core: { networks: { testnet: { policy: { max_per_tx_duffs: '1.5' } } } } },
+        /max_per_tx_duffs: a whole number/,
+      ],
+      [{ core: { networks: { testnet: { policy: { max_per_tx_duffs: 150000 } } } } }, /max_per_tx_duffs/],
+      [{ evm: { networks: { local: { policy: { max_fee_duffs: '1' } } } } }, /evm\.networks\.local\.policy/],
+      [{ core: { networks: { devnet: { policy: {} } } } }, /invalid at core\.networks/],
+    ];
+    for (const [config, pattern] of bad) {
+      assert.throws(
+        () => parseConfigText(JSON.stringify(config), '/d/config.json'),
+        (error: unknown) =>
+          error instanceof WalletError &&
+          error.code === 'INVALID_PARAM' &&
+          pattern.test(error.message) &&
+          !error.message.includes(MAINNET_ADDRESS),
+        JSON.stringify(config),
+      );
+    }
+    assert.throws(
+      () => parseConfigText('{"core":{"networks":{"testnet":{"policy":{"max_fee_duffs":"x"}}}}}', 'c.json'),
+      (error: unknown) => error instanceof WalletError && /docs\/POLICY\.md/.test(error.hint ?? ''),
+    );
+  });
+});
+
+describe('policy rules', () => {
+  const policy: SpendingPolicy = {
+    chain: 'evm',
+    network: 'local',
+    unit: 'wei',
+    maxPerTx: 1000n,
+    maxPer24h: 2500n,
+    allowedRecipients: new Set([EVM_CHECKSUMMED]),
+    maxFee: null,
+  };
+
+  it('names the refused rule by its config path', () => {
+    checkSpend(policy, { amount: 1000n, recipients: [{ address: EVM_CHECKSUMMED, what: 'to' }] });
+    assert.throws(
+      () => checkSpend(policy, { amount: 1001n, recipients: [{ address: EVM_CHECKSUMMED, what: 'to' }] }),
+      isPolicyViolation(
+        /^Refused by policy evm\.networks\.local\.policy\.max_per_tx_wei: .*1001 wei.*Nothing was signed or sent\.$/,
+      ),
+    );
+    assert.throws(
+      () => checkSpend(policy, { amount: 1n, recipients: [{ address: `0x${'11'.repeat(20)}`, what: 'to' }] }),
+      isPolicyViolation(/policy\.allowed_recipients: 0x1111.* \(to\) is not an allowed recipient/),
+    );
+    assert.throws(
+      () => checkSpend(policy, { amount: 0n, recipients: [{ address: null, what: 'a contract deployment (no to)' }] }),
+      isPolicyViolation(/allowed_recipients: a contract deployment \(no to\) has no address/),
+    );
+    checkSpend(null, { amount: 10n ** 30n, recipients: [{ address: null, what: 'anything' }] });
+  });
+});
+
+describe('the spend ledger', () => {
+  let home: string;
+  const policy: SpendingPolicy = {
+    chain: 'core',
+    network: 'regtest',
+    unit: 'duffs',
+    maxPerTx: null,
+    maxPer24h: 1000n,
+    allowedRecipients: null,
+    maxFee: null,
+  };
+  const ledger = () => new SpendLedger(home, 'core', 'regtest');
+  const sign = (txid: string) => async () => ({ value: txid, txid });
+
+  before(() => {
+    home = tempHome();
+  });
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  it('records a reservation before returning, once per key, in an owner-only file', async () => {
+    const first = await reserveSpend(home, policy, { key: 'a', amount: 600n }, sign('t1'));
+    assert.equal(first.value, 't1');
+    assert.equal(statSync(ledger().path).mode & 0o777, 0o600);
+    assert.equal(statSync(join(home, 'ledger')).mode & 0o777, 0o700);
+    // The same transaction again (signed twice, or signed then sent) is counted once.
+    await reserveSpend(home, policy, { key: 'a', amount: 600n }, sign('t1'));
+    assert.deepEqual(
+      (await ledger().recent()).map((entry) => [entry.key, entry.txid, entry.amount]),
+      [['a', 't1', 600n]],
+    );
+    await assert.rejects(
+      reserveSpend(home, policy, { key: 'b', amount: 401n }, () => assert.fail('must not sign')),
+      isPolicyViolation(/core\.networks\.regtest\.policy\.max_per_24h_duffs: .* to 0\.00001001 DASH \(1001 duffs\)/),
+    );
+    await assert.rejects(checkDailyCap(home, policy, { amount: 401n }), isPolicyViolation(/max_per_24h_duffs/));
+    await checkDailyCap(home, policy, { key: 'a', amount: 600n });
+  });
+
+  it('forgets a reservation whose broadcast was refused, keeps one whose outcome is unknown', async () => {
+    const refused = await reserveSpend(home, policy, { key: 'r', amount: 100n }, sign('t2'));
+    await assert.rejects(
+      broadcastReserved(refused, () => Promise.reject(new WalletError('INVALID_PARAM', 'The node rejected it.'))),
+      /rejected/,
+    );
+    assert.deepEqual(
+      (await ledger().recent()).map((entry) => entry.key),
+      ['a'],
+    );
+    const unknown = await reserveSpend(home, policy, { key: 'u', amount: 100n }, sign('t3'));
+    await assert.rejects(
+      broadcastReserved(unknown, () => Promise.reject(new WalletError('BACKEND_UNAVAILABLE', 'No answer.'))),
+      /No answer/,
+    );
+    assert.deepEqual(
+      (await ledger().recent()).map((entry) => entry.key),
+      ['a', 'u'],
+    );
+  });
+
+  it('drops entries older than 24 hours at the next change', async () => {
+    const now = Date.now();
+    const entry = (key: string, at: number) => ({ key, txid: null, amount: '400', time: new Date(at).toISOString() });
+    writeFileSync(
+      ledger().path,
+      JSON.stringify({
+        format: 'wallet-spend-ledger',
+        version: 1,
+        chain: 'core',
+        network: 'regtest',
+        entries: [entry('old', now - 25 * HOUR), entry('recent', now - 23 * HOUR)],
+      }),
+    );
+    await reserveSpend(home, policy, { key: 'new', amount: 600n }, sign('t4'));
+    const stored = JSON.parse(readFileSync(ledger().path, 'utf8')) as { entries: { key: string }[] };
+    assert.deepEqual(
+      stored.entries.map((stored) => stored.key),
+      ['recent', 'new'],
+    );
+  });
+
+  it('refuses every spend while the file is damaged, naming it; it is never reset to empty', async () => {
+    const cases = ['{ not json', '{"format":"wallet-spend-ledger","version":1}', '[]'];
+    for (const damaged of cases) {
+      writeFileSync(ledger().path, damaged);
+      const named = (error: unknown) =>
+        error instanceof WalletError &&
+        error.code === 'POLICY_VIOLATION' &&
+        error.message.includes(ledger().path) &&
+        /nothing was signed or sent/.test(error.message);
+      await assert.rejects(
+        reserveSpend(home, policy, { key: 'x', amount: 1n }, () => assert.fail('must not sign')),
+        named,
+      );
+      await assert.rejects(checkDailyCap(home, policy, { amount: 1n }), named);
+      assert.equal(readFileSync(ledger().path, 'utf8'), damaged, 'left as it was');
+    }
+    const other = new SpendLedger(home, 'core', 'testnet');
+    mkdirSync(join(home, 'ledger'), { recursive: true });
+    writeFileSync(
+      other.path,
+      JSON.stringify({ format: 'wallet-spend-ledger', version: 1, chain: 'core', network: 'regtest', entries: [] }),
+    );
+    await assert.rejects(other.recent(), /it is the ledger of core\.regtest/);
+  });
+
+  it('is not touched without a 24-hour cap', async () => {
+    const dir = tempHome();
+    try {
+      const value = await reserveSpend(dir, { ...policy, maxPer24h: null }, { key: 'k', amount: 5n }, sign('t'));
+      assert.equal(value.value, 't');
+      assert.throws(() => statSync(join(dir, 'ledger')), /ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the audit log file', () => {
+  it('is created owner-only and appended to, one JSON line per record, undefined fields left out', async () => {
+    const home = join(tempHome(), `data-${randomBytes(4).toString('hex')}`);
+    try {
+      await appendAuditRecord(home, {
+        time: 't1',
+        tool: 'core_tx_send',
+        outcome: 'sent',
+        txid: 'aa',
+        amount: undefined,
+      });
+      const first = readFileSync(auditLogPath(home), 'utf8');
+      await appendAuditRecord(home, {
+        time: 't2',
+        tool: 'core_tx_send',
+        outcome: 'error',
+        network: 'testnet',
+        error: { code: 'POLICY_VIOLATION', message: 'Refused.' },
+      });
+      const text = readFileSync(auditLogPath(home), 'utf8');
+      assert.ok(text.startsWith(first), 'earlier lines are never rewritten');
+      assert.deepEqual(
+        text
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as unknown),
+        [
+          { time: 't1', tool: 'core_tx_send', outcome: 'sent', txid: 'aa' },
+          {
+            time: 't2',
+            tool: 'core_tx_send',
+            outcome: 'error',
+            network: 'testnet',
+            error: { code: 'POLICY_VIOLATION', message: 'Refused.' },
+          },
+        ],
+      );
+      assert.equal(statSync(auditLogPath(home)).mode & 0o777, 0o600);
+      assert.equal(statSync(home).mode & 0o777, 0o700);
+    } finally {
+      rmSync(join(home, '..'), { recursive: true, force: true });
+    }
+  });
+});
