@@ -37,7 +37,7 @@ flag	-	--help	none	Show help.
 flag	-	-h	none	Show help.
 flag	-	--version	none	Show the version.
 flag	-	-V	none	Show the version.
-cmd	-	serve	-	Serve the wallet tools over MCP on stdio (for agents)
+cmd	-	serve	-	Serve the wallet tools over MCP, stdio or HTTP (for agents)
 flag	serve	--read-only	none	Serve only the tools whose annotations say read-only.
 flag	serve	--log-level	choice	Log requests to stderr (method, tool, id, outcome, duration). Default: $WALLET_LOG_LEVEL or off.
 val	serve	--log-level	off
@@ -47,6 +47,13 @@ val	serve	--log-level	info
 val	serve	--log-level	debug
 flag	serve	--passphrase-file	file	Unlock the keystore at start with the passphrase in this owner-only file.
 flag	serve	--endpoint	text	Use this node endpoint (repeatable).
+flag	serve	--http	none	Serve Streamable HTTP at /mcp (and GET /health) instead of stdio.
+flag	serve	--listen	text	Where --http listens (default 127.0.0.1:9527; port 0 picks a free one).
+flag	serve	--api-key-file	file	The bearer token --http requires, from an owner-only file (default $MCP_API_KEY; at least 16 charac…
+flag	serve	--auth	none	--no-auth serves --http without a token: only with --read-only, on loopback.
+flag	serve	--no-auth	none	--no-auth serves --http without a token: only with --read-only, on loopback.
+flag	serve	--allow-remote	none	Let --listen bind an address other machines can reach.
+flag	serve	--allowed-host	text	Another host name clients may send in Host/Origin (repeatable).
 flag	serve	--help	none	Show help.
 flag	serve	-h	none	Show help.
 cmd	-	tools	globals	List the tools of the server with their badges (--refresh)

@@ -6,8 +6,9 @@ import { FULL_DESCRIPTION_META_KEY, RECEIVE_ADDRESS_META_KEY } from '../shared/p
 import { clipForDisplay } from '../shared/text.js';
 import { packageInfo } from '../shared/package-info.js';
 import { describeTool, type AnyTool, type ToolCatalogue } from '../tools/index.js';
-import { invokeTool } from '../tools/invoke.js';
+import { auditStoppedCall, invokeTool } from '../tools/invoke.js';
 import { errorResult, successResult } from './results.js';
+import { Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS, hasDryRun, requestClientCapabilities } from './confirmation.js';
 import { createLogger, type Logger } from './logger.js';
 
 export type WalletServerOptions = {
@@ -16,6 +17,10 @@ export type WalletServerOptions = {
   /** Shared by every call; one per process. */
   services: WalletServices;
   logger?: Logger;
+  /** Shared by every server instance of the process, so that a confirmation outlives one instance. */
+  confirmations?: Confirmations;
+  /** How long a 2025-era client has to answer a confirmation (default five minutes). */
+  confirmTimeoutMs?: number;
 };
 
 const INSTRUCTIONS = [
@@ -29,11 +34,22 @@ const INSTRUCTIONS = [
  * {@link invokeTool}. The low-level SDK `Server` is used so that listing and error mapping stay in
  * our hands; the SDK still owns the protocol (handshake, both eras, JSON-RPC errors).
  */
-export function createWalletServer({ catalogue, services, logger = createLogger('off') }: WalletServerOptions): Server {
+export function createWalletServer({
+  catalogue,
+  services,
+  logger = createLogger('off'),
+  confirmations = new Confirmations(),
+  confirmTimeoutMs = DEFAULT_CONFIRM_TIMEOUT_MS,
+}: WalletServerOptions): Server {
   const { name, version } = packageInfo();
   const server = new Server(
     { name, version, title: 'wallet' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      requestState: { verify: confirmations.verify },
+      inputRequired: { roundTimeoutMs: confirmTimeoutMs, maxRounds: 3 },
+    },
   );
   server.setRequestHandler('tools/list', () => ({ tools: catalogue.list().map(toMcpTool) }));
   server.setRequestHandler('tools/call', async (request, context) => {
@@ -45,14 +61,24 @@ export function createWalletServer({ catalogue, services, logger = createLogger(
       );
     }
     const progress = progressReporter(context.mcpReq._meta?.progressToken, context.mcpReq.notify);
+    const toolContext = { services, catalogue, signal: context.mcpReq.signal, progress: progress.report };
+    const args = request.params.arguments ?? {};
     try {
-      const structured = await invokeTool(tool, request.params.arguments, {
-        services,
-        catalogue,
-        signal: context.mcpReq.signal,
-        progress: progress.report,
-      });
-      return successResult(structured);
+      const step = await confirmations.step(
+        tool,
+        args,
+        context,
+        requestClientCapabilities(context, server.getClientCapabilities()),
+        () =>
+          hasDryRun(tool) ? invokeTool(tool, { ...args, dry_run: true }, toolContext) : Promise.resolve(undefined),
+      );
+      if (step.kind === 'ask') return step.result;
+      if (step.kind === 'refused') throw step.error;
+      if (step.kind === 'declined') {
+        await auditStoppedCall(tool, args, toolContext, step.error);
+        throw step.error;
+      }
+      return successResult(await invokeTool(tool, args, toolContext));
     } catch (error) {
       logger.debug('tool-failure', { tool: tool.name, error: describeFailure(error) });
       return errorResult(error);

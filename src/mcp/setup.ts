@@ -2,6 +2,7 @@ import { parseEndpointOverride } from '../domain/config/endpoints.js';
 import { WalletError } from '../domain/errors.js';
 import { WalletServices } from '../domain/services.js';
 import { servedTools } from '../tools/index.js';
+import { Confirmations } from './confirmation.js';
 import { createLogger, type LogLevel } from './logger.js';
 import type { WalletServerOptions } from './server.js';
 
@@ -43,5 +44,6 @@ export function walletServerOptions(setup: WalletServerSetup): WalletServerOptio
     catalogue: servedTools({ localOnly: setup.localOnly, readOnly: setup.readOnly }),
     services: new WalletServices({ env: setup.env, endpointOverrides, passphrase: setup.passphrase }),
     logger: createLogger(setup.logLevel ?? 'off'),
+    confirmations: new Confirmations(),
   };
 }

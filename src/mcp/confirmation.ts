@@ -1,0 +1,196 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { formatDash } from '../domain/core/amount.js';
+import { WalletError } from '../domain/errors.js';
+import { weiToEther } from '../domain/evm/amount.js';
+import type { AuditFields } from '../domain/policy/audit-log.js';
+import type { AnyTool } from '../tools/index.js';
+
+/** The key of the confirmation in `inputRequests` / `inputResponses`. */
+export const CONFIRM_KEY = 'wallet_confirm';
+
+/** How long a client has to answer a confirmation before the call ends with nothing sent. */
+export const DEFAULT_CONFIRM_TIMEOUT_MS = 5 * 60_000;
+
+/** What the server does with a destructive call. */
+export type ConfirmationStep =
+  | { kind: 'proceed' }
+  | { kind: 'ask'; result: InputRequiredResult }
+  /** The dry run failed (a policy refusal, too little money): nothing to ask about. */
+  | { kind: 'refused'; error: unknown }
+  /** The user said no, cancelled, or answered something other than yes. */
+  | { kind: 'declined'; error: WalletError };
+
+type ConfirmState = { call: string };
+
+/**
+ * Asks the user, through the client's elicitation (form mode), to confirm a destructive call before
+ * anything is signed, written in the multi-round-trip form (`inputRequired`) that serves both eras:
+ * a 2026-07-28 client answers and retries the call; on a 2025 connection the SDK sends
+ * `elicitation/create` itself and re-enters the handler. The question shows amount, recipient,
+ * network and fee (from a dry run where the tool has one) and asks only for a yes/no: never a
+ * secret. The answer counts only for the exact call it was asked about: `requestState` carries an
+ * HMAC of the tool and its arguments, checked on the retry. One per process, so that a stateless
+ * HTTP retry served by another server instance still verifies.
+ */
+export class Confirmations {
+  private readonly codec = createRequestStateCodec<ConfirmState>({ key: randomBytes(32), ttlSeconds: 600 });
+
+  /** For `ServerOptions.requestState.verify`: a forged or stale state is refused by the SDK (-32602). */
+  readonly verify = (state: string, context: ServerContext): Promise<ConfirmState> => this.codec.verify(state, context);
+
+  /**
+   * Decides a call of `tool`. `preview` runs the tool's dry run (undefined when it has none); its
+   * failure (a policy refusal, too little money) ends the call before anyone is asked.
+   */
+  async step(
+    tool: AnyTool,
+    args: Record<string, unknown>,
+    context: ServerContext,
+    clientCapabilities: ClientCapabilities | undefined,
+    preview: () => Promise<Record<string, unknown> | undefined>,
+  ): Promise<ConfirmationStep> {
+    const dryRun = hasDryRun(tool) && args['dry_run'] === true;
+    if (!tool.annotations.destructiveHint || dryRun || !canAskForm(clientCapabilities)) {
+      return { kind: 'proceed' };
+    }
+    const call = callDigest(tool.name, args);
+    const answer = inputResponse(context.mcpReq.inputResponses, CONFIRM_KEY);
+    const state = context.mcpReq.requestState<ConfirmState>();
+    if (answer.kind === 'elicit' && typeof state === 'object' && state?.call === call) {
+      if (answer.action === 'accept' && answer.content?.['confirm'] === true) return { kind: 'proceed' };
+      return {
+        kind: 'declined',
+        // Not a new error code: the design's list is fixed, and a refusal by the user is a refusal.
+        error: new WalletError(
+          'POLICY_VIOLATION',
+          `Not confirmed: the user declined ${tool.name}; nothing was signed or sent.`,
+          { hint: 'Ask the user again only if they want it; a dry run shows the plan without asking.' },
+        ),
+      };
+    }
+    let planned: Record<string, unknown> | undefined;
+    try {
+      planned = await preview();
+    } catch (error) {
+      return { kind: 'refused', error };
+    }
+    return {
+      kind: 'ask',
+      result: inputRequired({
+        inputRequests: {
+          [CONFIRM_KEY]: inputRequired.elicit({
+            mode: 'form',
+            message: confirmationMessage(tool, args, planned),
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                confirm: {
+                  type: 'boolean',
+                  title: 'Confirm',
+                  description: 'Yes to sign and send; anything else sends nothing.',
+                  default: false,
+                },
+              },
+              required: ['confirm'],
+            },
+          }),
+        },
+        requestState: await this.codec.mint({ call }),
+      }),
+    };
+  }
+}
+
+/** The tool takes `dry_run` (a plan, nothing signed): the confirmation shows that plan. */
+export function hasDryRun(tool: AnyTool): boolean {
+  return 'dry_run' in tool.input.shape;
+}
+
+/** The client capabilities of this request: its own envelope (2026-07-28) or the initialize ones. */
+export function requestClientCapabilities(
+  context: ServerContext,
+  initialized: ClientCapabilities | undefined,
+): ClientCapabilities | undefined {
+  const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
+  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? initialized;
+}
+
+/** Form-mode elicitation: declared as `elicitation: {}` (2025-06-18) or with a `form` member. */
+function canAskForm(capabilities: ClientCapabilities | undefined): boolean {
+  const elicitation = capabilities?.elicitation as Record<string, unknown> | undefined;
+  if (!elicitation) return false;
+  return elicitation['form'] !== undefined || elicitation['url'] === undefined;
+}
+
+/** The tool and its arguments, key order aside, as one hash. */
+function callDigest(tool: string, args: Record<string, unknown>): string {
+  return createHash('sha256')
+    .update(`${tool}\0${canonical(args)}`)
+    .digest('base64url');
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The fee fields of a dry run, most telling first. */
+const FEE_FIELDS: readonly [string, 'duffs' | 'wei', string][] = [
+  ['fee_duffs', 'duffs', 'fee'],
+  ['max_fee_wei', 'wei', 'fee at most'],
+  ['fee_wei', 'wei', 'fee'],
+];
+
+/**
+ * "Send ether on local: 1 ether (1000000000000000000 wei) to 0x90F7…, fee at most …". Built from
+ * the tool's audit fields (never a secret) over the arguments and the dry run's plan.
+ */
+export function confirmationMessage(
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  planned: Record<string, unknown> | undefined,
+): string {
+  let fields: AuditFields = {};
+  try {
+    fields = tool.audit?.(args, planned) ?? {};
+  } catch {
+    // The question still goes out, with less detail.
+  }
+  const lines = [`${tool.title} (${tool.name})${fields.network ? ` on ${fields.network}` : ''}:`];
+  if (fields.amount !== undefined && fields.unit) lines.push(`  amount: ${amount(fields.amount, fields.unit)}`);
+  const recipients = [fields.recipient ?? []].flat();
+  if (recipients.length > 0) lines.push(`  to: ${recipients.join(', ')}`);
+  for (const [field, unit, label] of FEE_FIELDS) {
+    const value = planned?.[field];
+    if (typeof value === 'string') {
+      lines.push(`  ${label}: ${amount(value, unit)}`);
+      break;
+    }
+  }
+  if (fields.wallet_id) lines.push(`  wallet: ${fields.wallet_id}`);
+  if (fields.from) lines.push(`  from: ${fields.from}`);
+  lines.push(
+    planned ? 'Confirm to sign and send it. Declining sends nothing.' : 'Confirm to go ahead. Declining does nothing.',
+  );
+  return lines.join('\n');
+}
+
+function amount(base: string, unit: 'duffs' | 'wei'): string {
+  if (!/^\d+$/.test(base)) return `${base} ${unit}`;
+  return unit === 'duffs'
+    ? `${formatDash(BigInt(base))} DASH (${base} duffs)`
+    : `${weiToEther(BigInt(base))} ether (${base} wei)`;
+}

@@ -1,0 +1,246 @@
+/**
+ * Confirmation of destructive calls through elicitation, with the SDK's real client: over HTTP on
+ * the 2026-07-28 protocol (the client answers the server's input request and retries), over stdio
+ * on a 2025 connection (the server sends elicitation/create), and in memory for an answer that
+ * never comes. anvil is real: what "nothing was sent" means is read off the node.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { createWalletServer } from '../../src/mcp/server.js';
+import { walletServerOptions } from '../../src/mcp/setup.js';
+import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
+import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
+import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
+import { passphraseFileIn, tempHome } from '../helpers/io.js';
+import { localServer } from '../helpers/mcp.js';
+import { WALLET_BIN } from '../helpers/paths.js';
+
+const PASSPHRASE = 'confirm passphrase';
+const TOKEN = 'elicitation-test-token-0123456789';
+const RECIPIENT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+const PAYMENT = { address: 'payer', to: RECIPIENT, value_wei: '1000000000000000', network: 'local' };
+
+type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> };
+type Asked = { message: string; requestedSchema: { properties: Record<string, { type: string }> } };
+
+/** A client that declares form elicitation and answers each question with `answer`, keeping the questions. */
+function elicitingClient(answer: () => Answer | Promise<Answer>, mode: 'legacy' | 'auto') {
+  const asked: Asked[] = [];
+  const client = new Client(
+    { name: 'confirming-client', version: '1' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } },
+  );
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params as unknown as Asked);
+    return answer();
+  });
+  return { client, asked };
+}
+
+const codeOf = (result: {
+  isError?: boolean | undefined;
+  _meta?: Record<string, unknown> | undefined;
+}): string | undefined =>
+  result.isError ? (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code : undefined;
+
+describe('destructive calls ask the user through elicitation', () => {
+  let node: AnvilNode;
+  let home: string;
+  let http: HttpServe;
+  const nonce = () => node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'latest']).then(Number);
+
+  before(async () => {
+    node = await startAnvil();
+    home = tempHome();
+    const local = await localServer({ env: { WALLET_HOME: home }, passphrase: PASSPHRASE });
+    await local.call('core_wallet_import', {
+      alias: 'w',
+      network: 'regtest',
+      mnemonic: ANVIL_MNEMONIC,
+      discover: false,
+    });
+    await local.call('evm_account_create', { wallet_id: 'w', alias: 'payer' });
+    await local.close();
+    http = await startHttpServe(['--passphrase-file', passphraseFileIn(home, PASSPHRASE)], {
+      home,
+      env: { MCP_API_KEY: TOKEN, WALLET_EVM_LOCAL_URL: node.url },
+    });
+  });
+  after(async () => {
+    await http.stop();
+    await node.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  async function overHttp(answer: () => Answer) {
+    const { client, asked } = elicitingClient(answer, 'auto');
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(http.url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+    return { client, asked };
+  }
+
+  it('2026-07-28 over HTTP: shows amount, recipient, network and fee, and pays once accepted', async () => {
+    const before = await nonce();
+    const { client, asked } = await overHttp(() => ({ action: 'accept', content: { confirm: true } }));
+    try {
+      const result = await client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(result.isError, undefined, JSON.stringify(result.content));
+      assert.equal((result.structuredContent as { sent: boolean }).sent, true);
+    } finally {
+      await client.close();
+    }
+    assert.equal(asked.length, 1);
+    const [question] = asked;
+    assert.ok(question);
+    assert.match(question.message, /Send ether \(evm_funds_send\) on local:/);
+    assert.match(question.message, /amount: 0\.001 ether \(1000000000000000 wei\)/);
+    assert.match(question.message, new RegExp(`to: ${RECIPIENT}`));
+    assert.match(question.message, /fee at most: [\d.]+ ether \(\d+ wei\)/);
+    assert.deepEqual(Object.keys(question.requestedSchema.properties), ['confirm']);
+    assert.equal(question.requestedSchema.properties['confirm']?.type, 'boolean', 'only a yes/no, never a secret');
+    assert.ok(!question.message.includes(PASSPHRASE));
+    assert.equal(await nonce(), before + 1);
+  });
+
+  it('2026-07-28 over HTTP: a decline sends nothing (POLICY_VIOLATION) and is in the audit log', async () => {
+    const before = await nonce();
+    const { client, asked } = await overHttp(() => ({ action: 'decline' }));
+    try {
+      const result = await client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(codeOf(result), 'POLICY_VIOLATION');
+      assert.match(JSON.stringify(result.content), /declined evm_funds_send; nothing was signed or sent/);
+      const unchecked = await client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(codeOf(unchecked), 'POLICY_VIOLATION', 'asked again, declined again');
+    } finally {
+      await client.close();
+    }
+    assert.equal(asked.length, 2);
+    assert.equal(await nonce(), before, 'nothing was sent');
+    const text = readFileSync(join(home, 'audit.log'), 'utf8');
+    assert.ok(!text.includes(PASSPHRASE));
+    const declined = text
+      .trim()
+      .split('\n')
+      .map(
+        (line) => JSON.parse(line) as { tool: string; outcome: string; amount?: string; error?: { message: string } },
+      )
+      .filter((line) => line.error?.message.startsWith('Not confirmed'));
+    assert.equal(declined.length, 2, 'each declined call has its audit line');
+    assert.deepEqual(
+      declined.map((line) => [line.tool, line.outcome, line.amount]),
+      [
+        ['evm_funds_send', 'error', '1000000000000000'],
+        ['evm_funds_send', 'error', '1000000000000000'],
+      ],
+    );
+  });
+
+  it('does not ask for a dry run, nor a client without elicitation, nor for a read-only tool', async () => {
+    const { client, asked } = await overHttp(() => ({ action: 'decline' }));
+    try {
+      const dry = await client.callTool({ name: 'evm_funds_send', arguments: { ...PAYMENT, dry_run: true } });
+      assert.equal(dry.isError, undefined);
+      const read = await client.callTool({
+        name: 'evm_balance_get',
+        arguments: { address: RECIPIENT, network: 'local' },
+      });
+      assert.equal(read.isError, undefined);
+    } finally {
+      await client.close();
+    }
+    assert.equal(asked.length, 0);
+
+    const before = await nonce();
+    const plain = new Client({ name: 'no-elicitation', version: '1' });
+    await plain.connect(
+      new StreamableHTTPClientTransport(new URL(http.url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    try {
+      const paid = await plain.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(paid.isError, undefined, 'a client that cannot ask is not blocked: policy and audit still apply');
+    } finally {
+      await plain.close();
+    }
+    assert.equal(await nonce(), before + 1);
+  });
+
+  it('a policy refusal in the dry run ends the call before anyone is asked', async () => {
+    const { client, asked } = await overHttp(() => ({ action: 'accept', content: { confirm: true } }));
+    try {
+      const result = await client.callTool({ name: 'evm_funds_send', arguments: { ...PAYMENT, max_fee_wei: '1' } });
+      assert.equal(codeOf(result), 'POLICY_VIOLATION');
+    } finally {
+      await client.close();
+    }
+    assert.equal(asked.length, 0);
+  });
+
+  it('2025 over stdio: the server sends elicitation/create; accept pays, decline and "confirm: false" do not', async () => {
+    const answers: Answer[] = [
+      { action: 'accept', content: { confirm: false } },
+      { action: 'cancel' },
+      { action: 'accept', content: { confirm: true } },
+    ];
+    const { client, asked } = elicitingClient(() => answers.shift() ?? { action: 'decline' }, 'legacy');
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [WALLET_BIN, 'serve', '--passphrase-file', passphraseFileIn(home, PASSPHRASE, 'pw2')],
+        env: { PATH: process.env['PATH'] ?? '', WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
+        stderr: 'ignore',
+      }),
+    );
+    const before = await nonce();
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), '2025-11-25');
+      const no = await client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(codeOf(no), 'POLICY_VIOLATION');
+      const cancelled = await client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(codeOf(cancelled), 'POLICY_VIOLATION');
+      assert.equal(await nonce(), before);
+      const yes = await client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(yes.isError, undefined, JSON.stringify(yes.content));
+    } finally {
+      await client.close();
+    }
+    assert.equal(asked.length, 3);
+    assert.match(asked[0]?.message ?? '', /amount: 0\.001 ether/);
+    assert.equal(await nonce(), before + 1);
+  });
+
+  it('an unanswered confirmation times out with nothing sent', async () => {
+    const server = createWalletServer({
+      ...walletServerOptions({
+        localOnly: false,
+        readOnly: false,
+        env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
+        passphrase: PASSPHRASE,
+      }),
+      confirmTimeoutMs: 300,
+    });
+    const { client, asked } = elicitingClient(() => new Promise<Answer>(() => undefined), 'legacy');
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    const before = await nonce();
+    try {
+      const result = await client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(result.isError, true, JSON.stringify(result));
+    } finally {
+      await client.close();
+    }
+    assert.equal(asked.length, 1);
+    assert.equal(await nonce(), before);
+  });
+});
