@@ -211,7 +211,20 @@ function checkCommon(results: Record<Case, Completions>, shell: string): void {
   assert.deepEqual(names('logLevel'), sorted(LOG_LEVELS), message('logLevel'));
   assert.deepEqual(
     names('serveFlags'),
-    sorted(['--read-only', '--log-level', '--passphrase-file', '--endpoint', '--help']),
+    sorted([
+      '--read-only',
+      '--log-level',
+      '--passphrase-file',
+      '--endpoint',
+      '--help',
+      '--http',
+      '--listen',
+      '--api-key-file',
+      '--auth',
+      '--no-auth',
+      '--allow-remote',
+      '--allowed-host',
+    ]),
     message('serveFlags'),
   );
   assert.deepEqual(names('refresh'), ['--refresh'], message('refresh'));
