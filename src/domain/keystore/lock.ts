@@ -54,9 +54,9 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
     if (Date.now() > deadline) {
       throw new WalletError(
         'INTERNAL',
-        `The keystore stayed locked for ${Math.round(timeoutMs / 1000)} s${holder ? ` by process ${holder.pid}` : ''}.`,
+        `The lock ${path} stayed taken for ${Math.round(timeoutMs / 1000)} s${holder ? ` by process ${holder.pid}` : ''}.`,
         {
-          hint: `Another wallet process is writing. If none is running, remove ${path}.`,
+          hint: `Another wallet process is writing (the keystore, an account or the spending ledger). If none is running, remove ${path}.`,
         },
       );
     }
