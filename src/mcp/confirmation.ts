@@ -23,13 +23,17 @@ export const DEFAULT_CONFIRM_TIMEOUT_MS = 5 * 60_000;
 /** What the server does with a destructive call. */
 export type ConfirmationStep =
   | { kind: 'proceed' }
-  | { kind: 'ask'; result: InputRequiredResult }
+  /** Return `result` to the client; `planned` is the dry run the question showed. */
+  | { kind: 'ask'; result: InputRequiredResult; planned: Record<string, unknown> | undefined }
   /** The dry run failed (a policy refusal, too little money): nothing to ask about. */
   | { kind: 'refused'; error: unknown }
   /** The user said no, cancelled, or answered something other than yes. */
   | { kind: 'declined'; error: WalletError };
 
-type ConfirmState = { call: string };
+/** The call a question was about, and the question's own id (an answer is good for one call). */
+type ConfirmState = { call: string; id: string };
+
+const STATE_TTL_SECONDS = 600;
 
 /**
  * Asks the user, through the client's elicitation (form mode), to confirm a destructive call before
@@ -42,31 +46,40 @@ type ConfirmState = { call: string };
  * HTTP retry served by another server instance still verifies.
  */
 export class Confirmations {
-  private readonly codec = createRequestStateCodec<ConfirmState>({ key: randomBytes(32), ttlSeconds: 600 });
+  private readonly codec = createRequestStateCodec<ConfirmState>({
+    key: randomBytes(32),
+    ttlSeconds: STATE_TTL_SECONDS,
+  });
+  /** Question ids already answered with a yes, until their state expires: a yes is not replayable. */
+  private readonly spent = new Map<string, number>();
 
   /** For `ServerOptions.requestState.verify`: a forged or stale state is refused by the SDK (-32602). */
   readonly verify = (state: string, context: ServerContext): Promise<ConfirmState> => this.codec.verify(state, context);
 
   /**
-   * Decides a call of `tool`. `preview` runs the tool's dry run (undefined when it has none); its
-   * failure (a policy refusal, too little money) ends the call before anyone is asked.
+   * Decides a call of `tool` with `args` as sent (`input`: the same, validated, with defaults).
+   * `preview` runs the tool's dry run (undefined when it has none); its failure (a policy refusal,
+   * too little money) ends the call before anyone is asked.
    */
   async step(
     tool: AnyTool,
-    args: Record<string, unknown>,
+    call: { args: Record<string, unknown>; input: Record<string, unknown> },
     context: ServerContext,
     clientCapabilities: ClientCapabilities | undefined,
     preview: () => Promise<Record<string, unknown> | undefined>,
   ): Promise<ConfirmationStep> {
-    const dryRun = hasDryRun(tool) && args['dry_run'] === true;
+    const dryRun = hasDryRun(tool) && call.input['dry_run'] === true;
     if (!tool.annotations.destructiveHint || dryRun || !canAskForm(clientCapabilities)) {
       return { kind: 'proceed' };
     }
-    const call = callDigest(tool.name, args);
+    const digest = callDigest(tool.name, call.args);
     const answer = inputResponse(context.mcpReq.inputResponses, CONFIRM_KEY);
     const state = context.mcpReq.requestState<ConfirmState>();
-    if (answer.kind === 'elicit' && typeof state === 'object' && state?.call === call) {
-      if (answer.action === 'accept' && answer.content?.['confirm'] === true) return { kind: 'proceed' };
+    if (answer.kind === 'elicit' && typeof state === 'object' && state?.call === digest && this.unspent(state.id)) {
+      if (answer.action === 'accept' && answer.content?.['confirm'] === true) {
+        this.spend(state.id);
+        return { kind: 'proceed' };
+      }
       return {
         kind: 'declined',
         // Not a new error code: the design's list is fixed, and a refusal by the user is a refusal.
@@ -85,11 +98,12 @@ export class Confirmations {
     }
     return {
       kind: 'ask',
+      planned,
       result: inputRequired({
         inputRequests: {
           [CONFIRM_KEY]: inputRequired.elicit({
             mode: 'form',
-            message: confirmationMessage(tool, args, planned),
+            message: confirmationMessage(tool, call.input, planned),
             requestedSchema: {
               type: 'object',
               properties: {
@@ -104,9 +118,20 @@ export class Confirmations {
             },
           }),
         },
-        requestState: await this.codec.mint({ call }),
+        requestState: await this.codec.mint({ call: digest, id: randomBytes(16).toString('base64url') }),
       }),
     };
+  }
+
+  private unspent(id: string): boolean {
+    const now = Date.now();
+    for (const [spentId, expires] of this.spent) if (expires < now) this.spent.delete(spentId);
+    return !this.spent.has(id);
+  }
+
+  private spend(id: string): void {
+    // Kept a little longer than the state lives, so it cannot come back after being forgotten.
+    this.spent.set(id, Date.now() + (STATE_TTL_SECONDS + 60) * 1000);
   }
 }
 
@@ -173,13 +198,9 @@ export function confirmationMessage(
   if (fields.amount !== undefined && fields.unit) lines.push(`  amount: ${amount(fields.amount, fields.unit)}`);
   const recipients = [fields.recipient ?? []].flat();
   if (recipients.length > 0) lines.push(`  to: ${recipients.join(', ')}`);
-  for (const [field, unit, label] of FEE_FIELDS) {
-    const value = planned?.[field];
-    if (typeof value === 'string') {
-      lines.push(`  ${label}: ${amount(value, unit)}`);
-      break;
-    }
-  }
+  const fee = FEE_FIELDS.find(([field]) => typeof planned?.[field] === 'string');
+  if (fee) lines.push(`  ${fee[2]}: ${amount(String(planned?.[fee[0]]), fee[1])}`);
+  else if (fields.fee !== undefined && fields.unit) lines.push(`  fee at most: ${amount(fields.fee, fields.unit)}`);
   if (fields.wallet_id) lines.push(`  wallet: ${fields.wallet_id}`);
   if (fields.from) lines.push(`  from: ${fields.from}`);
   lines.push(

@@ -64,19 +64,26 @@ export function createWalletServer({
     const toolContext = { services, catalogue, signal: context.mcpReq.signal, progress: progress.report };
     const args = request.params.arguments ?? {};
     try {
-      const step = await confirmations.step(
-        tool,
-        args,
-        context,
-        requestClientCapabilities(context, server.getClientCapabilities()),
-        () =>
-          hasDryRun(tool) ? invokeTool(tool, { ...args, dry_run: true }, toolContext) : Promise.resolve(undefined),
-      );
-      if (step.kind === 'ask') return step.result;
-      if (step.kind === 'refused') throw step.error;
-      if (step.kind === 'declined') {
-        await auditStoppedCall(tool, args, toolContext, step.error);
-        throw step.error;
+      const input = tool.input.safeParse(args);
+      // Invalid arguments go straight to invokeTool, which refuses them (nothing to ask about).
+      if (input.success) {
+        const step = await confirmations.step(
+          tool,
+          { args, input: input.data },
+          context,
+          requestClientCapabilities(context, server.getClientCapabilities()),
+          () =>
+            hasDryRun(tool)
+              ? invokeTool(tool, { ...args, dry_run: true }, toolContext, { audited: false })
+              : Promise.resolve(undefined),
+        );
+        if (step.kind === 'refused') throw step.error;
+        if (step.kind === 'ask' || step.kind === 'declined') {
+          const stop = step.kind === 'ask' ? { asked: step.planned } : { error: step.error };
+          await auditStoppedCall(tool, input.data, toolContext, stop);
+          if (step.kind === 'ask') return step.result;
+          throw step.error;
+        }
       }
       return successResult(await invokeTool(tool, args, toolContext));
     } catch (error) {

@@ -9,14 +9,20 @@ import type { AnyTool, ToolContext } from './define.js';
  * `INTERNAL`). Returns the structured result. A destructive tool's call, whatever its outcome,
  * also leaves one line in the audit log.
  */
-export async function invokeTool(tool: AnyTool, args: unknown, context: ToolContext): Promise<Record<string, unknown>> {
+export async function invokeTool(
+  tool: AnyTool,
+  args: unknown,
+  context: ToolContext,
+  { audited = true }: { audited?: boolean } = {},
+): Promise<Record<string, unknown>> {
+  const logged = audited && tool.annotations.destructiveHint;
   const input = tool.input.safeParse(args ?? {});
   if (!input.success) {
     const error = invalidInputError(input.error, args);
-    if (tool.annotations.destructiveHint) await audit(tool, context, { network: networkArgument(args) }, { error });
+    if (logged) await audit(tool, context, { network: networkArgument(args) }, { error });
     throw error;
   }
-  if (!tool.annotations.destructiveHint) return runHandler(tool, input.data, context);
+  if (!logged) return runHandler(tool, input.data, context);
   let output: Record<string, unknown>;
   try {
     output = await runHandler(tool, input.data, context);
@@ -29,18 +35,20 @@ export async function invokeTool(tool: AnyTool, args: unknown, context: ToolCont
 }
 
 /**
- * The audit line of a destructive call that was stopped before it ran (the user declined its
- * confirmation): the tool's own fields over its arguments, and the error.
+ * The audit line of a destructive call that stopped before it ran: the user was asked to confirm
+ * it (`asked`, with the plan the question showed), or declined (`error`).
  */
 export async function auditStoppedCall(
   tool: AnyTool,
-  args: unknown,
+  input: unknown,
   context: ToolContext,
-  error: WalletError,
+  stop: { asked: Record<string, unknown> | undefined } | { error: WalletError },
 ): Promise<void> {
-  const input = tool.input.safeParse(args ?? {});
-  const fields = input.success ? auditFields(tool, input.data, undefined) : { network: networkArgument(args) };
-  await audit(tool, context, fields, { error });
+  if ('error' in stop) {
+    await audit(tool, context, auditFields(tool, input, undefined), { error: stop.error });
+  } else {
+    await audit(tool, context, auditFields(tool, input, stop.asked), undefined, 'asked');
+  }
 }
 
 async function runHandler(tool: AnyTool, input: unknown, context: ToolContext): Promise<Record<string, unknown>> {
@@ -72,15 +80,20 @@ async function audit(
   context: ToolContext,
   fields: AuditFields,
   failure?: { error: unknown },
+  asked?: 'asked',
 ): Promise<void> {
   const failed = failure !== undefined;
-  const outcome: AuditOutcome = failed
-    ? 'error'
-    : fields.dry_run === true
-      ? 'dry_run'
-      : fields.txid !== undefined || fields.hash !== undefined
-        ? 'sent'
-        : 'ok';
+  const outcome: AuditOutcome =
+    asked ??
+    (failed
+      ? 'error'
+      : fields.dry_run === true
+        ? 'dry_run'
+        : fields.signed_only === true
+          ? 'signed'
+          : fields.txid !== undefined || fields.hash !== undefined
+            ? 'sent'
+            : 'ok');
   // Only a WalletError's message is written: any other may quote its input, which can be a secret.
   const walletError = !failure
     ? undefined

@@ -135,6 +135,8 @@ describe('destructive calls ask the user through elicitation', () => {
       )
       .filter((line) => line.error?.message.startsWith('Not confirmed'));
     assert.equal(declined.length, 2, 'each declined call has its audit line');
+    const askedLines = text.split('\n').filter((line) => line.includes('"outcome":"asked"'));
+    assert.ok(askedLines.length >= 2, 'each question has its audit line');
     assert.deepEqual(
       declined.map((line) => [line.tool, line.outcome, line.amount]),
       [
@@ -173,6 +175,35 @@ describe('destructive calls ask the user through elicitation', () => {
       await plain.close();
     }
     assert.equal(await nonce(), before + 1);
+  });
+
+  it('signing a transaction asks too (anyone could broadcast it), showing what the transaction pays', async () => {
+    const { client, asked } = await overHttp(() => ({ action: 'accept', content: { confirm: true } }));
+    try {
+      const created = await client.callTool({
+        name: 'evm_tx_create',
+        arguments: { address: 'payer', to: RECIPIENT, value_wei: '2000000000000000', network: 'local' },
+      });
+      const unsigned = (created.structuredContent as { unsigned_tx: string }).unsigned_tx;
+      const signed = await client.callTool({
+        name: 'evm_tx_sign',
+        arguments: { address: 'payer', unsigned_tx: unsigned, network: 'local' },
+      });
+      assert.equal(signed.isError, undefined, JSON.stringify(signed.content));
+      const signedTx = (signed.structuredContent as { signed_tx: string }).signed_tx;
+      const sent = await client.callTool({ name: 'evm_tx_send', arguments: { signed_tx: signedTx, network: 'local' } });
+      assert.equal(sent.isError, undefined, JSON.stringify(sent.content));
+    } finally {
+      await client.close();
+    }
+    assert.equal(asked.length, 2, 'sign and send each asked once; create did not');
+    for (const question of asked) {
+      assert.match(question.message, /amount: 0\.002 ether \(2000000000000000 wei\)/);
+      assert.match(question.message, new RegExp(`to: ${RECIPIENT}`));
+      assert.match(question.message, /fee at most: [\d.]+ ether/);
+    }
+    assert.match(asked[0]?.message ?? '', /^Sign an EVM transaction \(evm_tx_sign\) on local:/);
+    assert.match(asked[1]?.message ?? '', /^Send a signed EVM transaction \(evm_tx_send\) on local:/);
   });
 
   it('a policy refusal in the dry run ends the call before anyone is asked', async () => {

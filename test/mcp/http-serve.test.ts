@@ -95,6 +95,14 @@ describe('wallet serve --http', () => {
     assert.equal(local.status, 200);
     const evilHealth = await raw(served.health, { method: 'GET', headers: { host: 'evil.example.com' } });
     assert.equal(evilHealth.status, 403);
+    const pathInHost = await raw(served.url, { body: INIT, headers: { ...auth, host: `127.0.0.1:${port}/mcp?` } });
+    assert.equal(pathInHost.status, 403);
+  });
+
+  it('refuses a body over 2 MiB with 413 before reading it all', async () => {
+    const huge = { ...INIT, params: { ...INIT.params, padding: 'x'.repeat(3 * 1024 * 1024) } };
+    const response = await raw(served.url, { body: huge, headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(response.status, 413);
   });
 
   it('serves a 2025-era client: an initialize session (Mcp-Session-Id) that DELETE ends', async () => {

@@ -250,7 +250,15 @@ describe('spending policy on a Dash network', () => {
       [txSend?.outcome, txSend?.['amount'], txSend?.['unit'], txSend?.['recipient']],
       ['sent', '50000000', 'duffs', [FRIEND2]],
     );
-    assert.equal(lines.filter((line) => line.tool === 'core_tx_sign').length, 0, 'signing alone is not destructive');
+    // Signing is spending (anyone can broadcast the result): logged as `signed`, with the fee.
+    const signedLines = lines.filter((line) => line.tool === 'core_tx_sign');
+    assert.ok(signedLines.length > 0);
+    for (const line of signedLines) {
+      assert.equal(line.outcome, 'signed');
+      assert.match(String(line['txid']), /^[0-9a-f]{64}$/);
+      assert.match(String(line['fee']), /^\d+$/);
+      assert.ok(Array.isArray(line['recipient']));
+    }
     const deleted = lines.find((line) => line.tool === 'core_wallet_delete');
     assert.deepEqual([deleted?.outcome, deleted?.['wallet_id'], deleted?.['network']], ['ok', savings, 'testnet']);
     const invalid = lines.at(-1);

@@ -31,6 +31,7 @@ const AUDIT_KEYS = new Set([
   'amount',
   'unit',
   'recipient',
+  'fee',
   'txid',
   'hash',
   'typed_data_hash',

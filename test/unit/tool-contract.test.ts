@@ -175,7 +175,7 @@ const EXPECTED_FLAGS: Record<string, string> = {
   core_balances_get: 'R I W',
   core_utxos_list: 'R I W',
   core_tx_create: 'W N',
-  core_tx_sign: 'I W N',
+  core_tx_sign: 'D I W N',
   core_tx_send: 'D I W N',
   core_funds_send: 'D W N',
   core_message_sign: 'I',
@@ -186,7 +186,7 @@ const EXPECTED_FLAGS: Record<string, string> = {
   evm_account_export: 'R I L',
   evm_balance_get: 'R I W',
   evm_tx_create: 'R I W N',
-  evm_tx_sign: 'I N',
+  evm_tx_sign: 'D I N',
   evm_tx_send: 'D I W N',
   evm_tx_get: 'R I W',
   evm_funds_send: 'D W N',
@@ -222,9 +222,11 @@ describe('wallet tool annotations (the design contract)', () => {
     assert.deepEqual(destructive.map((tool) => tool.name).sort(), [
       'core_funds_send',
       'core_tx_send',
+      'core_tx_sign',
       'core_wallet_delete',
       'evm_funds_send',
       'evm_tx_send',
+      'evm_tx_sign',
       'evm_typed_data_sign',
     ]);
     for (const tool of destructive) assert.equal(typeof tool.audit, 'function', tool.name);

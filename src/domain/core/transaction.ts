@@ -277,3 +277,18 @@ function firstLine(error: unknown): string {
 }
 
 export { TX_OPTIONS as DASH_TX_OPTIONS };
+
+/** The outputs of a PSBT or a raw transaction, read offline: for questions and audit lines. */
+export type TransactionGist = { outputs: Array<{ address: string | undefined; amount: bigint }>; fee?: bigint };
+
+/** Decodes a PSBT (Base64) with its fee, or a raw transaction (hex) without one (that needs the chain). */
+export function transactionGist(encoded: { psbt: string } | { hex: string }, network: CoreNetwork): TransactionGist {
+  if ('psbt' in encoded) {
+    const summary = summarizePsbt(readPsbt(encoded.psbt), network);
+    return { outputs: summary.outputs, fee: summary.fee };
+  }
+  const raw = readRawTransaction(encoded.hex);
+  return {
+    outputs: raw.outputs.map((output) => ({ address: scriptAddress(output.script, network), amount: output.amount })),
+  };
+}

@@ -552,3 +552,16 @@ export async function sendFunds(
   const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
   return { plan: planned, sent: { ...summary, ...status } };
 }
+
+/** What a serialized transaction (signed or not) pays, read offline: for questions and audit lines. */
+export type TransactionGist = { to: EvmAddress | null; value: bigint; maxFee: bigint };
+
+/** Decodes `hex` (`INVALID_PARAM` when it is not a transaction this wallet handles). */
+export function transactionGist(hex: string, field: string): TransactionGist {
+  const transaction = readTransaction(hex, field);
+  return {
+    to: transaction.to ? getAddress(transaction.to) : null,
+    value: transaction.value ?? 0n,
+    maxFee: maxFeeOf(transaction),
+  };
+}

@@ -22,12 +22,21 @@ export type AuditFields = {
   txid?: string | undefined;
   /** An EVM transaction hash. */
   hash?: string | undefined;
+  /** The most the fee can be (or what it was), in base units (`unit`). */
+  fee?: string | undefined;
+  /** A transaction signed and handed back, not broadcast (its outcome is `signed`). */
+  signed_only?: boolean | undefined;
   /** The EIP-712 hash of signed typed data. */
   typed_data_hash?: string | undefined;
   dry_run?: boolean | undefined;
 };
 
-export type AuditOutcome = 'sent' | 'dry_run' | 'ok' | 'error';
+/**
+ * `sent` broadcast; `signed` signed and handed back; `dry_run` planned only; `asked` the user was
+ * asked to confirm it (its outcome comes on a later line, or none when nobody answered); `ok` done
+ * (a deletion, a typed-data signature); `error` refused or failed.
+ */
+export type AuditOutcome = 'sent' | 'signed' | 'dry_run' | 'asked' | 'ok' | 'error';
 
 /** One line of the audit log. */
 export type AuditRecord = AuditFields & {
@@ -48,6 +57,7 @@ const KEY_ORDER: readonly (keyof AuditRecord)[] = [
   'amount',
   'unit',
   'recipient',
+  'fee',
   'txid',
   'hash',
   'typed_data_hash',

@@ -3,8 +3,10 @@ import { packageInfo } from '../../shared/package-info.js';
 import type { Logger } from '../logger.js';
 import { bearerGate, rebindingResponse } from './guards.js';
 import { jsonRpcError, LegacySessions } from './legacy-sessions.js';
+import { MAX_BODY_BYTES } from './limits.js';
 
 export const MCP_PATH = '/mcp';
+
 export const HEALTH_PATH = '/health';
 
 export type HttpAppOptions = {
@@ -31,6 +33,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const legacy = new LegacySessions({ createServer: options.createServer, logger });
   const modern = createMcpHandler(() => options.createServer(), {
     legacy: 'reject',
+    maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (error) => logger.debug('http-rejected', { error: error.name }),
   });
 

@@ -30,8 +30,17 @@ function bracketed(host: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
+/** `name`, `name:port`, `[v6]` or `[v6]:port`: nothing else belongs in a Host header. */
+const HOST_HEADER = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
 /** 403 for a `Host` or `Origin` outside the allowed names; undefined when the request may go on. */
 export function rebindingResponse(request: Request, hostnames: string[]): Response | undefined {
+  if (!HOST_HEADER.test(request.headers.get('host') ?? '')) {
+    return Response.json(
+      { jsonrpc: '2.0', error: { code: -32000, message: 'Invalid Host header.' }, id: null },
+      { status: 403 },
+    );
+  }
   return hostHeaderValidationResponse(request, hostnames) ?? originValidationResponse(request, hostnames);
 }
 

@@ -5,6 +5,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
+import { MAX_BODY_BYTES } from './limits.js';
 
 export type LegacySessionsOptions = {
   /** A fresh server for one session. */
@@ -75,6 +76,7 @@ export class LegacySessions {
     const server = this.options.createServer();
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: (id) => {
         this.sessions.set(id, { transport, server, lastUsed: Date.now() });
         this.options.logger.debug('session-opened', { sessions: this.sessions.size });

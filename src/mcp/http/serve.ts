@@ -5,6 +5,7 @@ import { createWalletServer, type WalletServerOptions } from '../server.js';
 import { walletServerOptions, type WalletServerSetup } from '../setup.js';
 import { createHttpApp, MCP_PATH } from './app.js';
 import { allowedHostnames } from './guards.js';
+import { MAX_BODY_BYTES } from './limits.js';
 import { authorityOf, type ListenAddress } from './listen-address.js';
 
 export type HttpServeOptions = WalletServerOptions & {
@@ -32,7 +33,10 @@ export async function serveWalletHttp(options: HttpServeOptions): Promise<HttpSe
     hostnames: allowedHostnames(options.listen.host, options.allowedHosts),
     apiKey: options.apiKey,
   });
-  const handler = toNodeHandler(app, { onerror: (error) => logger.warn('http-error', { error: error.name }) });
+  const handler = toNodeHandler(app, {
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: (error) => logger.warn('http-error', { error: error.name }),
+  });
   // Node's IncomingMessage types `method` and `url` as possibly undefined; a request the server
   // received always has both.
   const server = createServer((request, response) => void handler(request as NodeIncomingMessageLike, response));

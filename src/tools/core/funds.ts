@@ -11,6 +11,8 @@ import {
   walletUtxos,
 } from '../../domain/core/funds.js';
 import { parseDuffs } from '../../domain/core/amount.js';
+import { transactionGist, type TransactionGist } from '../../domain/core/transaction.js';
+import type { CoreNetwork } from '../../domain/config/networks.js';
 import { defineTool } from '../define.js';
 import { CoreAddress, Duffs, OptionalCoreNetwork, RequiredCoreNetwork, WalletId } from '../fields.js';
 
@@ -234,8 +236,8 @@ export const coreTxSign = defineTool({
     fee_duffs: z.string().describe('The fee, its input amounts checked against the chain.'),
     size_bytes: z.int().describe('The signed size in bytes.'),
   }),
-  // Uses the private key: never read-only, so `wallet serve --read-only` stays watch-only.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  // A signed transaction can be broadcast by anyone, through any node: signing it is spending.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network, psbt, max_fee_duffs }, { services, signal }) => {
     const signed = await signTransaction(services, {
       walletId: wallet_id,
@@ -246,7 +248,28 @@ export const coreTxSign = defineTool({
     });
     return { hex: signed.hex, txid: signed.txid, fee_duffs: signed.fee.toString(), size_bytes: signed.size };
   },
+  audit: ({ wallet_id, network, psbt }, output) => {
+    const gist = readableGist({ psbt }, network);
+    return {
+      network,
+      wallet_id,
+      unit: 'duffs',
+      recipient: gist?.outputs.map((out) => out.address ?? '(no address)'),
+      fee: output?.fee_duffs ?? gist?.fee?.toString(),
+      txid: output?.txid,
+      signed_only: true,
+    };
+  },
 });
+
+/** A transaction's outputs for the audit line and the confirmation; undefined when it does not decode. */
+function readableGist(encoded: { psbt: string } | { hex: string }, network: CoreNetwork): TransactionGist | undefined {
+  try {
+    return transactionGist(encoded, network);
+  } catch {
+    return undefined;
+  }
+}
 
 export const coreTxSend = defineTool({
   name: 'core_tx_send',
@@ -291,11 +314,13 @@ export const coreTxSend = defineTool({
       recipients: sent.recipients,
     };
   },
-  audit: ({ network }, output) => ({
+  audit: ({ network, hex }, output) => ({
     network,
     amount: output?.amount_duffs,
-    unit: output ? 'duffs' : undefined,
-    recipient: output?.recipients,
+    unit: 'duffs',
+    // Before the broadcast (the confirmation, a failure) every output is listed, change included.
+    recipient:
+      output?.recipients ?? readableGist({ hex }, network)?.outputs.map((out) => out.address ?? '(no address)'),
     txid: output?.txid,
   }),
 });

@@ -7,7 +7,9 @@ import {
   sendFunds,
   sendTransaction,
   signTransaction,
+  transactionGist,
   type EvmTxPlan,
+  type TransactionGist,
   type SignedTx,
   type TxStatus,
 } from '../../domain/evm/transactions.js';
@@ -175,8 +177,9 @@ export const evmTxSign = defineTool({
     hash: z.string().describe('Its hash, known before it is sent.'),
     ...SignedFields,
   }),
-  // Uses the private key: never read-only. Deterministic (RFC 6979), so idempotent.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // A signed transaction can be broadcast by anyone, through any node: signing it is spending.
+  // Deterministic (RFC 6979), so idempotent.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async ({ address, unsigned_tx, network, max_fee_wei }, { services }) => {
     const signed = await signTransaction(services, {
       unsigned: unsigned_tx,
@@ -186,7 +189,33 @@ export const evmTxSign = defineTool({
     });
     return { signed_tx: signed.signed, hash: signed.hash, ...signedFields(signed) };
   },
+  audit: ({ address, unsigned_tx, network }, output) => ({
+    network,
+    from: output?.from ?? address,
+    ...gistFields(readableGist(unsigned_tx, 'unsigned_tx')),
+    hash: output?.hash,
+    signed_only: true,
+  }),
 });
+
+/** A transaction's gist for the audit line and the confirmation; undefined when it does not decode. */
+function readableGist(hex: string, field: string): TransactionGist | undefined {
+  try {
+    return transactionGist(hex, field);
+  } catch {
+    return undefined;
+  }
+}
+
+function gistFields(gist: TransactionGist | undefined) {
+  if (!gist) return {};
+  return {
+    amount: gist.value.toString(),
+    unit: 'wei' as const,
+    recipient: gist.to ?? '(contract creation)',
+    fee: gist.maxFee.toString(),
+  };
+}
 
 export const evmTxSend = defineTool({
   name: 'evm_tx_send',
@@ -218,12 +247,10 @@ export const evmTxSend = defineTool({
     );
     return { ...statusFields(sent), ...signedFields(sent), network };
   },
-  audit: ({ network }, output) => ({
+  audit: ({ network, signed_tx }, output) => ({
     network,
+    ...gistFields(readableGist(signed_tx, 'signed_tx')),
     from: output?.from,
-    amount: output?.value_wei,
-    unit: output ? 'wei' : undefined,
-    recipient: output?.to,
     hash: output?.hash,
   }),
 });
