@@ -3,6 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { createWalletServer } from '../../src/mcp/server.js';
 import { walletServerOptions } from '../../src/mcp/setup.js';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
+import { ANVIL_MNEMONIC } from './anvil.js';
 
 /** A tool failure as a test sees it: the error code and message the server returned. */
 export class ToolFailure extends Error {
@@ -73,4 +74,27 @@ export async function failureCode(promise: Promise<unknown>): Promise<string | u
     throw error;
   }
   throw new Error('expected the call to fail');
+}
+
+/**
+ * Imports anvil's well-known mnemonic into the keystore at `home` as wallet `walletAlias` and
+ * derives its first EVM account (anvil's funded 0xf39F…2266) as `accountAlias`.
+ */
+export async function importAnvilAccount(
+  home: string,
+  passphrase: string,
+  { walletAlias, accountAlias }: { walletAlias: string; accountAlias: string },
+): Promise<void> {
+  const local = await localServer({ env: { WALLET_HOME: home }, passphrase });
+  try {
+    await local.call('core_wallet_import', {
+      alias: walletAlias,
+      network: 'regtest',
+      mnemonic: ANVIL_MNEMONIC,
+      discover: false,
+    });
+    await local.call('evm_account_create', { wallet_id: walletAlias, alias: accountAlias });
+  } finally {
+    await local.close();
+  }
 }

@@ -9,9 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
+import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
-import { localServer } from '../helpers/mcp.js';
+import { importAnvilAccount } from '../helpers/mcp.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js';
 
@@ -28,15 +28,7 @@ describe('cancelling a long call over wallet serve', () => {
     node = await startAnvil();
     proxy = await startRpcProxy(node.url);
     home = tempHome();
-    const local = await localServer({ env: { WALLET_HOME: home }, passphrase: PASSPHRASE });
-    await local.call('core_wallet_import', {
-      alias: 'w',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await local.call('evm_account_create', { wallet_id: 'w', alias: 'payer' });
-    await local.close();
+    await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
     client = new Client({ name: 'cancel-test', version: '1' });
     await client.connect(
       new StdioClientTransport({

@@ -14,10 +14,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { createWalletServer } from '../../src/mcp/server.js';
 import { walletServerOptions } from '../../src/mcp/setup.js';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
-import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
+import { ANVIL_FIRST_ACCOUNT, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
-import { localServer } from '../helpers/mcp.js';
+import { importAnvilAccount } from '../helpers/mcp.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
 const PASSPHRASE = 'confirm passphrase';
@@ -57,15 +57,7 @@ describe('destructive calls ask the user through elicitation', () => {
   before(async () => {
     node = await startAnvil();
     home = tempHome();
-    const local = await localServer({ env: { WALLET_HOME: home }, passphrase: PASSPHRASE });
-    await local.call('core_wallet_import', {
-      alias: 'w',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await local.call('evm_account_create', { wallet_id: 'w', alias: 'payer' });
-    await local.close();
+    await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
     http = await startHttpServe(['--passphrase-file', passphraseFileIn(home, PASSPHRASE)], {
       home,
       env: { MCP_API_KEY: TOKEN, WALLET_EVM_LOCAL_URL: node.url },

@@ -13,7 +13,7 @@ import { isSecretSchema, schemaProperties, type JsonSchema } from '../../src/sha
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
-import { localServer } from '../helpers/mcp.js';
+import { importAnvilAccount } from '../helpers/mcp.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
 const PASSPHRASE = 'agent passphrase';
@@ -46,15 +46,7 @@ describe('EVM tools over wallet serve', () => {
     // Blocks every second, so a wait really waits and reports progress while it does.
     node = await startAnvil({ blockTime: 1 });
     home = tempHome();
-    const local = await localServer({ env: { WALLET_HOME: home }, passphrase: PASSPHRASE });
-    await local.call('core_wallet_import', {
-      alias: 'agent',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await local.call('evm_account_create', { wallet_id: 'agent', alias: 'agent' });
-    await local.close();
+    await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'agent', accountAlias: 'agent' });
     unlocked = await serve(home, node.url, ['--passphrase-file', passphraseFileIn(home, PASSPHRASE)]);
     readOnly = await serve(home, node.url, ['--read-only']);
   });

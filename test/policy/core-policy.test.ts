@@ -13,6 +13,7 @@ import { addressScript, encodeAddress, requireAddress } from '../../src/domain/c
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
 import { tempHome } from '../helpers/io.js';
 import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
+import { refused, type AuditLine } from '../helpers/policy.js';
 
 const PASSPHRASE = 'dash policy passphrase';
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -22,18 +23,6 @@ const FRIEND = stranger();
 const FRIEND2 = stranger();
 
 type Funds = { sent: boolean; txid: string | null; fee_duffs: string; change_address: string | null };
-type AuditLine = Record<string, unknown> & { tool: string; outcome: string; error?: { code: string; message: string } };
-
-async function refused(call: Promise<unknown>, rule: string): Promise<string> {
-  const error = await call.then(
-    () => assert.fail(`expected a refusal by ${rule}`),
-    (failure: unknown) => failure,
-  );
-  assert.ok(error instanceof ToolFailure, String(error));
-  assert.equal(error.code, 'POLICY_VIOLATION', error.message);
-  assert.ok(error.message.includes(`Refused by policy ${rule}: `), error.message);
-  return error.message;
-}
 
 describe('spending policy on a Dash network', () => {
   let backends: DashBackends;

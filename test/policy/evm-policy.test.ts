@@ -13,6 +13,7 @@ import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
 import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
+import { refused, type AuditLine } from '../helpers/policy.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
 const PASSPHRASE = 'evm policy passphrase';
@@ -40,20 +41,6 @@ const AUDIT_KEYS = new Set([
 ]);
 
 type Funds = { hash: string | null; status: string; sent: boolean };
-type AuditLine = Record<string, unknown> & { tool: string; outcome: string; error?: { code: string; message: string } };
-
-/** The refusal a call ended with: POLICY_VIOLATION naming `rule`; returns the message. */
-async function refused(call: Promise<unknown>, rule: string): Promise<string> {
-  const error = await call.then(
-    () => assert.fail(`expected a refusal by ${rule}`),
-    (failure: unknown) => failure,
-  );
-  assert.ok(error instanceof ToolFailure, String(error));
-  assert.equal(error.code, 'POLICY_VIOLATION', error.message);
-  assert.ok(error.message.includes(`Refused by policy ${rule}: `), error.message);
-  assert.match(error.message, /Nothing was signed or sent\./);
-  return error.message;
-}
 
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {

@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+import { ToolFailure } from './mcp.js';
+
+/** One line of the audit log as the tests read it. */
+export type AuditLine = Record<string, unknown> & {
+  tool: string;
+  outcome: string;
+  error?: { code: string; message: string };
+};
+
+/** The refusal a call ended with: POLICY_VIOLATION naming `rule`, nothing signed; returns the message. */
+export async function refused(call: Promise<unknown>, rule: string): Promise<string> {
+  const error = await call.then(
+    () => assert.fail(`expected a refusal by ${rule}`),
+    (failure: unknown) => failure,
+  );
+  assert.ok(error instanceof ToolFailure, String(error));
+  assert.equal(error.code, 'POLICY_VIOLATION', error.message);
+  assert.ok(error.message.includes(`Refused by policy ${rule}: `), error.message);
+  assert.match(error.message, /Nothing was signed or sent\./);
+  return error.message;
+}
