@@ -8,11 +8,10 @@ import {
   type InputRequiredResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { formatDash } from '../domain/core/amount.js';
 import { WalletError } from '../domain/errors.js';
-import { weiToEther } from '../domain/evm/amount.js';
-import type { AuditFields } from '../domain/policy/audit-log.js';
+import { showAmount } from '../domain/policy/spending-policy.js';
 import type { AnyTool } from '../tools/index.js';
+import { auditFields } from '../tools/invoke.js';
 
 /** The key of the confirmation in `inputRequests` / `inputResponses`. */
 export const CONFIRM_KEY = 'wallet_confirm';
@@ -188,12 +187,7 @@ export function confirmationMessage(
   args: Record<string, unknown>,
   planned: Record<string, unknown> | undefined,
 ): string {
-  let fields: AuditFields = {};
-  try {
-    fields = tool.audit?.(args, planned) ?? {};
-  } catch {
-    // The question still goes out, with less detail.
-  }
+  const fields = auditFields(tool, args, planned);
   const lines = [`${tool.title} (${tool.name})${fields.network ? ` on ${fields.network}` : ''}:`];
   if (fields.amount !== undefined && fields.unit) lines.push(`  amount: ${amount(fields.amount, fields.unit)}`);
   const recipients = [fields.recipient ?? []].flat();
@@ -210,8 +204,5 @@ export function confirmationMessage(
 }
 
 function amount(base: string, unit: 'duffs' | 'wei'): string {
-  if (!/^\d+$/.test(base)) return `${base} ${unit}`;
-  return unit === 'duffs'
-    ? `${formatDash(BigInt(base))} DASH (${base} duffs)`
-    : `${weiToEther(BigInt(base))} ether (${base} wei)`;
+  return /^\d+$/.test(base) ? showAmount(BigInt(base), unit) : `${base} ${unit}`;
 }

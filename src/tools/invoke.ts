@@ -63,7 +63,7 @@ async function runHandler(tool: AnyTool, input: unknown, context: ToolContext): 
 }
 
 /** The tool's own audit fields; a tool whose `audit` fails still gets its line, with fewer fields. */
-function auditFields(tool: AnyTool, input: unknown, output: unknown): AuditFields {
+export function auditFields(tool: AnyTool, input: unknown, output: unknown): AuditFields {
   try {
     return tool.audit?.(input, output) ?? {};
   } catch {

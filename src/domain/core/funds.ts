@@ -6,7 +6,7 @@ import { checkBackendNetwork, coreBackendFor } from '../net/backends.js';
 import type { CoreChainBackend } from '../net/chain-backend.js';
 import {
   broadcastReserved,
-  checkDailyCap,
+  checkBeforeSigning,
   checkSpend,
   policyFeeRefusal,
   reserveSpend,
@@ -14,7 +14,6 @@ import {
   type SpendingPolicy,
 } from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
-import { scriptAddress } from './address.js';
 import { issuedAddresses, watched, watcherOf, walletAddress, type WalletAddress } from './addresses.js';
 import { formatDash, MAX_MONEY_DUFFS } from './amount.js';
 import { CHAIN_INDEX, HARDENED, type AddressChain } from './hd.js';
@@ -28,6 +27,7 @@ import {
   readPsbt,
   readRawTransaction,
   summarizePsbt,
+  addressedOutputs,
   unsignedTxid,
   type KeyOrigin,
   type Payment,
@@ -307,8 +307,7 @@ async function checkPolicy(
 ): Promise<CountedSpend> {
   if (!policy) return { amount: 0n, recipients: [] };
   const spend = countedSpend(outputs, await keystoreAddresses(services, network));
-  checkSpend(policy, spend);
-  await checkDailyCap(services.dataDir, policy, { key, amount: spend.amount });
+  await checkBeforeSigning(services.dataDir, policy, spend, key);
   return spend;
 }
 
@@ -406,11 +405,7 @@ export async function sendTransaction(
   const fee = inputs - outputs;
   if (fee < 0n) throw new WalletError('INVALID_PARAM', 'The transaction spends more than its inputs hold.');
   const policy = await policyOf(services, request.network);
-  const paying = tx.outputs.map((output) => ({
-    address: scriptAddress(output.script, request.network),
-    amount: output.amount,
-  }));
-  const spend = countedSpend(paying, await keystoreAddresses(services, request.network));
+  const spend = countedSpend(addressedOutputs(tx, request.network), await keystoreAddresses(services, request.network));
   checkSpend(policy, spend);
   checkFee(fee, request.maxFee, 'is', policy);
   const reservation = await reserveSpend(

@@ -287,8 +287,13 @@ export function transactionGist(encoded: { psbt: string } | { hex: string }, net
     const summary = summarizePsbt(readPsbt(encoded.psbt), network);
     return { outputs: summary.outputs, fee: summary.fee };
   }
-  const raw = readRawTransaction(encoded.hex);
-  return {
-    outputs: raw.outputs.map((output) => ({ address: scriptAddress(output.script, network), amount: output.amount })),
-  };
+  return { outputs: addressedOutputs(readRawTransaction(encoded.hex), network) };
+}
+
+/** A raw transaction's outputs with the address each pays (undefined for a script without one). */
+export function addressedOutputs(
+  raw: RawTransaction,
+  network: CoreNetwork,
+): Array<{ address: string | undefined; amount: bigint }> {
+  return raw.outputs.map((output) => ({ address: scriptAddress(output.script, network), amount: output.amount }));
 }

@@ -20,7 +20,7 @@ import type { ProgressReporter } from '../net/chain-backend.js';
 import type { EvmNode } from '../net/evm-rpc.js';
 import {
   broadcastReserved,
-  checkDailyCap,
+  checkBeforeSigning,
   checkSpend,
   policyFeeRefusal,
   reserveSpend,
@@ -197,7 +197,7 @@ export async function signTransaction(
   const account = await resolveAccount(services, request.from);
   const key = spendKey(account.address, transaction);
   const spend = countedSpend(transaction);
-  await checkPolicy(services, network.policy, spend, key);
+  await checkBeforeSigning(services.dataDir, network.policy, spend, key);
   checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
   const { value: signed } = await signReserved(services, account, transaction, network.policy, {
     key,
@@ -287,20 +287,6 @@ function spendKey(from: EvmAddress, transaction: TransactionSerializable): strin
     yParity?: unknown;
   };
   return `${from}:${keccak256(serializeTransaction(unsigned as TransactionSerializable))}`;
-}
-
-/**
- * The policy's refusals that need no lock: allowed recipients, the per-transaction cap, and the
- * 24-hour cap as the ledger stands (checked again under its lock when the spend is recorded).
- */
-async function checkPolicy(
-  services: WalletServices,
-  policy: SpendingPolicy | null,
-  spend: CountedSpend,
-  key: string | undefined,
-): Promise<void> {
-  checkSpend(policy, spend);
-  await checkDailyCap(services.dataDir, policy, { key, amount: spend.amount });
 }
 
 /** The kinds of transaction the wallet signs and sends: legacy with EIP-155, EIP-2930, EIP-1559. */
@@ -527,7 +513,7 @@ export async function sendFunds(
   const parsed = await parseTxRequest(services, { ...request, from: account.address });
   const { policy } = await evmNetwork(services, request.network);
   const spend = countedSpend(parsed);
-  await checkPolicy(services, policy, spend, undefined);
+  await checkBeforeSigning(services.dataDir, policy, spend, undefined);
   const node = await connectEvm(services, request.network, options.signal);
   if (request.dryRun) {
     const planned = await plan(node, parsed);

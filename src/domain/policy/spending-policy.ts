@@ -151,6 +151,21 @@ function ledgerOf(dataDir: string, policy: SpendingPolicy | null): SpendLedger |
  * reserving anything: what a dry run does, so it is refused as the payment would be. A spend
  * already recorded under `key` passes.
  */
+/**
+ * The refusals that need no lock, before anything is signed: allowed recipients, the
+ * per-transaction cap, and the 24-hour cap as the ledger stands (checked again under its lock
+ * when the spend is recorded).
+ */
+export async function checkBeforeSigning(
+  dataDir: string,
+  policy: SpendingPolicy | null,
+  spend: CountedSpend,
+  key: string | undefined,
+): Promise<void> {
+  checkSpend(policy, spend);
+  await checkDailyCap(dataDir, policy, { key, amount: spend.amount });
+}
+
 export async function checkDailyCap(
   dataDir: string,
   policy: SpendingPolicy | null,
@@ -234,9 +249,13 @@ function refusal(policy: SpendingPolicy, rule: PolicyRule, why: string, hint: st
   });
 }
 
-/** An amount as people read it, with its base units: "1.5 ether (1500000000000000000 wei)". */
 function shown(policy: SpendingPolicy, amount: bigint): string {
-  return policy.unit === 'duffs'
+  return showAmount(amount, policy.unit);
+}
+
+/** An amount as people read it, with its base units: "1.5 ether (1500000000000000000 wei)". */
+export function showAmount(amount: bigint, unit: PolicyUnit): string {
+  return unit === 'duffs'
     ? `${formatDash(amount)} DASH (${amount} duffs)`
     : `${weiToEther(amount)} ether (${amount} wei)`;
 }

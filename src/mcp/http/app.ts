@@ -2,7 +2,8 @@ import { createMcpHandler, isLegacyRequest, type Server } from '@modelcontextpro
 import { packageInfo } from '../../shared/package-info.js';
 import type { Logger } from '../logger.js';
 import { bearerGate, rebindingResponse } from './guards.js';
-import { jsonRpcError, LegacySessions } from './legacy-sessions.js';
+import { LegacySessions } from './legacy-sessions.js';
+import { jsonRpcError } from './responses.js';
 import { MAX_BODY_BYTES } from './limits.js';
 
 export const MCP_PATH = '/mcp';

@@ -6,6 +6,7 @@ import {
   localhostAllowedHostnames,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
+import { jsonRpcError } from './responses.js';
 
 /** The shortest bearer token `wallet serve --http` accepts. */
 export const MIN_API_KEY_LENGTH = 16;
@@ -36,10 +37,7 @@ const HOST_HEADER = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 /** 403 for a `Host` or `Origin` outside the allowed names; undefined when the request may go on. */
 export function rebindingResponse(request: Request, hostnames: string[]): Response | undefined {
   if (!HOST_HEADER.test(request.headers.get('host') ?? '')) {
-    return Response.json(
-      { jsonrpc: '2.0', error: { code: -32000, message: 'Invalid Host header.' }, id: null },
-      { status: 403 },
-    );
+    return jsonRpcError(403, -32000, 'Invalid Host header.');
   }
   return hostHeaderValidationResponse(request, hostnames) ?? originValidationResponse(request, hostnames);
 }
@@ -55,10 +53,9 @@ export function bearerGate(apiKey: string): (request: Request) => Response | und
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
     if (match?.[1] !== undefined && timingSafeEqual(digest(match[1]), expected)) return undefined;
     const error = header === '' ? 'missing bearer token' : 'invalid bearer token';
-    return Response.json(
-      { jsonrpc: '2.0', error: { code: -32001, message: `Unauthorized: ${error}.` }, id: null },
-      { status: 401, headers: { 'WWW-Authenticate': 'Bearer realm="wallet", error="invalid_token"' } },
-    );
+    return jsonRpcError(401, -32001, `Unauthorized: ${error}.`, {
+      'WWW-Authenticate': 'Bearer realm="wallet", error="invalid_token"',
+    });
   };
 }
 

@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import { MAX_BODY_BYTES } from './limits.js';
+import { jsonRpcError } from './responses.js';
 
 export type LegacySessionsOptions = {
   /** A fresh server for one session. */
@@ -111,8 +112,4 @@ export class LegacySessions {
     this.sessions.clear();
     await Promise.all(sessions.map((session) => session.server.close().catch(() => undefined)));
   }
-}
-
-export function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }

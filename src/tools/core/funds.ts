@@ -254,7 +254,7 @@ export const coreTxSign = defineTool({
       network,
       wallet_id,
       unit: 'duffs',
-      recipient: gist?.outputs.map((out) => out.address ?? '(no address)'),
+      recipient: outputAddresses(gist),
       fee: output?.fee_duffs ?? gist?.fee?.toString(),
       txid: output?.txid,
       signed_only: true,
@@ -269,6 +269,11 @@ function readableGist(encoded: { psbt: string } | { hex: string }, network: Core
   } catch {
     return undefined;
   }
+}
+
+/** Every output's address, change included (what a transaction pays before anyone sorts out change). */
+function outputAddresses(gist: TransactionGist | undefined): string[] | undefined {
+  return gist?.outputs.map((out) => out.address ?? '(no address)');
 }
 
 export const coreTxSend = defineTool({
@@ -319,8 +324,7 @@ export const coreTxSend = defineTool({
     amount: output?.amount_duffs,
     unit: 'duffs',
     // Before the broadcast (the confirmation, a failure) every output is listed, change included.
-    recipient:
-      output?.recipients ?? readableGist({ hex }, network)?.outputs.map((out) => out.address ?? '(no address)'),
+    recipient: output?.recipients ?? outputAddresses(readableGist({ hex }, network)),
     txid: output?.txid,
   }),
 });
