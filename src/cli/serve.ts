@@ -1,6 +1,5 @@
 import { MIN_API_KEY_LENGTH } from '../mcp/http/guards.js';
 import { DEFAULT_LISTEN, isLoopbackHost, parseListenAddress, type ListenAddress } from '../mcp/http/listen-address.js';
-import { startHttpServer } from '../mcp/http/serve.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logger.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
 import { startStdioServer } from '../mcp/stdio/serve.js';
@@ -187,6 +186,8 @@ async function httpSettings(parsed: Record<string, unknown>, io: CliIo): Promise
 }
 
 async function startHttp(setup: Omit<WalletServerSetup, 'localOnly'>, http: HttpSettings, io: CliIo) {
+  // Loaded only here: the HTTP stack (the SDK's Node adapter, hono) costs every other command ~0.1 s.
+  const { startHttpServer } = await import('../mcp/http/serve.js');
   const serving = await startHttpServer({ ...setup, ...http }).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     const where = `${http.listen.host}:${http.listen.port}`;
