@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import type { OutputStream } from './io.js';
 import { terminalSafe } from './render.js';
 
@@ -24,16 +24,18 @@ const SILENT: Activity = {
 
 /**
  * An ora spinner on stderr, on a terminal only: piped or captured stderr gets nothing, so
- * scripts see the result and nothing else. It never touches stdin (prompts may need it).
+ * scripts see the result and nothing else. It never touches stdin (prompts may need it). ora
+ * is loaded only for a terminal: scripts do not pay for it at start-up.
  */
-export function activityOn(stderr: OutputStream): Activity {
+export async function activityOn(stderr: OutputStream): Promise<Activity> {
   if (!isTerminalStream(stderr)) return SILENT;
+  const { default: ora } = await import('ora');
   let spinner: Ora | undefined;
   function stop(): void {
     spinner?.stop();
     spinner = undefined;
   }
-  return {
+  const activity: Activity = {
     start(text) {
       const label = terminalSafe(text, true);
       if (spinner) spinner.text = label;
@@ -45,6 +47,7 @@ export function activityOn(stderr: OutputStream): Activity {
     pause: stop,
     stop,
   };
+  return activity;
 }
 
 /** A real terminal stream (ora moves the cursor, which a captured stream cannot do). */

@@ -1,13 +1,8 @@
-import {
-  openHttpSession,
-  openInProcessSession,
-  openStdioSession,
-  type ListedTool,
-  type McpSession,
-} from '../mcp/client.js';
+import type { ListedTool, McpSession } from '../mcp/session.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
+import { readBuiltInTools } from './builtin-tools.js';
 import type { Target } from './target.js';
-import { ToolListCache, type CachedToolList } from './tool-cache.js';
+import type { CachedToolList, ToolListCache } from './tool-cache.js';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -21,20 +16,28 @@ export type ToolList = {
 
 /**
  * The CLI's way to its server: the tool list (from the cache when allowed, so `--help` and
- * completion work with the server gone) and a session opened only when something must be sent.
+ * completion work with the server gone; for the built-in server, the list the build recorded)
+ * and a session opened only when something must be sent. The MCP SDK and the server are loaded
+ * only then.
  */
 export class Connection {
   private session: McpSession | undefined;
-  private readonly cache: ToolListCache;
+  private cacheStore: ToolListCache | undefined;
   private pending: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly target: Target,
-    dataDir: string,
+    private readonly dataDir: string,
     private readonly timeoutMs: number | undefined,
     private readonly builtIn: Omit<WalletServerSetup, 'localOnly' | 'readOnly'> = {},
-  ) {
-    this.cache = new ToolListCache(dataDir);
+  ) {}
+
+  private async cache(): Promise<ToolListCache> {
+    if (!this.cacheStore) {
+      const { ToolListCache } = await import('./tool-cache.js');
+      this.cacheStore = new ToolListCache(this.dataDir);
+    }
+    return this.cacheStore;
   }
 
   get isBuiltIn(): boolean {
@@ -43,18 +46,26 @@ export class Connection {
 
   /**
    * The tools. `cache: 'allow'` answers from another server's cached list when there is one
-   * (and the server has not announced a change); `'refresh'` always asks the server.
+   * (and the server has not announced a change), and for the built-in server from the list the
+   * build recorded; `'refresh'` always asks the server.
    */
   async tools(cache: 'allow' | 'refresh'): Promise<ToolList> {
     const target = this.target;
-    if (target.kind !== 'built-in' && cache === 'allow') {
-      const cached = await this.cache.read(target.spec);
-      if (cached && !cached.stale) return { server: cached.server, tools: cached.tools, cached };
+    if (cache === 'allow') {
+      if (target.kind === 'built-in') {
+        const recorded = await readBuiltInTools();
+        if (recorded) return recorded;
+      } else {
+        const cached = await (await this.cache()).read(target.spec);
+        if (cached && !cached.stale) return { server: cached.server, tools: cached.tools, cached };
+      }
     }
     const session = await this.open();
     const tools = await session.listTools({ timeoutMs: this.timeoutMs ?? DEFAULT_TIMEOUT_MS });
     // The cache only saves a trip: failing to write it must not fail the command.
-    if (target.kind !== 'built-in') await this.cache.write(target.spec, session.server, tools).catch(() => undefined);
+    if (target.kind !== 'built-in') {
+      await (await this.cache()).write(target.spec, session.server, tools).catch(() => undefined);
+    }
     return { server: session.server, tools };
   }
 
@@ -66,10 +77,13 @@ export class Connection {
     const events = {
       onToolListChanged: () => {
         if (target.kind !== 'built-in') {
-          this.pending = this.pending.then(() => this.cache.markStale(target.spec)).catch(() => undefined);
+          this.pending = this.pending
+            .then(async () => (await this.cache()).markStale(target.spec))
+            .catch(() => undefined);
         }
       },
     };
+    const { openHttpSession, openInProcessSession, openStdioSession } = await import('../mcp/client.js');
     switch (target.kind) {
       case 'built-in':
         this.session = await openInProcessSession(this.builtIn);
@@ -86,7 +100,7 @@ export class Connection {
 
   /** After a call failed in a way that suggests the cached list is out of date. */
   async forgetCachedList(): Promise<void> {
-    if (this.target.kind !== 'built-in') await this.cache.markStale(this.target.spec).catch(() => undefined);
+    if (this.target.kind !== 'built-in') await (await this.cache()).markStale(this.target.spec).catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import yargs, { type Argv } from 'yargs';
+import yargsParser from 'yargs-parser';
 import { FUNCTION_DIALECTS } from '../shared/function-catalogue.js';
 import { UsageError } from './usage-error.js';
 
@@ -117,33 +117,17 @@ export type GlobalOptions = {
   version: boolean;
 };
 
-/**
- * A yargs parser configured the way this CLI needs it: no camelCase twins, no number guessing,
- * no dot paths, repeated flags collected, and never an exit or a print of its own.
- */
-function parser(argv: readonly string[]): Argv {
-  return yargs([...argv])
-    .parserConfiguration({
-      'camel-case-expansion': false,
-      'parse-numbers': false,
-      'parse-positional-numbers': false,
-      'dot-notation': false,
-      'greedy-arrays': false,
-      'strip-aliased': true,
-      'boolean-negation': true,
-    })
-    .help(false)
-    .version(false)
-    .exitProcess(false)
-    .fail(false);
-}
+/** What a command line parses to: each flag by name, the other words in `_`. */
+export type ParsedFlags = Record<string, unknown> & { _: (string | number)[] };
 
 /**
- * A parser for `argv` that knows `flags`: booleans as booleans, everything else as text (the CLI
- * converts). A value that yargs would take for a flag or a positional, `-` (stdin) or a negative
- * number like `-1.5e2`, is attached to its flag first (`--args-json=-`).
+ * Parses `argv` knowing `flags`: booleans as booleans, everything else as text (the CLI
+ * converts). yargs' own parser (yargs-parser), configured the way this CLI needs it: no camelCase
+ * twins, no number guessing, no dot paths, repeated flags collected, `--no-x` for false. A value
+ * it would take for a flag or a positional, `-` (stdin) or a negative number like `-1.5e2`, is
+ * attached to its flag first (`--args-json=-`).
  */
-export function parserFor(argv: readonly string[], flags: readonly CliFlag[]): Argv {
+export function parseFlags(argv: readonly string[], flags: readonly CliFlag[]): ParsedFlags {
   const takesValue = new Set(flags.filter((flag) => flag.type !== 'boolean').map((flag) => `--${flag.name}`));
   const joined: string[] = [];
   for (let index = 0; index < argv.length; index++) {
@@ -154,21 +138,26 @@ export function parserFor(argv: readonly string[], flags: readonly CliFlag[]): A
       index++;
     } else joined.push(word);
   }
-  return declareFlags(parser(joined), flags);
+  const result = yargsParser.detailed(joined, {
+    boolean: flags.filter((flag) => flag.type === 'boolean').map((flag) => flag.name),
+    string: flags.filter((flag) => flag.type !== 'boolean').map((flag) => flag.name),
+    array: flags.filter((flag) => flag.type === 'array').map((flag) => flag.name),
+    alias: Object.fromEntries(flags.flatMap((flag) => (flag.alias ? [[flag.name, [flag.alias]]] : []))),
+    configuration: {
+      'camel-case-expansion': false,
+      'parse-numbers': false,
+      'parse-positional-numbers': false,
+      'dot-notation': false,
+      'greedy-arrays': false,
+      'strip-aliased': true,
+      'boolean-negation': true,
+    },
+  });
+  if (result.error) throw new UsageError(result.error.message);
+  return result.argv as ParsedFlags;
 }
 
 const NEGATIVE_NUMBER = /^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-
-function declareFlags(argv: Argv, flags: readonly CliFlag[]): Argv {
-  for (const flag of flags) {
-    argv.option(flag.name, {
-      type: flag.type,
-      ...(flag.alias ? { alias: flag.alias } : {}),
-      ...(flag.type === 'array' ? { string: true } : {}),
-    });
-  }
-  return argv;
-}
 
 /** A repeatable flag's values, as text (none when absent). */
 export function repeatedValues(parsed: Readonly<Record<string, unknown>>, name: string): string[] {

@@ -1,20 +1,19 @@
 import { homedir } from 'node:os';
-import { ConnectionError, RemoteProtocolError, type ListedTool } from '../mcp/client.js';
-import { SetupError } from '../mcp/setup.js';
+import type { ListedTool } from '../mcp/session.js';
+import { ConnectionError, RemoteProtocolError } from '../mcp/session.js';
+import { SetupError } from '../mcp/setup-error.js';
 import { resolveDataDir } from '../shared/data-dir.js';
 import { inDialect, toolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { packageInfo } from '../shared/package-info.js';
 import { fullDescriptionOf } from '../shared/protocol-meta.js';
 import { activityOn, type Activity } from './activity.js';
 import { toolCommands } from './commands.js';
-import { COMPLETION_SHELLS, completionScript } from './completion/index.js';
 import { Declined } from './confirm.js';
 import { Connection, type ToolList } from './connection.js';
-import { GLOBAL_FLAGS, parserFor, readGlobals, type GlobalOptions } from './global-flags.js';
+import { GLOBAL_FLAGS, parseFlags, readGlobals, type GlobalOptions } from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, TOOLS_FLAGS, type ToolCommand } from './help.js';
 import { processIo, type CliIo } from './io.js';
 import { createStyle, renderHuman, terminalSafe, type Style } from './render.js';
-import { runToolCommand } from './run-tool.js';
 import { flagsFromSchema } from './schema-flags.js';
 import {
   passphrasePrompt,
@@ -23,12 +22,14 @@ import {
   readSecretStdin,
   type PassphrasePrompt,
 } from './secrets.js';
-import { runServe } from './serve.js';
-import { runServers } from './servers/command.js';
 import { closestNames } from './suggest.js';
 import { resolveTarget } from './target.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
 import { EXIT, UsageError } from './usage-error.js';
+
+// Start-up is part of every command, so what only some commands need (the MCP SDK and the
+// server, `serve`, `servers`, completion scripts, the spinner) is imported where it is used.
+// docs/PERFORMANCE.md has the figures.
 
 /**
  * The whole CLI: parses argv, connects to the built-in server in-process (or to another server
@@ -38,19 +39,19 @@ import { EXIT, UsageError } from './usage-error.js';
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let debug = argv.includes('--debug');
   try {
-    const first = parserFor(argv, GLOBAL_FLAGS).parseSync() as Record<string, unknown>;
+    const first = parseFlags(argv, GLOBAL_FLAGS);
     const globals = readGlobals(first);
     debug = globals.debug;
-    const verb = ((first['_'] as unknown[] | undefined) ?? []).map(String)[0];
-    if (verb === 'serve') return await runServe(argv, io);
+    const verb = first._.map(String)[0];
+    if (verb === 'serve') return await (await import('./serve.js')).runServe(argv, io);
     if (globals.version && verb === undefined) {
       io.stdout.write(`${packageInfo().version}\n`);
       return EXIT.ok;
     }
     const dataDir = resolveDataDir({ env: io.env, platform: process.platform, home: homedir() });
-    if (verb === 'servers') return await runServers(argv, io, dataDir);
+    if (verb === 'servers') return await (await import('./servers/command.js')).runServers(argv, io, dataDir);
     const style = createStyle(colorEnabled(globals, io));
-    const activity = activityOn(io.stderr);
+    const activity = await activityOn(io.stderr);
     const target = await resolveTarget(globals, dataDir, io.env);
     const builtIn = target.kind === 'built-in' ? await builtInSetup(globals, io, activity) : undefined;
     if (!builtIn) refuseBuiltInFlags(globals);
@@ -117,6 +118,7 @@ async function dispatch(run: Run): Promise<number> {
     if (list.cached) io.stdout.write(cacheNote(list));
     return EXIT.ok;
   }
+  const { runToolCommand } = await import('./run-tool.js');
   return runToolCommand(entry, run);
 }
 
@@ -130,8 +132,9 @@ function cacheNote(list: ToolList): string {
 
 /** `wallet completion <shell>`: the script for the built-in tools (other servers' lists are read from the cache at TAB). */
 async function printCompletion({ argv, io, connection }: Run): Promise<number> {
-  const words = ((parserFor(argv, GLOBAL_FLAGS).parseSync()['_'] as unknown[] | undefined) ?? []).map(String);
+  const words = parseFlags(argv, GLOBAL_FLAGS)._.map(String);
   const shell = words[1];
+  const { COMPLETION_SHELLS, completionScript } = await import('./completion/index.js');
   if (!connection.isBuiltIn)
     throw new UsageError(
       "wallet completion covers the built-in tools; the scripts read other servers' cached lists by themselves.",
@@ -198,7 +201,7 @@ function definitionDocument(list: ToolList, connection: Connection, format: stri
 /** `wallet tools [--refresh]`: every tool with its command and badges. */
 async function printToolList({ argv, io, globals, style, connection }: Run): Promise<number> {
   const flags = [...GLOBAL_FLAGS, ...TOOLS_FLAGS];
-  const parsed = parserFor(argv, flags).parseSync() as Record<string, unknown>;
+  const parsed = parseFlags(argv, flags);
   rejectUnknownFlags(parsed, flags, 'tools');
   const list = await connection.tools(parsed['refresh'] === true ? 'refresh' : 'allow');
   const rows = toolCommands(list.tools).map(({ command, tool }) => ({

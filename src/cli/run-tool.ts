@@ -1,4 +1,4 @@
-import { RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/client.js';
+import { RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/session.js';
 import { isJsonSchema } from '../shared/json-schema.js';
 import { readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
 import type { Activity } from './activity.js';
@@ -6,7 +6,7 @@ import { argumentsFromFlags, checkRequired, parseArgsJson, secretValue } from '.
 import { flagsOfCommand } from './commands.js';
 import { confirmDestructive } from './confirm.js';
 import { DEFAULT_TIMEOUT_MS, type Connection } from './connection.js';
-import { parserFor, GLOBAL_FLAGS, type GlobalOptions } from './global-flags.js';
+import { parseFlags, GLOBAL_FLAGS, type GlobalOptions } from './global-flags.js';
 import type { ToolCommand } from './help.js';
 import { readAll, type CliIo } from './io.js';
 import { renderQr } from './qr.js';
@@ -40,7 +40,7 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
   const { io, globals, connection, activity } = run;
   const specs = flagsFromSchema(entry.tool.inputSchema);
   const commandFlags = flagsOfCommand(specs);
-  const parsed = parserFor(run.argv, [...GLOBAL_FLAGS, ...commandFlags]).parseSync() as Record<string, unknown>;
+  const parsed = parseFlags(run.argv, [...GLOBAL_FLAGS, ...commandFlags]);
   // Secrets first: a mnemonic typed inline must be refused before anything could echo a word of it.
   const inlineSecret = specs.find((spec) => spec.secret && parsed[spec.flag] !== undefined);
   if (inlineSecret) throw secretInArgv(inlineSecret);

@@ -3,7 +3,7 @@ import { DEFAULT_LISTEN, isLoopbackHost, parseListenAddress, type ListenAddress 
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logger.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
 import { startStdioServer } from '../mcp/stdio/serve.js';
-import { parserFor, repeatedValues, type CliFlag } from './global-flags.js';
+import { parseFlags, repeatedValues, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
 import { EXIT, UsageError } from './usage-error.js';
@@ -95,7 +95,7 @@ Examples:
 
 /** `wallet serve`: runs until the client closes stdin (stdio) or a signal arrives, then exits 0. */
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parserFor(argv, SERVE_FLAGS).parseSync() as Record<string, unknown>;
+  const parsed = parseFlags(argv, SERVE_FLAGS);
   rejectUnknownFlags(parsed, SERVE_FLAGS, 'serve');
   if (parsed['help'] === true) {
     io.stdout.write(SERVE_HELP);

@@ -11,72 +11,27 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import type { JsonSchema } from '../shared/json-schema.js';
 import { packageInfo } from '../shared/package-info.js';
 import { createWalletServer } from './server.js';
+import {
+  ConnectionError,
+  RemoteProtocolError,
+  type CallOptions,
+  type ListedTool,
+  type McpSession,
+  type SessionEvents,
+} from './session.js';
 import { walletServerOptions, type WalletServerSetup } from './setup.js';
 
-/** A tool as tools/list describes it, read defensively (any server may answer). */
-export type ListedTool = {
-  name: string;
-  title?: string | undefined;
-  description?: string | undefined;
-  inputSchema: JsonSchema;
-  outputSchema?: JsonSchema | undefined;
-  annotations?:
-    | {
-        readOnlyHint?: boolean | undefined;
-        destructiveHint?: boolean | undefined;
-        idempotentHint?: boolean | undefined;
-        openWorldHint?: boolean | undefined;
-      }
-    | undefined;
-  _meta?: Record<string, unknown> | undefined;
-};
-
-export type ToolCallResult = {
-  isError: boolean;
-  structuredContent?: unknown;
-  content: readonly { type: string; text?: string | undefined }[];
-  _meta?: Record<string, unknown> | undefined;
-};
-
-export type CallOptions = {
-  timeoutMs?: number | undefined;
-  signal?: AbortSignal | undefined;
-  /** Asks the server for progress notifications of this call; each one resets the timeout. */
-  onProgress?: ((message: string | undefined, progress: number, total: number | undefined) => void) | undefined;
-};
-
-/** What a session tells its owner besides answers to its requests. */
-export type SessionEvents = {
-  /** The server said its tool list changed (`notifications/tools/list_changed`). */
-  onToolListChanged?: (() => void) | undefined;
-};
-
-/** One connection to one MCP server, whatever the transport. */
-export type McpSession = {
-  readonly server: { name: string; version: string };
-  listTools(options?: CallOptions): Promise<ListedTool[]>;
-  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolCallResult>;
-  close(): Promise<void>;
-};
-
-/** The server cannot be reached, died, or did not answer in time: the CLI's exit 3. */
-export class ConnectionError extends Error {
-  override name = 'ConnectionError';
-}
-
-/** The server answered a request with a JSON-RPC error (e.g. an unknown tool). */
-export class RemoteProtocolError extends Error {
-  override name = 'RemoteProtocolError';
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export {
+  ConnectionError,
+  RemoteProtocolError,
+  type CallOptions,
+  type ListedTool,
+  type McpSession,
+  type SessionEvents,
+  type ToolCallResult,
+} from './session.js';
 
 /**
  * Connects to the wallet's own server in this process, over an in-memory transport: the full MCP

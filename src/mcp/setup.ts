@@ -5,6 +5,9 @@ import { servedTools } from '../tools/index.js';
 import { Confirmations } from './confirmation.js';
 import { createLogger, type LogLevel } from './logger.js';
 import type { WalletServerOptions } from './server.js';
+import { SetupError } from './setup-error.js';
+
+export { SetupError } from './setup-error.js';
 
 /** What a surface (the CLI, `wallet serve`) decides about the server it runs. */
 export type WalletServerSetup = {
@@ -19,17 +22,6 @@ export type WalletServerSetup = {
   passphrase?: string | ((purpose: 'unlock' | 'new') => Promise<string | undefined>) | undefined;
   logLevel?: LogLevel | undefined;
 };
-
-/** A setup the user got wrong (a malformed --endpoint): the CLI's exit 2. */
-export class SetupError extends Error {
-  override name = 'SetupError';
-  constructor(
-    message: string,
-    readonly hint: string | undefined,
-  ) {
-    super(message);
-  }
-}
 
 /** The tools, services and logger of one server, from a surface's setup. */
 export function walletServerOptions(setup: WalletServerSetup): WalletServerOptions {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { BUILTIN_TOOLS_FILE, readBuiltInTools } from '../../src/cli/builtin-tools.js';
 import { toolCommands } from '../../src/cli/commands.js';
 import { COMPLETION_FILES, COMPLETION_SHELLS, completionScript } from '../../src/cli/completion/index.js';
 import { openInProcessSession } from '../../src/mcp/client.js';
@@ -31,6 +32,18 @@ describe('generated files', () => {
       const committed = readFileSync(join(ROOT, file), 'utf8');
       assert.equal(committed, completionScript(shell, commands), `${file} is stale: run \`npm run generate\``);
       for (const { command } of commands) assert.ok(committed.includes(`\t${command}\t`), `${file} lacks ${command}`);
+    }
+  });
+  it('the built-in tool list the build recorded is what the server lists now (run `npm run build`)', async () => {
+    const session = await openInProcessSession({});
+    try {
+      const live = await session.listTools();
+      const recorded = await readBuiltInTools();
+      assert.ok(recorded, `${BUILTIN_TOOLS_FILE} is missing or of another version: run \`npm run build\``);
+      assert.deepEqual(recorded.server, session.server);
+      assert.deepEqual(recorded.tools, live, `${BUILTIN_TOOLS_FILE} is stale: run \`npm run build\``);
+    } finally {
+      await session.close();
     }
   });
 });

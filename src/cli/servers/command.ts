@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { parserFor, type CliFlag } from '../global-flags.js';
+import { parseFlags, type CliFlag } from '../global-flags.js';
 import type { CliIo } from '../io.js';
 import { createStyle, renderHuman } from '../render.js';
 import { closestNames } from '../suggest.js';
@@ -59,7 +59,7 @@ export async function runServers(
   dataDir: string,
   where: Partial<AgentConfigContext> = {},
 ): Promise<number> {
-  const parsed = parserFor(argv, SERVERS_FLAGS).parseSync() as Record<string, unknown>;
+  const parsed = parseFlags(argv, SERVERS_FLAGS);
   if (parsed['help'] === true) {
     io.stdout.write(SERVERS_HELP);
     return EXIT.ok;

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// The second half of `npm run build` (after tsc): makes `wallet` start fast. It writes
+//   dist/wallet.cjs        the CLI and server bundled into one file (esbuild), which bin/wallet.js runs;
+//   dist/builtin-tools.json the built-in server's tools/list, asked over MCP in-process, so help,
+//                          completion and --get-tool-definition need not load the server;
+//   dist/wallet.cjs.cache  V8's code cache for the bundle, taken after a few commands ran, so a run
+//                          skips most parsing and compiling (V8 ignores it if Node changes).
+// See docs/PERFORMANCE.md for what each one saves.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { openInProcessSession } from '../dist/mcp/client.js';
+
+const root = join(import.meta.dirname, '..');
+const dist = join(root, 'dist');
+
+await build({
+  entryPoints: [join(dist, 'cli', 'main.js')],
+  outfile: join(dist, 'wallet.cjs'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  // Modules reached only through `await import()` stay uninitialised until a command needs them.
+  // import.meta.url (package-info's way to find package.json) becomes the bundle's own URL.
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
+const session = await openInProcessSession();
+try {
+  const tools = await session.listTools();
+  writeFileSync(join(dist, 'builtin-tools.json'), JSON.stringify({ server: session.server, tools }) + '\n');
+} finally {
+  await session.close();
+}
+
+// The code cache: bin/wallet.js runs a few commands with WALLET_CODE_CACHE set, then saves the
+// cache of everything compiled so far.
+rmSync(join(dist, 'wallet.cjs.cache'), { force: true });
+const home = mkdtempSync(join(tmpdir(), 'wallet-code-cache-'));
+try {
+  const warm = spawnSync(process.execPath, [join(root, 'bin', 'wallet.js'), '--help'], {
+    env: { ...process.env, WALLET_HOME: home, WALLET_CODE_CACHE: 'write', NO_COLOR: '1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (warm.status !== 0) throw new Error(`warming the code cache failed (exit ${warm.status})`);
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
