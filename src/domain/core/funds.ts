@@ -433,6 +433,17 @@ export async function sendFunds(
   services: WalletServices,
   request: SpendRequest & { maxFee?: bigint | undefined; dryRun: boolean },
 ): Promise<FundsSent> {
+  if (request.dryRun) return spendFunds(services, request);
+  // Coins are chosen from what the node shows unspent: the wallet's payments take turns from
+  // choosing them to broadcasting, so a second one sees the first one's coins as spent.
+  const entry = await openWallet(services, request.walletId, request.network);
+  return services.keystore.withWalletLock(entry, () => spendFunds(services, request));
+}
+
+async function spendFunds(
+  services: WalletServices,
+  request: SpendRequest & { maxFee?: bigint | undefined; dryRun: boolean },
+): Promise<FundsSent> {
   const prepared = await prepareSpend(services, request);
   const policy = await policyOf(services, request.network);
   const spend = await checkPolicy(services, policy, request.network, prepared.plan.outputs);

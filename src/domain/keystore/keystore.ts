@@ -332,7 +332,19 @@ export class Keystore {
    * are planned and broadcast one at a time, across processes; other accounts are not held up.
    */
   async withAccountLock<T>(address: string, task: () => Promise<T>): Promise<T> {
-    const dir = join(dirname(this.dir), 'locks', `evm-${address.slice(2).toLowerCase()}`);
+    return this.withSpendLock(`evm-${address.slice(2).toLowerCase()}`, task);
+  }
+
+  /**
+   * The same for one Dash wallet: its payments choose coins and a change address, sign and
+   * broadcast one at a time, so two never pick the same coin.
+   */
+  async withWalletLock<T>(entry: WalletEntry, task: () => Promise<T>): Promise<T> {
+    return this.withSpendLock(`core-${entry.id}`, task);
+  }
+
+  private async withSpendLock<T>(name: string, task: () => Promise<T>): Promise<T> {
+    const dir = join(dirname(this.dir), 'locks', name);
     await ensurePrivateDir(dir);
     return withLock(dir, task, { timeoutMs: 120_000 });
   }

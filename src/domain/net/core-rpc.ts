@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { hex } from '@scure/base';
 import { z } from 'zod';
 import { redactUrl } from '../config/endpoints.js';
@@ -23,6 +24,10 @@ export class RpcError extends Error {
 
 const RPC_METHOD_NOT_FOUND = -32601;
 const SCAN_TIMEOUT_MS = 180_000;
+/** How long a scan waits for the node's other scan (it runs one at a time) before giving up. */
+const SCAN_BUSY_WAIT_MS = 30_000;
+/** sendrawtransaction refusals that mean an input was spent meanwhile (Bitcoin Core and Dash Core wording). */
+const SPENT_MEANWHILE = /txn-mempool-conflict|missing-?inputs|inputs-missingorspent|already spent/i;
 
 const RpcReply = z.object({
   result: z.unknown().optional(),
@@ -273,10 +278,13 @@ export class CoreRpcBackend implements CoreChainBackend {
       return await this.call('sendrawtransaction', [rawHex], z.string(), { idempotent: false, signal });
     } catch (error) {
       if (error instanceof RpcError) {
-        throw new WalletError(
-          'INVALID_PARAM',
-          `The node rejected the transaction: ${error.message.split('\n')[0]?.slice(0, 200)} (RPC ${error.code}).`,
-        );
+        const reason = `${error.message.split('\n')[0]?.slice(0, 200)} (RPC ${error.code})`;
+        if (SPENT_MEANWHILE.test(error.message)) {
+          throw new WalletError('INSUFFICIENT_FUNDS', `The node rejected the transaction: ${reason}.`, {
+            hint: 'A coin it spends was spent by another transaction meanwhile; run it again to choose coins anew.',
+          });
+        }
+        throw new WalletError('INVALID_PARAM', `The node rejected the transaction: ${reason}.`);
       }
       throw error;
     }
@@ -305,27 +313,39 @@ export class CoreRpcBackend implements CoreChainBackend {
 
   private async scan(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<z.infer<typeof ScanResult>> {
     const descriptors = addresses.map((watched) => `raw(${hex.encode(watched.script)})`);
-    try {
-      const result = await this.call('scantxoutset', ['start', descriptors], ScanResult, {
-        timeoutMs: SCAN_TIMEOUT_MS,
-        signal,
-      });
-      if (!result.success)
-        throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} could not finish scantxoutset.`);
-      return result;
-    } catch (error) {
-      if (error instanceof RpcError && /already in progress/i.test(error.message)) {
-        throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} is busy with another UTXO scan.`, {
-          hint: 'Try again in a moment.',
+    // A node runs one scantxoutset at a time: another one (of ours or anyone's) is waited out.
+    const giveUpAt = Date.now() + SCAN_BUSY_WAIT_MS;
+    for (;;) {
+      try {
+        const result = await this.call('scantxoutset', ['start', descriptors], ScanResult, {
+          timeoutMs: SCAN_TIMEOUT_MS,
+          signal,
         });
+        if (!result.success)
+          throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} could not finish scantxoutset.`);
+        return result;
+      } catch (error) {
+        if (error instanceof RpcError && /already in progress/i.test(error.message) && Date.now() < giveUpAt) {
+          await sleep(200 + Math.random() * 300, undefined, { signal });
+          continue;
+        }
+        throw this.scanFailure(error);
       }
-      if (error instanceof RpcError)
-        throw new WalletError(
-          'BACKEND_UNAVAILABLE',
-          `${this.endpoint} refused scantxoutset: ${error.message.slice(0, 160)}.`,
-        );
-      throw error;
     }
+  }
+
+  /** What a failed scan becomes: the node's refusal as BACKEND_UNAVAILABLE; anything else as it is. */
+  private scanFailure(error: unknown): unknown {
+    if (!(error instanceof RpcError)) return error;
+    if (/already in progress/i.test(error.message)) {
+      return new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} is busy with another UTXO scan.`, {
+        hint: 'Try again in a moment.',
+      });
+    }
+    return new WalletError(
+      'BACKEND_UNAVAILABLE',
+      `${this.endpoint} refused scantxoutset: ${error.message.slice(0, 160)}.`,
+    );
   }
 
   /**
