@@ -134,25 +134,41 @@ function objectMembers(schema: JsonSchema): JsonSchema[] {
   return members;
 }
 
-/** The tools one server serves, by name. Refuses unsound definitions and duplicate names. */
+/**
+ * The tools one server serves, by name. Refuses duplicate names at once and an unsound definition
+ * before its first use: checking a definition converts its schemas, which is most of a server's
+ * start-up, so a call checks only its own tool and a listing all of them (the build lists them,
+ * so an unsound definition fails the build and the tests).
+ */
 export class ToolCatalogue {
   private readonly byName = new Map<string, AnyTool>();
+  private readonly sound = new WeakSet<AnyTool>();
 
   constructor(tools: readonly AnyTool[]) {
-    const problems: string[] = [];
-    for (const tool of tools) {
-      if (this.byName.has(tool.name)) problems.push(`tool '${tool.name}': registered twice`);
-      this.byName.set(tool.name, tool);
-      for (const problem of definitionProblems(tool)) problems.push(`tool '${tool.name}': ${problem}`);
+    const twice = tools.filter((tool, index) => tools.findIndex((other) => other.name === tool.name) !== index);
+    if (twice.length > 0) {
+      throw new Error(
+        `Invalid tool definitions:\n  ${twice.map((tool) => `tool '${tool.name}': registered twice`).join('\n  ')}`,
+      );
     }
-    if (problems.length > 0) throw new Error(`Invalid tool definitions:\n  ${problems.join('\n  ')}`);
+    for (const tool of tools) this.byName.set(tool.name, tool);
   }
 
   list(): AnyTool[] {
-    return [...this.byName.values()];
+    return this.checked([...this.byName.values()]);
   }
 
   get(name: string): AnyTool | undefined {
-    return this.byName.get(name);
+    const tool = this.byName.get(name);
+    return tool && this.checked([tool])[0];
+  }
+
+  private checked(tools: AnyTool[]): AnyTool[] {
+    const problems = tools
+      .filter((tool) => !this.sound.has(tool))
+      .flatMap((tool) => definitionProblems(tool).map((problem) => `tool '${tool.name}': ${problem}`));
+    if (problems.length > 0) throw new Error(`Invalid tool definitions:\n  ${problems.join('\n  ')}`);
+    for (const tool of tools) this.sound.add(tool);
+    return tools;
   }
 }

@@ -98,14 +98,15 @@ describe('definition checks name the tool and the problem', () => {
   for (const [label, overrides, expected] of cases) {
     it(label, () => {
       const tool = sampleTool(overrides);
-      assert.throws(
-        () => new ToolCatalogue([tool]),
-        (error: Error) => {
+      const catalogue = new ToolCatalogue([tool]);
+      // Refused before its first use: listed, or looked up for a call.
+      for (const use of [() => catalogue.list(), () => catalogue.get(tool.name)]) {
+        assert.throws(use, (error: Error) => {
           assert.match(error.message, new RegExp(`tool '${tool.name}': `));
           assert.match(error.message, expected);
           return true;
-        },
-      );
+        });
+      }
     });
   }
 
