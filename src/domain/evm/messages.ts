@@ -93,6 +93,11 @@ function domainChainId(value: unknown): number | undefined {
 
 function checkTypedData(typedData: TypedData): TypedDataDefinition {
   const definition = typedData as unknown as TypedDataDefinition;
+  // viem turns any value into an integer with BigInt() (`[]` and `''` become 0): refuse what is not one.
+  const notInteger = integerProblem(typedData.types, typedData.primaryType, typedData.message, 'message');
+  if (notInteger) {
+    throw new WalletError('INVALID_PARAM', `typed_data is not valid EIP-712: ${notInteger} is not an integer.`);
+  }
   try {
     validateTypedData(definition);
     hashTypedData(definition);
@@ -103,4 +108,39 @@ function checkTypedData(typedData: TypedData): TypedDataDefinition {
     });
   }
   return definition;
+}
+
+const INTEGER_TYPE = /^u?int(\d{1,3})?$/;
+const INTEGER_TEXT = /^-?(0|[1-9]\d*)$|^-?0x[0-9a-fA-F]+$/;
+
+/** The path of the first integer field (at any depth, in arrays too) whose value is no integer. */
+function integerProblem(types: TypedData['types'], type: string, value: unknown, path: string): string | undefined {
+  const array = /^(.*)\[\d*\]$/.exec(type);
+  if (array) {
+    if (!Array.isArray(value)) return undefined; // viem's own validation names the wrong shape
+    for (const [index, item] of value.entries()) {
+      const problem = integerProblem(types, array[1] ?? '', item, `${path}[${index}]`);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  if (INTEGER_TYPE.test(type)) {
+    const fits =
+      typeof value === 'bigint' ||
+      (typeof value === 'number' && Number.isSafeInteger(value)) ||
+      (typeof value === 'string' && INTEGER_TEXT.test(value));
+    return fits ? undefined : path;
+  }
+  const fields = types[type];
+  if (!fields || typeof value !== 'object' || value === null) return undefined;
+  for (const field of fields) {
+    const problem = integerProblem(
+      types,
+      field.type,
+      (value as Record<string, unknown>)[field.name],
+      `${path}.${field.name}`,
+    );
+    if (problem) return problem;
+  }
+  return undefined;
 }

@@ -123,12 +123,14 @@ export class CoreRpcBackend implements CoreChainBackend {
       throw new WalletError(
         'BACKEND_UNAVAILABLE',
         `${this.endpoint} did not answer ${method} with JSON-RPC (HTTP ${response.status}).`,
+        { hint: 'The node is failing, or the URL is not its RPC endpoint; check it or use another endpoint.' },
       );
     }
     if (reply.data.error) throw new RpcError(reply.data.error.code, reply.data.error.message);
     const result = schema.safeParse(reply.data.result);
     if (!result.success) {
       throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} answered ${method} with an unexpected shape.`, {
+        hint: 'The node is failing, or the URL is not its RPC endpoint; check it or use another endpoint.',
         cause: result.error,
       });
     }

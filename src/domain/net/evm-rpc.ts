@@ -201,7 +201,12 @@ function orUndefined(name: string): (error: unknown) => undefined {
 export function nodeFailure(error: unknown, endpoint: string, refusal: 'request' | 'read'): WalletError {
   if (error instanceof WalletError) return error;
   if (!(error instanceof BaseError)) {
-    return new WalletError('INTERNAL', `Unexpected failure talking to ${endpoint}.`, { cause: error });
+    // viem read an answer it could not use (a balance that is no number, a block of the wrong
+    // shape): the node's fault, not ours.
+    return new WalletError('BACKEND_UNAVAILABLE', `The node at ${endpoint} gave an answer that cannot be read.`, {
+      hint: 'A node that is failing or not an EVM JSON-RPC endpoint; try again or use another endpoint.',
+      cause: error,
+    });
   }
   const ours = error.walk((cause) => cause instanceof WalletError);
   if (ours instanceof WalletError) return ours;

@@ -4,6 +4,7 @@ import { redactUrl } from '../config/endpoints.js';
 import type { CoreNetwork } from '../config/networks.js';
 import { dashToDuffs } from '../core/amount.js';
 import type { Utxo } from '../core/transaction.js';
+import { clipForDisplay } from '../../shared/text.js';
 import { WalletError } from '../errors.js';
 import type { AddressBalance, CoreChainBackend, WatchedAddress } from './chain-backend.js';
 import { httpJson } from './http.js';
@@ -131,15 +132,23 @@ export class InsightBackend implements CoreChainBackend {
       idempotent: false,
       signal,
     });
+    if (response.status >= 500) {
+      // The explorer failed, not the transaction: it may or may not have passed it on.
+      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} failed on tx/send (HTTP ${response.status}).`, {
+        hint: 'The payment may have gone out: check the balance or the explorer before paying again.',
+      });
+    }
     if (response.status >= 400) {
       throw new WalletError(
         'INVALID_PARAM',
-        `The explorer rejected the transaction: ${response.text.slice(0, 200).trim()} (HTTP ${response.status}).`,
+        `The explorer rejected the transaction: ${clipForDisplay(response.text.slice(0, 200).trim())} (HTTP ${response.status}).`,
       );
     }
     const parsed = InsightSend.safeParse(response.json);
     if (!parsed.success)
-      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} answered tx/send with an unexpected shape.`);
+      throw new WalletError('BACKEND_UNAVAILABLE', `${this.endpoint} answered tx/send with an unexpected shape.`, {
+        hint: 'The payment may have gone out: check the balance or the explorer before paying again.',
+      });
     return parsed.data.txid;
   }
 
@@ -177,6 +186,7 @@ export class InsightBackend implements CoreChainBackend {
       throw new WalletError(
         'BACKEND_UNAVAILABLE',
         `${this.endpoint} answered ${path.split('?')[0] ?? path} with HTTP ${response.status}.`,
+        { hint: 'The explorer is failing, or the URL is not an Insight API; check it or use another endpoint.' },
       );
     }
     const parsed = schema.safeParse(response.json);
@@ -184,7 +194,10 @@ export class InsightBackend implements CoreChainBackend {
       throw new WalletError(
         'BACKEND_UNAVAILABLE',
         `${this.endpoint} answered ${path.split('?')[0] ?? path} with an unexpected shape.`,
-        { cause: parsed.error },
+        {
+          hint: 'The explorer is failing, or the URL is not an Insight API; check it or use another endpoint.',
+          cause: parsed.error,
+        },
       );
     }
     return parsed.data;

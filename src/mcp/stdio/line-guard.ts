@@ -107,8 +107,9 @@ function invalid(id: RequestId | null, reason: string): Verdict {
   return { pass: false, reply: errorReply(id, INVALID_REQUEST, 'Invalid Request'), reason };
 }
 
+/** MCP ids are strings or integers; JSON numbers beyond 2^53 are no longer exact, so not ids. */
 function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+  return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }
 
 function errorReply(id: RequestId | null, code: number, message: string): JSONRPCErrorResponse {
