@@ -34,9 +34,8 @@ import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { tempHome } from '../helpers/io.js';
-import { findLitecoind } from '../helpers/litecoind.js';
+import { findLitecoind, startRegtestNode, type RegtestNode } from '../helpers/litecoind.js';
 import { localServer } from '../helpers/mcp.js';
-import { startThrowawayRegtest, type ThrowawayNode } from './regtest-node.js';
 import { startFaultProxy, type Fault, type FaultKind, type FaultProxy, type Seen } from './fault-proxy.js';
 
 const require = createRequire(import.meta.url);
@@ -313,7 +312,7 @@ const uniqueAmount = (base: number): string => String(base + ++serial);
 
 describe('backend faults: a clear typed error in bounded time, and nothing changed', () => {
   let anvil: AnvilNode;
-  let regtest: ThrowawayNode | undefined;
+  let regtest: RegtestNode | undefined;
   let fakes: DashBackends;
   const homes: string[] = [];
   const home = (): string => {
@@ -380,7 +379,7 @@ describe('backend faults: a clear typed error in bounded time, and nothing chang
     [anvil, fakes, regtest] = await Promise.all([
       startAnvil(),
       startDashBackends({ chain: 'test' }),
-      litecoind ? startThrowawayRegtest(litecoind) : Promise.resolve(undefined),
+      litecoind ? startRegtestNode(litecoind) : Promise.resolve(undefined),
     ]);
     evmHome = home();
     evmBroadcastHome = home();

@@ -70,7 +70,8 @@ export async function startRegtestNode(binary: string): Promise<RegtestNode> {
   };
   const stop = async (): Promise<void> => {
     if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
-    await Promise.race([exited, sleep(20_000)]);
+    // An unref'd timer: a stopped node must not keep the test file running for 20 s.
+    await Promise.race([exited, sleep(20_000, undefined, { ref: false })]);
     rmSync(dataDir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 30_000;
