@@ -93,11 +93,10 @@ function domainChainId(value: unknown): number | undefined {
 
 function checkTypedData(typedData: TypedData): TypedDataDefinition {
   const definition = typedData as unknown as TypedDataDefinition;
-  // viem turns any value into an integer with BigInt() (`[]` and `''` become 0): refuse what is not one.
-  const notInteger = integerProblem(typedData.types, typedData.primaryType, typedData.message, 'message');
-  if (notInteger) {
-    throw new WalletError('INVALID_PARAM', `typed_data is not valid EIP-712: ${notInteger} is not an integer.`);
-  }
+  // viem coerces what does not fit (BigInt([]) is 0, a number stands in for a string): a strict
+  // encoder such as ethers refuses those values, and so do we, naming the first one.
+  const misfit = valueProblem(typedData.types, typedData.primaryType, typedData.message, 'message');
+  if (misfit) throw new WalletError('INVALID_PARAM', `typed_data is not valid EIP-712: ${misfit}.`);
   try {
     validateTypedData(definition);
     hashTypedData(definition);
@@ -110,37 +109,77 @@ function checkTypedData(typedData: TypedData): TypedDataDefinition {
   return definition;
 }
 
-const INTEGER_TYPE = /^u?int(\d{1,3})?$/;
-const INTEGER_TEXT = /^-?(0|[1-9]\d*)$|^-?0x[0-9a-fA-F]+$/;
+const ARRAY_TYPE = /^(.+)\[(\d*)\]$/;
+const INTEGER_TYPE = /^(u?)int(\d{1,3})?$/;
+const BYTES_TYPE = /^bytes(\d{1,2})?$/;
+const INTEGER_TEXT = /^(-?)(0|[1-9]\d*|0x[0-9a-fA-F]+)$/;
+const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})*$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/** The path of the first integer field (at any depth, in arrays too) whose value is no integer. */
-function integerProblem(types: TypedData['types'], type: string, value: unknown, path: string): string | undefined {
-  const array = /^(.*)\[\d*\]$/.exec(type);
+/**
+ * What is wrong with the first value (at any depth) that does not fit its EIP-712 type, as
+ * "<path> must be …", or undefined when every value fits. Types it does not know are left to viem.
+ */
+function valueProblem(types: TypedData['types'], type: string, value: unknown, path: string): string | undefined {
+  const array = ARRAY_TYPE.exec(type);
   if (array) {
-    if (!Array.isArray(value)) return undefined; // viem's own validation names the wrong shape
+    const [, itemType = '', size = ''] = array;
+    if (!Array.isArray(value)) return `${path} must be an array (${type})`;
+    if (size !== '' && value.length !== Number(size)) return `${path} must hold exactly ${size} items (${type})`;
     for (const [index, item] of value.entries()) {
-      const problem = integerProblem(types, array[1] ?? '', item, `${path}[${index}]`);
+      const problem = valueProblem(types, itemType, item, `${path}[${index}]`);
       if (problem) return problem;
     }
     return undefined;
   }
-  if (INTEGER_TYPE.test(type)) {
-    const fits =
-      typeof value === 'bigint' ||
-      (typeof value === 'number' && Number.isSafeInteger(value)) ||
-      (typeof value === 'string' && INTEGER_TEXT.test(value));
-    return fits ? undefined : path;
+  const integer = INTEGER_TYPE.exec(type);
+  const bits = Number(integer?.[2] ?? 256);
+  if (integer && bits % 8 === 0 && bits >= 8 && bits <= 256) {
+    return integerProblem(value, integer[1] === 'u', bits, path, type);
   }
-  const fields = types[type];
-  if (!fields || typeof value !== 'object' || value === null) return undefined;
+  const bytes = BYTES_TYPE.exec(type);
+  const size = bytes?.[1] === undefined ? undefined : Number(bytes[1]);
+  if (bytes && (size === undefined || (size >= 1 && size <= 32))) {
+    const fits =
+      typeof value === 'string' && HEX_BYTES.test(value) && (size === undefined || value.length === 2 + 2 * size);
+    return fits ? undefined : `${path} must be ${size === undefined ? '' : `${size} bytes as `}0x hex (${type})`;
+  }
+  switch (type) {
+    case 'string':
+      return typeof value === 'string' ? undefined : `${path} must be a string`;
+    case 'bool':
+      return typeof value === 'boolean' ? undefined : `${path} must be true or false (bool)`;
+    case 'address':
+      return typeof value === 'string' && ADDRESS.test(value) ? undefined : `${path} must be a 0x address (address)`;
+  }
+  const fields = Object.hasOwn(types, type) ? types[type] : undefined;
+  if (!fields) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path} must be an object (${type})`;
   for (const field of fields) {
-    const problem = integerProblem(
-      types,
-      field.type,
-      (value as Record<string, unknown>)[field.name],
-      `${path}.${field.name}`,
-    );
+    const fieldValue = Object.hasOwn(value, field.name) ? (value as Record<string, unknown>)[field.name] : undefined;
+    const problem = valueProblem(types, field.type, fieldValue, `${path}.${field.name}`);
     if (problem) return problem;
   }
   return undefined;
+}
+
+/** Whether `value` is an integer (number, bigint, decimal or 0x text) within the type's range. */
+function integerProblem(
+  value: unknown,
+  unsigned: boolean,
+  bits: number,
+  path: string,
+  type: string,
+): string | undefined {
+  let integer: bigint | undefined;
+  if (typeof value === 'bigint') integer = value;
+  else if (typeof value === 'number' && Number.isSafeInteger(value)) integer = BigInt(value);
+  else if (typeof value === 'string') {
+    const text = INTEGER_TEXT.exec(value);
+    if (text) integer = (text[1] === '-' ? -1n : 1n) * BigInt(text[2] ?? '0');
+  }
+  if (integer === undefined) return `${path} must be an integer (${type})`;
+  const min = unsigned ? 0n : -(1n << BigInt(bits - 1));
+  const max = unsigned ? (1n << BigInt(bits)) - 1n : (1n << BigInt(bits - 1)) - 1n;
+  return integer < min || integer > max ? `${path} is out of range for ${type}` : undefined;
 }
