@@ -1,17 +1,22 @@
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { JsonRpcLineGuard, judgeLine } from '../../src/mcp/stdio/line-guard.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { judgeLine } from '../../src/mcp/stdio/line-guard.js';
+import { StdioLineTransport } from '../../src/mcp/stdio/line-transport.js';
 
 describe('JSON-RPC line guard', () => {
   const passes = [
     '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
     '{"jsonrpc":"2.0","id":"a","method":"x","params":{}}',
+    '{"jsonrpc":"2.0","id":2,"method":"constructor"}',
     '{"jsonrpc":"2.0","method":"notifications/initialized"}',
     '{"jsonrpc":"2.0","id":1,"result":{}}',
     '{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}',
   ];
-  for (const line of passes) it(`passes ${line}`, () => assert.deepEqual(judgeLine(line), { pass: true }));
+  for (const line of passes) {
+    it(`passes ${line}`, () => assert.deepEqual(judgeLine(line), { pass: true, message: JSON.parse(line) }));
+  }
 
   const replies: [string, number, string | number | null][] = [
     ['garbage{', -32700, null],
@@ -21,46 +26,97 @@ describe('JSON-RPC line guard', () => {
     ['{"jsonrpc":"1.0","id":3,"method":"x"}', -32600, 3],
     ['{"jsonrpc":"2.0","id":4,"method":5}', -32600, 4],
     ['{"jsonrpc":"2.0","id":{},"method":"x"}', -32600, null],
+    ['{"jsonrpc":"2.0","id":1.5,"method":"x"}', -32600, null],
     ['{"jsonrpc":"2.0","id":5,"method":"x","params":[1]}', -32600, 5],
+    // Well-formed JSON-RPC that MCP's message schema refuses: the SDK would drop these unanswered.
+    ['{"jsonrpc":"2.0","id":"m","method":"ping","params":{"_meta":5}}', -32600, 'm'],
+    ['{"jsonrpc":"2.0","id":"n","method":"ping","params":{"_meta":null}}', -32600, 'n'],
+    ['{"jsonrpc":"2.0","id":6,"method":"ping","params":{"_meta":{"progressToken":{}}}}', -32600, 6],
+    ['{"jsonrpc":"2.0","id":7,"method":"ping","trace":"abc"}', -32600, 7],
+    ['{"jsonrpc":"2.0","id":8,"method":"ping","result":{}}', -32600, 8],
+    // Invalid params of a spec method: -32602, where the SDK's handler wrapper answers -32603.
+    ['{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"cursor":5}}', -32602, 9],
+    ['{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":5}}', -32602, 10],
   ];
   for (const [line, code, id] of replies) {
     it(`answers ${line} with ${code}`, () => {
       const verdict = judgeLine(line);
-      assert.equal(verdict.pass, false);
-      assert.ok(!verdict.pass && verdict.reply);
-      if (!verdict.pass && verdict.reply) {
-        assert.equal(verdict.reply.error.code, code);
-        assert.equal(verdict.reply.id, id);
-      }
+      assert.ok(!verdict.pass && verdict.reply, 'a reply is owed');
+      assert.equal(verdict.reply.error.code, code);
+      assert.equal(verdict.reply.id, id);
+      assert.ok(!verdict.reply.error.message.includes('\n'), 'one line');
     });
   }
 
-  it('drops malformed responses and blank lines without a reply', () => {
-    for (const line of ['{"jsonrpc":"2.0","id":1,"result":{},"error":{}}', '   ']) {
-      const verdict = judgeLine(line);
-      assert.ok(!verdict.pass && verdict.reply === undefined);
-    }
+  it('names the invalid param', () => {
+    const verdict = judgeLine('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}');
+    assert.ok(!verdict.pass);
+    assert.match(verdict.reply?.error.message ?? '', /params\.cursor/);
   });
 
-  it('splits a stream into lines, across chunks, and refuses an oversized line whole', async () => {
-    const rejected: number[] = [];
-    const guard = new JsonRpcLineGuard((reply) => rejected.push(reply?.error.code ?? 0), 64);
-    const chunks = [
+  it('drops malformed responses and notifications, and blank lines, without a reply', () => {
+    for (const line of [
+      '{"jsonrpc":"2.0","id":1,"result":{},"error":{}}',
+      '{"jsonrpc":"2.0","method":"notifications/x","params":{"_meta":5}}',
+      '{"jsonrpc":"2.0","method":"notifications/x","extra":1}',
+      '   ',
+    ]) {
+      const verdict = judgeLine(line);
+      assert.ok(!verdict.pass && verdict.reply === undefined, line);
+    }
+  });
+});
+
+describe('stdio line transport', () => {
+  it('splits stdin into lines across chunks, answers bad ones, refuses an oversized line whole', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const rejected: string[] = [];
+    const transport = new StdioLineTransport(stdin, stdout, (reason) => rejected.push(reason), 64);
+    const received: JSONRPCMessage[] = [];
+    transport.onmessage = (message) => received.push(message);
+    const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+    await transport.start();
+    for (const chunk of [
       '{"jsonrpc":"2.0","id":1,',
-      '"method":"a"}\nnot json\n',
+      '"method":"a"}\r\nnot json\n',
       `{"pad":"${'x'.repeat(100)}"}\n`,
       '{"jsonrpc":"2.0","id":2,"method":"b"}',
-    ];
-    const passed: string[] = [];
-    guard.on('data', (chunk: Buffer) => passed.push(chunk.toString()));
-    await new Promise<void>((resolve) => {
-      guard.on('end', resolve);
-      Readable.from(chunks.map((chunk) => Buffer.from(chunk))).pipe(guard);
-    });
-    assert.deepEqual(passed.join('').trim().split('\n'), [
-      '{"jsonrpc":"2.0","id":1,"method":"a"}',
-      '{"jsonrpc":"2.0","id":2,"method":"b"}',
+    ]) {
+      stdin.write(chunk);
+    }
+    stdin.end();
+    await closed;
+    assert.deepEqual(received, [
+      { jsonrpc: '2.0', id: 1, method: 'a' },
+      { jsonrpc: '2.0', id: 2, method: 'b' },
     ]);
-    assert.deepEqual(rejected, [-32700, -32600]);
+    assert.deepEqual(rejected, ['parse-error', 'too-large']);
+    const written = String(stdout.read() ?? '');
+    assert.deepEqual(
+      written
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { error: { code: number } }).error.code),
+      [-32700, -32600],
+    );
+    await assert.rejects(transport.send({ jsonrpc: '2.0', id: 3, result: {} }), /closed/);
+  });
+
+  it('waits for stdout to drain when it is full', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough({ highWaterMark: 16 });
+    const transport = new StdioLineTransport(stdin, stdout);
+    await transport.start();
+    let sent = false;
+    const sending = transport
+      .send({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(64) } })
+      .then(() => (sent = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(sent, false, 'not sent before the reader takes it');
+    stdout.resume();
+    await sending;
+    assert.equal(sent, true);
+    await transport.close();
   });
 });

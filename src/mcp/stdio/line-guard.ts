@@ -1,36 +1,49 @@
-import { Transform, type TransformCallback } from 'node:stream';
-import type { JSONRPCErrorResponse } from '@modelcontextprotocol/server';
+import {
+  isSpecType,
+  parseJSONRPCMessage,
+  specTypeSchemas,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/server';
 
 /** The largest line accepted; a longer one is dropped whole and answered with Invalid Request. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
 const NEWLINE = 0x0a;
 
 type RequestId = string | number;
-type Verdict = { pass: true } | { pass: false; reply: JSONRPCErrorResponse | undefined; reason: string };
+export type Verdict =
+  { pass: true; message: JSONRPCMessage } | { pass: false; reply: JSONRPCErrorResponse | undefined; reason: string };
 
 /**
- * Sits between stdin and the SDK's stdio transport. Lines that are JSON-RPC messages pass through
- * untouched; for the rest the SDK would only raise an out-of-band error and answer nothing, so
- * this answers them as JSON-RPC says: -32700 for bad JSON, -32600 for JSON that is no valid
- * message. It never writes itself: `reject` sends the reply through the transport, so stdout has
- * one writer.
+ * Spec methods whose params the SDK checks only inside its handler wrapper, where a mismatch
+ * becomes -32603 with a schema dump; checked here first so they are -32602 as JSON-RPC says.
  */
-export class JsonRpcLineGuard extends Transform {
+const CHECKED_PARAMS = {
+  initialize: 'InitializeRequest',
+  ping: 'PingRequest',
+  'tools/list': 'ListToolsRequest',
+} as const;
+
+/**
+ * Cuts a byte stream into lines (LF; a CR before it is JSON whitespace), never holding more than
+ * `maxLineBytes` of one line: a longer line is dropped whole and reported once at its end.
+ */
+export class LineSplitter {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
 
   constructor(
-    private readonly reject: (reply: JSONRPCErrorResponse | undefined, reason: string) => void,
+    private readonly onLine: (line: Buffer) => void,
+    private readonly onTooLarge: () => void,
     private readonly maxLineBytes = MAX_LINE_BYTES,
-  ) {
-    super();
-  }
+  ) {}
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+  push(chunk: Buffer): void {
     let start = 0;
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
       this.append(chunk.subarray(start, end));
@@ -38,12 +51,11 @@ export class JsonRpcLineGuard extends Transform {
       start = end + 1;
     }
     this.append(chunk.subarray(start));
-    done();
   }
 
-  override _flush(done: TransformCallback): void {
+  /** The input ended: a last line without a newline still counts. */
+  end(): void {
     this.endLine();
-    done();
   }
 
   private append(part: Buffer): void {
@@ -61,46 +73,89 @@ export class JsonRpcLineGuard extends Transform {
   private endLine(): void {
     if (this.discarding) {
       this.discarding = false;
-      this.reject(errorReply(null, INVALID_REQUEST, 'Invalid Request: message too large'), 'too-large');
+      this.onTooLarge();
       return;
     }
     if (this.pendingBytes === 0) return;
-    const line = Buffer.concat(this.pending, this.pendingBytes);
+    const [first] = this.pending;
+    const line = this.pending.length === 1 && first ? first : Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
-    const verdict = judgeLine(line.toString('utf8'));
-    if (verdict.pass) this.push(Buffer.concat([line, Buffer.from('\n')]));
-    else this.reject(verdict.reply, verdict.reason);
+    this.onLine(line);
   }
 }
 
-/** Whether one line is a JSON-RPC 2.0 message as MCP allows it (no batches), and if not, the reply it is owed. */
+/** The reply owed to a line over the size limit. */
+export const tooLargeReply = (): JSONRPCErrorResponse =>
+  errorReply(null, INVALID_REQUEST, 'Invalid Request: message too large');
+
+/**
+ * One line judged as MCP's JSON-RPC allows it (no batches): the message, parsed once, or the reply
+ * it is owed: -32700 for bad JSON, -32600 for JSON that is no valid message, -32602 for a spec
+ * method's invalid params; nothing for a malformed response or notification (JSON-RPC never
+ * answers those).
+ */
 export function judgeLine(line: string): Verdict {
   if (line.trim() === '') return { pass: false, reply: undefined, reason: 'blank' };
-  let message: unknown;
+  let value: unknown;
   try {
-    message = JSON.parse(line);
+    value = JSON.parse(line);
   } catch {
     return { pass: false, reply: errorReply(null, PARSE_ERROR, 'Parse error'), reason: 'parse-error' };
   }
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid(null, 'not-an-object');
   }
-  const record = message as Record<string, unknown>;
+  const record = value as Record<string, unknown>;
   const id = isRequestId(record['id']) ? record['id'] : null;
   if (record['jsonrpc'] !== '2.0') return invalid(id, 'bad-version');
-  if ('method' in record) {
-    if (typeof record['method'] !== 'string' || record['method'] === '') return invalid(id, 'bad-method');
-    if ('id' in record && !isRequestId(record['id'])) return invalid(null, 'bad-id');
-    const params = record['params'];
-    if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
-      return invalid(id, 'bad-params');
-    }
-    return { pass: true };
+  if (!('method' in record)) {
+    const isResponse = (id !== null || record['id'] === null) && 'result' in record !== 'error' in record;
+    const message = isResponse ? sdkMessage(record) : undefined;
+    return message ? { pass: true, message } : { pass: false, reply: undefined, reason: 'bad-response' };
   }
-  const isResponse = (isRequestId(record['id']) || record['id'] === null) && 'result' in record !== 'error' in record;
-  // A malformed response is dropped unanswered: JSON-RPC never replies to a response.
-  return isResponse ? { pass: true } : { pass: false, reply: undefined, reason: 'bad-response' };
+  const isRequest = 'id' in record;
+  if (typeof record['method'] !== 'string' || record['method'] === '') return invalid(id, 'bad-method');
+  if (isRequest && id === null) return invalid(null, 'bad-id');
+  const params = record['params'];
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+    return invalid(id, 'bad-params');
+  }
+  // The SDK's own message schema is stricter (no extra members, a well-formed _meta) and drops what
+  // it refuses unanswered: such a request is answered here, such a notification dropped.
+  const message = sdkMessage(record);
+  if (!message) return owed(isRequest, id, 'not-mcp');
+  if (isRequest && id !== null) {
+    const problem = paramsProblem(record['method'], record);
+    if (problem !== undefined) {
+      return { pass: false, reply: errorReply(id, INVALID_PARAMS, `Invalid params: ${problem}`), reason: 'bad-params' };
+    }
+  }
+  return { pass: true, message };
+}
+
+function sdkMessage(record: Record<string, unknown>): JSONRPCMessage | undefined {
+  try {
+    return parseJSONRPCMessage(record);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a spec method's params are wrong (`params.cursor`), or undefined when they are right or unchecked. */
+function paramsProblem(method: string, request: Record<string, unknown>): string | undefined {
+  if (!Object.hasOwn(CHECKED_PARAMS, method)) return undefined;
+  const type = CHECKED_PARAMS[method as keyof typeof CHECKED_PARAMS];
+  if (isSpecType[type](request)) return undefined;
+  const result = specTypeSchemas[type]['~standard'].validate(request);
+  const issue = result.issues?.[0];
+  const path = issue?.path?.map((part) => String(typeof part === 'object' ? part.key : part)).join('.');
+  return path ? `${path} is not valid for ${method}` : `not valid for ${method}`;
+}
+
+/** A request MCP refuses is owed Invalid Request; a notification gets nothing. */
+function owed(isRequest: boolean, id: RequestId | null, reason: string): Verdict {
+  return isRequest ? invalid(id, reason) : { pass: false, reply: undefined, reason };
 }
 
 function invalid(id: RequestId | null, reason: string): Verdict {

@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createLogger } from '../logger.js';
 import { createWalletServer, type WalletServerOptions } from '../server.js';
 import { walletServerOptions, type WalletServerSetup } from '../setup.js';
-import { JsonRpcLineGuard } from './line-guard.js';
+import { StdioLineTransport } from './line-transport.js';
 import { ServedTransport } from './served-transport.js';
 
 export type StdioServeOptions = WalletServerOptions & {
@@ -20,17 +20,14 @@ export type StdioServing = {
 /**
  * Serves the wallet over stdio, both protocol eras: a 2025-era `initialize` opening pins a legacy
  * instance, a 2026-07-28 `server/discover` a modern one (the SDK's `serveStdio` decides). stdout
- * carries JSON-RPC only; malformed lines are answered by {@link JsonRpcLineGuard}.
+ * carries JSON-RPC only; malformed lines are answered by {@link StdioLineTransport}.
  */
 export function serveWalletStdio(options: StdioServeOptions): StdioServing {
   const logger = options.logger ?? createLogger('off');
-  const guard = new JsonRpcLineGuard((reply, reason) => {
-    logger.debug('rejected-line', { reason, replied: reply !== undefined });
-    if (reply) void inner.send(reply).catch(() => undefined);
-  });
   const stdin = options.stdin ?? process.stdin;
-  stdin.pipe(guard);
-  const inner = new StdioServerTransport(guard, options.stdout ?? process.stdout);
+  const inner = new StdioLineTransport(stdin, options.stdout ?? process.stdout, (reason, replied) =>
+    logger.debug('rejected-line', { reason, replied }),
+  );
   const transport = new ServedTransport(inner, logger);
   const handle = serveStdio(() => createWalletServer({ ...options, logger }), {
     transport,
@@ -38,7 +35,7 @@ export function serveWalletStdio(options: StdioServeOptions): StdioServing {
   });
   logger.info('serving', { transport: 'stdio', tools: options.catalogue.list().length });
   return {
-    closed: transport.closed.finally(() => stdin.unpipe(guard)),
+    closed: transport.closed,
     close: () => handle.close(),
   };
 }

@@ -1,0 +1,114 @@
+import type { Readable, Writable } from 'node:stream';
+import type { JSONRPCErrorResponse, JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { judgeLine, LineSplitter, MAX_LINE_BYTES, tooLargeReply } from './line-guard.js';
+
+/** Told of each line that was not passed on: why, and whether it was answered. */
+export type RejectedLine = (reason: string, replied: boolean) => void;
+
+/**
+ * MCP's stdio transport for `wallet serve`: newline-delimited JSON-RPC on stdin and stdout. Each
+ * line is parsed and checked once ({@link judgeLine}); a line that is no MCP message is answered
+ * as JSON-RPC says, where the SDK's transport would drop it unanswered. Replies go out in order,
+ * through one writer, honouring stdout's backpressure. It closes when stdin ends.
+ */
+export class StdioLineTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  private readonly splitter: LineSplitter;
+  private started = false;
+  private closed = false;
+
+  constructor(
+    private readonly stdin: Readable,
+    private readonly stdout: Writable,
+    private readonly rejected: RejectedLine = () => undefined,
+    maxLineBytes = MAX_LINE_BYTES,
+  ) {
+    this.splitter = new LineSplitter(
+      (line) => this.receive(line.toString('utf8')),
+      () => this.refuse(tooLargeReply(), 'too-large'),
+      maxLineBytes,
+    );
+  }
+
+  start(): Promise<void> {
+    if (this.started) throw new Error('StdioLineTransport already started');
+    this.started = true;
+    this.stdin.on('data', this.onData);
+    this.stdin.on('error', this.onInputError);
+    this.stdin.on('end', this.onEnd);
+    this.stdin.on('close', this.onEnd);
+    this.stdout.on('error', this.onOutputError);
+    if (this.stdin.readableEnded || this.stdin.destroyed) setImmediate(this.onEnd);
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
+    const line = `${JSON.stringify(message)}\n`;
+    if (this.stdout.write(line)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const settle = (error?: Error): void => {
+        this.stdout.off('drain', onDrain);
+        this.stdout.off('error', settle);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onDrain = (): void => settle();
+      this.stdout.once('drain', onDrain);
+      this.stdout.once('error', settle);
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.stdin.off('data', this.onData);
+    this.stdin.off('error', this.onInputError);
+    this.stdin.off('end', this.onEnd);
+    this.stdin.off('close', this.onEnd);
+    if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  private receive(line: string): void {
+    const verdict = judgeLine(line);
+    if (!verdict.pass) {
+      this.refuse(verdict.reply, verdict.reason);
+      return;
+    }
+    try {
+      this.onmessage?.(verdict.message);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private refuse(reply: JSONRPCErrorResponse | undefined, reason: string): void {
+    this.rejected(reason, reply !== undefined);
+    if (reply && !this.closed) void this.send(reply).catch(() => undefined);
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    this.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  };
+
+  private readonly onEnd = (): void => {
+    if (this.closed) return;
+    this.splitter.end();
+    void this.close();
+  };
+
+  private readonly onInputError = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  // A write that fails after close (the client went away) is expected and not reported.
+  private readonly onOutputError = (error: Error): void => {
+    if (this.closed) return;
+    this.onerror?.(error);
+    void this.close();
+  };
+}
