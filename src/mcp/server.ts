@@ -51,7 +51,16 @@ export function createWalletServer({
       inputRequired: { roundTimeoutMs: confirmTimeoutMs, maxRounds: 3 },
     },
   );
-  server.setRequestHandler('tools/list', () => ({ tools: catalogue.list().map(toMcpTool) }));
+  server.setRequestHandler('tools/list', (request) => {
+    // One page holds every tool, so no cursor was ever handed out (MCP: an invalid cursor is -32602).
+    if (request.params?.cursor !== undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'Invalid cursor: this server lists every tool in one page; call tools/list without a cursor.',
+      );
+    }
+    return { tools: catalogue.list().map(toMcpTool) };
+  });
   server.setRequestHandler('tools/call', async (request, context) => {
     const tool = catalogue.get(request.params.name);
     if (!tool) {
@@ -64,9 +73,10 @@ export function createWalletServer({
     const toolContext = { services, catalogue, signal: context.mcpReq.signal, progress: progress.report };
     const args = request.params.arguments ?? {};
     try {
-      const input = tool.input.safeParse(args);
-      // Invalid arguments go straight to invokeTool, which refuses them (nothing to ask about).
-      if (input.success) {
+      // Only a destructive call may need the user's confirmation first; the rest, and invalid
+      // arguments, go straight to invokeTool, which parses (and refuses) them.
+      const input = tool.annotations.destructiveHint ? tool.input.safeParse(args) : undefined;
+      if (input?.success) {
         const step = await confirmations.step(
           tool,
           { args, input: input.data },

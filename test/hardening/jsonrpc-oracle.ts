@@ -188,12 +188,8 @@ function expectForRequest(method: string, id: RequestId, params: unknown, contex
           : `tools/list listed ${JSON.stringify(names)}`;
       });
       if (!('cursor' in args)) return listed;
-      // A cursor this server never handed out: MCP says it SHOULD be -32602; the full list is tolerated.
-      return {
-        ...listed,
-        note: 'tools/list with a cursor never handed out',
-        accept: (reply) => (reply.error?.code === INVALID_PARAMS ? undefined : listed.accept(reply)),
-      };
+      // A cursor this server never handed out (it lists every tool in one page): MCP says -32602.
+      return errorWith('tools/list with a cursor never handed out', [id], [INVALID_PARAMS]);
     }
     case 'tools/call': {
       if (!isRecord(params)) return errorWith('tools/call without params', [id], [INVALID_PARAMS]);

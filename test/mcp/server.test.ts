@@ -79,6 +79,24 @@ describe('MCP server', () => {
     assert.match((missing.content[0] as { text: string }).text, /Missing required argument 'name'/);
   });
 
+  it('names unknown argument keys clipped, five at most, so the message stays one short line', async () => {
+    const junk = Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`${index}${'k'.repeat(100_000)}`, 1]));
+    const result = await client.callTool({ name: 'tool_describe', arguments: { name: 'network_info', ...junk } });
+    const text = (result.content[0] as { text: string }).text;
+    assert.equal(result.isError, true);
+    assert.match(text, /^INVALID_PARAM: Unknown arguments '0k{63}…', '1k{63}…', .* and 7 more\./);
+    assert.ok(text.length < 1_000, `${text.length} characters`);
+  });
+
+  it('refuses a tools/list cursor it never handed out with -32602', async () => {
+    await assert.rejects(client.listTools({ cursor: 'page-2' }), (error: unknown) => {
+      assert.ok(error instanceof ProtocolError);
+      assert.equal(error.code, -32602);
+      assert.match(error.message, /Invalid cursor/);
+      return true;
+    });
+  });
+
   it('refuses an unknown tool with a JSON-RPC error naming only the tool', async () => {
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (error: unknown) => {
       assert.ok(error instanceof ProtocolError);

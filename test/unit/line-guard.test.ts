@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { judgeLine } from '../../src/mcp/stdio/line-guard.js';
@@ -87,6 +87,8 @@ describe('stdio line transport', () => {
     }
     stdin.end();
     await closed;
+    // Answers go out together at the end of the event loop's turn.
+    await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(received, [
       { jsonrpc: '2.0', id: 1, method: 'a' },
       { jsonrpc: '2.0', id: 2, method: 'b' },
@@ -101,6 +103,25 @@ describe('stdio line transport', () => {
       [-32700, -32600],
     );
     await assert.rejects(transport.send({ jsonrpc: '2.0', id: 3, result: {} }), /closed/);
+  });
+
+  it('sends the answers of one turn of the event loop in one write, in order', async () => {
+    const writes: string[] = [];
+    const stdout = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writes.push(chunk.toString());
+        done();
+      },
+    });
+    const transport = new StdioLineTransport(new PassThrough(), stdout);
+    await transport.start();
+    await Promise.all([1, 2, 3].map((id) => transport.send({ jsonrpc: '2.0', id, result: {} })));
+    await transport.send({ jsonrpc: '2.0', id: 4, result: {} });
+    assert.deepEqual(writes, [
+      '{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n{"jsonrpc":"2.0","id":3,"result":{}}\n',
+      '{"jsonrpc":"2.0","id":4,"result":{}}\n',
+    ]);
+    await transport.close();
   });
 
   it('waits for stdout to drain when it is full', async () => {

@@ -18,6 +18,8 @@ export class StdioLineTransport implements Transport {
   private readonly splitter: LineSplitter;
   private started = false;
   private closed = false;
+  private queued: string[] = [];
+  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly stdin: Readable,
@@ -44,11 +46,24 @@ export class StdioLineTransport implements Transport {
     return Promise.resolve();
   }
 
+  /**
+   * Queues one message; the messages sent in one turn of the event loop go out in one write (at
+   * 32 requests in flight that saves most write syscalls). Resolves once stdout has taken it, or
+   * after it drained when it was full.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
-    const line = `${JSON.stringify(message)}\n`;
-    if (this.stdout.write(line)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
+    this.queued.push(`${JSON.stringify(message)}\n`);
+    this.flushing ??= new Promise((resolve, reject) => setImmediate(() => this.flush().then(resolve, reject)));
+    return this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    const text = this.queued.join('');
+    this.queued = [];
+    this.flushing = undefined;
+    if (this.stdout.write(text)) return;
+    await new Promise<void>((resolve, reject) => {
       const settle = (error?: Error): void => {
         this.stdout.off('drain', onDrain);
         this.stdout.off('error', settle);
