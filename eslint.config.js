@@ -32,6 +32,12 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.ts'], rules: { 'no-console': 'error' } },
+  {
+    // bin/ is CommonJS (bin/package.json): Node starts a CommonJS entry sooner.
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   layer(
     ['src/domain/**'],
     ['**/tools/*', '**/mcp/*', '**/cli/*', '@modelcontextprotocol/*', 'yargs', 'chalk', 'ora'],

@@ -50,7 +50,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     }
     const dataDir = resolveDataDir({ env: io.env, platform: process.platform, home: homedir() });
     if (verb === 'servers') return await (await import('./servers/command.js')).runServers(argv, io, dataDir);
-    const style = createStyle(colorEnabled(globals, io));
+    const style = await createStyle(colorEnabled(globals, io));
     const activity = await activityOn(io.stderr);
     const target = await resolveTarget(globals, dataDir, io.env);
     const builtIn = target.kind === 'built-in' ? await builtInSetup(globals, io, activity) : undefined;

@@ -1,5 +1,4 @@
 import { stripVTControlCharacters } from 'node:util';
-import { Chalk, type ChalkInstance } from 'chalk';
 import { isJsonSchema, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
 
 export type Style = {
@@ -13,9 +12,16 @@ export type Style = {
   qr(text: string): string;
 };
 
-/** Colours on a terminal only, and never with NO_COLOR or --no-color. */
-export function createStyle(enabled: boolean): Style {
-  const chalk: ChalkInstance = new Chalk({ level: enabled ? 1 : 0 });
+const asIs = (text: string): string => text;
+
+/** No colours: what a pipe, NO_COLOR or --no-color gets. */
+export const PLAIN_STYLE: Style = { key: asIs, dim: asIs, heading: asIs, error: asIs, amount: asIs, qr: asIs };
+
+/** Colours on a terminal only, and never with NO_COLOR or --no-color; chalk is loaded only then. */
+export async function createStyle(enabled: boolean): Promise<Style> {
+  if (!enabled) return PLAIN_STYLE;
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
   return {
     key: chalk.cyan,
     dim: chalk.dim,
@@ -37,7 +43,7 @@ export function createStyle(enabled: boolean): Style {
  * `options.width` becomes one block per row.
  *
  * @example
- * renderHuman({ address: 'yRd4…', fee_duffs: '226' }, createStyle(false))
+ * renderHuman({ address: 'yRd4…', fee_duffs: '226' }, PLAIN_STYLE)
  * // 'address    yRd4…\nfee_duffs  0.00000226 DASH (226 duffs)\n'
  */
 export function renderHuman(value: unknown, style: Style, schema?: JsonSchema, options: RenderOptions = {}): string {

@@ -1,7 +1,7 @@
 import type { HttpServerAddress, StdioServerCommand } from '../mcp/client.js';
 import type { GlobalOptions } from './global-flags.js';
 import { splitCommandLine } from './server-command.js';
-import { loadServers, resolveNamedServer, SERVER_NAME } from './servers/config.js';
+import { SERVER_NAME } from './servers/names.js';
 import { parseEnvFlags, parseHeaderFlags } from './servers/pairs.js';
 import type { ServerSpec } from './tool-cache.js';
 import { UsageError } from './usage-error.js';
@@ -41,6 +41,8 @@ export async function resolveTarget(globals: GlobalOptions, dataDir: string, env
   }
   const spec: ServerSpec = { kind: 'server', value: globals.server };
   if (SERVER_NAME.test(globals.server)) {
+    // servers.json's parser is loaded only when a name may be in it.
+    const { loadServers, resolveNamedServer } = await import('./servers/config.js');
     const servers = await loadServers(dataDir);
     if (globals.server in servers) {
       const named = resolveNamedServer(servers, globals.server, env);

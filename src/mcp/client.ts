@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { tuneForOneShotProcess } from '../domain/one-shot.js';
 import { packageInfo } from '../shared/package-info.js';
 import { createWalletServer } from './server.js';
 import {
@@ -36,11 +37,13 @@ export {
 /**
  * Connects to the wallet's own server in this process, over an in-memory transport: the full MCP
  * path (handshake, tools/list, tools/call) without a child process. Local-only tools are served
- * here, and only here.
+ * here, and only here. The process is taken to be a short one (a CLI command): see
+ * {@link tuneForOneShotProcess}.
  */
 export async function openInProcessSession(
   setup: Omit<WalletServerSetup, 'localOnly' | 'readOnly'> = {},
 ): Promise<McpSession> {
+  tuneForOneShotProcess();
   const server = createWalletServer(walletServerOptions({ ...setup, localOnly: true, readOnly: false }));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

@@ -102,7 +102,7 @@ export class Confirmations {
         inputRequests: {
           [CONFIRM_KEY]: inputRequired.elicit({
             mode: 'form',
-            message: confirmationMessage(tool, call.input, planned),
+            message: await confirmationMessage(tool, call.input, planned),
             requestedSchema: {
               type: 'object',
               properties: {
@@ -182,12 +182,12 @@ const FEE_FIELDS: readonly [string, 'duffs' | 'wei', string][] = [
  * "Send ether on local: 1 ether (1000000000000000000 wei) to 0x90F7…, fee at most …". Built from
  * the tool's audit fields (never a secret) over the arguments and the dry run's plan.
  */
-export function confirmationMessage(
+export async function confirmationMessage(
   tool: AnyTool,
   args: Record<string, unknown>,
   planned: Record<string, unknown> | undefined,
-): string {
-  const fields = auditFields(tool, args, planned);
+): Promise<string> {
+  const fields = await auditFields(tool, args, planned);
   const lines = [`${tool.title} (${tool.name})${fields.network ? ` on ${fields.network}` : ''}:`];
   if (fields.amount !== undefined && fields.unit) lines.push(`  amount: ${amount(fields.amount, fields.unit)}`);
   const recipients = [fields.recipient ?? []].flat();

@@ -51,8 +51,9 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   /**
    * The fields of the audit-log line of a call, named one by one (never a secret, never the raw
    * arguments); `output` is undefined when the call failed. Required of every destructive tool.
+   * It may be async: a tool whose domain module is loaded on first use reads it from there.
    */
-  audit?: (input: z.output<Input>, output: z.output<Output> | undefined) => AuditFields;
+  audit?: (input: z.output<Input>, output: z.output<Output> | undefined) => AuditFields | Promise<AuditFields>;
 };
 
 /** A tool with its types erased, as the registry and the MCP server handle it. */
@@ -67,7 +68,7 @@ export type AnyTool = {
   readonly localOnly?: boolean;
   readonly receiveAddressField?: string;
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
-  readonly audit?: (input: unknown, output: unknown) => AuditFields;
+  readonly audit?: (input: unknown, output: unknown) => AuditFields | Promise<AuditFields>;
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { WalletError } from '../domain/errors.js';
 import { appendAuditRecord, auditLogPath, type AuditFields, type AuditOutcome } from '../domain/policy/audit-log.js';
+import { clipForDisplay } from '../shared/text.js';
 import type { AnyTool, ToolContext } from './define.js';
 
 /**
@@ -27,10 +28,10 @@ export async function invokeTool(
   try {
     output = await runHandler(tool, input.data, context);
   } catch (error) {
-    await audit(tool, context, auditFields(tool, input.data, undefined), { error });
+    await audit(tool, context, await auditFields(tool, input.data, undefined), { error });
     throw error;
   }
-  await audit(tool, context, auditFields(tool, input.data, output));
+  await audit(tool, context, await auditFields(tool, input.data, output));
   return output;
 }
 
@@ -45,9 +46,9 @@ export async function auditStoppedCall(
   stop: { asked: Record<string, unknown> | undefined } | { error: WalletError },
 ): Promise<void> {
   if ('error' in stop) {
-    await audit(tool, context, auditFields(tool, input, undefined), { error: stop.error });
+    await audit(tool, context, await auditFields(tool, input, undefined), { error: stop.error });
   } else {
-    await audit(tool, context, auditFields(tool, input, stop.asked), undefined, 'asked');
+    await audit(tool, context, await auditFields(tool, input, stop.asked), undefined, 'asked');
   }
 }
 
@@ -63,9 +64,9 @@ async function runHandler(tool: AnyTool, input: unknown, context: ToolContext): 
 }
 
 /** The tool's own audit fields; a tool whose `audit` fails still gets its line, with fewer fields. */
-export function auditFields(tool: AnyTool, input: unknown, output: unknown): AuditFields {
+export async function auditFields(tool: AnyTool, input: unknown, output: unknown): Promise<AuditFields> {
   try {
-    return tool.audit?.(input, output) ?? {};
+    return (await tool.audit?.(input, output)) ?? {};
   } catch {
     return {};
   }
@@ -123,6 +124,9 @@ function networkArgument(args: unknown): string | undefined {
   return typeof network === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(network) ? network : undefined;
 }
 
+/** Unknown argument keys named in an error, at most. */
+const MAX_KEYS_SHOWN = 5;
+
 /**
  * The first problem of a zod input error as one line that names the field. The offending value
  * is never echoed: it may be a secret.
@@ -132,12 +136,15 @@ export function invalidInputError(error: z.ZodError, args: unknown): WalletError
   const more = rest.length > 0 ? ` (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})` : '';
   if (!first) return new WalletError('INVALID_PARAM', 'Invalid arguments.');
   if (first.code === 'unrecognized_keys') {
-    const keys = first.keys.map((key) => `'${key}'`).join(', ');
-    return new WalletError('INVALID_PARAM', `Unknown argument ${keys}${more}.`, {
+    // The keys are the caller's text: clipped, and a handful at most, so the message stays a line.
+    const shown = first.keys.slice(0, MAX_KEYS_SHOWN).map((key) => `'${clipForDisplay(key)}'`);
+    const unshown = first.keys.length - shown.length;
+    const keys = `${shown.join(', ')}${unshown > 0 ? ` and ${unshown} more` : ''}`;
+    return new WalletError('INVALID_PARAM', `Unknown argument${first.keys.length > 1 ? 's' : ''} ${keys}${more}.`, {
       hint: 'tool_describe lists the arguments this tool takes.',
     });
   }
-  const field = first.path.length > 0 ? first.path.map(String).join('.') : 'arguments';
+  const field = first.path.length > 0 ? clipForDisplay(first.path.map(String).join('.'), 128) : 'arguments';
   const missing =
     (first.code === 'invalid_type' || first.code === 'invalid_value') && valueAt(args, first.path) === undefined;
   if (missing && field === 'network') {

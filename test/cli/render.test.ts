@@ -24,8 +24,8 @@ import { ROOT } from '../helpers/paths.js';
 
 const GOLDEN_DIR = join(ROOT, 'test', 'fixtures', 'render');
 const UPDATE = process.env['UPDATE_GOLDEN'] === '1';
-const PLAIN = createStyle(false);
-const COLOUR = createStyle(true);
+const PLAIN = await createStyle(false);
+const COLOUR = await createStyle(true);
 
 /** Compares `actual` with the golden file `<name>.txt`, or rewrites it under UPDATE_GOLDEN=1. */
 function assertGolden(name: string, actual: string): void {

@@ -88,7 +88,14 @@ export async function runServers(
     parsed['color'] === false || (io.env['NO_COLOR'] ?? '') !== ''
       ? false
       : parsed['color'] === true || io.stdout.isTTY === true;
-  const run: ServersRun = { words, parsed, io, dataDir, style: createStyle(color), json: parsed['json'] === true };
+  const run: ServersRun = {
+    words,
+    parsed,
+    io,
+    dataDir,
+    style: await createStyle(color),
+    json: parsed['json'] === true,
+  };
   const context: AgentConfigContext = {
     home: where.home ?? homedir(),
     cwd: where.cwd ?? process.cwd(),

@@ -6,17 +6,9 @@ import { closestNames } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
 import { expandReferences, MissingVariableError } from './expand.js';
 import { describeIssue, describeJsonError } from './json-problems.js';
+import { ENV_NAME, HEADER_NAME, SERVER_NAME, SERVER_NAME_RULE } from './names.js';
 
-/** A server's name in servers.json and on the command line (`--server <name>`). */
-export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-export const SERVER_NAME_RULE = 'a letter or digit, then letters, digits, . _ or -, at most 64 in all';
-
-/** An HTTP header name (an RFC 9110 token). */
-export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** An environment variable name a process can be given on every platform. */
-export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export { ENV_NAME, HEADER_NAME, SERVER_NAME, SERVER_NAME_RULE } from './names.js';
 
 const NoLineBreaks = z.string().regex(/^[^\r\n\0]*$/, 'must not contain line breaks');
 

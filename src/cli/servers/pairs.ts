@@ -1,5 +1,5 @@
 import { UsageError } from '../usage-error.js';
-import { ENV_NAME, HEADER_NAME } from './config.js';
+import { ENV_NAME, HEADER_NAME } from './names.js';
 
 /**
  * `--env NAME=value` flags as one record. A name given twice is refused rather than guessed at;

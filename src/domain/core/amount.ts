@@ -6,6 +6,9 @@ export const DUFFS_PER_DASH = 100_000_000n;
 /** Dash Core's MAX_MONEY: no amount, balance or fee can exceed it. */
 export const MAX_MONEY_DUFFS = 21_000_000n * DUFFS_PER_DASH;
 
+/** The fee `core_tx_send` and `core_funds_send` refuse to exceed unless told otherwise: 0.01 DASH. */
+export const DEFAULT_MAX_FEE_DUFFS = 1_000_000n;
+
 /** Canonical decimal digits of a non-negative integer: no sign, no leading zeros, no fraction. */
 export const DUFFS_PATTERN = /^(0|[1-9][0-9]*)$/;
 

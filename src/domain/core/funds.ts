@@ -15,7 +15,7 @@ import {
 } from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
 import { issuedAddresses, watched, watcherOf, walletAddress, type WalletAddress } from './addresses.js';
-import { formatDash, MAX_MONEY_DUFFS } from './amount.js';
+import { DEFAULT_MAX_FEE_DUFFS, formatDash, MAX_MONEY_DUFFS } from './amount.js';
 import { CHAIN_INDEX, HARDENED, type AddressChain } from './hd.js';
 import { DEFAULT_FEE_RATE_DUFFS_PER_KB, dashParams } from './params.js';
 import { signPsbt } from './signer.js';
@@ -39,8 +39,6 @@ import { openWallet, unlockMaster } from './wallets.js';
 
 /** The lowest fee rate Dash nodes relay (duffs per 1000 bytes). */
 export const MIN_RELAY_FEE_RATE = DEFAULT_FEE_RATE_DUFFS_PER_KB;
-/** The fee `core_tx_send` and `core_funds_send` refuse to exceed unless told otherwise: 0.01 DASH. */
-export const DEFAULT_MAX_FEE_DUFFS = 1_000_000n;
 
 export async function backendFor(services: WalletServices, network: CoreNetwork): Promise<CoreChainBackend> {
   return coreBackendFor(await services.network('core', network));

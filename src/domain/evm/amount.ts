@@ -1,6 +1,13 @@
 import { formatEther, formatUnits } from 'viem';
 import { WalletError } from '../errors.js';
 
+/**
+ * The fee `evm_tx_sign`, `evm_tx_send` and `evm_funds_send` refuse to exceed unless told
+ * otherwise: 0.01 ether (gas limit × max fee per gas). A hostile or broken node cannot make a
+ * payment burn the balance as fees.
+ */
+export const DEFAULT_MAX_FEE_WEI = 10n ** 16n;
+
 /** A whole number of wei in digits (1 ether = 10^18 wei), at most 2^256 - 1. */
 export const WEI_PATTERN = /^(0|[1-9][0-9]{0,77})$/;
 const MAX_UINT256 = 2n ** 256n - 1n;

@@ -32,20 +32,13 @@ import {
 import type { WalletServices } from '../services.js';
 import { resolveAccount, resolveAddress, withAccountKey, type EvmAccount } from './accounts.js';
 import { parseEvmAddress, type EvmAddress } from './address.js';
-import { parseWei } from './amount.js';
+import { DEFAULT_MAX_FEE_WEI, parseWei } from './amount.js';
 import { checkChainId, connectEvm, evmNetwork } from './network.js';
 
 const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
 /** The largest calldata accepted: a contract's init code is capped at 48 KiB by EIP-3860. */
 const MAX_DATA_BYTES = 128 * 1024;
 const RECEIPT_POLL_MS = 500;
-
-/**
- * The fee `evm_tx_sign`, `evm_tx_send` and `evm_funds_send` refuse to exceed unless told
- * otherwise: 0.01 ether (gas limit × max fee per gas). A hostile or broken node cannot make a
- * payment burn the balance as fees.
- */
-export const DEFAULT_MAX_FEE_WEI = 10n ** 16n;
 
 /** An EIP-1559 transaction ready to sign, with what it may cost. */
 export type EvmTxPlan = {

@@ -1,20 +1,13 @@
 import { z } from 'zod';
-import { formatDash } from '../../domain/core/amount.js';
-import {
-  createTransaction,
-  type CreatedTransaction,
-  DEFAULT_MAX_FEE_DUFFS,
-  sendFunds,
-  sendTransaction,
-  signTransaction,
-  walletBalances,
-  walletUtxos,
-} from '../../domain/core/funds.js';
-import { parseDuffs } from '../../domain/core/amount.js';
-import { transactionGist, type TransactionGist } from '../../domain/core/transaction.js';
+import { DEFAULT_MAX_FEE_DUFFS, formatDash, parseDuffs } from '../../domain/core/amount.js';
+import type { CreatedTransaction } from '../../domain/core/funds.js';
+import type { TransactionGist } from '../../domain/core/transaction.js';
 import type { CoreNetwork } from '../../domain/config/networks.js';
 import { defineTool } from '../define.js';
 import { CoreAddress, Duffs, OptionalCoreNetwork, RequiredCoreNetwork, WalletId } from '../fields.js';
+
+/** Transactions (and @scure/btc-signer) load on a call's first use, not when an address is made. */
+const funds = () => import('../../domain/core/funds.js');
 
 const FeeRate = Duffs.optional().describe(
   "Fee rate in duffs per 1000 bytes; 1000 (Dash's minimum relay fee) when omitted.",
@@ -87,6 +80,7 @@ export const coreBalancesGet = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, signal }) => {
+    const { walletBalances } = await funds();
     const balances = await walletBalances(services, wallet_id, network, signal);
     const total = balances.confirmed + balances.unconfirmed;
     return {
@@ -143,6 +137,7 @@ export const coreUtxosList = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, signal }) => {
+    const { walletUtxos } = await funds();
     const { entry, utxos, tip } = await walletUtxos(services, wallet_id, network, signal);
     return {
       wallet_id: entry.id,
@@ -195,6 +190,7 @@ export const coreTxCreate = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: async ({ wallet_id, network, outputs, fee_rate_duffs_per_kb }, { services, signal }) => {
+    const { createTransaction } = await funds();
     const created = await createTransaction(services, {
       walletId: wallet_id,
       network,
@@ -239,6 +235,7 @@ export const coreTxSign = defineTool({
   // A signed transaction can be broadcast by anyone, through any node: signing it is spending.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network, psbt, max_fee_duffs }, { services, signal }) => {
+    const { signTransaction } = await funds();
     const signed = await signTransaction(services, {
       walletId: wallet_id,
       network,
@@ -248,8 +245,8 @@ export const coreTxSign = defineTool({
     });
     return { hex: signed.hex, txid: signed.txid, fee_duffs: signed.fee.toString(), size_bytes: signed.size };
   },
-  audit: ({ wallet_id, network, psbt }, output) => {
-    const gist = readableGist({ psbt }, network);
+  audit: async ({ wallet_id, network, psbt }, output) => {
+    const gist = await readableGist({ psbt }, network);
     return {
       network,
       wallet_id,
@@ -263,7 +260,11 @@ export const coreTxSign = defineTool({
 });
 
 /** A transaction's outputs for the audit line and the confirmation; undefined when it does not decode. */
-function readableGist(encoded: { psbt: string } | { hex: string }, network: CoreNetwork): TransactionGist | undefined {
+async function readableGist(
+  encoded: { psbt: string } | { hex: string },
+  network: CoreNetwork,
+): Promise<TransactionGist | undefined> {
+  const { transactionGist } = await import('../../domain/core/transaction.js');
   try {
     return transactionGist(encoded, network);
   } catch {
@@ -305,6 +306,7 @@ export const coreTxSend = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ network, hex, max_fee_duffs }, { services, signal }) => {
+    const { sendTransaction } = await funds();
     const sent = await sendTransaction(services, {
       network,
       hex,
@@ -319,12 +321,12 @@ export const coreTxSend = defineTool({
       recipients: sent.recipients,
     };
   },
-  audit: ({ network, hex }, output) => ({
+  audit: async ({ network, hex }, output) => ({
     network,
     amount: output?.amount_duffs,
     unit: 'duffs',
     // Before the broadcast (the confirmation, a failure) every output is listed, change included.
-    recipient: output?.recipients ?? outputAddresses(readableGist({ hex }, network)),
+    recipient: output?.recipients ?? outputAddresses(await readableGist({ hex }, network)),
     txid: output?.txid,
   }),
 });
@@ -364,6 +366,7 @@ export const coreFundsSend = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, { services, signal }) => {
+    const { sendFunds } = await funds();
     const result = await sendFunds(services, {
       walletId: input.wallet_id,
       network: input.network,

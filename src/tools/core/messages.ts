@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { signMessage, verifyMessage } from '../../domain/core/message.js';
-import { withAddressKey } from '../../domain/core/funds.js';
 import { openWallet } from '../../domain/core/wallets.js';
 import { defineTool } from '../define.js';
 import { CoreAddress, OptionalCoreNetwork, WalletId } from '../fields.js';
@@ -33,6 +32,7 @@ export const coreMessageSign = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ wallet_id, network, address, message }, { services }) => {
     const entry = await openWallet(services, wallet_id, network);
+    const { withAddressKey } = await import('../../domain/core/funds.js');
     const signature = await withAddressKey(services, entry, address.trim(), (key) => signMessage(message, key));
     return { address: address.trim(), message, signature };
   },

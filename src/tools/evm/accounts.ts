@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import {
-  createAccount,
-  exportAccount,
-  importAccount,
-  listAccounts,
-  type EvmAccount,
-} from '../../domain/evm/accounts.js';
+import type { EvmAccount } from '../../domain/evm/accounts.js';
 import { defineTool } from '../define.js';
 import { Alias, EvmAccount as AccountRef, WalletId, secretString } from '../fields.js';
+
+/** The EVM domain (and viem) load on a call's first use, not when a Dash call starts the CLI. */
+const evmAccounts = () => import('../../domain/evm/accounts.js');
 
 const AccountFields = {
   address: z.string().describe('The account address, EIP-55 checksummed.'),
@@ -53,6 +50,7 @@ export const evmAccountsList = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ wallet_id }, { services }) => {
+    const { listAccounts } = await evmAccounts();
     const { accounts, unreadable } = await listAccounts(services, wallet_id);
     return { accounts: accounts.map(accountFields), unreadable_files: unreadable };
   },
@@ -81,6 +79,7 @@ export const evmAccountCreate = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ wallet_id, alias }, { services }) => {
+    const { createAccount } = await evmAccounts();
     const account = await createAccount(services, { walletId: wallet_id, alias: alias ?? null });
     return {
       address: account.address,
@@ -119,6 +118,7 @@ export const evmAccountImport = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   localOnly: true,
   handler: async ({ private_key, keystore_json, keystore_password, alias }, { services }) => {
+    const { importAccount } = await evmAccounts();
     const account = await importAccount(services, {
       privateKey: private_key,
       keystoreJson: keystore_json,
@@ -160,6 +160,7 @@ export const evmAccountExport = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   localOnly: true,
   handler: async ({ address, key_format, keystore_password }, { services }) => {
+    const { exportAccount } = await evmAccounts();
     const exported = await exportAccount(services, {
       ref: address,
       format: key_format,

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { formatTokenAmount, weiToEther } from '../../domain/evm/amount.js';
-import { getBalance } from '../../domain/evm/balances.js';
 import { defineTool } from '../define.js';
 import { EvmAddress, OptionalEvmNetwork } from '../fields.js';
 
@@ -35,6 +34,7 @@ export const evmBalanceGet = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ address, network, token }, { services, signal }) => {
+    const { getBalance } = await import('../../domain/evm/balances.js');
     const balance = await getBalance(services, { address, network, token }, signal);
     return {
       address: balance.address,

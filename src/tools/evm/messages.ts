@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { signMessage, signTypedData, verifyMessage } from '../../domain/evm/messages.js';
 import { defineTool } from '../define.js';
 import { EvmAccount, EvmAddress, RequiredEvmNetwork } from '../fields.js';
+
+/** The EVM domain (and viem) load on a call's first use. */
+const messages = () => import('../../domain/evm/messages.js');
 
 const Message = z.string().max(100_000).describe('The message text (UTF-8).');
 const Signature = z.string().min(1).max(200).describe('The signature: 65 bytes in hex (0x and 130 hex digits).');
@@ -29,6 +31,7 @@ export const evmMessageSign = defineTool({
   // Uses the private key: never read-only, so `wallet serve --read-only` stays watch-only.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ address, message }, { services }) => {
+    const { signMessage } = await messages();
     const signed = await signMessage(services, { from: address, message });
     return { address: signed.address, message, signature: signed.signature };
   },
@@ -52,7 +55,9 @@ export const evmMessageVerify = defineTool({
   }),
   output: z.object({ valid: z.boolean().describe('Whether the address signed exactly this message.') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async ({ address, message, signature }) => ({ valid: await verifyMessage({ address, message, signature }) }),
+  handler: async ({ address, message, signature }) => ({
+    valid: await (await messages()).verifyMessage({ address, message, signature }),
+  }),
 });
 
 const TypedDataField = z.strictObject({
@@ -95,7 +100,7 @@ export const evmTypedDataSign = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async ({ address, network, typed_data }, { services }) =>
-    signTypedData(services, { from: address, network, typedData: typed_data }),
+    (await messages()).signTypedData(services, { from: address, network, typedData: typed_data }),
   audit: (input, output) => ({
     network: input.network,
     from: output?.address ?? input.address,

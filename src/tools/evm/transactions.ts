@@ -1,20 +1,11 @@
 import { z } from 'zod';
-import { weiToEther } from '../../domain/evm/amount.js';
-import {
-  createTransaction,
-  DEFAULT_MAX_FEE_WEI,
-  getTransaction,
-  sendFunds,
-  sendTransaction,
-  signTransaction,
-  transactionGist,
-  type EvmTxPlan,
-  type TransactionGist,
-  type SignedTx,
-  type TxStatus,
-} from '../../domain/evm/transactions.js';
+import { DEFAULT_MAX_FEE_WEI, weiToEther } from '../../domain/evm/amount.js';
+import type { EvmTxPlan, TransactionGist, SignedTx, TxStatus } from '../../domain/evm/transactions.js';
 import { defineTool } from '../define.js';
 import { EvmAccount, EvmAddress, HexData, OptionalEvmNetwork, RequiredEvmNetwork, TxHash, Wei } from '../fields.js';
+
+/** The EVM domain (and viem) load on a call's first use, not when a Dash call starts the CLI. */
+const transactions = () => import('../../domain/evm/transactions.js');
 
 const DEFAULT_WAIT_SECONDS = 120;
 
@@ -135,6 +126,7 @@ export const evmTxCreate = defineTool({
   output: z.object({ ...PlanFields, unsigned_tx: z.string().describe('The unsigned transaction, serialized (hex).') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async (input, { services, signal }) => {
+    const { createTransaction } = await transactions();
     const plan = await createTransaction(
       services,
       {
@@ -181,6 +173,7 @@ export const evmTxSign = defineTool({
   // Deterministic (RFC 6979), so idempotent.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async ({ address, unsigned_tx, network, max_fee_wei }, { services }) => {
+    const { signTransaction } = await transactions();
     const signed = await signTransaction(services, {
       unsigned: unsigned_tx,
       from: address,
@@ -189,17 +182,18 @@ export const evmTxSign = defineTool({
     });
     return { signed_tx: signed.signed, hash: signed.hash, ...signedFields(signed) };
   },
-  audit: ({ address, unsigned_tx, network }, output) => ({
+  audit: async ({ address, unsigned_tx, network }, output) => ({
     network,
     from: output?.from ?? address,
-    ...gistFields(readableGist(unsigned_tx, 'unsigned_tx')),
+    ...gistFields(await readableGist(unsigned_tx, 'unsigned_tx')),
     hash: output?.hash,
     signed_only: true,
   }),
 });
 
 /** A transaction's gist for the audit line and the confirmation; undefined when it does not decode. */
-function readableGist(hex: string, field: string): TransactionGist | undefined {
+async function readableGist(hex: string, field: string): Promise<TransactionGist | undefined> {
+  const { transactionGist } = await transactions();
   try {
     return transactionGist(hex, field);
   } catch {
@@ -240,6 +234,7 @@ export const evmTxSend = defineTool({
   output: z.object({ ...StatusFields, ...SignedFields, network: z.string().describe('The EVM network.') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ signed_tx, network, wait, wait_seconds, max_fee_wei }, { services, signal, progress }) => {
+    const { sendTransaction } = await transactions();
     const sent = await sendTransaction(
       services,
       { signed: signed_tx, network, wait, waitSeconds: wait_seconds, maxFee: max_fee_wei },
@@ -247,9 +242,9 @@ export const evmTxSend = defineTool({
     );
     return { ...statusFields(sent), ...signedFields(sent), network };
   },
-  audit: ({ network, signed_tx }, output) => ({
+  audit: async ({ network, signed_tx }, output) => ({
     network,
-    ...gistFields(readableGist(signed_tx, 'signed_tx')),
+    ...gistFields(await readableGist(signed_tx, 'signed_tx')),
     from: output?.from,
     hash: output?.hash,
   }),
@@ -282,6 +277,7 @@ export const evmTxGet = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ hash, network }, { services, signal }) => {
+    const { getTransaction } = await transactions();
     const found = await getTransaction(services, { hash, network }, signal);
     if (!found.found) {
       return {
@@ -351,6 +347,7 @@ export const evmFundsSend = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, { services, signal, progress }) => {
+    const { sendFunds } = await transactions();
     const { plan, sent } = await sendFunds(
       services,
       {
