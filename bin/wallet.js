@@ -35,6 +35,8 @@ const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename:
 const module_ = { exports: {} };
 script.runInThisContext()(module_.exports, createRequire(bundle), module_, bundle, dirname(bundle));
 const { runCli } = module_.exports;
+// A run that never settles (the event loop emptied under it) is a failure, not a success.
+process.exitCode = 1;
 runCli(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
   if (writeCache) writeFileSync(cacheFile, script.createCachedData());

@@ -328,6 +328,49 @@ describe(`every tool, fuzzed with schema-aware arguments (FUZZ_SEED=${SEED})`, (
     assert.deepEqual(signed, [], 'typed data a strict EIP-712 encoder (ethers) refuses must be INVALID_PARAM');
   });
 
+  it('refuses what ethers refuses in the domain and in type names, signs integer text ethers reads', async () => {
+    const sign = async (typedData: Record<string, unknown>): Promise<Record<string, unknown>> => {
+      const outcome = await call(client, 'evm_typed_data_sign', {
+        kind: 'object',
+        args: { address: 'acct', network: 'local', typed_data: typedData as Json },
+        breakage: undefined,
+      });
+      assert.equal(outcome.kind, 'result', JSON.stringify(outcome));
+      return outcome.kind === 'result' ? outcome.result : {};
+    };
+    const mail = (type: string): Record<string, TypedDataField[]> => ({ Mail: [{ name: 'a', type }] });
+    const refused: [string, Record<string, unknown>, Record<string, TypedDataField[]>, Record<string, unknown>][] = [
+      ['a number for the name', { name: 5, chainId: 31337 }, mail('string'), { a: 'x' }],
+      ['a bool for the version', { version: true, chainId: 31337 }, mail('string'), { a: 'x' }],
+      ['a key EIP-712 does not define', { name: 'D', foo: 'x', chainId: 31337 }, mail('string'), { a: 'x' }],
+      ['a short salt', { salt: '0x12', chainId: 31337 }, mail('string'), { a: 'x' }],
+      ['a verifyingContract that is no address', { verifyingContract: 'nope' }, mail('string'), { a: 'x' }],
+      ['uint7', { chainId: 31337 }, mail('uint7'), { a: 1 }],
+      ['uint264', { chainId: 31337 }, mail('uint264'), { a: 1 }],
+      ['int0', { chainId: 31337 }, mail('int0'), { a: 1 }],
+      ['int08', { chainId: 31337 }, mail('int08'), { a: 1 }],
+      ['bytes33', { chainId: 31337 }, mail('bytes33'), { a: '0x00' }],
+      ['bytes01', { chainId: 31337 }, mail('bytes01'), { a: '0x00' }],
+    ];
+    for (const [why, domain, { Mail }, message] of refused) {
+      const types = { Mail: Mail ?? [] };
+      assert.throws(() => TypedDataEncoder.hash(domain, types, message), Error, `ethers refuses ${why}`);
+      const result = await sign({ domain, types, primaryType: 'Mail', message });
+      assert.equal(readCode(result), 'INVALID_PARAM', `${why}: ${JSON.stringify(result['structuredContent'])}`);
+    }
+    for (const text of ['010', '0X1f', ' 5', '+5', '-0x10']) {
+      const domain = { name: 'D', chainId: 31337 };
+      const types = { Mail: [{ name: 'a', type: 'int64' }] };
+      const message = { a: text };
+      const result = await sign({ domain, types, primaryType: 'Mail', message });
+      const expected = TypedDataEncoder.hash(domain, types, message);
+      const signed = result['structuredContent'] as { hash?: string } | undefined;
+      // viem cannot read a negative hex text (BigInt('-0x10') throws): refused there, never misread.
+      if (text === '-0x10' && signed?.hash === undefined) assert.equal(readCode(result), 'INVALID_PARAM', text);
+      else assert.equal(signed?.hash, expected, `${JSON.stringify(text)} hashes as ethers reads it`);
+    }
+  });
+
   it('signs EIP-712 typed data exactly when every value fits its type, hashing as ethers does', async (t: TestContext) => {
     t.diagnostic(`typed data: seed ${SEED} (replay: FUZZ_SEED=${SEED})`);
     const domain = { name: 'Fuzz', version: '1', chainId: 31337, verifyingContract: OTHER_EVM };

@@ -29,9 +29,9 @@ describe('JSON-RPC line guard', () => {
     ['{"jsonrpc":"2.0","id":1.5,"method":"x"}', -32600, null],
     ['{"jsonrpc":"2.0","id":5,"method":"x","params":[1]}', -32600, 5],
     // Well-formed JSON-RPC that MCP's message schema refuses: the SDK would drop these unanswered.
-    ['{"jsonrpc":"2.0","id":"m","method":"ping","params":{"_meta":5}}', -32600, 'm'],
-    ['{"jsonrpc":"2.0","id":"n","method":"ping","params":{"_meta":null}}', -32600, 'n'],
-    ['{"jsonrpc":"2.0","id":6,"method":"ping","params":{"_meta":{"progressToken":{}}}}', -32600, 6],
+    ['{"jsonrpc":"2.0","id":"m","method":"ping","params":{"_meta":5}}', -32602, 'm'],
+    ['{"jsonrpc":"2.0","id":"n","method":"ping","params":{"_meta":null}}', -32602, 'n'],
+    ['{"jsonrpc":"2.0","id":6,"method":"ping","params":{"_meta":{"progressToken":{}}}}', -32602, 6],
     ['{"jsonrpc":"2.0","id":7,"method":"ping","trace":"abc"}', -32600, 7],
     ['{"jsonrpc":"2.0","id":8,"method":"ping","result":{}}', -32600, 8],
     // Invalid params of a spec method: -32602, where the SDK's handler wrapper answers -32603.
@@ -57,6 +57,7 @@ describe('JSON-RPC line guard', () => {
   it('drops malformed responses and notifications, and blank lines, without a reply', () => {
     for (const line of [
       '{"jsonrpc":"2.0","id":1,"result":{},"error":{}}',
+      '{"jsonrpc":"1.0","id":5,"result":{}}',
       '{"jsonrpc":"2.0","method":"notifications/x","params":{"_meta":5}}',
       '{"jsonrpc":"2.0","method":"notifications/x","extra":1}',
       '   ',
@@ -121,6 +122,32 @@ describe('stdio line transport', () => {
       '{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n{"jsonrpc":"2.0","id":3,"result":{}}\n',
       '{"jsonrpc":"2.0","id":4,"result":{}}\n',
     ]);
+    await transport.close();
+  });
+
+  it('fails a send, never leaves it pending, once stdout is gone', async () => {
+    const stdout = new PassThrough({ highWaterMark: 16 });
+    const transport = new StdioLineTransport(new PassThrough(), stdout);
+    await transport.start();
+    const full = transport.send({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(64) } });
+    await new Promise((resolve) => setImmediate(resolve));
+    stdout.destroy();
+    await assert.rejects(full, /closed/);
+    await assert.rejects(transport.send({ jsonrpc: '2.0', id: 2, result: {} }), /closed/);
+  });
+
+  it('holds later answers, in order, until a full stdout drains', async () => {
+    const stdout = new PassThrough({ highWaterMark: 16 });
+    const transport = new StdioLineTransport(new PassThrough(), stdout);
+    await transport.start();
+    const first = transport.send({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(64) } });
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = transport.send({ jsonrpc: '2.0', id: 2, result: {} });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(stdout.writableLength > 0, true);
+    assert.ok(!String(stdout.read() ?? '').includes('"id":2'), 'the second answer waited');
+    stdout.resume();
+    await Promise.all([first, second]);
     await transport.close();
   });
 

@@ -8,6 +8,7 @@ import {
   type TypedDataDefinition,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { clipForDisplay } from '../../shared/text.js';
 import { WalletError } from '../errors.js';
 import type { WalletServices } from '../services.js';
 import { resolveAccount, withAccountKey } from './accounts.js';
@@ -95,7 +96,9 @@ function checkTypedData(typedData: TypedData): TypedDataDefinition {
   const definition = typedData as unknown as TypedDataDefinition;
   // viem coerces what does not fit (BigInt([]) is 0, a number stands in for a string): a strict
   // encoder such as ethers refuses those values, and so do we, naming the first one.
-  const misfit = valueProblem(typedData.types, typedData.primaryType, typedData.message, 'message');
+  const misfit =
+    domainProblem(typedData.types, typedData.domain) ??
+    valueProblem(typedData.types, typedData.primaryType, typedData.message, 'message');
   if (misfit) throw new WalletError('INVALID_PARAM', `typed_data is not valid EIP-712: ${misfit}.`);
   try {
     validateTypedData(definition);
@@ -110,11 +113,42 @@ function checkTypedData(typedData: TypedData): TypedDataDefinition {
 }
 
 const ARRAY_TYPE = /^(.+)\[(\d*)\]$/;
-const INTEGER_TYPE = /^(u?)int(\d{1,3})?$/;
-const BYTES_TYPE = /^bytes(\d{1,2})?$/;
-const INTEGER_TEXT = /^(-?)(0|[1-9]\d*|0x[0-9a-fA-F]+)$/;
+const INTEGER_TYPE = /^(u?)int(\d*)$/;
+const BYTES_TYPE = /^bytes(\d*)$/;
+/** Integer text as ethers and viem both read it: decimal (leading zeros too) or 0x hex, signed. */
+const INTEGER_TEXT = /^([+-]?)(\d+|0[xX][0-9a-fA-F]+)$/;
 const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})*$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** The fields EIP-712 allows in a domain, with their types. */
+const DOMAIN_FIELDS: Readonly<Record<string, string>> = {
+  name: 'string',
+  version: 'string',
+  chainId: 'uint256',
+  verifyingContract: 'address',
+  salt: 'bytes32',
+};
+
+/**
+ * What is wrong with the domain: a key EIP-712 does not define (a strict encoder refuses it, viem
+ * leaves it out of the hash), a value that does not fit its type, or an EIP712Domain type that
+ * declares something else.
+ */
+function domainProblem(types: TypedData['types'], domain: Record<string, unknown>): string | undefined {
+  for (const [key, value] of Object.entries(domain)) {
+    const type = Object.hasOwn(DOMAIN_FIELDS, key) ? DOMAIN_FIELDS[key] : undefined;
+    if (type === undefined) return `domain.${clipForDisplay(key)} is not an EIP-712 domain field`;
+    const problem = valueProblem(types, type, value, `domain.${key}`);
+    if (problem) return problem;
+  }
+  const declared = Object.hasOwn(types, 'EIP712Domain') ? types['EIP712Domain'] : undefined;
+  for (const field of declared ?? []) {
+    if (DOMAIN_FIELDS[field.name] !== field.type) {
+      return `types.EIP712Domain declares ${clipForDisplay(field.name)} as ${clipForDisplay(field.type)}, not an EIP-712 domain field`;
+    }
+  }
+  return undefined;
+}
 
 /**
  * What is wrong with the first value (at any depth) that does not fit its EIP-712 type, as
@@ -133,13 +167,21 @@ function valueProblem(types: TypedData['types'], type: string, value: unknown, p
     return undefined;
   }
   const integer = INTEGER_TYPE.exec(type);
-  const bits = Number(integer?.[2] ?? 256);
-  if (integer && bits % 8 === 0 && bits >= 8 && bits <= 256) {
+  if (integer) {
+    const digits = integer[2] || '256';
+    const bits = Number(digits);
+    if (String(bits) !== digits || bits % 8 !== 0 || bits < 8 || bits > 256) {
+      return `${path}: ${clipForDisplay(type)} is not an EIP-712 type (int and uint take 8 to 256 bits, in steps of 8)`;
+    }
     return integerProblem(value, integer[1] === 'u', bits, path, type);
   }
   const bytes = BYTES_TYPE.exec(type);
-  const size = bytes?.[1] === undefined ? undefined : Number(bytes[1]);
-  if (bytes && (size === undefined || (size >= 1 && size <= 32))) {
+  if (bytes) {
+    const digits = bytes[1] ?? '';
+    const size = digits === '' ? undefined : Number(digits);
+    if (size !== undefined && (String(size) !== digits || size < 1 || size > 32)) {
+      return `${path}: ${clipForDisplay(type)} is not an EIP-712 type (bytes1 to bytes32, or bytes)`;
+    }
     const fits =
       typeof value === 'string' && HEX_BYTES.test(value) && (size === undefined || value.length === 2 + 2 * size);
     return fits ? undefined : `${path} must be ${size === undefined ? '' : `${size} bytes as `}0x hex (${type})`;
@@ -175,7 +217,7 @@ function integerProblem(
   if (typeof value === 'bigint') integer = value;
   else if (typeof value === 'number' && Number.isSafeInteger(value)) integer = BigInt(value);
   else if (typeof value === 'string') {
-    const text = INTEGER_TEXT.exec(value);
+    const text = INTEGER_TEXT.exec(value.trim());
     if (text) integer = (text[1] === '-' ? -1n : 1n) * BigInt(text[2] ?? '0');
   }
   if (integer === undefined) return `${path} must be an integer (${type})`;

@@ -96,7 +96,7 @@ export const tooLargeReply = (): JSONRPCErrorResponse =>
  * answers those).
  */
 export function judgeLine(line: string): Verdict {
-  if (line.trim() === '') return { pass: false, reply: undefined, reason: 'blank' };
+  if (line.trim() === '') return drop('blank');
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -108,11 +108,13 @@ export function judgeLine(line: string): Verdict {
   }
   const record = value as Record<string, unknown>;
   const id = isRequestId(record['id']) ? record['id'] : null;
-  if (record['jsonrpc'] !== '2.0') return invalid(id, 'bad-version');
+  const responseLike = !('method' in record) && ('result' in record || 'error' in record);
+  // JSON-RPC never answers a response, even one of another version.
+  if (record['jsonrpc'] !== '2.0') return responseLike ? drop('bad-response') : invalid(id, 'bad-version');
   if (!('method' in record)) {
     const isResponse = (id !== null || record['id'] === null) && 'result' in record !== 'error' in record;
     const message = isResponse ? sdkMessage(record) : undefined;
-    return message ? { pass: true, message } : { pass: false, reply: undefined, reason: 'bad-response' };
+    return message ? { pass: true, message } : drop('bad-response');
   }
   const isRequest = 'id' in record;
   if (typeof record['method'] !== 'string' || record['method'] === '') return invalid(id, 'bad-method');
@@ -124,7 +126,18 @@ export function judgeLine(line: string): Verdict {
   // The SDK's own message schema is stricter (no extra members, a well-formed _meta) and drops what
   // it refuses unanswered: such a request is answered here, such a notification dropped.
   const message = sdkMessage(record);
-  if (!message) return owed(isRequest, id, 'not-mcp');
+  if (!message) {
+    if (!isRequest) return drop('not-mcp');
+    // Well-formed but for its params (a bad _meta, say): invalid params, not an invalid request.
+    if (params !== undefined && sdkMessage({ ...record, params: {} })) {
+      return {
+        pass: false,
+        reply: errorReply(id, INVALID_PARAMS, 'Invalid params: params._meta is not valid'),
+        reason: 'bad-meta',
+      };
+    }
+    return invalid(id, 'not-mcp');
+  }
   if (isRequest && id !== null) {
     const problem = paramsProblem(record['method'], record);
     if (problem !== undefined) {
@@ -153,9 +166,8 @@ function paramsProblem(method: string, request: Record<string, unknown>): string
   return path ? `${path} is not valid for ${method}` : `not valid for ${method}`;
 }
 
-/** A request MCP refuses is owed Invalid Request; a notification gets nothing. */
-function owed(isRequest: boolean, id: RequestId | null, reason: string): Verdict {
-  return isRequest ? invalid(id, reason) : { pass: false, reply: undefined, reason };
+function drop(reason: string): Verdict {
+  return { pass: false, reply: undefined, reason };
 }
 
 function invalid(id: RequestId | null, reason: string): Verdict {

@@ -20,6 +20,8 @@ export class StdioLineTransport implements Transport {
   private closed = false;
   private queued: string[] = [];
   private flushing: Promise<void> | undefined;
+  /** Settles when stdout has taken the last write; a failure there fails every later write too. */
+  private drained: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly stdin: Readable,
@@ -48,32 +50,48 @@ export class StdioLineTransport implements Transport {
 
   /**
    * Queues one message; the messages sent in one turn of the event loop go out in one write (at
-   * 32 requests in flight that saves most write syscalls). Resolves once stdout has taken it, or
-   * after it drained when it was full.
+   * 32 requests in flight that saves most write syscalls). Resolves once stdout has taken it.
+   * When stdout is full, the next write waits for it to drain, so a slow reader holds the answers
+   * here, in order, rather than in ever more pending writes.
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
-    this.queued.push(`${JSON.stringify(message)}\n`);
+    let line: unknown;
+    try {
+      line = JSON.stringify(message);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (typeof line !== 'string') return Promise.reject(new Error('not a JSON-RPC message'));
+    this.queued.push(`${line}\n`);
     this.flushing ??= new Promise((resolve, reject) => setImmediate(() => this.flush().then(resolve, reject)));
     return this.flushing;
   }
 
   private async flush(): Promise<void> {
+    // Messages queued while the previous write drains join this write.
+    await this.drained;
     const text = this.queued.join('');
     this.queued = [];
     this.flushing = undefined;
-    if (this.stdout.write(text)) return;
-    await new Promise<void>((resolve, reject) => {
+    const { stdout } = this;
+    if (stdout.destroyed || stdout.writableEnded || stdout.errored) throw new Error('stdout is closed');
+    if (stdout.write(text)) return;
+    this.drained = new Promise<void>((resolve, reject) => {
       const settle = (error?: Error): void => {
-        this.stdout.off('drain', onDrain);
-        this.stdout.off('error', settle);
+        stdout.off('drain', onDrain);
+        stdout.off('error', settle);
+        stdout.off('close', onClose);
         if (error) reject(error);
         else resolve();
       };
       const onDrain = (): void => settle();
-      this.stdout.once('drain', onDrain);
-      this.stdout.once('error', settle);
+      const onClose = (): void => settle(new Error('stdout closed before it drained'));
+      stdout.once('drain', onDrain);
+      stdout.once('error', settle);
+      stdout.once('close', onClose);
     });
+    await this.drained;
   }
 
   close(): Promise<void> {
