@@ -19,6 +19,7 @@
  * Where the specifications leave a choice (extra members, an ambiguous object that is neither a
  * request nor a response), every reading they allow is accepted and the choice is named in `note`.
  */
+import { ERROR_CODES } from '../../src/domain/errors.js';
 import { isMcpId, isRecord, sameId, type Reply, type RequestId } from './raw-stdio.js';
 
 export const PARSE_ERROR = -32700;
@@ -26,17 +27,8 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 
-/** The WalletError codes a tool result may carry (src/domain/errors.ts), INTERNAL excluded: that one is a bug. */
-export const TYPED_TOOL_ERROR_CODES = [
-  'INVALID_PARAM',
-  'WALLET_NOT_FOUND',
-  'WALLET_LOCKED',
-  'NETWORK_MISMATCH',
-  'NETWORK_REQUIRED',
-  'INSUFFICIENT_FUNDS',
-  'BACKEND_UNAVAILABLE',
-  'POLICY_VIOLATION',
-];
+/** The WalletError codes a tool result may carry, INTERNAL excluded: that one is a bug. */
+export const TYPED_TOOL_ERROR_CODES: readonly string[] = ERROR_CODES.filter((code) => code !== 'INTERNAL');
 
 export type Expectation = {
   /** The rule that decided, for failure messages. */

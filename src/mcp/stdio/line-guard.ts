@@ -1,5 +1,4 @@
 import {
-  isSpecType,
   parseJSONRPCMessage,
   specTypeSchemas,
   type JSONRPCErrorResponse,
@@ -159,10 +158,9 @@ function sdkMessage(record: Record<string, unknown>): JSONRPCMessage | undefined
 function paramsProblem(method: string, request: Record<string, unknown>): string | undefined {
   if (!Object.hasOwn(CHECKED_PARAMS, method)) return undefined;
   const type = CHECKED_PARAMS[method as keyof typeof CHECKED_PARAMS];
-  if (isSpecType[type](request)) return undefined;
-  const result = specTypeSchemas[type]['~standard'].validate(request);
-  const issue = result.issues?.[0];
-  const path = issue?.path?.map((part) => String(typeof part === 'object' ? part.key : part)).join('.');
+  const issue = specTypeSchemas[type]['~standard'].validate(request).issues?.[0];
+  if (issue === undefined) return undefined;
+  const path = issue.path?.map((part) => String(typeof part === 'object' ? part.key : part)).join('.');
   return path ? `${path} is not valid for ${method}` : `not valid for ${method}`;
 }
 
