@@ -13,7 +13,7 @@ import { Connection, type ToolList } from './connection.js';
 import { GLOBAL_FLAGS, parseFlags, readGlobals, type GlobalOptions } from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, TOOLS_FLAGS, type ToolCommand } from './help.js';
 import { processIo, type CliIo } from './io.js';
-import { createStyle, renderHuman, terminalSafe, type Style } from './render.js';
+import { colorEnabled, createStyle, renderHuman, terminalSafe, type Style } from './render.js';
 import { flagsFromSchema } from './schema-flags.js';
 import {
   passphrasePrompt,
@@ -50,7 +50,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     }
     const dataDir = resolveDataDir({ env: io.env, platform: process.platform, home: homedir() });
     if (verb === 'servers') return await (await import('./servers/command.js')).runServers(argv, io, dataDir);
-    const style = await createStyle(colorEnabled(globals, io));
+    const style = await createStyle(colorEnabled(globals.color, io));
     const activity = await activityOn(io.stderr);
     const target = await resolveTarget(globals, dataDir, io.env);
     const builtIn = target.kind === 'built-in' ? await builtInSetup(globals, io, activity) : undefined;
@@ -222,11 +222,6 @@ async function printToolList({ argv, io, globals, style, connection }: Run): Pro
     if (list.cached) io.stdout.write(cacheNote(list));
   }
   return EXIT.ok;
-}
-
-function colorEnabled(globals: GlobalOptions, io: CliIo): boolean {
-  if (globals.color === false || (io.env['NO_COLOR'] ?? '') !== '') return false;
-  return globals.color === true || io.stdout.isTTY === true;
 }
 
 /** The one place failures become stderr text and an exit code; stack traces only with --debug. */

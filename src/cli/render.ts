@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
 import { isJsonSchema, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
+import type { CliIo } from './io.js';
 
 export type Style = {
   key(text: string): string;
@@ -16,6 +17,12 @@ const asIs = (text: string): string => text;
 
 /** No colours: what a pipe, NO_COLOR or --no-color gets. */
 export const PLAIN_STYLE: Style = { key: asIs, dim: asIs, heading: asIs, error: asIs, amount: asIs, qr: asIs };
+
+/** Whether to colour: `--color` (true) or a terminal, never `--no-color` (false) or NO_COLOR. */
+export function colorEnabled(color: boolean | undefined, io: Pick<CliIo, 'env' | 'stdout'>): boolean {
+  if (color === false || (io.env['NO_COLOR'] ?? '') !== '') return false;
+  return color === true || io.stdout.isTTY === true;
+}
 
 /** Colours on a terminal only, and never with NO_COLOR or --no-color; chalk is loaded only then. */
 export async function createStyle(enabled: boolean): Promise<Style> {

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import type { ListedTool } from '../mcp/client.js';
 import { ensurePrivateDir, writeFileAtomic } from '../shared/private-files.js';
 import { toolCommands } from './commands.js';
-import { completionTable, serverCacheKey } from './completion/index.js';
+// Not completion/index.js: that one reaches the CLI's verbs, and through them the built-in server.
+import { serverCacheKey } from './completion/cache-key.js';
+import { completionTable } from './completion/table.js';
 
 /** Which server a cached list belongs to: `--server <value>` or `--url <value>`, as typed. */
 export type ServerSpec = { kind: 'server' | 'url'; value: string };

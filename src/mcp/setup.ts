@@ -7,8 +7,6 @@ import { createLogger, type LogLevel } from './logger.js';
 import type { WalletServerOptions } from './server.js';
 import { SetupError } from './setup-error.js';
 
-export { SetupError } from './setup-error.js';
-
 /** What a surface (the CLI, `wallet serve`) decides about the server it runs. */
 export type WalletServerSetup = {
   /** Serve the tools that reveal or accept secrets: the in-process CLI server only. */

@@ -2,7 +2,8 @@ import type { ToolCommand } from '../help.js';
 import { bashScript } from './bash.js';
 import { fishScript } from './fish.js';
 import type { CompletionShell, EmbeddedTables } from './model.js';
-import { cliTable, completionTable } from './table.js';
+import { completionTable } from './table.js';
+import { cliTable } from './verbs.js';
 import { zshScript } from './zsh.js';
 
 export { serverCacheKey } from './cache-key.js';

@@ -1,6 +1,5 @@
 import type { ToolCommand } from '../help.js';
 import { toolCompletionCommands, type CompletionCommand, type CompletionFlag } from './model.js';
-import { globalCompletionFlags, verbCompletionCommands } from './verbs.js';
 
 /**
  * The text the completion scripts read, embedded in them and cached per server: one record per
@@ -31,12 +30,12 @@ export function completionTable(commands: readonly ToolCommand[]): string {
   return renderTable(toolCompletionCommands(commands), []);
 }
 
-/** The table of the CLI's own verbs and global flags: the same for every server. */
-export function cliTable(): string {
-  return renderTable(verbCompletionCommands(), globalCompletionFlags());
-}
-
-function renderTable(commands: readonly CompletionCommand[], globalFlags: readonly CompletionFlag[]): string {
+/**
+ * The table of `commands` with `globalFlags`. Used by the tool tables here and by the CLI's own
+ * table (verbs.ts): this module imports none of the CLI's commands, so the tool-list cache, which
+ * writes tool tables, loads no server.
+ */
+export function renderTable(commands: readonly CompletionCommand[], globalFlags: readonly CompletionFlag[]): string {
   const lines = [TABLE_HEADER, ...flagRecords('-', globalFlags)];
   for (const command of commands) {
     const name = command.path.at(-1) ?? '';

@@ -3,6 +3,7 @@ import { CLI_VERBS, TOOLS_FLAGS } from '../help.js';
 import { SERVE_FLAGS } from '../serve.js';
 import { SERVERS_FLAGS, SERVERS_FLAGS_OF, SERVERS_SUBCOMMANDS } from '../servers/command.js';
 import { cliFlagCompletions, COMPLETION_SHELLS, type CompletionCommand, type CompletionFlag } from './model.js';
+import { renderTable } from './table.js';
 
 /** The global flags, valid before the command and after every command that takes them. */
 export function globalCompletionFlags(): CompletionFlag[] {
@@ -70,4 +71,9 @@ export function verbCompletionCommands(): CompletionCommand[] {
       (shape) => ({ ...shape, summary: shape.summary ?? verb.summary }),
     ),
   );
+}
+
+/** The table of the CLI's own verbs and global flags: the same for every server. */
+export function cliTable(): string {
+  return renderTable(verbCompletionCommands(), globalCompletionFlags());
 }

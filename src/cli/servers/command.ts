@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { parseFlags, type CliFlag } from '../global-flags.js';
 import type { CliIo } from '../io.js';
-import { createStyle, renderHuman } from '../render.js';
+import { colorEnabled, createStyle, renderHuman } from '../render.js';
 import { closestNames } from '../suggest.js';
 import { rejectUnknownFlags } from '../unknown-flags.js';
 import { EXIT, UsageError } from '../usage-error.js';
@@ -84,10 +84,7 @@ export async function runServers(
     SERVERS_FLAGS.filter((flag) => allowed.includes(flag.name)),
     `servers ${subcommand}`,
   );
-  const color =
-    parsed['color'] === false || (io.env['NO_COLOR'] ?? '') !== ''
-      ? false
-      : parsed['color'] === true || io.stdout.isTTY === true;
+  const color = colorEnabled(typeof parsed['color'] === 'boolean' ? parsed['color'] : undefined, io);
   const run: ServersRun = {
     words,
     parsed,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { isAddress } from 'viem';
 import { addressProblem } from '../core/address.js';
 import { DUFFS_PATTERN, MAX_MONEY_DUFFS } from '../core/amount.js';
-import { WEI_PATTERN } from '../evm/amount.js';
+import { MAX_UINT256, WEI_PATTERN } from '../evm/amount.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { CORE_BACKENDS, CORE_NETWORKS, type CoreNetwork } from './networks.js';
 
@@ -12,8 +12,6 @@ export const CONFIG_FILE_NAME = 'config.json';
 
 const NetworkName = z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 const HttpUrl = z.url({ protocol: /^https?$/ });
-
-const MAX_UINT256 = 2n ** 256n - 1n;
 
 /** Base units in decimal digits, kept as a string (JSON numbers lose precision past 2^53). */
 const DuffsAmount = z

@@ -10,7 +10,8 @@ export const DEFAULT_MAX_FEE_WEI = 10n ** 16n;
 
 /** A whole number of wei in digits (1 ether = 10^18 wei), at most 2^256 - 1. */
 export const WEI_PATTERN = /^(0|[1-9][0-9]{0,77})$/;
-const MAX_UINT256 = 2n ** 256n - 1n;
+/** The largest wei amount an EVM value holds. */
+export const MAX_UINT256 = 2n ** 256n - 1n;
 
 /** Parses a wei amount given as a string of digits; `INVALID_PARAM` naming the field otherwise. */
 export function parseWei(text: string, field: string): bigint {

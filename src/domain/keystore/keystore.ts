@@ -13,7 +13,7 @@ import {
   parseImportedKey,
   type ImportedKeyEntry,
 } from './imported-keys.js';
-import { withLock } from './lock.js';
+import { withLock, withNamedLock } from './lock.js';
 
 export const KEYSTORE_DIR_NAME = 'keystore';
 const FORMAT = 'wallet-keystore';
@@ -344,9 +344,7 @@ export class Keystore {
   }
 
   private async withSpendLock<T>(name: string, task: () => Promise<T>): Promise<T> {
-    const dir = join(dirname(this.dir), 'locks', name);
-    await ensurePrivateDir(dir);
-    return withLock(dir, task, { timeoutMs: 120_000 });
+    return withNamedLock(dirname(this.dir), name, task);
   }
 
   /** Deletes a wallet's file for good. */

@@ -3,6 +3,7 @@ import { link, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ensurePrivateDir } from '../../shared/private-files.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 
 export const LOCK_FILE_NAME = '.lock';
@@ -10,6 +11,19 @@ export const LOCK_FILE_NAME = '.lock';
 const EMPTY_LOCK_STALE_MS = 5_000;
 
 export type LockOptions = { timeoutMs?: number };
+
+/** How long a named lock waits for its holder: a payment holding it may take that long. */
+const NAMED_LOCK_TIMEOUT_MS = 120_000;
+
+/**
+ * Runs `task` holding the lock `<dataDir>/locks/<name>` (a wallet's or an account's payments, a
+ * spend ledger), its folder made owner-only on first use.
+ */
+export async function withNamedLock<T>(dataDir: string, name: string, task: () => Promise<T>): Promise<T> {
+  const dir = join(dataDir, 'locks', name);
+  await ensurePrivateDir(dir);
+  return withLock(dir, task, { timeoutMs: NAMED_LOCK_TIMEOUT_MS });
+}
 
 /**
  * Runs `task` holding the keystore's writer lock: a file created with O_EXCL, holding the owner's

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { CHAINS, type Chain } from '../config/networks.js';
 import { hasSystemCode, WalletError } from '../errors.js';
-import { withLock } from '../keystore/lock.js';
+import { withNamedLock } from '../keystore/lock.js';
 
 export const LEDGER_DIR_NAME = 'ledger';
 /** How far back a 24-hour cap looks. */
@@ -49,7 +49,7 @@ export type LedgerEntry = {
 export class SpendLedger {
   readonly path: string;
   private readonly dir: string;
-  private readonly lockDir: string;
+  private readonly dataDir: string;
 
   constructor(
     dataDir: string,
@@ -58,7 +58,7 @@ export class SpendLedger {
   ) {
     this.dir = join(dataDir, LEDGER_DIR_NAME);
     this.path = join(this.dir, `${chain}-${network}.json`);
-    this.lockDir = join(dataDir, 'locks', `ledger-${chain}-${network}`);
+    this.dataDir = dataDir;
   }
 
   /** The entries of the last 24 hours, read without the lock (the file is replaced atomically). */
@@ -74,20 +74,14 @@ export class SpendLedger {
     change: (recent: LedgerEntry[], now: number) => Promise<{ entries: LedgerEntry[]; result: T }>,
   ): Promise<T> {
     await ensurePrivateDir(this.dir);
-    await ensurePrivateDir(this.lockDir);
-    return withLock(
-      this.lockDir,
-      async () => {
-        const all = await this.read();
-        const now = Date.now();
-        const recent = inWindow(all, now);
-        const { entries, result } = await change(recent, now);
-        if (entries !== recent || recent.length !== all.length)
-          await writeFileAtomic(this.path, this.serialize(entries));
-        return result;
-      },
-      { timeoutMs: 120_000 },
-    );
+    return withNamedLock(this.dataDir, `ledger-${this.chain}-${this.network}`, async () => {
+      const all = await this.read();
+      const now = Date.now();
+      const recent = inWindow(all, now);
+      const { entries, result } = await change(recent, now);
+      if (entries !== recent || recent.length !== all.length) await writeFileAtomic(this.path, this.serialize(entries));
+      return result;
+    });
   }
 
   /** Drops the entry recorded under `key` (a spend the node definitely refused). */
