@@ -98,6 +98,32 @@ flag	servers import	--color	none	Colour the output on a terminal.
 flag	servers import	--debug	none	Show error causes and stack traces.
 flag	servers import	--help	none	Show help.
 flag	servers import	-h	none	Show help.
+cmd	-	approvals	-	Answer what agents wait on: list, approve, deny
+flag	approvals	--all	none	list: also the approvals decided or used in the last day.
+flag	approvals	--json	none	Print the result as JSON.
+flag	approvals	--color	none	Colour the output on a terminal.
+flag	approvals	--debug	none	Show error causes and stack traces.
+flag	approvals	--help	none	Show help.
+flag	approvals	-h	none	Show help.
+cmd	approvals	list	-	The approvals agents wait for, with what each would sign
+flag	approvals list	--all	none	list: also the approvals decided or used in the last day.
+flag	approvals list	--json	none	Print the result as JSON.
+flag	approvals list	--color	none	Colour the output on a terminal.
+flag	approvals list	--debug	none	Show error causes and stack traces.
+flag	approvals list	--help	none	Show help.
+flag	approvals list	-h	none	Show help.
+cmd	approvals	approve	-	Let one waiting call through, once (asks on this terminal)
+flag	approvals approve	--json	none	Print the result as JSON.
+flag	approvals approve	--color	none	Colour the output on a terminal.
+flag	approvals approve	--debug	none	Show error causes and stack traces.
+flag	approvals approve	--help	none	Show help.
+flag	approvals approve	-h	none	Show help.
+cmd	approvals	deny	-	Refuse one waiting call
+flag	approvals deny	--json	none	Print the result as JSON.
+flag	approvals deny	--color	none	Colour the output on a terminal.
+flag	approvals deny	--debug	none	Show error causes and stack traces.
+flag	approvals deny	--help	none	Show help.
+flag	approvals deny	-h	none	Show help.
 cmd	-	completion	-	Print a shell completion script: bash, zsh or fish
 cmd	completion	bash	-	The bash completion script
 cmd	completion	zsh	-	The zsh completion script

@@ -35,7 +35,7 @@ export class Declined extends Error {
 }
 
 /** One visible line from the terminal; Ctrl-C (as a byte in raw mode, or end of input) aborts. */
-async function askLine(io: CliIo, question: string): Promise<string> {
+export async function askLine(io: CliIo, question: string): Promise<string> {
   const stdin = io.stdin;
   io.stderr.write(question);
   stdin.resume();

@@ -29,7 +29,7 @@ export class Connection {
     readonly target: Target,
     private readonly dataDir: string,
     private readonly timeoutMs: number | undefined,
-    private readonly builtIn: Omit<WalletServerSetup, 'localOnly' | 'readOnly'> = {},
+    private readonly builtIn: Omit<WalletServerSetup, 'localOnly' | 'readOnly' | 'caller'> = {},
   ) {}
 
   private async cache(): Promise<ToolListCache> {

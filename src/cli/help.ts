@@ -18,6 +18,7 @@ export const CLI_VERBS: readonly { name: string; summary: string }[] = [
   { name: 'serve', summary: 'Serve the wallet tools over MCP, stdio or HTTP (for agents)' },
   { name: 'tools', summary: 'List the tools of the server with their badges (--refresh)' },
   { name: 'servers', summary: 'Named MCP servers: list, add, remove, import' },
+  { name: 'approvals', summary: 'Answer what agents wait on: list, approve, deny' },
   { name: 'completion', summary: 'Print a shell completion script: bash, zsh or fish' },
 ];
 

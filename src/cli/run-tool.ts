@@ -164,6 +164,7 @@ async function printResult(tool: ListedTool, result: ToolCallResult, { globals, 
     const message = meta ? `${meta.code}: ${meta.message}` : textOf(result) || 'The tool reported an error.';
     io.stderr.write(`${style.error('error')}: ${terminalSafe(message)}\n`);
     if (meta?.hint) io.stderr.write(`hint: ${terminalSafe(meta.hint)}\n`);
+    if (meta?.code === 'APPROVAL_REQUIRED') return EXIT.approvalRequired;
     return meta?.code === 'INVALID_PARAM' || meta?.code === 'NETWORK_REQUIRED' ? EXIT.usage : EXIT.toolError;
   }
   if (globals.json) {

@@ -110,6 +110,8 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   const http = parsed['http'] === true ? await httpSettings(parsed, io) : undefined;
   const passphraseFile = parsed['passphrase-file'];
   const setup: Omit<WalletServerSetup, 'localOnly'> = {
+    // An agent calls: every call that signs or deletes needs a human yes or the policy's autonomy.
+    caller: 'agent',
     readOnly: parsed['read-only'] === true,
     logLevel: level satisfies LogLevel,
     env: io.env,

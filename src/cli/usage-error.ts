@@ -4,6 +4,8 @@ export const EXIT = {
   toolError: 1,
   usage: 2,
   connection: 3,
+  /** The call waits for the owner's approval (`APPROVAL_REQUIRED`): ask a human, then repeat it. */
+  approvalRequired: 4,
   interrupted: 130,
 } as const;
 

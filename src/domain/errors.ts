@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'INSUFFICIENT_FUNDS',
   'BACKEND_UNAVAILABLE',
   'POLICY_VIOLATION',
+  'APPROVAL_REQUIRED',
   'INTERNAL',
 ] as const;
 
@@ -21,6 +22,11 @@ export type WalletErrorOptions = {
   hint?: string | undefined;
   /** The underlying failure; kept for `--debug`, never shown by default. */
   cause?: unknown;
+  /**
+   * Facts the caller acts on, as data (an approval's id and what it would sign); travels with the
+   * code to MCP clients and the CLI. Never a secret, never a raw argument.
+   */
+  details?: Readonly<Record<string, unknown>> | undefined;
 };
 
 /**
@@ -33,11 +39,13 @@ export class WalletError extends Error {
   override name = 'WalletError';
   readonly code: ErrorCode;
   readonly hint: string | undefined;
+  readonly details: Readonly<Record<string, unknown>> | undefined;
 
   constructor(code: ErrorCode, message: string, options: WalletErrorOptions = {}) {
     super(oneLine(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.hint = options.hint === undefined ? undefined : oneLine(options.hint);
+    this.details = options.details;
   }
 
   /** Each error of the cause chain, this one first. */

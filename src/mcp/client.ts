@@ -41,10 +41,12 @@ export {
  * {@link tuneForOneShotProcess}.
  */
 export async function openInProcessSession(
-  setup: Omit<WalletServerSetup, 'localOnly' | 'readOnly'> = {},
+  setup: Omit<WalletServerSetup, 'localOnly' | 'readOnly' | 'caller'> = {},
 ): Promise<McpSession> {
   tuneForOneShotProcess();
-  const server = createWalletServer(walletServerOptions({ ...setup, localOnly: true, readOnly: false }));
+  const server = createWalletServer(
+    walletServerOptions({ ...setup, localOnly: true, readOnly: false, caller: 'owner' }),
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   return connectSession(clientSide, 'legacy', undefined, {});

@@ -19,15 +19,14 @@ export const CONFIRM_KEY = 'wallet_confirm';
 /** How long a client has to answer a confirmation before the call ends with nothing sent. */
 export const DEFAULT_CONFIRM_TIMEOUT_MS = 5 * 60_000;
 
-/** What the server does with a destructive call. */
-export type ConfirmationStep =
-  | { kind: 'proceed' }
-  /** Return `result` to the client; `planned` is the dry run the question showed. */
-  | { kind: 'ask'; result: InputRequiredResult; planned: Record<string, unknown> | undefined }
-  /** The dry run failed (a policy refusal, too little money): nothing to ask about. */
-  | { kind: 'refused'; error: unknown }
+/** What a client's answer to one of our questions says about this call. */
+export type ConfirmationAnswer =
+  /** The user said yes to exactly this call (the question is spent: a yes counts once). */
+  | { kind: 'yes' }
   /** The user said no, cancelled, or answered something other than yes. */
-  | { kind: 'declined'; error: WalletError };
+  | { kind: 'declined'; error: WalletError }
+  /** No answer of ours rides on this request. */
+  | { kind: 'none' };
 
 /** The call a question was about, and the question's own id (an answer is good for one call). */
 type ConfirmState = { call: string; id: string };
@@ -35,14 +34,14 @@ type ConfirmState = { call: string; id: string };
 const STATE_TTL_SECONDS = 600;
 
 /**
- * Asks the user, through the client's elicitation (form mode), to confirm a destructive call before
- * anything is signed, written in the multi-round-trip form (`inputRequired`) that serves both eras:
- * a 2026-07-28 client answers and retries the call; on a 2025 connection the SDK sends
+ * Asks the user, through the client's elicitation (form mode), to confirm a call before anything
+ * is signed, written in the multi-round-trip form (`inputRequired`) that serves both eras: a
+ * 2026-07-28 client answers and retries the call; on a 2025 connection the SDK sends
  * `elicitation/create` itself and re-enters the handler. The question shows amount, recipient,
  * network and fee (from a dry run where the tool has one) and asks only for a yes/no: never a
  * secret. The answer counts only for the exact call it was asked about: `requestState` carries an
- * HMAC of the tool and its arguments, checked on the retry. One per process, so that a stateless
- * HTTP retry served by another server instance still verifies.
+ * HMAC of the call's digest, checked on the retry. One per process, so that a stateless HTTP retry
+ * served by another server instance still verifies.
  */
 export class Confirmations {
   private readonly codec = createRequestStateCodec<ConfirmState>({
@@ -55,71 +54,52 @@ export class Confirmations {
   /** For `ServerOptions.requestState.verify`: a forged or stale state is refused by the SDK (-32602). */
   readonly verify = (state: string, context: ServerContext): Promise<ConfirmState> => this.codec.verify(state, context);
 
-  /**
-   * Decides a call of `tool` with `args` as sent (`input`: the same, validated, with defaults).
-   * `preview` runs the tool's dry run (undefined when it has none); its failure (a policy refusal,
-   * too little money) ends the call before anyone is asked.
-   */
-  async step(
-    tool: AnyTool,
-    call: { args: Record<string, unknown>; input: Record<string, unknown> },
-    context: ServerContext,
-    clientCapabilities: ClientCapabilities | undefined,
-    preview: () => Promise<Record<string, unknown> | undefined>,
-  ): Promise<ConfirmationStep> {
-    const dryRun = hasDryRun(tool) && call.input['dry_run'] === true;
-    if (!tool.annotations.destructiveHint || dryRun || !canAskForm(clientCapabilities)) {
-      return { kind: 'proceed' };
-    }
-    const digest = callDigest(tool.name, call.args);
+  /** The user's answer to our question about the call `digest`, if this request carries one. */
+  answer(tool: AnyTool, digest: string, context: ServerContext): ConfirmationAnswer {
     const answer = inputResponse(context.mcpReq.inputResponses, CONFIRM_KEY);
     const state = context.mcpReq.requestState<ConfirmState>();
-    if (answer.kind === 'elicit' && typeof state === 'object' && state?.call === digest && this.unspent(state.id)) {
-      if (answer.action === 'accept' && answer.content?.['confirm'] === true) {
-        this.spend(state.id);
-        return { kind: 'proceed' };
-      }
-      return {
-        kind: 'declined',
-        // Not a new error code: the design's list is fixed, and a refusal by the user is a refusal.
-        error: new WalletError(
-          'POLICY_VIOLATION',
-          `Not confirmed: the user declined ${tool.name}; nothing was signed or sent.`,
-          { hint: 'Ask the user again only if they want it; a dry run shows the plan without asking.' },
-        ),
-      };
+    if (answer.kind !== 'elicit' || typeof state !== 'object' || state?.call !== digest || !this.unspent(state.id)) {
+      return { kind: 'none' };
     }
-    let planned: Record<string, unknown> | undefined;
-    try {
-      planned = await preview();
-    } catch (error) {
-      return { kind: 'refused', error };
+    if (answer.action === 'accept' && answer.content?.['confirm'] === true) {
+      this.spend(state.id);
+      return { kind: 'yes' };
     }
     return {
-      kind: 'ask',
-      planned,
-      result: inputRequired({
-        inputRequests: {
-          [CONFIRM_KEY]: inputRequired.elicit({
-            mode: 'form',
-            message: await confirmationMessage(tool, call.input, planned),
-            requestedSchema: {
-              type: 'object',
-              properties: {
-                confirm: {
-                  type: 'boolean',
-                  title: 'Confirm',
-                  description: 'Yes to sign and send; anything else sends nothing.',
-                  default: false,
-                },
-              },
-              required: ['confirm'],
-            },
-          }),
+      kind: 'declined',
+      error: new WalletError(
+        'POLICY_VIOLATION',
+        `Not confirmed: the user declined ${tool.name}; nothing was signed or sent.`,
+        {
+          hint: 'Ask the user again only if they want it; a dry run shows the plan without asking.',
         },
-        requestState: await this.codec.mint({ call: digest, id: randomBytes(16).toString('base64url') }),
-      }),
+      ),
     };
+  }
+
+  /** The question about the call `digest`, showing `message`: the client asks its user and retries. */
+  async ask(digest: string, message: string): Promise<InputRequiredResult> {
+    return inputRequired({
+      inputRequests: {
+        [CONFIRM_KEY]: inputRequired.elicit({
+          mode: 'form',
+          message,
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              confirm: {
+                type: 'boolean',
+                title: 'Confirm',
+                description: 'Yes to sign and send; anything else sends nothing.',
+                default: false,
+              },
+            },
+            required: ['confirm'],
+          },
+        }),
+      },
+      requestState: await this.codec.mint({ call: digest, id: randomBytes(16).toString('base64url') }),
+    });
   }
 
   private unspent(id: string): boolean {
@@ -149,14 +129,14 @@ export function requestClientCapabilities(
 }
 
 /** Form-mode elicitation: declared as `elicitation: {}` (2025-06-18) or with a `form` member. */
-function canAskForm(capabilities: ClientCapabilities | undefined): boolean {
+export function canAskForm(capabilities: ClientCapabilities | undefined): boolean {
   const elicitation = capabilities?.elicitation as Record<string, unknown> | undefined;
   if (!elicitation) return false;
   return elicitation['form'] !== undefined || elicitation['url'] === undefined;
 }
 
 /** The tool and its arguments, key order aside, as one hash. */
-function callDigest(tool: string, args: Record<string, unknown>): string {
+export function callDigest(tool: string, args: Record<string, unknown>): string {
   return createHash('sha256')
     .update(`${tool}\0${canonical(args)}`)
     .digest('base64url');
@@ -177,6 +157,13 @@ const FEE_FIELDS: readonly [string, 'duffs' | 'wei', string][] = [
   ['max_fee_wei', 'wei', 'fee at most'],
   ['fee_wei', 'wei', 'fee'],
 ];
+
+/** The fee a dry run planned, in base units (digits), or undefined. */
+export function plannedFee(planned: Record<string, unknown> | undefined): string | undefined {
+  const field = FEE_FIELDS.find(([name]) => typeof planned?.[name] === 'string');
+  const fee = field ? planned?.[field[0]] : undefined;
+  return typeof fee === 'string' && /^\d+$/.test(fee) ? fee : undefined;
+}
 
 /**
  * "Send ether on local: 1 ether (1000000000000000000 wei) to 0x90F7…, fee at most …". Built from

@@ -27,6 +27,7 @@ export function errorResult(error: unknown): CallToolResult {
         });
   const meta: ToolErrorMeta = { code: walletError.code, message: walletError.message };
   if (walletError.hint !== undefined) meta.hint = walletError.hint;
+  if (walletError.details !== undefined) meta.details = { ...walletError.details };
   const text = [`${meta.code}: ${meta.message}`, ...(meta.hint === undefined ? [] : [`hint: ${meta.hint}`])].join('\n');
   return { content: [{ type: 'text', text }], isError: true, _meta: { [ERROR_META_KEY]: meta } };
 }

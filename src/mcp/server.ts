@@ -6,9 +6,18 @@ import { FULL_DESCRIPTION_META_KEY, RECEIVE_ADDRESS_META_KEY } from '../shared/p
 import { clipForDisplay } from '../shared/text.js';
 import { packageInfo } from '../shared/package-info.js';
 import { describeTool, type AnyTool, type ToolCatalogue } from '../tools/index.js';
-import { auditStoppedCall, invokeTool } from '../tools/invoke.js';
+import { ApprovalStore } from '../domain/policy/approvals.js';
+import type { Authority } from '../domain/policy/authority.js';
+import { invokeTool } from '../tools/invoke.js';
 import { errorResult, successResult } from './results.js';
-import { Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS, hasDryRun, requestClientCapabilities } from './confirmation.js';
+import {
+  canAskForm,
+  Confirmations,
+  DEFAULT_CONFIRM_TIMEOUT_MS,
+  hasDryRun,
+  requestClientCapabilities,
+} from './confirmation.js';
+import { ConsentGate } from './consent.js';
 import { createLogger, type Logger } from './logger.js';
 
 export type WalletServerOptions = {
@@ -21,6 +30,12 @@ export type WalletServerOptions = {
   confirmations?: Confirmations;
   /** How long a 2025-era client has to answer a confirmation (default five minutes). */
   confirmTimeoutMs?: number;
+  /**
+   * Who calls the tools. `agent` (the default: `wallet serve`): every call that signs or deletes
+   * needs a human yes (elicitation, or an approval out of band) unless the policy's autonomy covers
+   * it. `owner`: a person runs the calls (the local CLI, which asks on its own terminal first).
+   */
+  caller?: Authority;
 };
 
 const INSTRUCTIONS = [
@@ -40,7 +55,9 @@ export function createWalletServer({
   logger = createLogger('off'),
   confirmations = new Confirmations(),
   confirmTimeoutMs = DEFAULT_CONFIRM_TIMEOUT_MS,
+  caller = 'agent',
 }: WalletServerOptions): Server {
+  const gate = new ConsentGate(confirmations, new ApprovalStore(services.dataDir));
   const { name, version } = packageInfo();
   const server = new Server(
     { name, version, title: 'wallet' },
@@ -73,29 +90,22 @@ export function createWalletServer({
     const toolContext = { services, catalogue, signal: context.mcpReq.signal, progress: progress.report };
     const args = request.params.arguments ?? {};
     try {
-      // Only a destructive call may need the user's confirmation first; the rest, and invalid
-      // arguments, go straight to invokeTool, which parses (and refuses) them.
-      const input = tool.annotations.destructiveHint ? tool.input.safeParse(args) : undefined;
-      if (input?.success) {
-        const step = await confirmations.step(
+      // An agent's call that signs or deletes goes through the consent gate; a dry run signs
+      // nothing. The rest, and invalid arguments, go straight to invokeTool, which parses (and
+      // refuses) them. The owner (the local CLI) has asked on its terminal already.
+      const input = caller === 'agent' && tool.consent !== undefined ? tool.input.safeParse(args) : undefined;
+      if (input?.success && !(hasDryRun(tool) && input.data['dry_run'] === true)) {
+        const outcome = await gate.call({
           tool,
-          { args, input: input.data },
+          args,
+          input: input.data,
           context,
-          requestClientCapabilities(context, server.getClientCapabilities()),
-          () =>
-            hasDryRun(tool)
-              ? invokeTool(tool, { ...args, dry_run: true }, toolContext, { audited: false })
-              : Promise.resolve(undefined),
-        );
-        if (step.kind === 'refused') throw step.error;
-        if (step.kind === 'ask' || step.kind === 'declined') {
-          const stop = step.kind === 'ask' ? { asked: step.planned } : { error: step.error };
-          await auditStoppedCall(tool, input.data, toolContext, stop);
-          if (step.kind === 'ask') return step.result;
-          throw step.error;
-        }
+          toolContext,
+          canAsk: canAskForm(requestClientCapabilities(context, server.getClientCapabilities())),
+        });
+        return outcome.kind === 'ask' ? outcome.result : successResult(outcome.output);
       }
-      return successResult(await invokeTool(tool, args, toolContext));
+      return successResult(await invokeTool(tool, args, { ...toolContext, authority: caller }));
     } catch (error) {
       logger.debug('tool-failure', { tool: tool.name, error: describeFailure(error) });
       return errorResult(error);

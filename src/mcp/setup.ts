@@ -19,6 +19,8 @@ export type WalletServerSetup = {
   /** The keystore passphrase, or a function that asks for it when a tool first needs it. */
   passphrase?: string | ((purpose: 'unlock' | 'new') => Promise<string | undefined>) | undefined;
   logLevel?: LogLevel | undefined;
+  /** Who calls the tools: `owner` for the local CLI (it asks on its terminal), `agent` for `wallet serve`. */
+  caller: 'owner' | 'agent';
 };
 
 /** The tools, services and logger of one server, from a surface's setup. */
@@ -35,5 +37,6 @@ export function walletServerOptions(setup: WalletServerSetup): WalletServerOptio
     services: new WalletServices({ env: setup.env, endpointOverrides, passphrase: setup.passphrase }),
     logger: createLogger(setup.logLevel ?? 'off'),
     confirmations: new Confirmations(),
+    caller: setup.caller,
   };
 }

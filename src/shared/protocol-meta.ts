@@ -26,13 +26,21 @@ export function receiveAddressFieldOf(tool: { _meta?: Record<string, unknown> | 
 /** On each `isError` tool result: `{ code, message, hint? }`, the WalletError as data. */
 export const ERROR_META_KEY = 'wallet/error';
 
-export type ToolErrorMeta = { code: string; message: string; hint?: string };
+/** `details`: facts to act on, as data (an approval's id, what it would sign). */
+export type ToolErrorMeta = { code: string; message: string; hint?: string; details?: Record<string, unknown> };
 
 export function readToolErrorMeta(meta: unknown): ToolErrorMeta | undefined {
   if (typeof meta !== 'object' || meta === null) return undefined;
   const value = (meta as Record<string, unknown>)[ERROR_META_KEY];
   if (typeof value !== 'object' || value === null) return undefined;
-  const { code, message, hint } = value as Record<string, unknown>;
+  const { code, message, hint, details } = value as Record<string, unknown>;
   if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-  return typeof hint === 'string' ? { code, message, hint } : { code, message };
+  return {
+    code,
+    message,
+    ...(typeof hint === 'string' ? { hint } : {}),
+    ...(typeof details === 'object' && details !== null && !Array.isArray(details)
+      ? { details: details as Record<string, unknown> }
+      : {}),
+  };
 }

@@ -74,6 +74,15 @@ export function definitionProblems(tool: AnyTool): string[] {
   if (tool.annotations.destructiveHint && typeof tool.audit !== 'function') {
     problems.push('a destructive tool must declare audit (the fields of its audit-log line)');
   }
+  if (tool.annotations.destructiveHint && tool.consent === undefined) {
+    problems.push("a destructive tool must declare consent ('policy' or 'human': what serve needs before it runs)");
+  }
+  if (tool.consent !== undefined && tool.annotations.readOnlyHint) {
+    problems.push('a read-only tool needs no consent');
+  }
+  if (tool.consent !== undefined && typeof tool.audit !== 'function') {
+    problems.push('a tool that needs consent must declare audit (its approval shows those fields)');
+  }
   let input: JsonSchema | undefined;
   let output: JsonSchema | undefined;
   try {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ProgressReporter } from '../domain/net/chain-backend.js';
 import type { AuditFields } from '../domain/policy/audit-log.js';
+import type { Authority } from '../domain/policy/authority.js';
 import type { WalletServices } from '../domain/services.js';
 import type { ToolCatalogue } from './catalogue.js';
 
@@ -16,6 +17,9 @@ export type ToolAnnotations = {
   openWorldHint: boolean;
 };
 
+/** See {@link ToolDefinition.consent}. */
+export type Consent = 'policy' | 'human';
+
 /** What a handler gets besides its input: the wallet's services and the tools this server serves. */
 export type ToolContext = {
   services: WalletServices;
@@ -25,6 +29,12 @@ export type ToolContext = {
   signal: AbortSignal;
   /** Reports the progress of a long call (a scan) to the caller, when it asked for progress. */
   progress: ProgressReporter;
+  /**
+   * Who stands behind this call: `owner` (a person said yes) or `agent` (an agent alone, in
+   * `wallet serve`). Every domain call that signs or deletes takes it: the policy decides what an
+   * agent may do alone.
+   */
+  authority: Authority;
 };
 
 /** One tool, defined once: every surface (MCP, CLI, completions, docs) is generated from it. */
@@ -44,6 +54,13 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   annotations: ToolAnnotations;
   /** Reveals or accepts a secret: the local CLI serves it, `wallet serve` never does. */
   localOnly?: boolean;
+  /**
+   * What a call needs in `wallet serve` before it signs or deletes (required of every destructive
+   * tool and of every tool that uses a private key): `policy`, the owner's policy decides in the
+   * domain whether an agent may do it alone (a spend within the `autonomous` caps), else a human
+   * yes; `human`, always a human yes (deleting a wallet, signing a message).
+   */
+  consent?: Consent;
   /** The output field holding an address to receive funds at: the CLI also shows it as a QR code. */
   receiveAddressField?: string;
   /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
@@ -66,6 +83,7 @@ export type AnyTool = {
   readonly output: z.ZodObject;
   readonly annotations: ToolAnnotations;
   readonly localOnly?: boolean;
+  readonly consent?: Consent;
   readonly receiveAddressField?: string;
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
   readonly audit?: (input: unknown, output: unknown) => AuditFields | Promise<AuditFields>;

@@ -14,9 +14,9 @@ export async function invokeTool(
   tool: AnyTool,
   args: unknown,
   context: ToolContext,
-  { audited = true }: { audited?: boolean } = {},
+  { audited = true, approval }: { audited?: boolean; approval?: string } = {},
 ): Promise<Record<string, unknown>> {
-  const logged = audited && tool.annotations.destructiveHint;
+  const logged = audited && (tool.annotations.destructiveHint || tool.consent !== undefined);
   const input = tool.input.safeParse(args ?? {});
   if (!input.success) {
     const error = invalidInputError(input.error, args);
@@ -24,14 +24,18 @@ export async function invokeTool(
     throw error;
   }
   if (!logged) return runHandler(tool, input.data, context);
+  const by = { authority: context.authority, ...(approval ? { approval } : {}) };
   let output: Record<string, unknown>;
   try {
     output = await runHandler(tool, input.data, context);
   } catch (error) {
-    await audit(tool, context, await auditFields(tool, input.data, undefined), { error });
+    // An agent's call that needs a human yes is logged by the server, with the approval it asks for.
+    if (!(error instanceof WalletError && error.code === 'APPROVAL_REQUIRED')) {
+      await audit(tool, context, { ...(await auditFields(tool, input.data, undefined)), ...by }, { error });
+    }
     throw error;
   }
-  await audit(tool, context, await auditFields(tool, input.data, output));
+  await audit(tool, context, { ...(await auditFields(tool, input.data, output)), ...by });
   return output;
 }
 
@@ -43,12 +47,13 @@ export async function auditStoppedCall(
   tool: AnyTool,
   input: unknown,
   context: ToolContext,
-  stop: { asked: Record<string, unknown> | undefined } | { error: WalletError },
+  stop: { asked: Record<string, unknown> | undefined; approval?: string } | { error: WalletError },
 ): Promise<void> {
   if ('error' in stop) {
     await audit(tool, context, await auditFields(tool, input, undefined), { error: stop.error });
   } else {
-    await audit(tool, context, await auditFields(tool, input, stop.asked), undefined, 'asked');
+    const approval = stop.approval ? { approval: stop.approval } : {};
+    await audit(tool, context, { ...(await auditFields(tool, input, stop.asked)), ...approval }, undefined, 'asked');
   }
 }
 

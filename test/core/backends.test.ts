@@ -374,6 +374,7 @@ describe('Dash backend safety and plumbing', () => {
     const server = createWalletServer(
       walletServerOptions({
         localOnly: true,
+        caller: 'owner',
         readOnly: false,
         passphrase: 'backend passphrase',
         env: { WALLET_HOME: home, WALLET_CORE_TESTNET_URL: backends.rpcUrl },

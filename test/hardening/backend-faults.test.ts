@@ -585,7 +585,7 @@ describe('backend faults: a clear typed error in bounded time, and nothing chang
         const evmBroadcast = scenarios[2];
         if (
           evmBroadcast?.auditAmount &&
-          !ledgerAmounts(evmBroadcastHome, 'evm-local.json').includes(evmBroadcast.auditAmount)
+          !ledgerAmounts(evmBroadcastHome, 'evm-chain-31337.json').includes(evmBroadcast.auditAmount)
         )
           problems.push('EVM broadcast that got no answer: its spend left the ledger');
         if (regtest) {
@@ -645,7 +645,7 @@ describe('backend faults: a clear typed error in bounded time, and nothing chang
           ),
         );
         const problems = await runAll(scenarios, 1);
-        const counted = ledgerAmounts(evmBroadcastHome, 'evm-local.json');
+        const counted = ledgerAmounts(evmBroadcastHome, 'evm-chain-31337.json');
         for (const scenario of scenarios) {
           if (scenario.auditAmount && !counted.includes(scenario.auditAmount))
             problems.push(`${scenario.name}: the spend left the ledger though it may have been sent`);

@@ -34,10 +34,13 @@ export async function localServer(options: {
   env: Record<string, string>;
   passphrase?: string;
   localOnly?: boolean;
+  /** Who calls: the owner (the local CLI's server, the default) or an agent (`wallet serve`'s). */
+  caller?: 'owner' | 'agent';
 }): Promise<ToolCaller> {
   const server = createWalletServer(
     walletServerOptions({
       localOnly: options.localOnly ?? true,
+      caller: options.caller ?? 'owner',
       readOnly: false,
       env: options.env,
       passphrase: options.passphrase,

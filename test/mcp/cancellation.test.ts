@@ -4,7 +4,8 @@
  * serving. anvil is real; a JSON-RPC proxy in front of it counts what the wallet asks.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
@@ -29,6 +30,21 @@ describe('cancelling a long call over wallet serve', () => {
     proxy = await startRpcProxy(node.url);
     home = tempHome();
     await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
+    // The agent may pay this much alone, so the payment runs without an approval.
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        evm: {
+          networks: {
+            local: {
+              policy: {
+                autonomous: { max_per_tx_wei: '10000000000000000000', max_per_24h_wei: '10000000000000000000' },
+              },
+            },
+          },
+        },
+      }),
+    );
     client = new Client({ name: 'cancel-test', version: '1' });
     await client.connect(
       new StdioClientTransport({

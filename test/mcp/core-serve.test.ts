@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isSecretSchema, schemaProperties, type JsonSchema } from '../../src/shared/json-schema.js';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
+import { approveAsOwner } from '../helpers/approvals.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
@@ -84,10 +85,14 @@ describe('core tools over wallet serve', () => {
       .structuredContent as { address: string; index: number; path: string };
     assert.equal(address.index, 0);
     assert.equal(address.path, "m/44'/1'/0'/0/0");
-    const signed = await unlocked.callTool({
-      name: 'core_message_sign',
-      arguments: { wallet_id: 'agent', address: address.address, message: 'from an agent' },
-    });
+    const sign = () =>
+      unlocked.callTool({
+        name: 'core_message_sign',
+        arguments: { wallet_id: 'agent', address: address.address, message: 'from an agent' },
+      });
+    // A signature speaks for the owner: the owner approves it first, then the same call signs.
+    await approveAsOwner(home, await sign());
+    const signed = await sign();
     const { signature } = signed.structuredContent as { signature: string };
     const verified = await locked.callTool({
       name: 'core_message_verify',
@@ -99,10 +104,13 @@ describe('core tools over wallet serve', () => {
   it('a locked server refuses to sign with WALLET_LOCKED and a hint', async () => {
     const address = (await locked.callTool({ name: 'core_addresses_list', arguments: { wallet_id: 'agent' } }))
       .structuredContent as { addresses: Array<{ address: string }> };
-    const result = await locked.callTool({
-      name: 'core_message_sign',
-      arguments: { wallet_id: 'agent', address: address.addresses[0]?.address, message: 'x' },
-    });
+    const sign = () =>
+      locked.callTool({
+        name: 'core_message_sign',
+        arguments: { wallet_id: 'agent', address: address.addresses[0]?.address, message: 'x' },
+      });
+    await approveAsOwner(home, await sign());
+    const result = await sign();
     assert.equal(errorCode(result), 'WALLET_LOCKED');
     assert.match(JSON.stringify(result._meta), /--passphrase-file/);
     assert.equal(

@@ -138,7 +138,7 @@ describe('destructive calls ask the user through elicitation', () => {
     );
   });
 
-  it('does not ask for a dry run, nor a client without elicitation, nor for a read-only tool', async () => {
+  it('does not ask for a dry run nor a read-only tool; a client without elicitation gets an approval request', async () => {
     const { client, asked } = await overHttp(() => ({ action: 'decline' }));
     try {
       const dry = await client.callTool({ name: 'evm_funds_send', arguments: { ...PAYMENT, dry_run: true } });
@@ -161,12 +161,12 @@ describe('destructive calls ask the user through elicitation', () => {
       }),
     );
     try {
-      const paid = await plain.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
-      assert.equal(paid.isError, undefined, 'a client that cannot ask is not blocked: policy and audit still apply');
+      const waiting = await plain.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(codeOf(waiting), 'APPROVAL_REQUIRED', 'a client that cannot ask gets an approval request instead');
     } finally {
       await plain.close();
     }
-    assert.equal(await nonce(), before + 1);
+    assert.equal(await nonce(), before);
   });
 
   it('signing a transaction asks too (anyone could broadcast it), showing what the transaction pays', async () => {
@@ -246,6 +246,7 @@ describe('destructive calls ask the user through elicitation', () => {
     const server = createWalletServer({
       ...walletServerOptions({
         localOnly: false,
+        caller: 'agent',
         readOnly: false,
         env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
         passphrase: PASSPHRASE,

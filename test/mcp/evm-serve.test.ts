@@ -14,6 +14,7 @@ import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
+import { approveAsOwner } from '../helpers/approvals.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
 const PASSPHRASE = 'agent passphrase';
@@ -84,13 +85,23 @@ describe('EVM tools over wallet serve', () => {
 
   it('pays with the served passphrase and reports the wait as progress', async () => {
     const progress: string[] = [];
-    const result = await unlocked.callTool(
-      {
-        name: 'evm_funds_send',
-        arguments: { address: 'agent', to: RECIPIENT, value_wei: '1000000000000000000', network: 'local', wait: true },
-      },
-      { onprogress: (update) => progress.push(update.message ?? '') },
-    );
+    const pay = () =>
+      unlocked.callTool(
+        {
+          name: 'evm_funds_send',
+          arguments: {
+            address: 'agent',
+            to: RECIPIENT,
+            value_wei: '1000000000000000000',
+            network: 'local',
+            wait: true,
+          },
+        },
+        { onprogress: (update) => progress.push(update.message ?? '') },
+      );
+    // No policy grants this agent autonomy: the owner approves the payment, then the same call pays.
+    await approveAsOwner(home, await pay());
+    const result = await pay();
     assert.equal(result.isError, undefined, JSON.stringify(result.content));
     const paid = result.structuredContent as { status: string; from: string; hash: string };
     assert.deepEqual([paid.status, paid.from], ['success', ANVIL_FIRST_ACCOUNT]);
@@ -110,11 +121,9 @@ describe('EVM tools over wallet serve', () => {
   it('a server started without a passphrase cannot sign', async () => {
     const locked = await serve(home, node.url, []);
     try {
-      const result = await locked.callTool({
-        name: 'evm_message_sign',
-        arguments: { address: 'agent', message: 'hi' },
-      });
-      assert.equal(errorCode(result), 'WALLET_LOCKED');
+      const sign = () => locked.callTool({ name: 'evm_message_sign', arguments: { address: 'agent', message: 'hi' } });
+      await approveAsOwner(home, await sign());
+      assert.equal(errorCode(await sign()), 'WALLET_LOCKED');
     } finally {
       await locked.close();
     }

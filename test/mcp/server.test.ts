@@ -11,7 +11,12 @@ import { tempHome } from '../helpers/io.js';
 /** A real SDK client on the real server, in memory: the full MCP path. */
 async function connect(env: Record<string, string> = {}): Promise<Client> {
   const server = createWalletServer(
-    walletServerOptions({ localOnly: false, readOnly: false, env: { WALLET_HOME: tempHome(), ...env } }),
+    walletServerOptions({
+      localOnly: false,
+      caller: 'agent',
+      readOnly: false,
+      env: { WALLET_HOME: tempHome(), ...env },
+    }),
   );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

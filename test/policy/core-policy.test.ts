@@ -225,6 +225,7 @@ describe('spending policy on a Dash network', () => {
         unit: 'duffs',
         recipient: FRIEND,
         txid: 'X',
+        authority: 'owner',
       },
     );
     const dry = lines[0];

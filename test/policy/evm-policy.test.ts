@@ -1,7 +1,7 @@
 /**
- * The spending policy on EVM networks against a real node (anvil), through a real MCP client on
- * the real server, and through three `wallet` processes at once. One anvil serves several
- * configured networks (chain id 31337 each), each with its own policy and its own ledger.
+ * The spending policy on EVM networks against real nodes (anvil), through a real MCP client on
+ * the real server, and through three `wallet` processes at once. One policy per chain: each
+ * configured network is its own anvil with its own chain id, so each has its own policy and ledger.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -37,8 +37,13 @@ const AUDIT_KEYS = new Set([
   'hash',
   'typed_data_hash',
   'dry_run',
+  'authority',
+  'approval',
   'error',
 ]);
+/** The chain id of each configured network's own anvil. */
+const CHAIN_IDS = { local: 31337, listed: 31338, feecap: 31339, pair: 31340, race: 31341 } as const;
+type NetworkName = keyof typeof CHAIN_IDS;
 
 type Funds = { hash: string | null; status: string; sent: boolean };
 
@@ -56,20 +61,22 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
 
 describe('spending policy on EVM networks (anvil)', () => {
   let node: AnvilNode;
+  let nodes: Record<NetworkName, AnvilNode>;
   let home: string;
   let env: Record<string, string>;
   let wallet: ToolCaller;
   let earlyAudit = '';
 
-  const nonce = () => node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'pending']);
-  const balance = () => node.rpc<string>('eth_getBalance', [ANVIL_FIRST_ACCOUNT, 'latest']);
+  const nonce = (on: AnvilNode) => on.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'pending']);
+  const balance = (on: AnvilNode) => on.rpc<string>('eth_getBalance', [ANVIL_FIRST_ACCOUNT, 'latest']);
   const pay = (args: Record<string, unknown>, caller: ToolCaller = wallet) =>
     caller.call<Funds>('evm_funds_send', { address: 'a0', to: FRIEND, network: 'local', ...args });
-  /** Runs `check`, then asserts the first account signed and spent nothing. */
+  /** Runs `check`, then asserts the first account signed and spent nothing on any network's node. */
   const nothingSent = async (check: () => Promise<void>): Promise<void> => {
-    const before = [await nonce(), await balance()];
+    const state = () => Promise.all(Object.values(nodes).map(async (on) => [await nonce(on), await balance(on)]));
+    const before = await state();
     await check();
-    assert.deepEqual([await nonce(), await balance()], before, 'nonce and balance unchanged');
+    assert.deepEqual(await state(), before, 'nonce and balance unchanged');
   };
   const auditLines = (): AuditLine[] =>
     readFileSync(join(home, 'audit.log'), 'utf8')
@@ -78,9 +85,20 @@ describe('spending policy on EVM networks (anvil)', () => {
       .map((line) => JSON.parse(line) as AuditLine);
 
   before(async () => {
-    node = await startAnvil();
+    const started = await Promise.all(
+      Object.values(CHAIN_IDS).map((chainId) => startAnvil(chainId === 31337 ? {} : { chainId })),
+    );
+    nodes = Object.fromEntries(Object.keys(CHAIN_IDS).map((name, i) => [name, started[i]])) as Record<
+      NetworkName,
+      AnvilNode
+    >;
+    node = nodes.local;
     home = tempHome();
-    const network = (policy: Record<string, unknown>) => ({ url: node.url, chain_id: 31337, policy });
+    const network = (name: NetworkName, policy: Record<string, unknown>) => ({
+      url: nodes[name].url,
+      chain_id: CHAIN_IDS[name],
+      policy,
+    });
     writeFileSync(
       join(home, 'config.json'),
       JSON.stringify({
@@ -88,10 +106,10 @@ describe('spending policy on EVM networks (anvil)', () => {
           networks: {
             // A built-in network: its url comes from the environment, its policy from here.
             local: { policy: { max_per_tx_wei: (2n * ETHER).toString(), max_per_24h_wei: (3n * ETHER).toString() } },
-            listed: network({ allowed_recipients: [FRIEND.toLowerCase()] }),
-            feecap: network({ max_fee_wei: '1000' }),
-            pair: network({ max_per_24h_wei: ETHER.toString() }),
-            race: network({ max_per_24h_wei: (2n * ETHER).toString() }),
+            listed: network('listed', { allowed_recipients: [FRIEND.toLowerCase()] }),
+            feecap: network('feecap', { max_fee_wei: '1000' }),
+            pair: network('pair', { max_per_24h_wei: ETHER.toString() }),
+            race: network('race', { max_per_24h_wei: (2n * ETHER).toString() }),
           },
         },
       }),
@@ -108,7 +126,7 @@ describe('spending policy on EVM networks (anvil)', () => {
   });
   after(async () => {
     await wallet.close();
-    await node.stop();
+    await Promise.all(Object.values(nodes).map((each) => each.stop()));
     rmSync(home, { recursive: true, force: true });
   });
 
@@ -140,7 +158,7 @@ describe('spending policy on EVM networks (anvil)', () => {
       );
       await refused(pay({ value_wei: ETHER.toString(), dry_run: true }), 'evm.networks.local.policy.max_per_24h_wei');
     });
-    const ledger = join(home, 'ledger', 'evm-local.json');
+    const ledger = join(home, 'ledger', 'evm-chain-31337.json');
     assert.equal(statSync(ledger).mode & 0o777, 0o600);
 
     const restarted = await localServer({ env, passphrase: PASSPHRASE });
@@ -169,9 +187,12 @@ describe('spending policy on EVM networks (anvil)', () => {
     await nothingSent(async () => {
       assert.match(await refused(pay({ network: 'listed', to: STRANGER, value_wei: '1' }), rule), /\(to\)/);
       const inner = await refused(pay({ network: 'listed', value_wei: '0', data: transfer(STRANGER) }), rule);
-      assert.ok(inner.includes(`${STRANGER} (the ERC-20 transfer recipient in data)`), inner);
+      assert.ok(inner.includes(`${STRANGER} (the recipient of a token transfer)`), inner);
       const approve = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [STRANGER, 5n] });
-      assert.match(await refused(pay({ network: 'listed', value_wei: '0', data: approve }), rule), /approve spender/);
+      assert.match(
+        await refused(pay({ network: 'listed', value_wei: '0', data: approve }), rule),
+        /the spender of a token approve/,
+      );
       const transferFrom = encodeFunctionData({
         abi: erc20Abi,
         functionName: 'transferFrom',
@@ -193,18 +214,19 @@ describe('spending policy on EVM networks (anvil)', () => {
         ),
         /a contract deployment \(no to\)/,
       );
-      // Signed where no allowlist applies, then sent where one does: refused at the broadcast.
-      const elsewhere = await wallet.call<{ unsigned_tx: string }>('evm_tx_create', {
-        address: 'a0',
-        to: STRANGER,
-        value_wei: '0',
-        network: 'local',
-      });
-      const signed = await wallet.call<{ signed_tx: string }>('evm_tx_sign', {
-        address: 'a0',
-        unsigned_tx: elsewhere.unsigned_tx,
-        network: 'local',
-      });
+      // Signed elsewhere (another wallet's key), then sent here: refused at the broadcast.
+      const signed = {
+        signed_tx: await oracleAccount(7).signTransaction({
+          type: 2,
+          chainId: CHAIN_IDS.listed,
+          nonce: 0,
+          to: STRANGER,
+          value: 1n,
+          gasLimit: 21000n,
+          maxFeePerGas: 10n ** 10n,
+          maxPriorityFeePerGas: 10n ** 9n,
+        }),
+      };
       await refused(wallet.call('evm_tx_send', { signed_tx: signed.signed_tx, network: 'listed' }), rule);
     });
     const allowed = await pay({ network: 'listed', value_wei: '0', data: transfer(FRIEND), wait: true });
@@ -261,7 +283,7 @@ describe('spending policy on EVM networks (anvil)', () => {
     // A transaction the node refuses (its nonce is used) is not counted: the room stays.
     const stale = await oracleAccount(0).signTransaction({
       type: 2,
-      chainId: 31337,
+      chainId: CHAIN_IDS.pair,
       nonce: 0,
       to: FRIEND,
       value: (4n * ETHER) / 10n,
@@ -309,7 +331,9 @@ describe('spending policy on EVM networks (anvil)', () => {
     );
     const loser = runs.find((result) => result.code === 1);
     assert.match(loser?.stderr ?? '', /POLICY_VIOLATION.*evm\.networks\.race\.policy\.max_per_24h_wei/);
-    const ledger = JSON.parse(readFileSync(join(home, 'ledger', 'evm-race.json'), 'utf8')) as { entries: unknown[] };
+    const ledger = JSON.parse(readFileSync(join(home, 'ledger', `evm-chain-${CHAIN_IDS.race}.json`), 'utf8')) as {
+      entries: unknown[];
+    };
     assert.equal(ledger.entries.length, 2);
   });
 
@@ -354,6 +378,7 @@ describe('spending policy on EVM networks (anvil)', () => {
         unit: 'wei',
         recipient: FRIEND,
         hash: 'H',
+        authority: 'owner',
       },
     );
     const dry = lines.find((line) => line.outcome === 'dry_run');

@@ -70,14 +70,25 @@ describe('policy in the config file', () => {
     assert.equal(policyOf(config, 'evm', 'sepolia'), null);
   });
 
-  it('reads the example of docs/POLICY.md', () => {
+  it('reads every example of docs/POLICY.md', () => {
     const markdown = readFileSync(join(ROOT, 'docs', 'POLICY.md'), 'utf8');
-    const example = /```json\n([\s\S]*?)```/.exec(markdown)?.[1] ?? assert.fail('no JSON example');
+    const examples = [...markdown.matchAll(/```json\n([\s\S]*?)```/g)]
+      .map((match) => match[1] ?? '')
+      .filter((example) => !example.includes('"format"'));
+    assert.ok(examples.length >= 3, 'the two configs of the default posture and the rules example');
+    for (const example of examples) parseConfigText(example, 'docs/POLICY.md');
+    const [assistant, bot] = examples;
+    assert.equal(policyOf(assistant ?? '', 'evm', 'mainnet')?.autonomy, null, 'the assistant has no autonomy');
+    const autonomous = policyOf(bot ?? '', 'evm', 'mainnet');
+    assert.deepEqual(autonomous?.autonomy, { maxPerTx: 10n ** 16n, maxPer24h: 5n * 10n ** 16n });
+    const usdc = autonomous?.tokens.get('0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48');
+    assert.deepEqual([usdc?.maxPerTx, usdc?.autonomy?.maxPerTx], [100_000_000n, 5_000_000n]);
+    const rules = examples.find((example) => example.includes('XgjBof7tWXH8jNXY4rRb1rdNUmDK3aNNNK')) ?? '';
     assert.deepEqual(
-      [...(policyOf(example, 'core', 'mainnet')?.allowedRecipients ?? [])],
+      [...(policyOf(rules, 'core', 'mainnet')?.allowedRecipients ?? [])],
       ['XgjBof7tWXH8jNXY4rRb1rdNUmDK3aNNNK'],
     );
-    assert.equal(policyOf(example, 'evm', 'mainnet')?.maxFee, 2_000_000_000_000_000n);
+    assert.equal(policyOf(rules, 'evm', 'mainnet')?.maxFee, 2_000_000_000_000_000n);
   });
 
   it('refuses a bad rule, naming its path and never echoing the value', () => {
@@ -125,6 +136,9 @@ describe('policy rules', () => {
     maxPer24h: 2500n,
     allowedRecipients: new Set([EVM_CHECKSUMMED]),
     maxFee: null,
+    autonomy: null,
+    tokens: new Map(),
+    ledger: 'chain-31337',
   };
 
   it('names the refused rule by its config path', () => {
@@ -157,6 +171,9 @@ describe('the spend ledger', () => {
     maxPer24h: 1000n,
     allowedRecipients: null,
     maxFee: null,
+    autonomy: null,
+    tokens: new Map(),
+    ledger: 'regtest',
   };
   const ledger = () => new SpendLedger(home, 'core', 'regtest');
   const sign = (txid: string) => async () => ({ value: txid, txid });
@@ -167,26 +184,41 @@ describe('the spend ledger', () => {
   after(() => rmSync(home, { recursive: true, force: true }));
 
   it('records a reservation before returning, once per key, in an owner-only file', async () => {
-    const first = await reserveSpend(home, policy, { key: 'a', amount: 600n }, sign('t1'));
+    const first = await reserveSpend(
+      home,
+      policy,
+      { key: 'a', amount: 600n, recipients: [], authority: 'owner' },
+      sign('t1'),
+    );
     assert.equal(first.value, 't1');
     assert.equal(statSync(ledger().path).mode & 0o777, 0o600);
     assert.equal(statSync(join(home, 'ledger')).mode & 0o777, 0o700);
     // The same transaction again (signed twice, or signed then sent) is counted once.
-    await reserveSpend(home, policy, { key: 'a', amount: 600n }, sign('t1'));
+    await reserveSpend(home, policy, { key: 'a', amount: 600n, recipients: [], authority: 'owner' }, sign('t1'));
     assert.deepEqual(
       (await ledger().recent()).map((entry) => [entry.key, entry.txid, entry.amount]),
       [['a', 't1', 600n]],
     );
     await assert.rejects(
-      reserveSpend(home, policy, { key: 'b', amount: 401n }, () => assert.fail('must not sign')),
+      reserveSpend(home, policy, { key: 'b', amount: 401n, recipients: [], authority: 'owner' }, () =>
+        assert.fail('must not sign'),
+      ),
       isPolicyViolation(/core\.networks\.regtest\.policy\.max_per_24h_duffs: .* to 0\.00001001 DASH \(1001 duffs\)/),
     );
-    await assert.rejects(checkDailyCap(home, policy, { amount: 401n }), isPolicyViolation(/max_per_24h_duffs/));
-    await checkDailyCap(home, policy, { key: 'a', amount: 600n });
+    await assert.rejects(
+      checkDailyCap(home, policy, { amount: 401n, recipients: [], authority: 'owner' }),
+      isPolicyViolation(/max_per_24h_duffs/),
+    );
+    await checkDailyCap(home, policy, { key: 'a', amount: 600n, recipients: [], authority: 'owner' });
   });
 
   it('forgets a reservation whose broadcast was refused, keeps one whose outcome is unknown', async () => {
-    const refused = await reserveSpend(home, policy, { key: 'r', amount: 100n }, sign('t2'));
+    const refused = await reserveSpend(
+      home,
+      policy,
+      { key: 'r', amount: 100n, recipients: [], authority: 'owner' },
+      sign('t2'),
+    );
     await assert.rejects(
       broadcastReserved(refused, () => Promise.reject(new WalletError('INVALID_PARAM', 'The node rejected it.'))),
       /rejected/,
@@ -195,7 +227,12 @@ describe('the spend ledger', () => {
       (await ledger().recent()).map((entry) => entry.key),
       ['a'],
     );
-    const unknown = await reserveSpend(home, policy, { key: 'u', amount: 100n }, sign('t3'));
+    const unknown = await reserveSpend(
+      home,
+      policy,
+      { key: 'u', amount: 100n, recipients: [], authority: 'owner' },
+      sign('t3'),
+    );
     await assert.rejects(
       broadcastReserved(unknown, () => Promise.reject(new WalletError('BACKEND_UNAVAILABLE', 'No answer.'))),
       /No answer/,
@@ -219,7 +256,7 @@ describe('the spend ledger', () => {
         entries: [entry('old', now - 25 * HOUR), entry('recent', now - 23 * HOUR)],
       }),
     );
-    await reserveSpend(home, policy, { key: 'new', amount: 600n }, sign('t4'));
+    await reserveSpend(home, policy, { key: 'new', amount: 600n, recipients: [], authority: 'owner' }, sign('t4'));
     const stored = JSON.parse(readFileSync(ledger().path, 'utf8')) as { entries: { key: string }[] };
     assert.deepEqual(
       stored.entries.map((stored) => stored.key),
@@ -237,10 +274,12 @@ describe('the spend ledger', () => {
         error.message.includes(ledger().path) &&
         /nothing was signed or sent/.test(error.message);
       await assert.rejects(
-        reserveSpend(home, policy, { key: 'x', amount: 1n }, () => assert.fail('must not sign')),
+        reserveSpend(home, policy, { key: 'x', amount: 1n, recipients: [], authority: 'owner' }, () =>
+          assert.fail('must not sign'),
+        ),
         named,
       );
-      await assert.rejects(checkDailyCap(home, policy, { amount: 1n }), named);
+      await assert.rejects(checkDailyCap(home, policy, { amount: 1n, recipients: [], authority: 'owner' }), named);
       assert.equal(readFileSync(ledger().path, 'utf8'), damaged, 'left as it was');
     }
     const other = new SpendLedger(home, 'core', 'testnet');
@@ -255,7 +294,12 @@ describe('the spend ledger', () => {
   it('is not touched without a 24-hour cap', async () => {
     const dir = tempHome();
     try {
-      const value = await reserveSpend(dir, { ...policy, maxPer24h: null }, { key: 'k', amount: 5n }, sign('t'));
+      const value = await reserveSpend(
+        dir,
+        { ...policy, maxPer24h: null },
+        { key: 'k', amount: 5n, recipients: [], authority: 'owner' },
+        sign('t'),
+      );
       assert.equal(value.value, 't');
       assert.throws(() => statSync(join(dir, 'ledger')), /ENOENT/);
     } finally {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ServerContext } from '@modelcontextprotocol/server';
-import { CONFIRM_KEY, Confirmations } from '../../src/mcp/confirmation.js';
+import { callDigest, canAskForm, CONFIRM_KEY, Confirmations } from '../../src/mcp/confirmation.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 
 function toolNamed(name: string) {
@@ -11,7 +11,6 @@ function toolNamed(name: string) {
 }
 
 const tool = toolNamed('core_wallet_delete');
-const ELICITING = { elicitation: { form: {} } };
 
 /** The parts of a handler context the confirmation reads. */
 function context(options: { responses?: Record<string, unknown>; state?: unknown } = {}): ServerContext {
@@ -20,87 +19,78 @@ function context(options: { responses?: Record<string, unknown>; state?: unknown
   } as unknown as ServerContext;
 }
 
-/** A call as sent, and as validated (the same here: these arguments need no defaults). */
-const call = (args: Record<string, unknown>) => ({ args, input: args });
-
 const accepted = { [CONFIRM_KEY]: { action: 'accept', content: { confirm: true } } };
 
 describe('Confirmations', () => {
   it('binds an answer to the exact call it was asked about', async () => {
     const confirmations = new Confirmations();
     const args = { wallet_id: 'main', network: 'testnet' };
-    const first = await confirmations.step(tool, call(args), context(), ELICITING, () => Promise.resolve(undefined));
-    assert.equal(first.kind, 'ask');
-    const state = first.kind === 'ask' ? first.result.requestState : undefined;
+    const digest = callDigest(tool.name, args);
+    const asked = await confirmations.ask(digest, 'Delete main?');
+    const state = asked.requestState;
     assert.equal(typeof state, 'string');
     assert.ok(state);
     const payload = await confirmations.verify(state, context());
 
-    const other = await confirmations.step(
-      tool,
-      call({ wallet_id: 'savings', network: 'testnet' }),
-      context({ responses: accepted, state: payload }),
-      ELICITING,
-      () => Promise.resolve(undefined),
+    const other = callDigest(tool.name, { wallet_id: 'savings', network: 'testnet' });
+    assert.equal(
+      confirmations.answer(tool, other, context({ responses: accepted, state: payload })).kind,
+      'none',
+      'a yes for one wallet is not a yes for another',
     );
-    assert.equal(other.kind, 'ask', 'a yes for one wallet is not a yes for another');
+    const same = callDigest(tool.name, { network: 'testnet', wallet_id: 'main' });
+    assert.equal(same, digest, 'key order does not matter');
+    assert.equal(confirmations.answer(tool, same, context({ responses: accepted, state: payload })).kind, 'yes');
+    assert.equal(
+      confirmations.answer(tool, digest, context({ responses: accepted, state: payload })).kind,
+      'none',
+      'a yes is good for one call: the same answer sent again is no answer',
+    );
+    assert.equal(
+      confirmations.answer(tool, digest, context({ responses: accepted })).kind,
+      'none',
+      'an answer without the server state is not a confirmation',
+    );
+  });
 
-    const same = await confirmations.step(
-      tool,
-      call({ network: 'testnet', wallet_id: 'main' }),
-      context({ responses: accepted, state: payload }),
-      ELICITING,
-      () => Promise.resolve(undefined),
-    );
-    assert.equal(same.kind, 'proceed', 'same arguments, any key order');
-    const replayed = await confirmations.step(
-      tool,
-      call(args),
-      context({ responses: accepted, state: payload }),
-      ELICITING,
-      () => Promise.resolve(undefined),
-    );
-    assert.equal(replayed.kind, 'ask', 'a yes is good for one call: the same answer sent again is asked again');
-
-    const unsolicited = await confirmations.step(tool, call(args), context({ responses: accepted }), ELICITING, () =>
-      Promise.resolve(undefined),
-    );
-    assert.equal(unsolicited.kind, 'ask', 'an answer without the server state is not a confirmation');
+  it('takes anything but an explicit yes as a decline', async () => {
+    const confirmations = new Confirmations();
+    const digest = callDigest(tool.name, { wallet_id: 'main', network: 'testnet' });
+    for (const response of [
+      { action: 'decline' },
+      { action: 'cancel' },
+      { action: 'accept', content: { confirm: false } },
+      { action: 'accept', content: { confirm: 'yes' } },
+    ]) {
+      const payload = await confirmations.verify(
+        (await confirmations.ask(digest, 'Delete?')).requestState ?? '',
+        context(),
+      );
+      const answer = confirmations.answer(
+        tool,
+        digest,
+        context({ responses: { [CONFIRM_KEY]: response }, state: payload }),
+      );
+      assert.equal(answer.kind, 'declined', JSON.stringify(response));
+      assert.equal(answer.kind === 'declined' ? answer.error.code : undefined, 'POLICY_VIOLATION');
+    }
   });
 
   it('refuses state minted by another process (another key) and tampered state', async () => {
     const mine = new Confirmations();
     const theirs = new Confirmations();
-    const asked = await theirs.step(tool, call({ wallet_id: 'main', network: 'testnet' }), context(), ELICITING, () =>
-      Promise.resolve(undefined),
-    );
-    const state = asked.kind === 'ask' ? (asked.result.requestState ?? '') : '';
+    const asked = await theirs.ask(callDigest(tool.name, { wallet_id: 'main', network: 'testnet' }), 'Delete?');
+    const state = asked.requestState ?? '';
     assert.notEqual(state, '');
     await assert.rejects(mine.verify(state, context()));
     await assert.rejects(theirs.verify(`${state.slice(0, -2)}AA`, context()));
   });
 
-  it('does not ask a client without form elicitation, nor for a dry run', async () => {
-    const confirmations = new Confirmations();
-    const args = { wallet_id: 'main', network: 'testnet' };
-    const none = await confirmations.step(tool, call(args), context(), {}, () => Promise.resolve(undefined));
-    assert.equal(none.kind, 'proceed');
-    const urlOnly = await confirmations.step(tool, call(args), context(), { elicitation: { url: {} } }, () =>
-      Promise.resolve(undefined),
-    );
-    assert.equal(urlOnly.kind, 'proceed');
-    const legacyForm = await confirmations.step(tool, call(args), context(), { elicitation: {} }, () =>
-      Promise.resolve(undefined),
-    );
-    assert.equal(legacyForm.kind, 'ask', '2025-06-18 clients declare elicitation: {} for form mode');
-    const payment = toolNamed('evm_funds_send');
-    const dry = await confirmations.step(payment, call({ dry_run: true }), context(), ELICITING, () =>
-      Promise.resolve(undefined),
-    );
-    assert.equal(dry.kind, 'proceed');
-    const noDryRun = await confirmations.step(tool, call({ ...args, dry_run: true }), context(), ELICITING, () =>
-      Promise.resolve(undefined),
-    );
-    assert.equal(noDryRun.kind, 'ask', 'a dry_run key on a tool without dry runs changes nothing');
+  it('asks only clients that declare form elicitation', () => {
+    assert.equal(canAskForm(undefined), false);
+    assert.equal(canAskForm({}), false);
+    assert.equal(canAskForm({ elicitation: { url: {} } }), false);
+    assert.equal(canAskForm({ elicitation: { form: {} } }), true);
+    assert.equal(canAskForm({ elicitation: {} }), true, '2025-06-18 clients declare elicitation: {} for form mode');
   });
 });

@@ -30,6 +30,7 @@ describe('WalletError', () => {
         'INSUFFICIENT_FUNDS',
         'BACKEND_UNAVAILABLE',
         'POLICY_VIOLATION',
+        'APPROVAL_REQUIRED',
         'INTERNAL',
       ],
     );

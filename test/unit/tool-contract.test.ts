@@ -66,6 +66,17 @@ describe('definition checks name the tool and the problem', () => {
       { annotations: { ...HINTS, readOnlyHint: false, destructiveHint: true } },
       /a destructive tool must declare audit/,
     ],
+    [
+      'destructive without consent',
+      { annotations: { ...HINTS, readOnlyHint: false, destructiveHint: true }, audit: () => ({}) },
+      /a destructive tool must declare consent/,
+    ],
+    ['read-only with consent', { consent: 'human', audit: () => ({}) }, /a read-only tool needs no consent/],
+    [
+      'consent without audit fields',
+      { annotations: { ...HINTS, readOnlyHint: false }, consent: 'human' },
+      /a tool that needs consent must declare audit/,
+    ],
     ['undescribed input', { input: z.strictObject({ id: z.string() }) }, /input field id has no description/],
     [
       'undescribed nested input',
@@ -130,6 +141,7 @@ describe('served tools', () => {
   const writer = sampleTool({
     name: 'demo_thing_delete',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    consent: 'human',
     audit: () => ({}),
   });
   const secret = sampleTool({

@@ -2,6 +2,7 @@ import { GLOBAL_FLAGS } from '../global-flags.js';
 import { CLI_VERBS, TOOLS_FLAGS } from '../help.js';
 import { SERVE_FLAGS } from '../serve.js';
 import { SERVERS_FLAGS, SERVERS_FLAGS_OF, SERVERS_SUBCOMMANDS } from '../servers/command.js';
+import { APPROVALS_FLAGS, APPROVALS_SUBCOMMANDS, APPROVALS_SUMMARIES } from '../approvals.js';
 import { cliFlagCompletions, COMPLETION_SHELLS, type CompletionCommand, type CompletionFlag } from './model.js';
 import { renderTable } from './table.js';
 
@@ -52,6 +53,21 @@ const VERB_SHAPES: Readonly<Record<string, readonly VerbShape[]>> = {
     { path: ['tools'], acceptsGlobals: true, acceptsFiles: false, flags: TOOLS_FLAGS.flatMap(cliFlagCompletions) },
   ],
   servers: [serversShape(), ...SERVERS_SUBCOMMANDS.map(serversShape)],
+  approvals: [
+    {
+      path: ['approvals'],
+      acceptsGlobals: false,
+      acceptsFiles: false,
+      flags: APPROVALS_FLAGS.flatMap(cliFlagCompletions),
+    },
+    ...APPROVALS_SUBCOMMANDS.map((name) => ({
+      path: ['approvals', name],
+      summary: APPROVALS_SUMMARIES[name],
+      acceptsGlobals: false,
+      acceptsFiles: false,
+      flags: APPROVALS_FLAGS.filter((flag) => name === 'list' || flag.name !== 'all').flatMap(cliFlagCompletions),
+    })),
+  ],
   completion: [
     { path: ['completion'], acceptsGlobals: false, acceptsFiles: false, flags: [] },
     ...COMPLETION_SHELLS.map((shell) => ({

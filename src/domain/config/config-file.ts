@@ -44,6 +44,12 @@ const EvmPolicyAddress = z
     'an EVM address: 0x and 40 hex digits (mixed case must be a correct EIP-55 checksum)',
   );
 
+/** A token amount in its base units, as digits (no unit: each token has its own decimals). */
+const TokenAmount = z
+  .string()
+  .regex(WEI_PATTERN, 'a whole number of the token\'s base units in digits, e.g. "1000000" (1 USDC)')
+  .refine((text) => !WEI_PATTERN.test(text) || BigInt(text) <= MAX_UINT256, 'larger than 2^256 - 1');
+
 /** The spending policy of one Dash network: see docs/POLICY.md. */
 function corePolicy(network: CoreNetwork) {
   return z.strictObject({
@@ -51,8 +57,23 @@ function corePolicy(network: CoreNetwork) {
     max_per_24h_duffs: DuffsAmount.optional(),
     allowed_recipients: z.array(dashAddressOf(network)).optional(),
     max_fee_duffs: DuffsAmount.optional(),
+    /** What an agent may do with no human asked: both caps are required, so autonomy is always bounded. */
+    autonomous: z
+      .strictObject({
+        max_per_tx_duffs: DuffsAmount,
+        max_per_24h_duffs: DuffsAmount,
+      })
+      .optional(),
   });
 }
+
+/** One ERC-20 token's rules, in its base units. */
+const TokenPolicyConfig = z.strictObject({
+  max_per_tx: TokenAmount.optional(),
+  max_per_24h: TokenAmount.optional(),
+  autonomous: z.strictObject({ max_per_tx: TokenAmount, max_per_24h: TokenAmount }).optional(),
+  unlimited_spenders: z.array(EvmPolicyAddress).optional(),
+});
 
 /** The spending policy of one EVM network: see docs/POLICY.md. */
 const EvmPolicy = z.strictObject({
@@ -60,6 +81,13 @@ const EvmPolicy = z.strictObject({
   max_per_24h_wei: WeiAmount.optional(),
   allowed_recipients: z.array(EvmPolicyAddress).optional(),
   max_fee_wei: WeiAmount.optional(),
+  autonomous: z
+    .strictObject({
+      max_per_tx_wei: WeiAmount,
+      max_per_24h_wei: WeiAmount,
+    })
+    .optional(),
+  tokens: z.record(EvmPolicyAddress, TokenPolicyConfig).optional(),
 });
 
 export type CorePolicyConfig = z.infer<ReturnType<typeof corePolicy>>;

@@ -65,7 +65,7 @@ export function resolveNetworks(
       policy:
         builtin.chain === 'core'
           ? corePolicy(builtin.network, config.core?.networks?.[builtin.network as 'mainnet']?.policy)
-          : evmPolicy(builtin.network, config.evm?.networks?.[builtin.network]?.policy),
+          : evmPolicy(builtin.network, builtin.chainId ?? 0, config.evm?.networks?.[builtin.network]?.policy),
     });
   }
   for (const [network, custom] of Object.entries(config.evm?.networks ?? {})) {
@@ -84,9 +84,10 @@ export function resolveNetworks(
       url: custom.url ?? null,
       source: custom.url ? 'config' : null,
       cookieFile: null,
-      policy: evmPolicy(network, custom.policy),
+      policy: evmPolicy(network, custom.chain_id, custom.policy),
     });
   }
+  shareEvmPolicies(networks);
   for (const entry of networks) {
     const variable = endpointEnvVar(entry.chain, entry.network);
     const fromEnv = env[variable];
@@ -115,6 +116,27 @@ export function resolveNetworks(
     match.isDefault = true;
   }
   return { defaults, networks };
+}
+
+/**
+ * One policy per chain, not per network name: EVM network names on the same chain id share the
+ * policy one of them sets (and its ledger), so a second name for a chain is no way around it. Two
+ * names on one chain id that each set a policy are refused.
+ */
+function shareEvmPolicies(networks: ResolvedNetwork[]): void {
+  const evm = networks.filter((entry) => entry.chain === 'evm' && entry.chainId !== null);
+  for (const entry of evm) {
+    const sameChain = evm.filter((other) => other.chainId === entry.chainId);
+    const setting = sameChain.filter((other) => other.policy !== null);
+    if (setting.length > 1) {
+      throw new WalletError(
+        'INVALID_PARAM',
+        `The config file sets a policy on EVM networks ${setting.map((other) => `'${other.network}'`).join(' and ')}, which share chain id ${entry.chainId}.`,
+        { hint: 'One chain has one policy: keep it on one of those networks; the others share it.' },
+      );
+    }
+    entry.policy = setting[0]?.policy ?? null;
+  }
 }
 
 /** `WALLET_<CHAIN>_<NETWORK>_URL`, e.g. `WALLET_CORE_REGTEST_URL`. */

@@ -6,13 +6,16 @@ import { checkBackendNetwork, coreBackendFor } from '../net/backends.js';
 import type { CoreChainBackend } from '../net/chain-backend.js';
 import {
   broadcastReserved,
+  checkAutonomy,
   checkBeforeSigning,
   checkSpend,
   policyFeeRefusal,
   reserveSpend,
   type CountedSpend,
+  type LedgerSpend,
   type SpendingPolicy,
 } from '../policy/spending-policy.js';
+import type { Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
 import { issuedAddresses, watched, watcherOf, walletAddress, type WalletAddress } from './addresses.js';
 import { DEFAULT_MAX_FEE_DUFFS, formatDash, MAX_MONEY_DUFFS } from './amount.js';
@@ -301,11 +304,12 @@ async function checkPolicy(
   policy: SpendingPolicy | null,
   network: CoreNetwork,
   outputs: ReadonlyArray<{ address: string | undefined; amount: bigint; change?: boolean }>,
+  authority: Authority,
   key?: string,
-): Promise<CountedSpend> {
-  if (!policy) return { amount: 0n, recipients: [] };
-  const spend = countedSpend(outputs, await keystoreAddresses(services, network));
-  await checkBeforeSigning(services.dataDir, policy, spend, key);
+): Promise<LedgerSpend> {
+  if (!policy && authority === 'owner') return { amount: 0n, recipients: [], authority, key };
+  const spend = { ...countedSpend(outputs, await keystoreAddresses(services, network)), authority, key };
+  await checkBeforeSigning(services.dataDir, policy, spend);
   return spend;
 }
 
@@ -322,6 +326,7 @@ export async function signTransaction(
     psbt: string;
     maxFee?: bigint | undefined;
     signal?: AbortSignal | undefined;
+    authority: Authority;
   },
 ): Promise<SignedResult> {
   const entry = await openWallet(services, request.walletId, request.network);
@@ -346,11 +351,11 @@ export async function signTransaction(
   }
   const key = unsignedTxid(tx);
   const policy = await policyOf(services, entry.network);
-  const spend = await checkPolicy(services, policy, entry.network, summary.outputs, key);
+  const spend = await checkPolicy(services, policy, entry.network, summary.outputs, request.authority, key);
   checkFee(summary.fee, request.maxFee, 'is', policy);
   const master = await unlockMaster(services, entry);
   try {
-    const { value } = await reserveSpend(services.dataDir, policy, { key, amount: spend.amount }, async () => {
+    const { value } = await reserveSpend(services.dataDir, policy, spend, async () => {
       const signed = signWith(master, entry, tx);
       return { value: signed, txid: signed.txid };
     });
@@ -380,7 +385,13 @@ export type SentResult = {
  */
 export async function sendTransaction(
   services: WalletServices,
-  request: { network: CoreNetwork; hex: string; maxFee?: bigint | undefined; signal?: AbortSignal | undefined },
+  request: {
+    network: CoreNetwork;
+    hex: string;
+    maxFee?: bigint | undefined;
+    signal?: AbortSignal | undefined;
+    authority: Authority;
+  },
 ): Promise<SentResult> {
   const tx = readRawTransaction(request.hex);
   const backend = await backendFor(services, request.network);
@@ -403,15 +414,18 @@ export async function sendTransaction(
   const fee = inputs - outputs;
   if (fee < 0n) throw new WalletError('INVALID_PARAM', 'The transaction spends more than its inputs hold.');
   const policy = await policyOf(services, request.network);
-  const spend = countedSpend(addressedOutputs(tx, request.network), await keystoreAddresses(services, request.network));
+  const spend = {
+    ...countedSpend(addressedOutputs(tx, request.network), await keystoreAddresses(services, request.network)),
+    key: tx.unsignedTxid,
+    authority: request.authority,
+  };
   checkSpend(policy, spend);
+  checkAutonomy(policy, spend, request.authority);
   checkFee(fee, request.maxFee, 'is', policy);
-  const reservation = await reserveSpend(
-    services.dataDir,
-    policy,
-    { key: tx.unsignedTxid, amount: spend.amount },
-    async () => ({ value: undefined, txid: tx.txid }),
-  );
+  const reservation = await reserveSpend(services.dataDir, policy, spend, async () => ({
+    value: undefined,
+    txid: tx.txid,
+  }));
   const txid = await broadcastReserved(reservation, () =>
     backend.broadcast(request.hex.trim().toLowerCase(), request.signal),
   );
@@ -429,7 +443,7 @@ export type FundsSent = CreatedTransaction & { hex: string | null; txid: string 
  */
 export async function sendFunds(
   services: WalletServices,
-  request: SpendRequest & { maxFee?: bigint | undefined; dryRun: boolean },
+  request: SpendRequest & { maxFee?: bigint | undefined; dryRun: boolean; authority: Authority },
 ): Promise<FundsSent> {
   if (request.dryRun) return spendFunds(services, request);
   // Coins are chosen from what the node shows unspent: the wallet's payments take turns from
@@ -440,17 +454,19 @@ export async function sendFunds(
 
 async function spendFunds(
   services: WalletServices,
-  request: SpendRequest & { maxFee?: bigint | undefined; dryRun: boolean },
+  request: SpendRequest & { maxFee?: bigint | undefined; dryRun: boolean; authority: Authority },
 ): Promise<FundsSent> {
   const prepared = await prepareSpend(services, request);
   const policy = await policyOf(services, request.network);
-  const spend = await checkPolicy(services, policy, request.network, prepared.plan.outputs);
+  // A dry run signs nothing: only the owner's rules apply, so it shows what an approval would ask for.
+  const authority = request.dryRun ? 'owner' : request.authority;
+  const spend = await checkPolicy(services, policy, request.network, prepared.plan.outputs, authority);
   checkFee(prepared.plan.fee, request.maxFee, 'would be', policy);
   if (request.dryRun) return { ...preview(prepared), hex: null, txid: null, sent: false };
   const master = await unlockMaster(services, prepared.entry);
   try {
     // The change index is reserved and the payment signed only once the 24-hour cap has room.
-    const reservation = await reserveSpend(services.dataDir, policy, { amount: spend.amount }, async () => {
+    const reservation = await reserveSpend(services.dataDir, policy, spend, async () => {
       const created = await finalizeSpend(services, prepared);
       const psbt = readPsbt(created.psbt);
       const key = unsignedTxid(psbt);

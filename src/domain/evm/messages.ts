@@ -10,6 +10,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { clipForDisplay } from '../../shared/text.js';
 import { WalletError } from '../errors.js';
+import { needsHuman, type Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
 import { resolveAccount, withAccountKey } from './accounts.js';
 import { parseEvmAddress, type EvmAddress } from './address.js';
@@ -59,7 +60,7 @@ export type TypedData = {
  */
 export async function signTypedData(
   services: WalletServices,
-  request: { from: string; network: string; typedData: TypedData },
+  request: { from: string; network: string; typedData: TypedData; authority: Authority },
 ): Promise<{ address: EvmAddress; signature: Hex; hash: Hex }> {
   const network = await evmNetwork(services, request.network);
   const chainId = domainChainId(request.typedData.domain['chainId']);
@@ -68,6 +69,9 @@ export async function signTypedData(
     ...request.typedData,
     domain: { ...request.typedData.domain, ...(chainId === undefined ? {} : { chainId }) },
   });
+  if (request.authority === 'agent') {
+    throw needsHuman('typed data is not a token permit the wallet recognises, so the policy cannot bound it');
+  }
   const account = await resolveAccount(services, request.from);
   const signature = await withAccountKey(services, account, (privateKey) =>
     privateKeyToAccount(privateKey).signTypedData(definition),

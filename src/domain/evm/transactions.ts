@@ -20,15 +20,19 @@ import type { ProgressReporter } from '../net/chain-backend.js';
 import type { EvmNode } from '../net/evm-rpc.js';
 import {
   broadcastReserved,
+  checkAutonomy,
   checkBeforeSigning,
   checkSpend,
   policyFeeRefusal,
   reserveSpend,
   type CountedSpend,
+  type LedgerSpend,
   type Recipient,
   type Reservation,
   type SpendingPolicy,
+  type TokenSpend,
 } from '../policy/spending-policy.js';
+import type { Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
 import { resolveAccount, resolveAddress, withAccountKey, type EvmAccount } from './accounts.js';
 import { parseEvmAddress, type EvmAddress } from './address.js';
@@ -179,7 +183,7 @@ export type SignedTx = {
  */
 export async function signTransaction(
   services: WalletServices,
-  request: { unsigned: string; from: string; network: string; maxFee: string | undefined },
+  request: { unsigned: string; from: string; network: string; maxFee: string | undefined; authority: Authority },
 ): Promise<SignedTx> {
   const network = await evmNetwork(services, request.network);
   const transaction = readTransaction(request.unsigned, 'unsigned_tx');
@@ -188,14 +192,14 @@ export async function signTransaction(
   }
   checkChainId(transaction.chainId, network, 'The transaction');
   const account = await resolveAccount(services, request.from);
-  const key = spendKey(account.address, transaction);
-  const spend = countedSpend(transaction);
-  await checkBeforeSigning(services.dataDir, network.policy, spend, key);
+  const spend = {
+    ...countedSpend(transaction),
+    key: spendKey(account.address, transaction),
+    authority: request.authority,
+  };
+  await checkBeforeSigning(services.dataDir, network.policy, spend);
   checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
-  const { value: signed } = await signReserved(services, account, transaction, network.policy, {
-    key,
-    amount: spend.amount,
-  });
+  const { value: signed } = await signReserved(services, account, transaction, network.policy, spend);
   return describeSigned(signed, account.address);
 }
 
@@ -208,7 +212,7 @@ function signReserved(
   account: EvmAccount,
   transaction: TransactionSerializable,
   policy: SpendingPolicy | null,
-  spend: { key: string; amount: bigint },
+  spend: LedgerSpend,
 ): Promise<Reservation<Hex>> {
   return withAccountKey(services, account, (privateKey) =>
     reserveSpend(services.dataDir, policy, spend, async () => {
@@ -219,9 +223,10 @@ function signReserved(
 }
 
 /**
- * What a transaction spends as the policy counts it: its value, paid to `to`. With ERC-20
- * `transfer`, `transferFrom` or `approve` calldata, the token's recipient or spender is a
- * recipient too (the token amount is not counted: the caps are in wei). A deployment has no `to`.
+ * What a transaction spends as the policy counts it: its value, paid to `to`, and the tokens its
+ * calldata moves (ERC-20 `transfer`, `transferFrom`, `approve`), whose recipients and spenders the
+ * allowlist checks and whose amounts the token caps count. Calldata the wallet cannot read makes
+ * the spend unreadable: never autonomous. A deployment has no `to`.
  */
 function countedSpend(transaction: {
   to?: string | null | undefined;
@@ -233,33 +238,68 @@ function countedSpend(transaction: {
       ? { address: getAddress(transaction.to), what: 'to' }
       : { address: null, what: 'a contract deployment (no to)' },
   ];
-  const inner = tokenRecipient(transaction.data);
-  if (inner) recipients.push(inner);
-  return { amount: transaction.value ?? 0n, recipients };
+  const data = transaction.data ?? '0x';
+  if (data === '0x') return { amount: transaction.value ?? 0n, recipients };
+  const moves = transaction.to ? tokenMoves(getAddress(transaction.to), data) : undefined;
+  if (moves === null) {
+    recipients.push({ address: null, what: 'an undecodable ERC-20 call in data' });
+    return { amount: transaction.value ?? 0n, recipients, unreadable: 'its calldata does not decode' };
+  }
+  return {
+    amount: transaction.value ?? 0n,
+    recipients,
+    tokens: moves ?? [],
+    ...(moves === undefined
+      ? { unreadable: 'its calldata is a contract call the wallet cannot read (not an ERC-20 transfer or approval)' }
+      : {}),
+  };
 }
 
 /** The ERC-20 calls that move or release tokens, by selector. */
-const TOKEN_CALLS: ReadonlyMap<string, string> = new Map(
-  ['transfer(address,uint256)', 'transferFrom(address,address,uint256)', 'approve(address,uint256)'].map(
-    (signature) => [toFunctionSelector(signature), signature.slice(0, signature.indexOf('('))],
+const TOKEN_CALLS: ReadonlySet<string> = new Set(
+  ['transfer(address,uint256)', 'transferFrom(address,address,uint256)', 'approve(address,uint256)'].map((signature) =>
+    toFunctionSelector(signature),
   ),
 );
 
-/** The recipient or spender of an ERC-20 call in `data`, if it is one; a garbled one has no address. */
-function tokenRecipient(data: Hex | undefined): Recipient | undefined {
-  const name = data === undefined ? undefined : TOKEN_CALLS.get(data.slice(0, 10).toLowerCase());
-  if (data === undefined || name === undefined) return undefined;
-  const what = `the ERC-20 ${name} ${name === 'approve' ? 'spender' : 'recipient'} in data`;
+/** 2^255: an approval of at least this much is as good as unlimited. */
+const UNLIMITED = 2n ** 255n;
+
+/**
+ * The token moves of ERC-20 calldata sent to `token`: undefined when it is not such a call, null
+ * when it has a token selector but does not decode.
+ */
+function tokenMoves(token: EvmAddress, data: Hex): TokenSpend[] | null | undefined {
+  if (!TOKEN_CALLS.has(data.slice(0, 10).toLowerCase())) return undefined;
   try {
     const call = decodeFunctionData({ abi: erc20Abi, data });
-    if (call.functionName === 'transferFrom') return { address: getAddress(call.args[1]), what };
-    if (call.functionName === 'transfer' || call.functionName === 'approve') {
-      return { address: getAddress(call.args[0]), what };
+    if (call.functionName === 'transfer') {
+      const [to, amount] = call.args;
+      return [{ kind: 'transfer', token, counterparty: getAddress(to), role: 'recipient', amount, unlimited: false }];
+    }
+    if (call.functionName === 'transferFrom') {
+      const [, to, amount] = call.args;
+      return [
+        { kind: 'transferFrom', token, counterparty: getAddress(to), role: 'recipient', amount, unlimited: false },
+      ];
+    }
+    if (call.functionName === 'approve') {
+      const [spender, amount] = call.args;
+      return [
+        {
+          kind: 'approve',
+          token,
+          counterparty: getAddress(spender),
+          role: 'spender',
+          amount,
+          unlimited: amount >= UNLIMITED,
+        },
+      ];
     }
   } catch {
-    // A token selector with calldata that does not decode: there is no address to check.
+    // A token selector with calldata that does not decode.
   }
-  return { address: null, what: `an undecodable ERC-20 ${name} call in data` };
+  return null;
 }
 
 /**
@@ -340,6 +380,7 @@ export type SendRequest = {
   wait: boolean;
   waitSeconds: number;
   maxFee: string | undefined;
+  authority: Authority;
 };
 
 /**
@@ -361,16 +402,15 @@ export async function sendTransaction(
   const signed = request.signed.trim() as Hex;
   const from = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
   const summary = describeSigned(signed, from);
-  const spend = countedSpend(transaction);
+  const spend = { ...countedSpend(transaction), key: spendKey(from, transaction), authority: request.authority };
   checkSpend(network.policy, spend);
+  checkAutonomy(network.policy, spend, request.authority);
   checkFeeCap(summary.maxFee, request.maxFee, network.policy);
   const node = await connectEvm(services, request.network, options.signal);
-  const reservation = await reserveSpend(
-    services.dataDir,
-    network.policy,
-    { key: spendKey(from, transaction), amount: spend.amount },
-    async () => ({ value: undefined, txid: summary.hash }),
-  );
+  const reservation = await reserveSpend(services.dataDir, network.policy, spend, async () => ({
+    value: undefined,
+    txid: summary.hash,
+  }));
   await broadcastReserved(reservation, () => broadcast(node, signed, summary.hash));
   const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
   return { ...summary, ...status };
@@ -491,6 +531,7 @@ export type FundsRequest = TxRequest & {
   wait: boolean;
   waitSeconds: number;
   maxFee: string | undefined;
+  authority: Authority;
 };
 
 /**
@@ -505,8 +546,10 @@ export async function sendFunds(
   const account = await resolveAccount(services, request.from);
   const parsed = await parseTxRequest(services, { ...request, from: account.address });
   const { policy } = await evmNetwork(services, request.network);
-  const spend = countedSpend(parsed);
-  await checkBeforeSigning(services.dataDir, policy, spend, undefined);
+  // A dry run signs nothing: only the owner's rules apply to it, so it shows the plan an
+  // approval would be asked for.
+  const spend = { ...countedSpend(parsed), authority: request.dryRun ? ('owner' as const) : request.authority };
+  await checkBeforeSigning(services.dataDir, policy, spend);
   const node = await connectEvm(services, request.network, options.signal);
   if (request.dryRun) {
     const planned = await plan(node, parsed);
@@ -520,8 +563,8 @@ export async function sendFunds(
     checkFeeCap(planned.maxFee, request.maxFee, policy);
     const transaction = parseTransaction(planned.unsigned);
     const reservation = await signReserved(services, account, transaction, policy, {
+      ...spend,
       key: spendKey(account.address, transaction),
-      amount: spend.amount,
     });
     const signed = reservation.value;
     await broadcastReserved(reservation, () => broadcast(node, signed, keccak256(signed)));

@@ -29,6 +29,10 @@ export type AuditFields = {
   /** The EIP-712 hash of signed typed data. */
   typed_data_hash?: string | undefined;
   dry_run?: boolean | undefined;
+  /** Who stood behind a call that ran: the owner (a human said yes) or an agent within its autonomy. */
+  authority?: 'owner' | 'agent' | undefined;
+  /** The owner's approval it was asked for, or ran under (`ap-…`). */
+  approval?: string | undefined;
 };
 
 /**
@@ -62,6 +66,8 @@ const KEY_ORDER: readonly (keyof AuditRecord)[] = [
   'hash',
   'typed_data_hash',
   'dry_run',
+  'authority',
+  'approval',
   'error',
 ];
 

@@ -25,6 +25,7 @@ const LedgerFileSchema = z.strictObject({
       txid: z.string().max(100).nullable(),
       amount: z.string().regex(DIGITS).max(80),
       time: z.iso.datetime(),
+      by: z.enum(['owner', 'agent']).optional(),
     }),
   ),
 });
@@ -38,10 +39,13 @@ export type LedgerEntry = {
   amount: bigint;
   /** Milliseconds since the epoch. */
   time: number;
+  /** Who stood behind it (see `Authority`); entries written before it was recorded were the owner's. */
+  by?: 'owner' | 'agent' | undefined;
 };
 
 /**
- * The rolling record of one network's spends for its 24-hour cap: `<dataDir>/ledger/<chain>-<network>.json`
+ * The rolling record of one chain's spends (or one token's) for its 24-hour caps:
+ * `<dataDir>/ledger/<chain>-<scope>.json` (`core-mainnet`, `evm-chain-1`, `evm-chain-1-0xa0b8…`)
  * (0600, replaced atomically), changed only under a cross-process lock of its own. Entries older than
  * 24 hours are dropped at the next change. A file that cannot be read is never taken as empty: that
  * would lift the cap.
@@ -116,6 +120,7 @@ export class SpendLedger {
       txid: entry.txid,
       amount: BigInt(entry.amount),
       time: Date.parse(entry.time),
+      by: entry.by ?? 'owner',
     }));
   }
 
@@ -130,6 +135,7 @@ export class SpendLedger {
         txid: entry.txid,
         amount: entry.amount.toString(),
         time: new Date(entry.time).toISOString(),
+        ...(entry.by === undefined ? {} : { by: entry.by }),
       })),
     };
     return `${JSON.stringify(file, null, 2)}\n`;

@@ -4,6 +4,7 @@ import type { Chain } from '../config/networks.js';
 import { formatDash } from '../core/amount.js';
 import { WalletError } from '../errors.js';
 import { weiToEther } from '../evm/amount.js';
+import { needsHuman, type Authority } from './authority.js';
 import { SpendLedger, totalOf, type LedgerEntry } from './spend-ledger.js';
 
 /** The base unit a network's amounts are counted in. */
@@ -22,9 +23,46 @@ export type SpendingPolicy = {
   /** Dash addresses as written; EVM addresses checksummed. */
   allowedRecipients: ReadonlySet<string> | null;
   maxFee: bigint | null;
+  /** What an agent may do with no human asked (`autonomous`); null: nothing. */
+  autonomy: Autonomy | null;
+  /** Per-token rules (EVM), by checksummed token address. */
+  tokens: ReadonlyMap<string, TokenPolicy>;
+  /**
+   * The name of the ledger the 24-hour caps count in: one per chain, not per network name (two EVM
+   * network names on one chain id share it, and their policy).
+   */
+  ledger: string;
+};
+
+/** An agent's room to act alone: a spend within both caps needs no human yes. */
+export type Autonomy = { maxPerTx: bigint; maxPer24h: bigint };
+
+/** The rules of one ERC-20 token, amounts in its base units. */
+export type TokenPolicy = {
+  token: string;
+  maxPerTx: bigint | null;
+  maxPer24h: bigint | null;
+  autonomy: { maxPerTx: bigint; maxPer24h: bigint } | null;
+  /** Spenders an unlimited approval or permit may name (else such an approval is refused). */
+  unlimitedSpenders: ReadonlySet<string>;
 };
 
 export type PolicyRule = 'max_per_tx' | 'max_per_24h' | 'allowed_recipients' | 'max_fee';
+
+/**
+ * A token that a transaction or a signature moves or lets someone move: an ERC-20 `transfer`,
+ * `transferFrom`, `approve`, `increaseAllowance`, a permit, a transfer authorization.
+ */
+export type TokenSpend = {
+  kind: string;
+  /** Checksummed. */
+  token: string;
+  /** Who receives, or who may spend. Checksummed. */
+  counterparty: string;
+  role: 'recipient' | 'spender';
+  amount: bigint;
+  unlimited: boolean;
+};
 
 /**
  * Where a payment goes: an address, or null where it has none to check (a deployment, an odd
@@ -33,13 +71,24 @@ export type PolicyRule = 'max_per_tx' | 'max_per_24h' | 'allowed_recipients' | '
 export type Recipient = { address: string | null; what: string };
 
 /** What a transaction spends, as the policy counts it (change and the keystore's own addresses left out). */
-export type CountedSpend = { amount: bigint; recipients: Recipient[] };
+export type CountedSpend = {
+  amount: bigint;
+  recipients: Recipient[];
+  /** The tokens it moves (EVM calldata, permits). */
+  tokens?: readonly TokenSpend[] | undefined;
+  /**
+   * Why the wallet cannot tell all it does (calldata it cannot read), or undefined: such a spend
+   * is never autonomous.
+   */
+  unreadable?: string | undefined;
+};
 
 const REFUSED_TAIL = 'Nothing was signed or sent.';
 
 /** The rules of `core.networks.<network>.policy`; null when the config sets none. */
 export function corePolicy(network: string, config: CorePolicyConfig | undefined): SpendingPolicy | null {
   if (!config) return null;
+  const autonomous = config.autonomous;
   return {
     chain: 'core',
     network,
@@ -48,12 +97,25 @@ export function corePolicy(network: string, config: CorePolicyConfig | undefined
     maxPer24h: optionalAmount(config.max_per_24h_duffs),
     allowedRecipients: config.allowed_recipients ? new Set(config.allowed_recipients) : null,
     maxFee: optionalAmount(config.max_fee_duffs),
+    autonomy: autonomous
+      ? {
+          maxPerTx: BigInt(autonomous.max_per_tx_duffs),
+          maxPer24h: BigInt(autonomous.max_per_24h_duffs),
+        }
+      : null,
+    tokens: new Map(),
+    ledger: network,
   };
 }
 
 /** The rules of `evm.networks.<network>.policy`, addresses checksummed; null when the config sets none. */
-export function evmPolicy(network: string, config: EvmPolicyConfig | undefined): SpendingPolicy | null {
+export function evmPolicy(
+  network: string,
+  chainId: number,
+  config: EvmPolicyConfig | undefined,
+): SpendingPolicy | null {
   if (!config) return null;
+  const autonomous = config.autonomous;
   return {
     chain: 'evm',
     network,
@@ -64,6 +126,28 @@ export function evmPolicy(network: string, config: EvmPolicyConfig | undefined):
       ? new Set(config.allowed_recipients.map((address) => getAddress(address)))
       : null,
     maxFee: optionalAmount(config.max_fee_wei),
+    autonomy: autonomous
+      ? {
+          maxPerTx: BigInt(autonomous.max_per_tx_wei),
+          maxPer24h: BigInt(autonomous.max_per_24h_wei),
+        }
+      : null,
+    tokens: new Map(
+      Object.entries(config.tokens ?? {}).map(([address, rules]) => {
+        const token = getAddress(address);
+        const policy: TokenPolicy = {
+          token,
+          maxPerTx: optionalAmount(rules.max_per_tx),
+          maxPer24h: optionalAmount(rules.max_per_24h),
+          autonomy: rules.autonomous
+            ? { maxPerTx: BigInt(rules.autonomous.max_per_tx), maxPer24h: BigInt(rules.autonomous.max_per_24h) }
+            : null,
+          unlimitedSpenders: new Set((rules.unlimited_spenders ?? []).map((spender) => getAddress(spender))),
+        };
+        return [token, policy];
+      }),
+    ),
+    ledger: `chain-${chainId}`,
   };
 }
 
@@ -73,20 +157,38 @@ export function evmPolicy(network: string, config: EvmPolicyConfig | undefined):
  * @example
  * ruleName(policy, 'max_per_24h') // 'evm.networks.local.policy.max_per_24h_wei'
  */
-export function ruleName(policy: SpendingPolicy, rule: PolicyRule): string {
+export function ruleName(policy: SpendingPolicy, rule: PolicyRule, autonomous = false): string {
   const field = rule === 'allowed_recipients' ? rule : `${rule}_${policy.unit}`;
-  return `${policy.chain}.networks.${policy.network}.policy.${field}`;
+  return `${policy.chain}.networks.${policy.network}.policy.${autonomous ? 'autonomous.' : ''}${field}`;
 }
 
 /**
- * Refuses a spend that breaks the rules needing no history: every recipient must be allowed (when
- * the policy lists them) and the amount at most the per-transaction cap.
+ * Refuses a spend that breaks the rules needing no history: every recipient (and every token
+ * recipient or spender) must be allowed when the policy lists them, the amount at most the
+ * per-transaction cap, a token amount at most that token's cap, and an unlimited token approval
+ * or permit names a spender the policy allows for it. Unlimited approvals are refused even with
+ * no policy: they hand a third party everything the account will ever hold of that token.
  */
 export function checkSpend(policy: SpendingPolicy | null, spend: CountedSpend): void {
+  for (const move of spend.tokens ?? []) {
+    if (move.unlimited && !policy?.tokens.get(move.token)?.unlimitedSpenders.has(move.counterparty)) {
+      throw new WalletError(
+        'POLICY_VIOLATION',
+        `Refused: an unlimited ${move.kind} of token ${move.token} to ${move.counterparty}; unlimited approvals are refused unless the policy allows that spender. ${REFUSED_TAIL}`,
+        {
+          hint: `Approve the amount needed, or list the spender in ${policy ? `${policy.chain}.networks.${policy.network}` : 'evm.networks.<network>'}.policy.tokens.<token>.unlimited_spenders.`,
+        },
+      );
+    }
+  }
   if (!policy) return;
   const allowed = policy.allowedRecipients;
   if (allowed) {
-    for (const recipient of spend.recipients) {
+    const tokenParties = (spend.tokens ?? []).map((move) => ({
+      address: move.counterparty,
+      what: `the ${move.role} of a token ${move.kind}`,
+    }));
+    for (const recipient of [...spend.recipients, ...tokenParties]) {
       if (recipient.address === null) {
         throw refusal(
           policy,
@@ -112,6 +214,51 @@ export function checkSpend(policy: SpendingPolicy | null, spend: CountedSpend): 
       `this payment of ${shown(policy, spend.amount)} is above the cap of ${shown(policy, policy.maxPerTx)}.`,
       'Pay less, in several transactions if the 24-hour cap allows it.',
     );
+  }
+  for (const [token, amount] of tokenTotals(spend)) {
+    const rules = policy.tokens.get(token);
+    if (rules?.maxPerTx != null && amount > rules.maxPerTx) {
+      throw new WalletError(
+        'POLICY_VIOLATION',
+        `Refused by policy ${tokenRuleName(policy, token, 'max_per_tx')}: ${amount} base units of token ${token} is above the cap of ${rules.maxPerTx}. ${REFUSED_TAIL}`,
+        { hint: 'Move less of the token, in several steps if the 24-hour cap allows it.' },
+      );
+    }
+  }
+}
+
+/**
+ * Refuses, for an agent acting alone, what the policy does not grant it without the per-day
+ * history: no `autonomous` block, an amount above its per-transaction cap, a token without
+ * autonomous caps or above them, an unlimited approval, a payment with no address to check, or
+ * a transaction the wallet cannot read. The owner passes.
+ */
+export function checkAutonomy(policy: SpendingPolicy | null, spend: CountedSpend, authority: Authority): void {
+  if (authority === 'owner') return;
+  if (!policy?.autonomy) {
+    throw needsHuman(
+      `${policy ? `${policy.chain}.networks.${policy.network}.policy` : 'this network'} grants an agent no autonomy (no autonomous caps)`,
+    );
+  }
+  if (spend.unreadable !== undefined) throw needsHuman(spend.unreadable);
+  const blind = spend.recipients.find((recipient) => recipient.address === null);
+  if (blind) throw needsHuman(`${blind.what} has no address the policy can check`);
+  if (spend.amount > policy.autonomy.maxPerTx) {
+    throw needsHuman(
+      `${shown(policy, spend.amount)} is above what an agent may spend alone in one transaction (${ruleName(policy, 'max_per_tx', true)} ${shown(policy, policy.autonomy.maxPerTx)})`,
+    );
+  }
+  for (const move of spend.tokens ?? []) {
+    if (move.unlimited) throw needsHuman(`an unlimited ${move.kind} of token ${move.token} is never autonomous`);
+  }
+  for (const [token, amount] of tokenTotals(spend)) {
+    const autonomy = policy.tokens.get(token)?.autonomy;
+    if (!autonomy) throw needsHuman(`token ${token} has no autonomous caps in the policy`);
+    if (amount > autonomy.maxPerTx) {
+      throw needsHuman(
+        `${amount} base units of token ${token} is above what an agent may move alone in one transaction (${tokenRuleName(policy, token, 'max_per_tx', true)} ${autonomy.maxPerTx})`,
+      );
+    }
   }
 }
 
@@ -140,52 +287,92 @@ export function policyFeeRefusal(
   );
 }
 
-/** The ledger of a network whose policy has a 24-hour cap; null otherwise (nothing to count). */
-function ledgerOf(dataDir: string, policy: SpendingPolicy | null): SpendLedger | null {
-  if (!policy || policy.maxPer24h === null) return null;
-  return new SpendLedger(dataDir, policy.chain, policy.network);
+/** A spend as the ledgers count it: who asked, and its key (the unsigned transaction) when known. */
+export type LedgerSpend = CountedSpend & { key?: string | undefined; authority: Authority };
+
+/**
+ * One rolling 24-hour count a spend adds to: the chain's (in wei or duffs) or a token's (in its
+ * base units), with the cap for everyone and, for an agent acting alone, its autonomous cap.
+ */
+type Counter = {
+  ledger: SpendLedger;
+  amount: bigint;
+  cap: bigint | null;
+  capName: string;
+  agentCap: bigint | null;
+  agentCapName: string;
+  show: (amount: bigint) => string;
+};
+
+/** The counts a spend adds to; none without a policy or without 24-hour caps (nothing to count). */
+function countersOf(dataDir: string, policy: SpendingPolicy | null, spend: LedgerSpend): Counter[] {
+  if (!policy) return [];
+  const agent = spend.authority === 'agent';
+  const counters: Counter[] = [];
+  if (spend.amount > 0n && (policy.maxPer24h !== null || (agent && policy.autonomy))) {
+    counters.push({
+      ledger: new SpendLedger(dataDir, policy.chain, policy.ledger),
+      amount: spend.amount,
+      cap: policy.maxPer24h,
+      capName: ruleName(policy, 'max_per_24h'),
+      agentCap: agent ? (policy.autonomy?.maxPer24h ?? null) : null,
+      agentCapName: ruleName(policy, 'max_per_24h', true),
+      show: (amount) => shown(policy, amount),
+    });
+  }
+  for (const [token, amount] of tokenTotals(spend)) {
+    const rules = policy.tokens.get(token);
+    if (!rules || amount === 0n || (rules.maxPer24h === null && !(agent && rules.autonomy))) continue;
+    counters.push({
+      ledger: new SpendLedger(dataDir, policy.chain, `${policy.ledger}-${token.toLowerCase()}`),
+      amount,
+      cap: rules.maxPer24h,
+      capName: tokenRuleName(policy, token, 'max_per_24h'),
+      agentCap: agent ? (rules.autonomy?.maxPer24h ?? null) : null,
+      agentCapName: tokenRuleName(policy, token, 'max_per_24h', true),
+      show: (amount) => `${amount} base units of token ${token}`,
+    });
+  }
+  return counters;
 }
 
 /**
- * Refuses a spend that would take the last 24 hours past the cap, reading the ledger without
- * reserving anything: what a dry run does, so it is refused as the payment would be. A spend
- * already recorded under `key` passes.
- */
-/**
  * The refusals that need no lock, before anything is signed: allowed recipients, the
- * per-transaction cap, and the 24-hour cap as the ledger stands (checked again under its lock
- * when the spend is recorded).
+ * per-transaction caps, an agent's autonomy, and the 24-hour caps as the ledgers stand (checked
+ * again under their locks when the spend is recorded).
  */
 export async function checkBeforeSigning(
   dataDir: string,
   policy: SpendingPolicy | null,
-  spend: CountedSpend,
-  key: string | undefined,
+  spend: LedgerSpend,
 ): Promise<void> {
   checkSpend(policy, spend);
-  await checkDailyCap(dataDir, policy, { key, amount: spend.amount });
+  checkAutonomy(policy, spend, spend.authority);
+  await checkDailyCap(dataDir, policy, spend);
 }
 
-export async function checkDailyCap(
-  dataDir: string,
-  policy: SpendingPolicy | null,
-  spend: { key?: string | undefined; amount: bigint },
-): Promise<void> {
-  const ledger = ledgerOf(dataDir, policy);
-  if (!ledger || !policy || spend.amount === 0n) return;
-  const recent = await ledger.recent();
-  if (spend.key !== undefined && recent.some((entry) => entry.key === spend.key)) return;
-  checkRoom(policy, ledger, recent, spend.amount);
+/**
+ * Refuses a spend that would take the last 24 hours past a cap, reading the ledgers without
+ * reserving anything: what a dry run does, so it is refused as the payment would be. A spend
+ * already recorded under `key` passes.
+ */
+export async function checkDailyCap(dataDir: string, policy: SpendingPolicy | null, spend: LedgerSpend): Promise<void> {
+  for (const counter of countersOf(dataDir, policy, spend)) {
+    const recent = await counter.ledger.recent();
+    if (spend.key !== undefined && recent.some((entry) => entry.key === spend.key)) return;
+    checkRoom(counter, recent);
+  }
 }
 
 /** A spend recorded in the ledger: `release` forgets it again, for a broadcast that definitely failed. */
 export type Reservation<T> = { value: T; release: () => Promise<void> };
 
 /**
- * Signs as a counted spend. Under the ledger's lock (across processes): a spend already recorded
- * under `key` (the same transaction signed before) passes as it is; otherwise the cap is checked,
- * then `sign` runs and the spend is recorded before the lock is released, so two processes can
- * never both fit into the same room. Without a 24-hour cap this only signs.
+ * Signs as a counted spend. Under the ledgers' locks (across processes, taken in one order): a
+ * spend already recorded under `key` (the same transaction signed before) passes as it is;
+ * otherwise the caps are checked, then `sign` runs and the spend is recorded before the locks are
+ * released, so two processes can never both fit into the same room. Without a 24-hour cap this
+ * only signs.
  *
  * The key is the transaction without its signatures, so signing and later sending one transaction
  * counts it once. A payment built inside `sign` (a one-step send) has no key before: `sign`
@@ -195,21 +382,42 @@ export type Reservation<T> = { value: T; release: () => Promise<void> };
 export async function reserveSpend<T>(
   dataDir: string,
   policy: SpendingPolicy | null,
-  spend: { key?: string; amount: bigint },
+  spend: LedgerSpend,
   sign: () => Promise<{ value: T; txid: string; key?: string }>,
 ): Promise<Reservation<T>> {
-  const ledger = ledgerOf(dataDir, policy);
-  if (!ledger || !policy || spend.amount === 0n) return { value: (await sign()).value, release: forgetNothing };
-  return ledger.update(async (recent, now) => {
-    if (spend.key !== undefined && recent.some((entry) => entry.key === spend.key)) {
-      return { entries: recent, result: { value: (await sign()).value, release: forgetNothing } };
+  const counters = countersOf(dataDir, policy, spend);
+  if (counters.length === 0) return { value: (await sign()).value, release: forgetNothing };
+  type Signed = { value: T; txid: string; key: string; recorded: boolean };
+  const underLocks = async (index: number, recents: LedgerEntry[][]): Promise<Signed> => {
+    const counter = counters[index];
+    if (!counter) {
+      const known = spend.key !== undefined && recents[0]?.some((entry) => entry.key === spend.key);
+      if (known) return { ...(await sign()), key: spend.key ?? '', recorded: false };
+      counters.forEach((each, i) => checkRoom(each, recents[i] ?? []));
+      const signed = await sign();
+      return { ...signed, key: spend.key ?? signed.key ?? signed.txid, recorded: true };
     }
-    checkRoom(policy, ledger, recent, spend.amount);
-    const signed = await sign();
-    const key = spend.key ?? signed.key ?? signed.txid;
-    const entry: LedgerEntry = { key, txid: signed.txid, amount: spend.amount, time: now };
-    return { entries: [...recent, entry], result: { value: signed.value, release: () => ledger.remove(key) } };
-  });
+    return counter.ledger.update(async (recent, now) => {
+      const signed = await underLocks(index + 1, [...recents, recent]);
+      if (!signed.recorded) return { entries: recent, result: signed };
+      const entry: LedgerEntry = {
+        key: signed.key,
+        txid: signed.txid,
+        amount: counter.amount,
+        time: now,
+        by: spend.authority,
+      };
+      return { entries: [...recent, entry], result: signed };
+    });
+  };
+  const signed = await underLocks(0, []);
+  if (!signed.recorded) return { value: signed.value, release: forgetNothing };
+  return {
+    value: signed.value,
+    release: async () => {
+      for (const counter of counters) await counter.ledger.remove(signed.key);
+    },
+  };
 }
 
 /**
@@ -229,18 +437,44 @@ function definitelyRefused(error: unknown): boolean {
   return error instanceof WalletError && (error.code === 'INVALID_PARAM' || error.code === 'INSUFFICIENT_FUNDS');
 }
 
-function checkRoom(policy: SpendingPolicy, ledger: SpendLedger, recent: readonly LedgerEntry[], amount: bigint): void {
-  const cap = policy.maxPer24h;
-  if (cap === null) return;
-  const total = totalOf(recent) + amount;
-  if (total > cap) {
-    throw refusal(
-      policy,
-      'max_per_24h',
-      `this payment of ${shown(policy, amount)} would bring the last 24 hours to ${shown(policy, total)}, above the cap of ${shown(policy, cap)}.`,
-      `Spends signed in the last 24 hours are counted in ${ledger.path}; wait until older ones leave the window, or pay less.`,
-    );
+function checkRoom(counter: Counter, recent: readonly LedgerEntry[]): void {
+  if (counter.cap !== null) {
+    const total = totalOf(recent) + counter.amount;
+    if (total > counter.cap) {
+      throw new WalletError(
+        'POLICY_VIOLATION',
+        `Refused by policy ${counter.capName}: this payment of ${counter.show(counter.amount)} would bring the last 24 hours to ${counter.show(total)}, above the cap of ${counter.show(counter.cap)}. ${REFUSED_TAIL}`,
+        {
+          hint: `Spends signed in the last 24 hours are counted in ${counter.ledger.path}; wait until older ones leave the window, or pay less.`,
+        },
+      );
+    }
   }
+  if (counter.agentCap !== null) {
+    const alone = totalOf(recent.filter((entry) => entry.by === 'agent')) + counter.amount;
+    if (alone > counter.agentCap) {
+      throw needsHuman(
+        `it would bring what an agent spent alone in the last 24 hours to ${counter.show(alone)}, above ${counter.agentCapName} ${counter.show(counter.agentCap)}`,
+      );
+    }
+  }
+}
+
+/** A spend's token amounts, summed per token. */
+function tokenTotals(spend: CountedSpend): Map<string, bigint> {
+  const totals = new Map<string, bigint>();
+  for (const move of spend.tokens ?? []) totals.set(move.token, (totals.get(move.token) ?? 0n) + move.amount);
+  return totals;
+}
+
+/** `evm.networks.mainnet.policy.tokens.0xA0b8….max_per_tx` (or `…autonomous.max_per_tx`). */
+function tokenRuleName(
+  policy: SpendingPolicy,
+  token: string,
+  rule: 'max_per_tx' | 'max_per_24h',
+  agent = false,
+): string {
+  return `${policy.chain}.networks.${policy.network}.policy.tokens.${token}.${agent ? 'autonomous.' : ''}${rule}`;
 }
 
 function refusal(policy: SpendingPolicy, rule: PolicyRule, why: string, hint: string): WalletError {

@@ -234,7 +234,8 @@ export const coreTxSign = defineTool({
   }),
   // A signed transaction can be broadcast by anyone, through any node: signing it is spending.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async ({ wallet_id, network, psbt, max_fee_duffs }, { services, signal }) => {
+  consent: 'policy',
+  handler: async ({ wallet_id, network, psbt, max_fee_duffs }, { services, signal, authority }) => {
     const { signTransaction } = await funds();
     const signed = await signTransaction(services, {
       walletId: wallet_id,
@@ -242,6 +243,7 @@ export const coreTxSign = defineTool({
       psbt,
       maxFee: optionalDuffs(max_fee_duffs, 'max_fee_duffs'),
       signal,
+      authority,
     });
     return { hex: signed.hex, txid: signed.txid, fee_duffs: signed.fee.toString(), size_bytes: signed.size };
   },
@@ -305,13 +307,15 @@ export const coreTxSend = defineTool({
     recipients: z.array(z.string()).describe('Those addresses.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async ({ network, hex, max_fee_duffs }, { services, signal }) => {
+  consent: 'policy',
+  handler: async ({ network, hex, max_fee_duffs }, { services, signal, authority }) => {
     const { sendTransaction } = await funds();
     const sent = await sendTransaction(services, {
       network,
       hex,
       maxFee: optionalDuffs(max_fee_duffs, 'max_fee_duffs'),
       signal,
+      authority,
     });
     return {
       txid: sent.txid,
@@ -365,9 +369,11 @@ export const coreFundsSend = defineTool({
     change_address: z.string().nullable().describe('The change address; null when there is no change.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  handler: async (input, { services, signal }) => {
+  consent: 'policy',
+  handler: async (input, { services, signal, authority }) => {
     const { sendFunds } = await funds();
     const result = await sendFunds(services, {
+      authority,
       walletId: input.wallet_id,
       network: input.network,
       payments: [{ address: input.address, amount: parseDuffs(input.amount_duffs, 'amount_duffs') }],

@@ -30,12 +30,15 @@ export const coreMessageSign = defineTool({
   }),
   // Uses the private key: never read-only, so `wallet serve --read-only` stays watch-only.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // A signature speaks for the owner (a login, a proof of funds): in serve, a human says yes first.
+  consent: 'human',
   handler: async ({ wallet_id, network, address, message }, { services }) => {
     const entry = await openWallet(services, wallet_id, network);
     const { withAddressKey } = await import('../../domain/core/funds.js');
     const signature = await withAddressKey(services, entry, address.trim(), (key) => signMessage(message, key));
     return { address: address.trim(), message, signature };
   },
+  audit: (input, output) => ({ network: input.network, wallet_id: input.wallet_id, from: output?.address }),
 });
 
 export const coreMessageVerify = defineTool({

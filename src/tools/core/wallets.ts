@@ -220,6 +220,8 @@ export const coreWalletDelete = defineTool({
     network: z.string().describe('Its network.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  // Irreversible, and its confirmation is readable by any caller of core_wallets_list: never autonomous.
+  consent: 'human',
   handler: async ({ wallet_id, network, confirm_fingerprint }, { services }) => {
     const entry = await deleteWallet(services, {
       walletId: wallet_id,

@@ -30,11 +30,14 @@ export const evmMessageSign = defineTool({
   }),
   // Uses the private key: never read-only, so `wallet serve --read-only` stays watch-only.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // A signature speaks for the owner (a login, a proof of funds): in serve, a human says yes first.
+  consent: 'human',
   handler: async ({ address, message }, { services }) => {
     const { signMessage } = await messages();
     const signed = await signMessage(services, { from: address, message });
     return { address: signed.address, message, signature: signed.signature };
   },
+  audit: (input, output) => ({ from: output?.address ?? input.address }),
 });
 
 export const evmMessageVerify = defineTool({
@@ -99,8 +102,9 @@ export const evmTypedDataSign = defineTool({
     hash: z.string().describe('The EIP-712 hash signed.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  handler: async ({ address, network, typed_data }, { services }) =>
-    (await messages()).signTypedData(services, { from: address, network, typedData: typed_data }),
+  consent: 'policy',
+  handler: async ({ address, network, typed_data }, { services, authority }) =>
+    (await messages()).signTypedData(services, { from: address, network, typedData: typed_data, authority }),
   audit: (input, output) => ({
     network: input.network,
     from: output?.address ?? input.address,

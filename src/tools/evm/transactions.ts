@@ -172,13 +172,15 @@ export const evmTxSign = defineTool({
   // A signed transaction can be broadcast by anyone, through any node: signing it is spending.
   // Deterministic (RFC 6979), so idempotent.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  handler: async ({ address, unsigned_tx, network, max_fee_wei }, { services }) => {
+  consent: 'policy',
+  handler: async ({ address, unsigned_tx, network, max_fee_wei }, { services, authority }) => {
     const { signTransaction } = await transactions();
     const signed = await signTransaction(services, {
       unsigned: unsigned_tx,
       from: address,
       network,
       maxFee: max_fee_wei,
+      authority,
     });
     return { signed_tx: signed.signed, hash: signed.hash, ...signedFields(signed) };
   },
@@ -233,11 +235,15 @@ export const evmTxSend = defineTool({
   }),
   output: z.object({ ...StatusFields, ...SignedFields, network: z.string().describe('The EVM network.') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async ({ signed_tx, network, wait, wait_seconds, max_fee_wei }, { services, signal, progress }) => {
+  consent: 'policy',
+  handler: async (
+    { signed_tx, network, wait, wait_seconds, max_fee_wei },
+    { services, signal, progress, authority },
+  ) => {
     const { sendTransaction } = await transactions();
     const sent = await sendTransaction(
       services,
-      { signed: signed_tx, network, wait, waitSeconds: wait_seconds, maxFee: max_fee_wei },
+      { signed: signed_tx, network, wait, waitSeconds: wait_seconds, maxFee: max_fee_wei, authority },
       { signal, progress },
     );
     return { ...statusFields(sent), ...signedFields(sent), network };
@@ -346,11 +352,13 @@ export const evmFundsSend = defineTool({
     fee_wei: StatusFields.fee_wei,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  handler: async (input, { services, signal, progress }) => {
+  consent: 'policy',
+  handler: async (input, { services, signal, progress, authority }) => {
     const { sendFunds } = await transactions();
     const { plan, sent } = await sendFunds(
       services,
       {
+        authority,
         from: input.address,
         to: input.to,
         value: input.value_wei,

@@ -1,0 +1,24 @@
+import { WalletError } from '../errors.js';
+
+/**
+ * Who stands behind a call that signs or deletes:
+ * - `owner`: a person said yes: the local CLI (its terminal prompt or `--yes`), an MCP
+ *   elicitation the user answered, or an approval the owner gave with `wallet approvals approve`;
+ * - `agent`: an agent acting alone (`wallet serve` before anyone was asked). It may only do what
+ *   the owner's policy grants it (`autonomous` caps); everything else needs a human yes first.
+ */
+export type Authority = 'owner' | 'agent';
+
+/**
+ * The refusal of an agent's call that needs a human yes. `wallet serve` turns it into an
+ * approval request (or an elicitation); nothing was signed when it is thrown.
+ *
+ * @example
+ * if (authority === 'agent') throw needsHuman('deleting a wallet is never autonomous');
+ */
+export function needsHuman(why: string): WalletError {
+  return new WalletError('APPROVAL_REQUIRED', `This needs the owner's approval: ${why}. Nothing was signed or sent.`, {
+    hint: 'The owner approves it with wallet approvals; then repeat the same call.',
+    details: { reason: why },
+  });
+}

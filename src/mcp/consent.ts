@@ -1,0 +1,157 @@
+import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { WalletError } from '../domain/errors.js';
+import type { ApprovalStore} from '../domain/policy/approvals.js';
+import { type Approval, type ApprovalSummary } from '../domain/policy/approvals.js';
+import type { AuditFields } from '../domain/policy/audit-log.js';
+import type { Authority } from '../domain/policy/authority.js';
+import { showAmount } from '../domain/policy/spending-policy.js';
+import type { AnyTool, ToolContext } from '../tools/index.js';
+import { auditFields, auditStoppedCall, invokeTool } from '../tools/invoke.js';
+import { callDigest, confirmationMessage, hasDryRun, plannedFee, type Confirmations } from './confirmation.js';
+
+/** What a call that needs consent came to: its result, or a question for the client to ask. */
+export type ConsentOutcome =
+  { kind: 'done'; output: Record<string, unknown> } | { kind: 'ask'; result: InputRequiredResult };
+
+export type ConsentCall = {
+  tool: AnyTool;
+  /** The arguments as sent. */
+  args: Record<string, unknown>;
+  /** The same, validated, with defaults: what the digest binds. */
+  input: Record<string, unknown>;
+  context: ServerContext;
+  toolContext: Omit<ToolContext, 'authority'>;
+  /** The client can ask its user (form elicitation). */
+  canAsk: boolean;
+};
+
+/**
+ * The human in the loop of `wallet serve`: a call that signs or deletes (a tool with `consent`)
+ * runs only with a human yes or within the autonomy the owner's policy grants. In order:
+ * 1. the user's yes to our elicitation question about this exact call;
+ * 2. the owner's out-of-band approval of this exact call (`wallet approvals approve`), used once;
+ * 3. the policy: the call runs as the agent's, and the domain refuses (`APPROVAL_REQUIRED`),
+ *    before signing, whatever the `autonomous` caps do not cover;
+ * 4. otherwise a question: through elicitation where the client offers it, else an approval
+ *    request the call ends with (`APPROVAL_REQUIRED`, its id and what it would sign).
+ * A denied, expired or declined one is `POLICY_VIOLATION`. Nothing is signed on the way.
+ */
+export class ConsentGate {
+  constructor(
+    private readonly confirmations: Confirmations,
+    private readonly approvals: ApprovalStore,
+  ) {}
+
+  async call({ tool, args, input, context, toolContext, canAsk }: ConsentCall): Promise<ConsentOutcome> {
+    const run = async (authority: Authority, approval?: string): Promise<ConsentOutcome> => ({
+      kind: 'done',
+      output: await invokeTool(tool, args, { ...toolContext, authority }, approval ? { approval } : {}),
+    });
+    const digest = callDigest(tool.name, input);
+    const answer = this.confirmations.answer(tool, digest, context);
+    if (answer.kind === 'yes') return run('owner');
+    if (answer.kind === 'declined') {
+      await auditStoppedCall(tool, input, { ...toolContext, authority: 'agent' }, { error: answer.error });
+      throw answer.error;
+    }
+    const lookup = await this.approvals.take(digest);
+    if (lookup.kind === 'approved') return run('owner', lookup.approval.id);
+    if (lookup.kind === 'refused') {
+      await auditStoppedCall(tool, input, { ...toolContext, authority: 'agent' }, { error: lookup.error });
+      throw lookup.error;
+    }
+    // Still waiting for the owner: the same request again, unless this client can ask its user now.
+    if (lookup.kind === 'pending' && !canAsk) throw approvalRequired(lookup.approval);
+    let reason = `${tool.name} always needs a human yes`;
+    if (tool.consent === 'policy') {
+      try {
+        return await run('agent');
+      } catch (error) {
+        if (!(error instanceof WalletError) || error.code !== 'APPROVAL_REQUIRED') throw error;
+        reason = typeof error.details?.['reason'] === 'string' ? error.details['reason'] : error.message;
+      }
+    }
+    // The plan the question shows: a dry run signs nothing, so it runs as the owner's (the policy's
+    // own refusals still end the call here, before anyone is asked).
+    const owner = { ...toolContext, authority: 'owner' as const };
+    const planned = hasDryRun(tool)
+      ? await invokeTool(tool, { ...args, dry_run: true }, owner, { audited: false })
+      : undefined;
+    const text = await confirmationMessage(tool, input, planned);
+    if (canAsk) {
+      await auditStoppedCall(tool, input, owner, { asked: planned });
+      return { kind: 'ask', result: await this.confirmations.ask(digest, text) };
+    }
+    const fields = await auditFields(tool, input, planned);
+    const fee = fields.fee ?? plannedFee(planned);
+    const approval = await this.approvals.request(digest, approvalSummary(tool, { ...fields, fee }, text, reason));
+    await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
+    throw approvalRequired(approval);
+  }
+}
+
+/** What the owner is asked to approve: the audit fields (validated values only) and the question. */
+function approvalSummary(tool: AnyTool, fields: AuditFields, text: string, reason: string): ApprovalSummary {
+  const recipient = fields.recipient === null || fields.recipient === undefined ? undefined : fields.recipient;
+  return {
+    tool: tool.name,
+    ...(fields.network ? { network: fields.network } : {}),
+    ...(fields.wallet_id ? { wallet_id: fields.wallet_id } : {}),
+    ...(fields.from ? { from: fields.from } : {}),
+    ...(fields.amount !== undefined ? { amount: fields.amount } : {}),
+    ...(fields.unit ? { unit: fields.unit } : {}),
+    ...(recipient === undefined ? {} : { recipient: typeof recipient === 'string' ? recipient : [...recipient] }),
+    ...(fields.fee !== undefined ? { fee: fields.fee } : {}),
+    text,
+    reason: reason.slice(0, 500),
+  };
+}
+
+/** The command the owner types to approve `id`. */
+export function approveCommand(id: string): string {
+  return `wallet approvals approve ${id}`;
+}
+
+/**
+ * The tool error an agent gets while its call waits for the owner: the approval's id, what it
+ * would sign, and the command to approve it; `details` carries the same as data.
+ */
+export function approvalRequired(approval: Approval): WalletError {
+  const { summary } = approval;
+  const gist = [
+    summary.network ? `on ${summary.network}` : undefined,
+    summary.amount !== undefined && summary.unit ? amountText(summary.amount, summary.unit) : undefined,
+    summary.recipient !== undefined ? `to ${[summary.recipient].flat().join(', ')}` : undefined,
+    summary.fee !== undefined && summary.unit ? `fee up to ${amountText(summary.fee, summary.unit)}` : undefined,
+  ]
+    .filter((part) => part !== undefined)
+    .join(', ');
+  return new WalletError(
+    'APPROVAL_REQUIRED',
+    `${summary.tool}${gist ? ` (${gist})` : ''} waits for the owner's approval ${approval.id}: ${summary.reason}. Nothing was signed or sent.`,
+    {
+      hint: `Ask the owner to run "${approveCommand(approval.id)}" in a terminal on this machine, then repeat this exact call (same arguments) before ${approval.expires}.`,
+      details: {
+        approval_id: approval.id,
+        status: approval.status,
+        expires: approval.expires,
+        command: approveCommand(approval.id),
+        tool: summary.tool,
+        ...(summary.network ? { network: summary.network } : {}),
+        ...(summary.from ? { from: summary.from } : {}),
+        ...(summary.wallet_id ? { wallet_id: summary.wallet_id } : {}),
+        ...(summary.amount !== undefined ? { amount: summary.amount } : {}),
+        ...(summary.unit ? { unit: summary.unit } : {}),
+        ...(summary.recipient !== undefined ? { recipient: summary.recipient } : {}),
+        ...(summary.fee !== undefined ? { fee: summary.fee } : {}),
+        reason: summary.reason,
+      },
+    },
+  );
+}
+
+function amountText(base: string, unit: string): string {
+  return /^\d+$/.test(base) && (unit === 'duffs' || unit === 'wei')
+    ? showAmount(BigInt(base), unit)
+    : `${base} ${unit}`;
+}
