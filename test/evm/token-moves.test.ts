@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import { hashTypedData, type Hex, type TypedDataDefinition } from 'viem';
 import {
+  hasTokenCallSelector,
   tokenMovesOfCalldata,
   tokenMovesOfTypedData,
   type TokenMove,
@@ -93,6 +94,17 @@ describe('tokenMovesOfCalldata', () => {
     for (const [what, to, data] of cases) {
       assert.deepEqual(tokenMovesOfCalldata(to, data), { moves: [], readable: false }, what);
     }
+  });
+
+  it('hasTokenCallSelector tells a garbled token call from another function', () => {
+    assert.equal(hasTokenCallSelector(call('transfer', [RECIPIENT, 1n]).slice(0, 20) as Hex), true);
+    assert.equal(hasTokenCallSelector(`${call('approve', [SPENDER, 1n])}00` as Hex), true);
+    assert.equal(
+      hasTokenCallSelector(call('increaseAllowance', [SPENDER, 1n]).toUpperCase().replace('0X', '0x') as Hex),
+      true,
+    );
+    assert.equal(hasTokenCallSelector(call('balanceOf', [OWNER])), false);
+    assert.equal(hasTokenCallSelector('0x'), false);
   });
 });
 

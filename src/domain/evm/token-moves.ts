@@ -106,6 +106,15 @@ export function tokenMovesOfCalldata(to: EvmAddress | null, data: Hex): Calldata
   };
 }
 
+/**
+ * Whether calldata starts with the selector of one of the ERC-20 calls `tokenMovesOfCalldata`
+ * reads, whatever follows: calldata for which this is true and that is not readable is a garbled
+ * token call (refused where recipients are checked), not merely another contract's function.
+ */
+export function hasTokenCallSelector(data: Hex): boolean {
+  return TOKEN_CALLS.has(data.slice(0, 10).toLowerCase());
+}
+
 type Field = { name: string; type: string };
 type Types = TypedDataInput['types'];
 
