@@ -343,6 +343,19 @@ flag	evm-funds-send	--wait	none	Wait for the receipt (with progress) before answ
 flag	evm-funds-send	--no-wait	none	Wait for the receipt (with progress) before answering.
 flag	evm-funds-send	--wait-seconds	text	How long wait waits for the receipt, in seconds (120 by default); then status stays pending.
 flag	evm-funds-send	--max-fee-wei	text	Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas exceeds this many…
+cmd	-	evm-token-transfer	globals	Send an ERC-20 token amount in one call
+flag	evm-token-transfer	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	evm-token-transfer	--address	text	The sending account: a keystore address or alias.
+flag	evm-token-transfer	--token	text	The ERC-20 token contract.
+flag	evm-token-transfer	--to	text	The recipient of the tokens.
+flag	evm-token-transfer	--amount	text	The amount in the token\'s base units, as a string of digits (1.5 tokens of 6 decimals: 1500000).
+flag	evm-token-transfer	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
+flag	evm-token-transfer	--dry-run	none	Only plan: show nonce, gas and fee; sign and send nothing.
+flag	evm-token-transfer	--no-dry-run	none	Only plan: show nonce, gas and fee; sign and send nothing.
+flag	evm-token-transfer	--wait	none	Wait for the receipt (with progress) before answering.
+flag	evm-token-transfer	--no-wait	none	Wait for the receipt (with progress) before answering.
+flag	evm-token-transfer	--wait-seconds	text	How long wait waits for the receipt, in seconds (120 by default); then status stays pending.
+flag	evm-token-transfer	--max-fee-wei	text	Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas exceeds this many…
 cmd	-	evm-message-sign	globals	Sign a message with an EVM account (EIP-191)
 flag	evm-message-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-message-sign	--address	text	The signing account: a keystore address or alias.

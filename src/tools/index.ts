@@ -16,6 +16,7 @@ import {
 import { evmAccountCreate, evmAccountExport, evmAccountImport, evmAccountsList } from './evm/accounts.js';
 import { evmBalanceGet } from './evm/balances.js';
 import { evmMessageSign, evmMessageVerify, evmTypedDataSign } from './evm/messages.js';
+import { evmTokenTransfer } from './evm/tokens.js';
 import { evmFundsSend, evmTxCreate, evmTxGet, evmTxSend, evmTxSign } from './evm/transactions.js';
 
 /** Every tool of the wallet. Adding a tool is one line here. */
@@ -53,6 +54,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   evmTxSend,
   evmTxGet,
   evmFundsSend,
+  evmTokenTransfer,
   evmMessageSign,
   evmMessageVerify,
   evmTypedDataSign,

@@ -1,6 +1,7 @@
 /**
- * The test ERC-20 (test/fixtures/erc20/Token.sol): compiled at test time with solc-js, deployed to
- * and moved on an anvil node through plain JSON-RPC from anvil's first, unlocked account.
+ * The test ERC-20s (test/fixtures/erc20/): Token.sol, and PermitToken.sol (Token with EIP-2612
+ * permit and EIP-3009 transfer with authorization), compiled at test time with solc-js, deployed
+ * to and moved on an anvil node through plain JSON-RPC from anvil's first, unlocked account.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,7 +11,9 @@ import { encodeDeployData, encodeFunctionData, type Abi, type Address, type Hash
 import { ANVIL_FIRST_ACCOUNT, type AnvilNode } from './anvil.js';
 import { ROOT } from './paths.js';
 
-export const TOKEN_SOURCE = join(ROOT, 'test', 'fixtures', 'erc20', 'Token.sol');
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'erc20');
+export const TOKEN_SOURCE = join(FIXTURES, 'Token.sol');
+export const PERMIT_TOKEN_SOURCE = join(FIXTURES, 'PermitToken.sol');
 
 const RECEIPT_TIMEOUT_MS = 10_000;
 
@@ -25,31 +28,52 @@ export type CompiledToken = { abi: Abi; bytecode: Hex };
 
 export type TokenParameters = { name: string; symbol: string; decimals: number; supply: bigint };
 
-type TransactionReceipt = { transactionHash: Hash; status: Hex; contractAddress: Address | null };
+export type TransactionReceipt = { transactionHash: Hash; status: Hex; contractAddress: Address | null };
 
-let compiled: CompiledToken | undefined;
+/** The fixture contracts: source file name -> contract name. */
+const CONTRACTS = { 'Token.sol': 'Token', 'PermitToken.sol': 'PermitToken' } as const;
+type ContractName = (typeof CONTRACTS)[keyof typeof CONTRACTS];
 
-/** Compiles Token.sol once per process (about a second of solc-js wasm) and returns its ABI and creation code. */
-export function compileToken(): CompiledToken {
+let compiled: Record<ContractName, CompiledToken> | undefined;
+
+/** Compiles the fixtures once per process (a second or two of solc-js wasm). */
+function compileFixtures(): Record<ContractName, CompiledToken> {
   if (compiled) return compiled;
   const solc = createRequire(import.meta.url)('solc') as Solc;
+  const files = Object.keys(CONTRACTS) as (keyof typeof CONTRACTS)[];
   const input = {
     language: 'Solidity',
-    sources: { 'Token.sol': { content: readFileSync(TOKEN_SOURCE, 'utf8') } },
+    sources: Object.fromEntries(files.map((file) => [file, { content: readFileSync(join(FIXTURES, file), 'utf8') }])),
     settings: {
       optimizer: { enabled: true, runs: 200 },
-      outputSelection: { 'Token.sol': { Token: ['abi', 'evm.bytecode.object'] } },
+      outputSelection: Object.fromEntries(
+        files.map((file) => [file, { [CONTRACTS[file]]: ['abi', 'evm.bytecode.object'] }]),
+      ),
     },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
   const errors = (output.errors ?? []).filter((entry) => entry.severity === 'error');
   if (errors.length > 0) {
-    throw new Error(`solc could not compile ${TOKEN_SOURCE}:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+    throw new Error(`solc could not compile ${FIXTURES}:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
   }
-  const token = output.contracts?.['Token.sol']?.['Token'];
-  if (!token) throw new Error(`solc produced no Token contract from ${TOKEN_SOURCE}`);
-  compiled = { abi: token.abi, bytecode: `0x${token.evm.bytecode.object}` };
+  const result = {} as Record<ContractName, CompiledToken>;
+  for (const file of files) {
+    const contract = output.contracts?.[file]?.[CONTRACTS[file]];
+    if (!contract) throw new Error(`solc produced no ${CONTRACTS[file]} contract from ${join(FIXTURES, file)}`);
+    result[CONTRACTS[file]] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  }
+  compiled = result;
   return compiled;
+}
+
+/** Token.sol's ABI and creation code. */
+export function compileToken(): CompiledToken {
+  return compileFixtures().Token;
+}
+
+/** PermitToken.sol's ABI and creation code: Token plus permit, nonces, DOMAIN_SEPARATOR and EIP-3009. */
+export function compilePermitToken(): CompiledToken {
+  return compileFixtures().PermitToken;
 }
 
 /**
@@ -58,14 +82,37 @@ export function compileToken(): CompiledToken {
  * @example
  * const token = await deployToken(node, { name: 'Test', symbol: 'TST', decimals: 6, supply: 1_000_000n });
  */
-export async function deployToken(node: AnvilNode, parameters: TokenParameters): Promise<Address> {
-  const { abi, bytecode } = compileToken();
+export function deployToken(node: AnvilNode, parameters: TokenParameters): Promise<Address> {
+  return deploy(node, compileToken(), parameters);
+}
+
+/**
+ * Deploys a fresh PermitToken (EIP-712 domain: its name, version "1", the node's chain id, its
+ * address) from ANVIL_FIRST_ACCOUNT, which receives the whole supply.
+ *
+ * @example
+ * const token = await deployPermitToken(node, { name: 'Permit Token', symbol: 'PTK', decimals: 6, supply: 1_000_000n });
+ */
+export function deployPermitToken(node: AnvilNode, parameters: TokenParameters): Promise<Address> {
+  return deploy(node, compilePermitToken(), parameters);
+}
+
+async function deploy(
+  node: AnvilNode,
+  { abi, bytecode }: CompiledToken,
+  parameters: TokenParameters,
+): Promise<Address> {
   const data = encodeDeployData({
     abi,
     bytecode,
     args: [parameters.name, parameters.symbol, parameters.decimals, parameters.supply],
   });
-  const receipt = await send(node, { from: ANVIL_FIRST_ACCOUNT, data });
+  return deployContract(node, data);
+}
+
+/** Deploys `initCode` (creation code with its constructor arguments) from ANVIL_FIRST_ACCOUNT; resolves to the contract. */
+export async function deployContract(node: AnvilNode, initCode: Hex): Promise<Address> {
+  const receipt = await sendAndWait(node, { from: ANVIL_FIRST_ACCOUNT, data: initCode });
   if (!receipt.contractAddress) throw new Error(`deployment ${receipt.transactionHash} created no contract`);
   return receipt.contractAddress;
 }
@@ -73,11 +120,16 @@ export async function deployToken(node: AnvilNode, parameters: TokenParameters):
 /** Sends `amount` (base units) of `token` from ANVIL_FIRST_ACCOUNT to `to`; resolves once mined. */
 export async function transferToken(node: AnvilNode, token: Address, to: Address, amount: bigint): Promise<Hash> {
   const data = encodeFunctionData({ abi: compileToken().abi, functionName: 'transfer', args: [to, amount] });
-  const receipt = await send(node, { from: ANVIL_FIRST_ACCOUNT, to: token, data });
+  const receipt = await sendAndWait(node, { from: ANVIL_FIRST_ACCOUNT, to: token, data });
   return receipt.transactionHash;
 }
 
-async function send(
+/**
+ * Sends a transaction from one of anvil's unlocked accounts (`eth_sendTransaction`) and resolves
+ * to its receipt once mined; rejects when the node refuses it (a call that reverts is refused at
+ * its gas estimate, with the revert reason) or when it reverted.
+ */
+export async function sendAndWait(
   node: AnvilNode,
   transaction: { from: Address; to?: Address; data: Hex },
 ): Promise<TransactionReceipt> {
@@ -86,10 +138,21 @@ async function send(
   for (;;) {
     const receipt = await node.rpc<TransactionReceipt | null>('eth_getTransactionReceipt', [hash]);
     if (receipt) {
-      if (receipt.status !== '0x1') throw new Error(`transaction ${hash} reverted`);
+      if (receipt.status !== '0x1')
+        throw new Error(`transaction ${hash} reverted: ${await revertReason(node, transaction)}`);
       return receipt;
     }
     if (Date.now() > deadline) throw new Error(`transaction ${hash} was not mined within ${RECEIPT_TIMEOUT_MS} ms`);
     await sleep(50);
+  }
+}
+
+/** Why a transaction reverted, as the node says when the same call is run again. */
+async function revertReason(node: AnvilNode, transaction: { from: Address; to?: Address; data: Hex }): Promise<string> {
+  try {
+    await node.rpc('eth_call', [transaction, 'latest']);
+    return 'the same call succeeds now';
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
 }

@@ -10,6 +10,8 @@ export const DEFAULT_MAX_FEE_WEI = 10n ** 16n;
 
 /** A whole number of wei in digits (1 ether = 10^18 wei), at most 2^256 - 1. */
 export const WEI_PATTERN = /^(0|[1-9][0-9]{0,77})$/;
+/** A whole number of token base units in digits: an ERC-20 amount is a uint256, as wei is. */
+export const TOKEN_UNITS_PATTERN = WEI_PATTERN;
 /** The largest wei amount an EVM value holds. */
 export const MAX_UINT256 = 2n ** 256n - 1n;
 

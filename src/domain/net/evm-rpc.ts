@@ -143,13 +143,23 @@ export class EvmNode {
     return this.run(async () => {
       const code = await this.client.getCode({ address: token });
       if (code === undefined || code === '0x') {
-        throw new WalletError('INVALID_PARAM', `No contract at token ${token} on ${this.network.network}.`);
+        throw new WalletError('INVALID_PARAM', `No contract at token ${token} on ${this.network.network}.`, {
+          hint: 'Check the token address and the network: a token has its own address on each chain.',
+        });
       }
       const [balance, decimals, symbol] = await Promise.all([
         this.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [holder] }),
         this.client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' }),
         this.client.readContract({ address: token, abi: erc20Abi, functionName: 'symbol' }).catch(() => null),
-      ]);
+      ]).catch((error: unknown) => {
+        const failure = nodeFailure(error, this.endpoint, 'read');
+        if (failure.code !== 'INVALID_PARAM') throw failure;
+        throw new WalletError(
+          'INVALID_PARAM',
+          `The contract at token ${token} on ${this.network.network} is not an ERC-20: balanceOf() or decimals() fails.`,
+          { hint: 'Check the token address: it must be the ERC-20 contract itself.', cause: error },
+        );
+      });
       return { balance, decimals, symbol: symbol === null ? null : withoutControls(symbol).slice(0, 32) };
     });
   }

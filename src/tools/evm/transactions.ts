@@ -10,8 +10,8 @@ const transactions = () => import('../../domain/evm/transactions.js');
 const DEFAULT_WAIT_SECONDS = 120;
 
 const From = EvmAccount.describe('The sending account: a keystore address or alias.');
-const Wait = z.boolean().default(false).describe('Wait for the receipt (with progress) before answering.');
-const WaitSeconds = z
+export const Wait = z.boolean().default(false).describe('Wait for the receipt (with progress) before answering.');
+export const WaitSeconds = z
   .int()
   .min(1)
   .max(3600)
@@ -19,7 +19,7 @@ const WaitSeconds = z
   .describe(
     `How long wait waits for the receipt, in seconds (${DEFAULT_WAIT_SECONDS} by default); then status stays pending.`,
   );
-const MaxFee = Wei.optional().describe(
+export const MaxFee = Wei.optional().describe(
   `Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas exceeds this many wei; ${DEFAULT_MAX_FEE_WEI} (0.01 ether) when omitted.`,
 );
 
@@ -55,7 +55,7 @@ function planFields(plan: EvmTxPlan) {
   };
 }
 
-const StatusFields = {
+export const StatusFields = {
   hash: z.string().describe('The transaction hash.'),
   status: z
     .enum(['pending', 'success', 'reverted'])
@@ -66,7 +66,7 @@ const StatusFields = {
   contract_address: z.string().nullable().describe('The contract a deployment created; else null.'),
 };
 
-function statusFields(status: TxStatus) {
+export function statusFields(status: TxStatus) {
   return {
     hash: status.hash,
     status: status.status,

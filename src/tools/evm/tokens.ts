@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { formatTokenAmount, TOKEN_UNITS_PATTERN } from '../../domain/evm/amount.js';
+import { ALIAS_PATTERN } from '../../domain/keystore/keystore-format.js';
+import { defineTool } from '../define.js';
+import { EvmAccount, EvmAddress, RequiredEvmNetwork } from '../fields.js';
+import { MaxFee, StatusFields, statusFields, Wait, WaitSeconds } from './transactions.js';
+
+/** The EVM domain (and viem) load on a call's first use. */
+const tokens = () => import('../../domain/evm/tokens.js');
+
+const ADDRESS_SHAPE = /^0x[0-9a-fA-F]{40}$/;
+
+/** What the audit line may say of an argument that failed before it was read: only a validated shape. */
+function addressOrUndefined(text: string): string | undefined {
+  return ADDRESS_SHAPE.test(text) ? text : undefined;
+}
+
+export const evmTokenTransfer = defineTool({
+  name: 'evm_token_transfer',
+  title: 'Send ERC-20 tokens',
+  summary: 'Send an ERC-20 token amount in one call',
+  description: [
+    "Transfers amount (in the token's base units) of the ERC-20 contract token from a keystore account",
+    "to to: reads the token's symbol and decimals and the sender's token balance, then creates, signs",
+    'and sends a transaction to the token contract (value 0, transfer(to, amount) calldata), as',
+    'evm-funds-send would. With dry_run nothing is signed or sent. Refused with INVALID_PARAM when',
+    'token is no ERC-20 contract on the network or amount is 0, with INSUFFICIENT_FUNDS when the',
+    "sender holds fewer tokens (or cannot pay the gas), and with POLICY_VIOLATION when the network's",
+    'spending policy (docs/POLICY.md) forbids it. Amounts are base units: 1.5 tokens of a token with',
+    '6 decimals is "1500000" (evm-balance-get with token shows the decimals).',
+    '',
+    'Example: wallet evm-token-transfer --address savings --token 0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238 --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --amount 1500000 --network sepolia --wait',
+  ].join('\n'),
+  input: z.strictObject({
+    address: EvmAccount.describe('The sending account: a keystore address or alias.'),
+    token: EvmAddress.describe('The ERC-20 token contract.'),
+    to: EvmAddress.describe('The recipient of the tokens.'),
+    amount: z
+      .string()
+      .regex(TOKEN_UNITS_PATTERN, 'a whole number of token base units in digits, e.g. "1500000"')
+      .describe("The amount in the token's base units, as a string of digits (1.5 tokens of 6 decimals: 1500000)."),
+    network: RequiredEvmNetwork,
+    dry_run: z.boolean().default(false).describe('Only plan: show nonce, gas and fee; sign and send nothing.'),
+    wait: Wait,
+    wait_seconds: WaitSeconds,
+    max_fee_wei: MaxFee,
+  }),
+  output: z.object({
+    network: z.string().describe('The EVM network.'),
+    chain_id: z.int().describe('Its chain id, as signed into the transaction.'),
+    from: z.string().describe('The sender.'),
+    to: z.string().describe('The recipient of the tokens.'),
+    token: z.string().describe('The token contract, checksummed: the transaction goes to it.'),
+    token_symbol: z.string().nullable().describe("The token's symbol; null if it has none readable."),
+    token_decimals: z.int().describe("The token's decimals."),
+    amount: z.string().describe('The amount sent, in token base units (digits).'),
+    token_amount: z.string().describe('The amount sent, in whole tokens (decimal).'),
+    data: z.string().describe('The calldata: transfer(to, amount).'),
+    nonce: z.int().describe("The sender's nonce."),
+    gas_limit: z.string().describe("The gas limit (the node's estimate)."),
+    max_fee_per_gas: z.string().describe('EIP-1559 max fee per gas, in wei.'),
+    max_priority_fee_per_gas: z.string().describe('EIP-1559 priority fee (tip) per gas, in wei.'),
+    max_fee_wei: z.string().describe('The most the fee can be: gas limit × max fee per gas, in wei.'),
+    sent: z.boolean().describe('False for a dry run.'),
+    hash: z.string().nullable().describe('The transaction hash; null for a dry run.'),
+    status: z
+      .enum(['planned', 'pending', 'success', 'reverted'])
+      .describe('planned (dry run), pending (not mined yet or not waited for), success or reverted.'),
+    block_number: StatusFields.block_number,
+    gas_used: StatusFields.gas_used,
+    fee_wei: StatusFields.fee_wei,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  handler: async (input, { services, signal, progress }) => {
+    const { transferToken } = await tokens();
+    const transfer = await transferToken(
+      services,
+      {
+        from: input.address,
+        token: input.token,
+        to: input.to,
+        amount: input.amount,
+        network: input.network,
+        dryRun: input.dry_run,
+        wait: input.wait,
+        waitSeconds: input.wait_seconds,
+        maxFee: input.max_fee_wei,
+      },
+      { signal, progress },
+    );
+    const { plan, sent } = transfer;
+    const status = sent ? statusFields(sent) : undefined;
+    return {
+      network: plan.network,
+      chain_id: plan.chainId,
+      from: plan.from,
+      to: transfer.to,
+      token: transfer.token,
+      token_symbol: transfer.symbol,
+      token_decimals: transfer.decimals,
+      amount: transfer.amount.toString(),
+      token_amount: formatTokenAmount(transfer.amount, transfer.decimals),
+      data: plan.data,
+      nonce: plan.nonce,
+      gas_limit: plan.gasLimit.toString(),
+      max_fee_per_gas: plan.maxFeePerGas.toString(),
+      max_priority_fee_per_gas: plan.maxPriorityFeePerGas.toString(),
+      max_fee_wei: plan.maxFee.toString(),
+      sent: sent !== null,
+      hash: status?.hash ?? null,
+      status: status?.status ?? ('planned' as const),
+      block_number: status?.block_number ?? null,
+      gas_used: status?.gas_used ?? null,
+      fee_wei: status?.fee_wei ?? null,
+    };
+  },
+  // Only what validated: the checksummed values of the answer, else an argument of an address's
+  // (or an alias's) shape. The token amount is not a wei or duff amount: the audit line has no
+  // unit for it yet.
+  audit: (input, output) => ({
+    network: input.network,
+    from: output?.from ?? (ALIAS_PATTERN.test(input.address) ? input.address : addressOrUndefined(input.address)),
+    recipient: output?.to ?? addressOrUndefined(input.to),
+    hash: output?.hash ?? undefined,
+    dry_run: input.dry_run || undefined,
+  }),
+});
