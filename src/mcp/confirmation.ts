@@ -9,6 +9,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
+import { formatTokenAmount } from '../domain/evm/amount.js';
 import { showAmount } from '../domain/policy/spending-policy.js';
 import type { AnyTool } from '../tools/index.js';
 import { auditFields } from '../tools/invoke.js';
@@ -176,12 +177,18 @@ export async function confirmationMessage(
 ): Promise<string> {
   const fields = await auditFields(tool, args, planned);
   const lines = [`${tool.title} (${tool.name})${fields.network ? ` on ${fields.network}` : ''}:`];
-  if (fields.amount !== undefined && fields.unit) lines.push(`  amount: ${amount(fields.amount, fields.unit)}`);
+  if (fields.amount !== undefined && fields.unit) {
+    lines.push(
+      `  amount: ${fields.unit === 'token' ? tokenAmount(fields.amount, fields.token, planned) : amount(fields.amount, fields.unit)}`,
+    );
+  }
   const recipients = [fields.recipient ?? []].flat();
   if (recipients.length > 0) lines.push(`  to: ${recipients.join(', ')}`);
   const fee = FEE_FIELDS.find(([field]) => typeof planned?.[field] === 'string');
   if (fee) lines.push(`  ${fee[2]}: ${amount(String(planned?.[fee[0]]), fee[1])}`);
-  else if (fields.fee !== undefined && fields.unit) lines.push(`  fee at most: ${amount(fields.fee, fields.unit)}`);
+  else if (fields.fee !== undefined && fields.unit && fields.unit !== 'token') {
+    lines.push(`  fee at most: ${amount(fields.fee, fields.unit)}`);
+  }
   if (fields.wallet_id) lines.push(`  wallet: ${fields.wallet_id}`);
   if (fields.from) lines.push(`  from: ${fields.from}`);
   lines.push(
@@ -192,4 +199,13 @@ export async function confirmationMessage(
 
 function amount(base: string, unit: 'duffs' | 'wei'): string {
   return /^\d+$/.test(base) ? showAmount(BigInt(base), unit) : `${base} ${unit}`;
+}
+
+/** "2.5 USDC (2500000 base units of 0xA0b8…)": the dry run tells the symbol and decimals where it has them. */
+function tokenAmount(base: string, token: string | undefined, planned: Record<string, unknown> | undefined): string {
+  const symbol = planned?.['token_symbol'];
+  const decimals = planned?.['token_decimals'];
+  const units = `${base} base units of token ${token ?? '(unknown)'}`;
+  if (typeof decimals !== 'number' || !/^\d+$/.test(base)) return units;
+  return `${formatTokenAmount(BigInt(base), decimals)} ${typeof symbol === 'string' ? symbol : 'tokens'} (${units})`;
 }

@@ -1,6 +1,6 @@
 import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
-import type { ApprovalStore} from '../domain/policy/approvals.js';
+import type { ApprovalStore } from '../domain/policy/approvals.js';
 import { type Approval, type ApprovalSummary } from '../domain/policy/approvals.js';
 import type { AuditFields } from '../domain/policy/audit-log.js';
 import type { Authority } from '../domain/policy/authority.js';
@@ -100,6 +100,7 @@ function approvalSummary(tool: AnyTool, fields: AuditFields, text: string, reaso
     ...(fields.from ? { from: fields.from } : {}),
     ...(fields.amount !== undefined ? { amount: fields.amount } : {}),
     ...(fields.unit ? { unit: fields.unit } : {}),
+    ...(fields.token ? { token: fields.token } : {}),
     ...(recipient === undefined ? {} : { recipient: typeof recipient === 'string' ? recipient : [...recipient] }),
     ...(fields.fee !== undefined ? { fee: fields.fee } : {}),
     text,
@@ -120,9 +121,11 @@ export function approvalRequired(approval: Approval): WalletError {
   const { summary } = approval;
   const gist = [
     summary.network ? `on ${summary.network}` : undefined,
-    summary.amount !== undefined && summary.unit ? amountText(summary.amount, summary.unit) : undefined,
+    summary.amount !== undefined && summary.unit ? amountText(summary.amount, summary.unit, summary.token) : undefined,
     summary.recipient !== undefined ? `to ${[summary.recipient].flat().join(', ')}` : undefined,
-    summary.fee !== undefined && summary.unit ? `fee up to ${amountText(summary.fee, summary.unit)}` : undefined,
+    summary.fee !== undefined && (summary.unit === 'duffs' || summary.unit === 'wei')
+      ? `fee up to ${amountText(summary.fee, summary.unit)}`
+      : undefined,
   ]
     .filter((part) => part !== undefined)
     .join(', ');
@@ -142,6 +145,7 @@ export function approvalRequired(approval: Approval): WalletError {
         ...(summary.wallet_id ? { wallet_id: summary.wallet_id } : {}),
         ...(summary.amount !== undefined ? { amount: summary.amount } : {}),
         ...(summary.unit ? { unit: summary.unit } : {}),
+        ...(summary.token ? { token: summary.token } : {}),
         ...(summary.recipient !== undefined ? { recipient: summary.recipient } : {}),
         ...(summary.fee !== undefined ? { fee: summary.fee } : {}),
         reason: summary.reason,
@@ -150,7 +154,8 @@ export function approvalRequired(approval: Approval): WalletError {
   );
 }
 
-function amountText(base: string, unit: string): string {
+function amountText(base: string, unit: string, token?: string): string {
+  if (unit === 'token') return `${base} base units of token ${token ?? '(unknown)'}`;
   return /^\d+$/.test(base) && (unit === 'duffs' || unit === 'wei')
     ? showAmount(BigInt(base), unit)
     : `${base} ${unit}`;

@@ -11,6 +11,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { clipForDisplay } from '../../shared/text.js';
 import { WalletError } from '../errors.js';
 import { needsHuman, type Authority } from '../policy/authority.js';
+import { checkBeforeSigning, reserveSpend } from '../policy/spending-policy.js';
+import { tokenMovesOfTypedData, type TypedDataInput } from './token-moves.js';
 import type { WalletServices } from '../services.js';
 import { resolveAccount, withAccountKey } from './accounts.js';
 import { parseEvmAddress, type EvmAddress } from './address.js';
@@ -69,14 +71,35 @@ export async function signTypedData(
     ...request.typedData,
     domain: { ...request.typedData.domain, ...(chainId === undefined ? {} : { chainId }) },
   });
-  if (request.authority === 'agent') {
-    throw needsHuman('typed data is not a token permit the wallet recognises, so the policy cannot bound it');
+  // A permit or transfer authorization moves tokens as surely as a transaction: the policy counts
+  // it (allowlist, token caps, unlimited approvals, the agent's autonomy). Anything else, or a
+  // domain bound to no chain, the policy cannot bound: an agent needs a human yes for it.
+  const { moves, recognised } = tokenMovesOfTypedData(definition as unknown as TypedDataInput);
+  if (request.authority === 'agent' && (!recognised || chainId === undefined)) {
+    throw needsHuman(
+      recognised
+        ? 'a permit whose domain names no chainId could be replayed on any chain'
+        : 'typed data that is not a token permit the wallet recognises cannot be bounded by the policy',
+    );
   }
   const account = await resolveAccount(services, request.from);
-  const signature = await withAccountKey(services, account, (privateKey) =>
-    privateKeyToAccount(privateKey).signTypedData(definition),
+  const hash = hashTypedData(definition);
+  const sign = (privateKey: Hex) => privateKeyToAccount(privateKey).signTypedData(definition);
+  if (!recognised) {
+    return { address: account.address, signature: await withAccountKey(services, account, sign), hash };
+  }
+  const spend = {
+    amount: 0n,
+    recipients: [],
+    tokens: moves,
+    authority: request.authority,
+    key: `${account.address}:${hash}`,
+  };
+  await checkBeforeSigning(services.dataDir, network.policy, spend);
+  const { value: signature } = await withAccountKey(services, account, (privateKey) =>
+    reserveSpend(services.dataDir, network.policy, spend, async () => ({ value: await sign(privateKey), txid: hash })),
   );
-  return { address: account.address, signature, hash: hashTypedData(definition) };
+  return { address: account.address, signature, hash };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Authority } from '../policy/authority.js';
 import { encodeFunctionData, erc20Abi } from 'viem';
 import { WalletError } from '../errors.js';
 import type { ProgressReporter } from '../net/chain-backend.js';
@@ -20,6 +21,7 @@ export type TokenTransferRequest = {
   wait: boolean;
   waitSeconds: number;
   maxFee: string | undefined;
+  authority: Authority;
 };
 
 export type TokenTransfer = {
@@ -83,6 +85,7 @@ export async function transferToken(
       wait: request.wait,
       waitSeconds: request.waitSeconds,
       maxFee: request.maxFee,
+      authority: request.authority,
     },
     options,
   );

@@ -1,11 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  decodeFunctionData,
-  erc20Abi,
   getAddress,
   keccak256,
   parseTransaction,
-  toFunctionSelector,
   recoverTransactionAddress,
   serializeTransaction,
   type Hash,
@@ -30,9 +27,9 @@ import {
   type Recipient,
   type Reservation,
   type SpendingPolicy,
-  type TokenSpend,
 } from '../policy/spending-policy.js';
 import type { Authority } from '../policy/authority.js';
+import { hasTokenCallSelector, tokenMovesOfCalldata } from './token-moves.js';
 import type { WalletServices } from '../services.js';
 import { resolveAccount, resolveAddress, withAccountKey, type EvmAccount } from './accounts.js';
 import { parseEvmAddress, type EvmAddress } from './address.js';
@@ -224,7 +221,7 @@ function signReserved(
 
 /**
  * What a transaction spends as the policy counts it: its value, paid to `to`, and the tokens its
- * calldata moves (ERC-20 `transfer`, `transferFrom`, `approve`), whose recipients and spenders the
+ * calldata moves (ERC-20 `transfer`, `transferFrom`, `approve`, `increaseAllowance`), whose recipients and spenders the
  * allowlist checks and whose amounts the token caps count. Calldata the wallet cannot read makes
  * the spend unreadable: never autonomous. A deployment has no `to`.
  */
@@ -238,68 +235,20 @@ function countedSpend(transaction: {
       ? { address: getAddress(transaction.to), what: 'to' }
       : { address: null, what: 'a contract deployment (no to)' },
   ];
+  const amount = transaction.value ?? 0n;
   const data = transaction.data ?? '0x';
-  if (data === '0x') return { amount: transaction.value ?? 0n, recipients };
-  const moves = transaction.to ? tokenMoves(getAddress(transaction.to), data) : undefined;
-  if (moves === null) {
+  if (data === '0x') return { amount, recipients };
+  const { moves, readable } = tokenMovesOfCalldata(transaction.to ? getAddress(transaction.to) : null, data);
+  if (readable) return { amount, recipients, tokens: moves };
+  if (hasTokenCallSelector(data)) {
     recipients.push({ address: null, what: 'an undecodable ERC-20 call in data' });
-    return { amount: transaction.value ?? 0n, recipients, unreadable: 'its calldata does not decode' };
+    return { amount, recipients, unreadable: 'its ERC-20 calldata does not decode' };
   }
   return {
-    amount: transaction.value ?? 0n,
+    amount,
     recipients,
-    tokens: moves ?? [],
-    ...(moves === undefined
-      ? { unreadable: 'its calldata is a contract call the wallet cannot read (not an ERC-20 transfer or approval)' }
-      : {}),
+    unreadable: 'its calldata is a contract call the wallet cannot read (only ERC-20 transfers and approvals are)',
   };
-}
-
-/** The ERC-20 calls that move or release tokens, by selector. */
-const TOKEN_CALLS: ReadonlySet<string> = new Set(
-  ['transfer(address,uint256)', 'transferFrom(address,address,uint256)', 'approve(address,uint256)'].map((signature) =>
-    toFunctionSelector(signature),
-  ),
-);
-
-/** 2^255: an approval of at least this much is as good as unlimited. */
-const UNLIMITED = 2n ** 255n;
-
-/**
- * The token moves of ERC-20 calldata sent to `token`: undefined when it is not such a call, null
- * when it has a token selector but does not decode.
- */
-function tokenMoves(token: EvmAddress, data: Hex): TokenSpend[] | null | undefined {
-  if (!TOKEN_CALLS.has(data.slice(0, 10).toLowerCase())) return undefined;
-  try {
-    const call = decodeFunctionData({ abi: erc20Abi, data });
-    if (call.functionName === 'transfer') {
-      const [to, amount] = call.args;
-      return [{ kind: 'transfer', token, counterparty: getAddress(to), role: 'recipient', amount, unlimited: false }];
-    }
-    if (call.functionName === 'transferFrom') {
-      const [, to, amount] = call.args;
-      return [
-        { kind: 'transferFrom', token, counterparty: getAddress(to), role: 'recipient', amount, unlimited: false },
-      ];
-    }
-    if (call.functionName === 'approve') {
-      const [spender, amount] = call.args;
-      return [
-        {
-          kind: 'approve',
-          token,
-          counterparty: getAddress(spender),
-          role: 'spender',
-          amount,
-          unlimited: amount >= UNLIMITED,
-        },
-      ];
-    }
-  } catch {
-    // A token selector with calldata that does not decode.
-  }
-  return null;
 }
 
 /**

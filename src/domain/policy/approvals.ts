@@ -25,6 +25,7 @@ const ApprovalSummarySchema = z.strictObject({
   from: z.string().max(64).optional(),
   amount: z.string().max(80).optional(),
   unit: z.string().max(16).optional(),
+  token: z.string().max(64).optional(),
   recipient: z.union([z.string().max(64), z.array(z.string().max(64)).max(64)]).optional(),
   fee: z.string().max(80).optional(),
   /** The question as the owner reads it, several lines (the same text an elicitation shows). */

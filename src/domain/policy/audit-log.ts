@@ -16,7 +16,10 @@ export type AuditFields = {
   from?: string | undefined;
   /** In base units (`unit`), as a string of digits. */
   amount?: string | undefined;
-  unit?: 'duffs' | 'wei' | undefined;
+  /** `token`: the base units of the ERC-20 `token`. */
+  unit?: 'duffs' | 'wei' | 'token' | undefined;
+  /** The ERC-20 contract a token amount is of (checksummed). */
+  token?: string | undefined;
   recipient?: string | readonly string[] | null | undefined;
   /** A Dash transaction id. */
   txid?: string | undefined;
@@ -60,6 +63,7 @@ const KEY_ORDER: readonly (keyof AuditRecord)[] = [
   'from',
   'amount',
   'unit',
+  'token',
   'recipient',
   'fee',
   'txid',

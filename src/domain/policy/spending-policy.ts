@@ -215,7 +215,7 @@ export function checkSpend(policy: SpendingPolicy | null, spend: CountedSpend): 
       'Pay less, in several transactions if the 24-hour cap allows it.',
     );
   }
-  for (const [token, amount] of tokenTotals(spend)) {
+  for (const [token, amount] of tokenTotals(spend, policy)) {
     const rules = policy.tokens.get(token);
     if (rules?.maxPerTx != null && amount > rules.maxPerTx) {
       throw new WalletError(
@@ -251,7 +251,7 @@ export function checkAutonomy(policy: SpendingPolicy | null, spend: CountedSpend
   for (const move of spend.tokens ?? []) {
     if (move.unlimited) throw needsHuman(`an unlimited ${move.kind} of token ${move.token} is never autonomous`);
   }
-  for (const [token, amount] of tokenTotals(spend)) {
+  for (const [token, amount] of tokenTotals(spend, policy)) {
     const autonomy = policy.tokens.get(token)?.autonomy;
     if (!autonomy) throw needsHuman(`token ${token} has no autonomous caps in the policy`);
     if (amount > autonomy.maxPerTx) {
@@ -320,7 +320,7 @@ function countersOf(dataDir: string, policy: SpendingPolicy | null, spend: Ledge
       show: (amount) => shown(policy, amount),
     });
   }
-  for (const [token, amount] of tokenTotals(spend)) {
+  for (const [token, amount] of tokenTotals(spend, policy)) {
     const rules = policy.tokens.get(token);
     if (!rules || amount === 0n || (rules.maxPer24h === null && !(agent && rules.autonomy))) continue;
     counters.push({
@@ -460,10 +460,17 @@ function checkRoom(counter: Counter, recent: readonly LedgerEntry[]): void {
   }
 }
 
-/** A spend's token amounts, summed per token. */
-function tokenTotals(spend: CountedSpend): Map<string, bigint> {
+/**
+ * A spend's token amounts, summed per token, as the caps count them. An unlimited approval to a
+ * spender the policy lists for it is not counted: the owner allowed exactly that, and its amount
+ * (2^256 - 1) would fill every cap for a day.
+ */
+function tokenTotals(spend: CountedSpend, policy: SpendingPolicy | null): Map<string, bigint> {
   const totals = new Map<string, bigint>();
-  for (const move of spend.tokens ?? []) totals.set(move.token, (totals.get(move.token) ?? 0n) + move.amount);
+  for (const move of spend.tokens ?? []) {
+    if (move.unlimited && policy?.tokens.get(move.token)?.unlimitedSpenders.has(move.counterparty)) continue;
+    totals.set(move.token, (totals.get(move.token) ?? 0n) + move.amount);
+  }
   return totals;
 }
 

@@ -71,7 +71,8 @@ export const evmTokenTransfer = defineTool({
     fee_wei: StatusFields.fee_wei,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  handler: async (input, { services, signal, progress }) => {
+  consent: 'policy',
+  handler: async (input, { services, signal, progress, authority }) => {
     const { transferToken } = await tokens();
     const transfer = await transferToken(
       services,
@@ -85,6 +86,7 @@ export const evmTokenTransfer = defineTool({
         wait: input.wait,
         waitSeconds: input.wait_seconds,
         maxFee: input.max_fee_wei,
+        authority,
       },
       { signal, progress },
     );
@@ -115,10 +117,12 @@ export const evmTokenTransfer = defineTool({
     };
   },
   // Only what validated: the checksummed values of the answer, else an argument of an address's
-  // (or an alias's) shape. The token amount is not a wei or duff amount: the audit line has no
-  // unit for it yet.
+  // (or an alias's) shape. The amount is in the token's base units (`unit: 'token'`).
   audit: (input, output) => ({
     network: input.network,
+    amount: /^\d+$/.test(input.amount) ? input.amount : undefined,
+    unit: 'token',
+    token: output?.token ?? addressOrUndefined(input.token),
     from: output?.from ?? (ALIAS_PATTERN.test(input.address) ? input.address : addressOrUndefined(input.address)),
     recipient: output?.to ?? addressOrUndefined(input.to),
     hash: output?.hash ?? undefined,
