@@ -16,6 +16,7 @@ import {
   auditableFields,
   auditLine,
   auditLogPath,
+  auditMessage,
   INVALID_AUDIT_VALUE,
 } from '../../src/domain/policy/audit-log.js';
 import { SpendLedger } from '../../src/domain/policy/spend-ledger.js';
@@ -399,6 +400,23 @@ describe('the audit line holds only values that validated', () => {
       {},
     );
     assert.deepEqual(auditableFields({ hash: `0x${TXID}` }, { signed_tx: KEY }), { hash: `0x${TXID}` });
+  });
+
+  it('keeps an error message, with key-, WIF-, xprv- and phrase-shaped runs replaced', () => {
+    const refusal =
+      'Refused by policy evm.networks.local.policy.max_per_tx_wei: above the cap. Nothing was signed or sent.';
+    assert.equal(auditMessage(refusal), refusal);
+    const words = 'the wallet is not in the keystore and has no such address on this network today';
+    assert.equal(auditMessage(words), words, 'English is not a phrase');
+    assert.equal(
+      auditMessage(`key ${KEY} or ${KEY.slice(2)} or ${WIF} or ${XPRV} given as address.`),
+      'key (not shown) or (not shown) or (not shown) or (not shown) given as address.',
+    );
+    assert.equal(auditMessage(`to: ${PHRASE}. Check the field.`), 'to: (not shown). Check the field.');
+    assert.equal(
+      auditMessage(`a ${TESTNET_ADDRESS} and ${EVM_CHECKSUMMED}`),
+      `a ${TESTNET_ADDRESS} and ${EVM_CHECKSUMMED}`,
+    );
   });
 
   it('is what appendAuditRecord writes, whatever a caller hands it', async () => {

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { ensurePrivateDir } from '../../shared/private-files.js';
 import { decodeAddress } from '../core/address.js';
 import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
@@ -140,6 +141,39 @@ function quotedIn(texts: readonly string[], hash: string): boolean {
   return texts.some((text) => text.includes(digits));
 }
 
+/**
+ * Secret-shaped runs in free text: 64 hex digits (a private key; a hash looks the same) and 50 or
+ * more Base58 characters (a WIF has 51, an xprv 111; an address at most 42).
+ */
+const SECRET_SHAPED = /(?:0x)?[0-9a-fA-F]{64,}|[1-9A-HJ-NP-Za-km-z]{50,}/g;
+const NOT_SHOWN = '(not shown)';
+const WORD_RUN = /[a-z]+(?:\s+[a-z]+){11,}/g;
+const BIP39_WORDS = new Set(wordlist);
+/** Of a run of words, the stretch that could be a recovery phrase: 12 or more BIP39 words in a row. */
+const PHRASE_LENGTH = 12;
+
+/**
+ * An error message as the audit line keeps it: a WalletError's message never quotes a secret, and
+ * this makes sure of it for one that would: key-, WIF- and xprv-shaped runs and 12 or more BIP39
+ * words in a row are replaced by "(not shown)".
+ */
+export function auditMessage(message: string): string {
+  return message.replace(SECRET_SHAPED, NOT_SHOWN).replace(WORD_RUN, (run) => {
+    const words = run.split(/\s+/);
+    let start = 0;
+    const kept: string[] = [];
+    for (let at = 0; at <= words.length; at++) {
+      if (at < words.length && BIP39_WORDS.has(words[at] ?? '')) continue;
+      const stretch = words.slice(start, at);
+      if (stretch.length >= PHRASE_LENGTH) kept.push(NOT_SHOWN);
+      else kept.push(...stretch);
+      if (at < words.length) kept.push(words[at] ?? '');
+      start = at + 1;
+    }
+    return kept.join(' ');
+  });
+}
+
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,127}$/;
 const ERROR_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
@@ -178,7 +212,12 @@ export function auditLine(record: AuditRecord): Record<string, unknown> {
     outcome,
     ...auditableFields(fields),
     ...(error
-      ? { error: { code: ERROR_CODE.test(error.code) ? error.code : INVALID_AUDIT_VALUE, message: error.message } }
+      ? {
+          error: {
+            code: ERROR_CODE.test(error.code) ? error.code : INVALID_AUDIT_VALUE,
+            message: auditMessage(error.message),
+          },
+        }
       : {}),
   };
 }
