@@ -14,7 +14,8 @@ set -g _wallet_cli_table 'wallet-completion	1
 flag	-	--json	none	Print exactly the structured result, as JSON.
 flag	-	--server	text	Talk to another MCP server: a name from \'wallet servers\', or a command (stdio).
 flag	-	--url	text	Talk to an MCP server over Streamable HTTP, e.g. http://127.0.0.1:9527/mcp.
-flag	-	--header	text	An HTTP header for --url (repeatable), e.g. \'Authorization: Bearer …\'.
+flag	-	--header	text	An HTTP header for --url (repeatable); ${VAR} in it is read from the environment.
+flag	-	--header-file	file	HTTP headers for --url from an owner-only file, one \'Name: value\' a line.
 flag	-	--env	text	An environment variable for the --server command (repeatable).
 flag	-	--timeout	text	Give up on the server after this long (default 60000).
 flag	-	--endpoint	text	Use this node endpoint (repeatable), e.g. evm.local=http://127.0.0.1:8545.

@@ -1,5 +1,6 @@
 import type { FlagSpec } from './schema-flags.js';
 import { UsageError } from './usage-error.js';
+import { shownValue } from '../shared/text.js';
 
 const INTEGER = /^-?\d+$/;
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
@@ -77,7 +78,7 @@ function convert(spec: FlagSpec, raw: unknown): unknown {
   const value = fromText(spec, text);
   if (spec.choices && !spec.choices.includes(value as string | number | boolean)) {
     throw new UsageError(
-      `--${spec.flag} must be one of ${spec.choices.map((choice) => String(choice)).join(', ')}; got '${text}'.`,
+      `--${spec.flag} must be one of ${spec.choices.map((choice) => String(choice)).join(', ')}; got ${shownValue(text)}.`,
     );
   }
   return value;
@@ -90,25 +91,28 @@ function fromText(spec: FlagSpec, text: string): unknown {
     case 'integer': {
       const value = Number(text);
       if (!INTEGER.test(text) || !Number.isSafeInteger(value)) {
-        throw new UsageError(`--${spec.flag} must be an integer; got '${text}'.`);
+        throw new UsageError(`--${spec.flag} must be an integer; got ${shownValue(text)}.`);
       }
       return value;
     }
     case 'number':
       if (!NUMBER.test(text) || !Number.isFinite(Number(text))) {
-        throw new UsageError(`--${spec.flag} must be a number; got '${text}'.`);
+        throw new UsageError(`--${spec.flag} must be a number; got ${shownValue(text)}.`);
       }
       return Number(text);
     case 'boolean':
       if (text === 'true') return true;
       if (text === 'false') return false;
-      throw new UsageError(`--${spec.flag} must be true or false; got '${text}'.`);
+      throw new UsageError(`--${spec.flag} must be true or false; got ${shownValue(text)}.`);
     case 'json':
       try {
         return JSON.parse(text);
       } catch {
         if (spec.textFallback) return text;
-        throw new UsageError(`--${spec.flag} takes a JSON value; got '${text}'.`, 'Quote JSON for your shell.');
+        throw new UsageError(
+          `--${spec.flag} takes a JSON value; got ${shownValue(text)}.`,
+          'Quote JSON for your shell.',
+        );
       }
   }
 }

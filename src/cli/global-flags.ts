@@ -32,7 +32,13 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
     name: 'header',
     type: 'array',
     value: 'name: value',
-    description: "An HTTP header for --url (repeatable), e.g. 'Authorization: Bearer …'.",
+    description: 'An HTTP header for --url (repeatable); ${VAR} in it is read from the environment.',
+  },
+  {
+    name: 'header-file',
+    type: 'string',
+    value: 'path',
+    description: "HTTP headers for --url from an owner-only file, one 'Name: value' a line.",
   },
   {
     name: 'env',
@@ -102,6 +108,7 @@ export type GlobalOptions = {
   server: string | undefined;
   url: string | undefined;
   headers: string[];
+  headerFile: string | undefined;
   env: string[];
   yes: boolean;
   qr: boolean | undefined;
@@ -183,6 +190,7 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
     server: text('server'),
     url: text('url'),
     headers: repeatedValues(parsed, 'header'),
+    headerFile: text('header-file'),
     env: repeatedValues(parsed, 'env'),
     yes: parsed['yes'] === true,
     qr: typeof parsed['qr'] === 'boolean' ? parsed['qr'] : undefined,

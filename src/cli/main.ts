@@ -53,7 +53,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     if (verb === 'approvals') return await (await import('./approvals.js')).runApprovals(argv, io, dataDir);
     const style = await createStyle(colorEnabled(globals.color, io));
     const activity = await activityOn(io.stderr);
-    const target = await resolveTarget(globals, dataDir, io.env);
+    const target = await resolveTarget(globals, dataDir, io);
     const builtIn = target.kind === 'built-in' ? await builtInSetup(globals, io, activity) : undefined;
     if (!builtIn) refuseBuiltInFlags(globals);
     const connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup);

@@ -90,7 +90,7 @@ Examples:
   claude mcp add wallet -- wallet serve
   MCP_API_KEY=$(cat ~/.wallet-token) wallet serve --http --passphrase-file ~/.wallet-pass
   wallet serve --http --read-only --no-auth --listen 127.0.0.1:0
-  wallet --url http://127.0.0.1:9527/mcp --header "Authorization: Bearer $MCP_API_KEY" tools
+  wallet --url http://127.0.0.1:9527/mcp --header 'Authorization: Bearer \${MCP_API_KEY}' tools
 `;
 
 /** `wallet serve`: runs until the client closes stdin (stdio) or a signal arrives, then exits 0. */

@@ -1,8 +1,11 @@
 import type { HttpServerAddress, StdioServerCommand } from '../mcp/client.js';
 import type { GlobalOptions } from './global-flags.js';
+import type { CliIo } from './io.js';
+import { readSecretFile } from './secrets.js';
 import { splitCommandLine } from './server-command.js';
+import { expandReferences, hasReference, MissingVariableError } from './servers/expand.js';
 import { SERVER_NAME } from './servers/names.js';
-import { parseEnvFlags, parseHeaderFlags } from './servers/pairs.js';
+import { parseEnvFlags, parseHeaderFlags, SECRET_NAME } from './servers/pairs.js';
 import type { ServerSpec } from './tool-cache.js';
 import { UsageError } from './usage-error.js';
 
@@ -13,14 +16,19 @@ export type Target =
   | { kind: 'http'; spec: ServerSpec; address: HttpServerAddress };
 
 /**
- * Where `--server`, `--url`, `--env` and `--header` point. `--server <word>` is a named server
- * when `wallet servers` knows that name, else a command line; `--env` and `--header` add to (and
- * override) a named server's own.
+ * Where `--server`, `--url`, `--env`, `--header` and `--header-file` point. `--server <word>` is a
+ * named server when `wallet servers` knows that name, else a command line; `--env` and the headers
+ * add to (and override) a named server's own.
  */
-export async function resolveTarget(globals: GlobalOptions, dataDir: string, env: NodeJS.ProcessEnv): Promise<Target> {
+export async function resolveTarget(
+  globals: GlobalOptions,
+  dataDir: string,
+  io: Pick<CliIo, 'env' | 'stderr'>,
+): Promise<Target> {
+  const env = io.env;
   // The same parsers as `wallet servers add`, so a flag means the same on both.
   const extraEnv = parseEnvFlags(globals.env);
-  const extraHeaders = parseHeaderFlags(globals.headers);
+  const headersGiven = globals.headers.length > 0 || globals.headerFile !== undefined;
   if (globals.server !== undefined && globals.url !== undefined) {
     throw new UsageError('Give --server or --url, not both.');
   }
@@ -30,12 +38,14 @@ export async function resolveTarget(globals: GlobalOptions, dataDir: string, env
     return {
       kind: 'http',
       spec: { kind: 'url', value: globals.url },
-      address: { url: parseUrl(globals.url), headers: extraHeaders },
+      address: { url: parseUrl(globals.url), headers: await headersFromFlags(globals, io) },
     };
   }
   if (globals.server === undefined) {
-    if (globals.env.length > 0 || globals.headers.length > 0) {
-      throw new UsageError('--env and --header are for another server (--server or --url), not the built-in one.');
+    if (globals.env.length > 0 || headersGiven) {
+      throw new UsageError(
+        '--env, --header and --header-file are for another server (--server or --url), not the built-in one.',
+      );
     }
     return { kind: 'built-in' };
   }
@@ -51,11 +61,13 @@ export async function resolveTarget(globals: GlobalOptions, dataDir: string, env
         return {
           kind: 'http',
           spec,
-          address: { url: parseUrl(named.url), headers: { ...named.headers, ...extraHeaders } },
+          address: {
+            url: parseUrl(named.url),
+            headers: { ...named.headers, ...(await headersFromFlags(globals, io)) },
+          },
         };
       }
-      if (globals.headers.length > 0)
-        throw new UsageError(`--header: server '${globals.server}' is a command (stdio).`);
+      if (headersGiven) throw new UsageError(`--header: server '${globals.server}' is a command (stdio).`);
       return {
         kind: 'stdio',
         spec,
@@ -63,7 +75,7 @@ export async function resolveTarget(globals: GlobalOptions, dataDir: string, env
       };
     }
   }
-  if (globals.headers.length > 0) throw new UsageError('--header is for --url (HTTP); --server runs a command.');
+  if (headersGiven) throw new UsageError('--header is for --url (HTTP); --server runs a command.');
   return { kind: 'stdio', spec, command: { ...splitCommandLine(globals.server), env: extraEnv, stderr: 'inherit' } };
 }
 
@@ -80,8 +92,56 @@ function parseUrl(text: string): URL {
   if (url.username !== '' || url.password !== '') {
     throw new UsageError(
       '--url may not carry a user or password (it would be shown and stored).',
-      "Send credentials as a header: --header 'Authorization: Bearer <token>'.",
+      "Send credentials as a header: --header 'Authorization: Bearer ${TOKEN}' (single quotes), or --header-file.",
     );
   }
   return url;
+}
+
+/**
+ * The headers of `--header-file` (an owner-only file, one `Name: value` a line, taken as written)
+ * and of `--header` (`${VAR}` read from the environment, as servers.json does), a name given in
+ * both refused. A credential typed on the command line is visible to every local user in `ps` and
+ * kept in the shell history: it is used, with a warning.
+ */
+async function headersFromFlags(
+  globals: GlobalOptions,
+  io: Pick<CliIo, 'env' | 'stderr'>,
+): Promise<Record<string, string>> {
+  const fromFile =
+    globals.headerFile === undefined
+      ? {}
+      : parseHeaderFlags(
+          (await readSecretFile(globals.headerFile, '--header-file'))
+            .split(/\r?\n/)
+            .filter((line) => line.trim() !== '' && !line.trimStart().startsWith('#')),
+          `--header-file ${globals.headerFile}:`,
+        );
+  const given = parseHeaderFlags(globals.headers);
+  const fileNames = new Set(Object.keys(fromFile).map((name) => name.toLowerCase()));
+  const headers: Record<string, string> = { ...fromFile };
+  for (const [name, value] of Object.entries(given)) {
+    if (fileNames.has(name.toLowerCase())) throw new UsageError(`--header ${name} is also in --header-file.`);
+    if (SECRET_NAME.test(name) && !hasReference(value)) {
+      io.stderr.write(
+        `warning: --header ${name} is typed on the command line, where other users of this machine see it (ps) ` +
+          `and your shell history keeps it. Use --header '${name}: Bearer \${TOKEN}' in single quotes ` +
+          '(read from the environment) or --header-file <owner-only file>.\n',
+      );
+    }
+    headers[name] = expandHeader(name, value, io.env);
+  }
+  return headers;
+}
+
+function expandHeader(name: string, value: string, env: Readonly<Record<string, string | undefined>>): string {
+  try {
+    return expandReferences(value, env);
+  } catch (error) {
+    if (!(error instanceof MissingVariableError)) throw error;
+    throw new UsageError(
+      `--header ${name} says \${${error.variable}}, and the environment variable ${error.variable} is not set.`,
+      `Set it, e.g. export ${error.variable}=…, or write \${${error.variable}:-default}.`,
+    );
+  }
 }

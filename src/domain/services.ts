@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { readConfigFile } from './config/config-file.js';
 import { resolveDataDir } from '../shared/data-dir.js';
+import { shownValue } from '../shared/text.js';
 import { WalletError } from './errors.js';
 import {
   resolveNetworks,
@@ -89,7 +90,7 @@ export class WalletServices {
     const settings = await this.networks();
     const name = network ?? settings.defaults[chain];
     const found = settings.networks.find((entry) => entry.chain === chain && entry.network === name);
-    if (!found) throw new WalletError('INVALID_PARAM', `Unknown ${chain} network '${name}'.`);
+    if (!found) throw new WalletError('INVALID_PARAM', `Unknown ${chain} network ${shownValue(name)}.`);
     return found;
   }
 

@@ -1,6 +1,13 @@
 import type { z } from 'zod';
 import { WalletError } from '../domain/errors.js';
-import { appendAuditRecord, auditLogPath, type AuditFields, type AuditOutcome } from '../domain/policy/audit-log.js';
+import {
+  appendAuditRecord,
+  auditableFields,
+  auditLogPath,
+  NETWORK_NAME_PATTERN,
+  type AuditFields,
+  type AuditOutcome,
+} from '../domain/policy/audit-log.js';
 import { clipForDisplay } from '../shared/text.js';
 import type { AnyTool, ToolContext } from './define.js';
 
@@ -68,10 +75,13 @@ async function runHandler(tool: AnyTool, input: unknown, context: ToolContext): 
   return output.data;
 }
 
-/** The tool's own audit fields; a tool whose `audit` fails still gets its line, with fewer fields. */
+/**
+ * The tool's own audit fields, each checked (an address, digits, a hash the call computed; never
+ * a raw argument); a tool whose `audit` fails still gets its line, with fewer fields.
+ */
 export async function auditFields(tool: AnyTool, input: unknown, output: unknown): Promise<AuditFields> {
   try {
-    return (await tool.audit?.(input, output)) ?? {};
+    return auditableFields((await tool.audit?.(input, output)) ?? {}, input);
   } catch {
     return {};
   }
@@ -126,7 +136,7 @@ async function audit(
 function networkArgument(args: unknown): string | undefined {
   if (typeof args !== 'object' || args === null) return undefined;
   const network = (args as Record<string, unknown>)['network'];
-  return typeof network === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(network) ? network : undefined;
+  return typeof network === 'string' && NETWORK_NAME_PATTERN.test(network) ? network : undefined;
 }
 
 /** Unknown argument keys named in an error, at most. */

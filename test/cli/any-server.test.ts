@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serverCacheKey } from '../../src/cli/completion/index.js';
@@ -45,11 +45,72 @@ describe('wallet --url: any MCP server over Streamable HTTP', () => {
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(ok.stdout, 'Echo: hi\n');
     assert.ok(proxy.seen.length > 1 && proxy.seen.every((value) => value === `Bearer ${token}`));
+    // A token typed on the command line works, with a warning that does not repeat it.
+    assert.match(ok.stderr, /^warning: --header Authorization is typed on the command line, .*\(ps\)/);
+    assert.match(ok.stderr, /--header 'Authorization: Bearer \$\{TOKEN\}' in single quotes/);
+    assert.ok(!ok.stderr.includes(token));
     for (const header of [[], ['--header', 'Authorization: Bearer wrong-token-but-long']]) {
       const refused = await wallet(['--url', proxy.url, ...header, 'echo', '--message', 'hi']);
       assert.equal(refused.code, 3);
       assert.match(refused.stderr, /401/);
       assert.doesNotMatch(refused.stderr + refused.stdout, /wrong-token/);
+    }
+  });
+
+  it('--header reads ${VAR} from the environment: the token never on argv, no warning', async () => {
+    proxy.seen.length = 0;
+    const argv = [
+      '--url',
+      proxy.url,
+      '--header',
+      'Authorization: Bearer ${MCP_TEST_TOKEN}',
+      'echo',
+      '--message',
+      'env',
+    ];
+    const ok = await wallet(argv, { env: { MCP_TEST_TOKEN: token } });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(ok.stdout, 'Echo: env\n');
+    assert.equal(ok.stderr, '');
+    assert.ok(proxy.seen.length > 1 && proxy.seen.every((value) => value === `Bearer ${token}`));
+    const unset = await wallet(argv);
+    assert.equal(unset.code, 2);
+    assert.match(
+      unset.stderr,
+      /--header Authorization says \$\{MCP_TEST_TOKEN\}, and the environment variable MCP_TEST_TOKEN is not set/,
+    );
+  });
+
+  it('--header-file: headers from an owner-only file; a file others can read is refused', async () => {
+    const home = tempHome();
+    try {
+      const file = join(home, 'headers');
+      writeFileSync(file, `# for the proxy\n\nAuthorization: Bearer ${token}\nX-Trace: file\n`, { mode: 0o600 });
+      proxy.seen.length = 0;
+      const ok = await wallet(['--url', proxy.url, '--header-file', file, 'echo', '--message', 'file']);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.equal(ok.stdout, 'Echo: file\n');
+      assert.equal(ok.stderr, '');
+      assert.ok(proxy.seen.length > 1 && proxy.seen.every((value) => value === `Bearer ${token}`));
+      const twice = await wallet(['--url', proxy.url, '--header-file', file, '--header', 'authorization: x', 'tools']);
+      assert.equal(twice.code, 2);
+      assert.match(twice.stderr, /--header authorization is also in --header-file/);
+      const builtIn = await wallet(['--header-file', file, 'tools']);
+      assert.equal(builtIn.code, 2);
+      assert.match(builtIn.stderr, /not the built-in one/);
+      chmodSync(file, 0o644);
+      const loose = await wallet(['--url', proxy.url, '--header-file', file, 'tools']);
+      assert.equal(loose.code, 2);
+      assert.match(loose.stderr, /--header-file: .* is readable by others \(mode 644\); refusing a secret from it/);
+      for (const result of [twice, builtIn, loose]) assert.ok(!result.stderr.includes(token));
+      writeFileSync(file, 'Bearer only\n', { mode: 0o600 });
+      chmodSync(file, 0o600);
+      const bad = await wallet(['--url', proxy.url, '--header-file', file, 'tools']);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--header-file .*: takes 'Name: value'/);
+      assert.doesNotMatch(bad.stderr, /Bearer only/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
     }
   });
 
@@ -210,7 +271,7 @@ describe('wallet --server: secrets and odd input', () => {
   it('refuses a URL with a user or password, without showing it', async () => {
     const { code, stderr } = await wallet(['--url', 'http://ann:pa55word@127.0.0.1:9/mcp', 'tools']);
     assert.equal(code, 2);
-    assert.match(stderr, /--header 'Authorization: Bearer <token>'/);
+    assert.match(stderr, /--header 'Authorization: Bearer \$\{TOKEN\}' \(single quotes\), or --header-file/);
     assert.doesNotMatch(stderr, /pa55word/);
   });
 

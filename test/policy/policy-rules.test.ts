@@ -11,7 +11,14 @@ import { parseConfigText } from '../../src/domain/config/config-file.js';
 import { resolveNetworks } from '../../src/domain/config/endpoints.js';
 import { encodeAddress } from '../../src/domain/core/address.js';
 import { WalletError } from '../../src/domain/errors.js';
-import { appendAuditRecord, auditLogPath } from '../../src/domain/policy/audit-log.js';
+import {
+  appendAuditRecord,
+  auditableFields,
+  auditLine,
+  auditLogPath,
+  auditMessage,
+  INVALID_AUDIT_VALUE,
+} from '../../src/domain/policy/audit-log.js';
 import { SpendLedger } from '../../src/domain/policy/spend-ledger.js';
 import {
   broadcastReserved,
@@ -28,6 +35,7 @@ const MAINNET_ADDRESS = encodeAddress(new Uint8Array(20).fill(7), 'p2pkh', 'main
 const EVM_LOWER = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 const EVM_CHECKSUMMED = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const HOUR = 60 * 60 * 1000;
+const TXID = 'ab'.repeat(32);
 
 const isPolicyViolation = (pattern: RegExp) => (error: unknown) =>
   error instanceof WalletError && error.code === 'POLICY_VIOLATION' && pattern.test(error.message);
@@ -316,7 +324,7 @@ describe('the audit log file', () => {
         time: 't1',
         tool: 'core_tx_send',
         outcome: 'sent',
-        txid: 'aa',
+        txid: TXID,
         amount: undefined,
       });
       const first = readFileSync(auditLogPath(home), 'utf8');
@@ -335,7 +343,7 @@ describe('the audit log file', () => {
           .split('\n')
           .map((line) => JSON.parse(line) as unknown),
         [
-          { time: 't1', tool: 'core_tx_send', outcome: 'sent', txid: 'aa' },
+          { time: 't1', tool: 'core_tx_send', outcome: 'sent', txid: TXID },
           {
             time: 't2',
             tool: 'core_tx_send',
@@ -347,6 +355,131 @@ describe('the audit log file', () => {
       );
       assert.equal(statSync(auditLogPath(home)).mode & 0o777, 0o600);
       assert.equal(statSync(home).mode & 0o777, 0o700);
+    } finally {
+      rmSync(join(home, '..'), { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the audit line holds only values that validated', () => {
+  // Secret-shaped text a caller may put in the wrong field: a private key, a WIF, an xprv, a phrase.
+  const KEY = `0x${'4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318'}`;
+  const WIF = 'XBuXkpfmGwNhJQTqgyLwUBmRkuZcEfc1u7VAtb9WJXQPQTaa2fTK';
+  const XPRV =
+    'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi';
+  const PHRASE = 'test test test test test test test test test test test junk';
+
+  it('keeps addresses, names, digits and hashes as they are', () => {
+    const fields = {
+      network: 'testnet',
+      wallet_id: 'main',
+      from: EVM_CHECKSUMMED,
+      amount: '150000',
+      unit: 'duffs' as const,
+      recipient: [TESTNET_ADDRESS, MAINNET_ADDRESS, EVM_LOWER, '(no address)'],
+      fee: '226',
+      txid: TXID,
+      hash: `0x${TXID}`,
+      typed_data_hash: `0x${TXID}`,
+      dry_run: true,
+      signed_only: true,
+    };
+    assert.deepEqual(auditableFields(fields), fields);
+    assert.deepEqual(auditableFields({ wallet_id: '0a1b2c3d', from: 'payer', recipient: null }), {
+      wallet_id: '0a1b2c3d',
+      from: 'payer',
+      recipient: null,
+    });
+  });
+
+  it('writes (invalid) in place of a secret in any field, and drops unknown fields', () => {
+    const line = auditLine({
+      time: 't',
+      tool: 'evm_funds_send',
+      outcome: 'error',
+      network: PHRASE,
+      wallet_id: KEY.slice(2),
+      from: KEY,
+      amount: WIF,
+      unit: XPRV as 'wei',
+      recipient: [PHRASE, TESTNET_ADDRESS, WIF],
+      fee: KEY,
+      txid: XPRV,
+      hash: WIF,
+      typed_data_hash: PHRASE,
+      ...({ data: KEY } as object),
+    });
+    assert.deepEqual(line, {
+      time: 't',
+      tool: 'evm_funds_send',
+      outcome: 'error',
+      network: INVALID_AUDIT_VALUE,
+      wallet_id: INVALID_AUDIT_VALUE,
+      from: INVALID_AUDIT_VALUE,
+      amount: INVALID_AUDIT_VALUE,
+      unit: INVALID_AUDIT_VALUE,
+      recipient: [INVALID_AUDIT_VALUE, TESTNET_ADDRESS, INVALID_AUDIT_VALUE],
+      fee: INVALID_AUDIT_VALUE,
+      txid: INVALID_AUDIT_VALUE,
+      hash: INVALID_AUDIT_VALUE,
+      typed_data_hash: INVALID_AUDIT_VALUE,
+    });
+    const text = JSON.stringify(line);
+    for (const secret of [KEY.slice(2), WIF, XPRV, 'test test']) assert.ok(!text.includes(secret), secret);
+  });
+
+  it('a Dash recipient must decode as a Dash address: a WIF-length or bad-checksum text does not', () => {
+    const badChecksum = `${TESTNET_ADDRESS.slice(0, -1)}${TESTNET_ADDRESS.endsWith('1') ? '2' : '1'}`;
+    assert.deepEqual(auditableFields({ recipient: badChecksum }), { recipient: INVALID_AUDIT_VALUE });
+    assert.deepEqual(auditableFields({ recipient: WIF }), { recipient: INVALID_AUDIT_VALUE });
+  });
+
+  it('drops a hash that is quoted from the arguments: a hash is computed, a 64-hex argument may be a key', () => {
+    const key = KEY.slice(2);
+    assert.deepEqual(auditableFields({ network: 'local', hash: KEY, txid: key }, { signed_tx: KEY }), {
+      network: 'local',
+    });
+    assert.deepEqual(
+      auditableFields({ typed_data_hash: KEY }, { typed_data: { message: { note: `see ${key.toUpperCase()}` } } }),
+      {},
+    );
+    assert.deepEqual(auditableFields({ hash: `0x${TXID}` }, { signed_tx: KEY }), { hash: `0x${TXID}` });
+  });
+
+  it('keeps an error message, with key-, WIF-, xprv- and phrase-shaped runs replaced', () => {
+    const refusal =
+      'Refused by policy evm.networks.local.policy.max_per_tx_wei: above the cap. Nothing was signed or sent.';
+    assert.equal(auditMessage(refusal), refusal);
+    const words = 'the wallet is not in the keystore and has no such address on this network today';
+    assert.equal(auditMessage(words), words, 'English is not a phrase');
+    assert.equal(
+      auditMessage(`key ${KEY} or ${KEY.slice(2)} or ${WIF} or ${XPRV} given as address.`),
+      'key (not shown) or (not shown) or (not shown) or (not shown) given as address.',
+    );
+    assert.equal(auditMessage(`to: ${PHRASE}. Check the field.`), 'to: (not shown). Check the field.');
+    assert.equal(
+      auditMessage(`a ${TESTNET_ADDRESS} and ${EVM_CHECKSUMMED}`),
+      `a ${TESTNET_ADDRESS} and ${EVM_CHECKSUMMED}`,
+    );
+  });
+
+  it('is what appendAuditRecord writes, whatever a caller hands it', async () => {
+    const home = join(tempHome(), `data-${randomBytes(4).toString('hex')}`);
+    try {
+      await appendAuditRecord(home, {
+        time: 't',
+        tool: 'core_funds_send',
+        outcome: 'error',
+        recipient: WIF,
+        from: KEY,
+      });
+      assert.deepEqual(JSON.parse(readFileSync(auditLogPath(home), 'utf8')), {
+        time: 't',
+        tool: 'core_funds_send',
+        outcome: 'error',
+        from: INVALID_AUDIT_VALUE,
+        recipient: INVALID_AUDIT_VALUE,
+      });
     } finally {
       rmSync(join(home, '..'), { recursive: true, force: true });
     }

@@ -85,6 +85,17 @@ describe('arguments from flags', () => {
     ['bad JSON', { origin: '{x' }, /--origin takes a JSON value/],
     ['repeated single flag', { ratio: ['1', '2'] }, /--ratio was given more than once/],
     ['bad array element', { sizes: ['1', 'two'] }, /--sizes must be an integer; got 'two'/],
+    // A key or phrase in the wrong flag is never echoed: only its length.
+    [
+      'a private key for a choice',
+      { network: 'ab'.repeat(32) },
+      /--network must be one of mainnet, testnet; got \(a value of 64 characters, not shown\)\.$/,
+    ],
+    [
+      'a phrase for a JSON value',
+      { origin: 'test test test test test test test test test test test junk' },
+      /--origin takes a JSON value; got \(a value of 59 characters, not shown\)\.$/,
+    ],
   ];
   for (const [label, parsed, expected] of failures) {
     it(`names the flag: ${label}`, () => {

@@ -13,7 +13,7 @@ import {
 } from './config.js';
 import { summarizeServer } from './describe.js';
 import { hasReference } from './expand.js';
-import { parseEnvFlags, parseHeaderFlags } from './pairs.js';
+import { parseEnvFlags, parseHeaderFlags, SECRET_NAME } from './pairs.js';
 import { noMoreWords, single, type ServersRun } from './run.js';
 
 /** `wallet servers add <name> --server … | --url …`: saves one server, refusing a saved name unless --overwrite. */
@@ -71,8 +71,6 @@ function entryFromFlags(parsed: Readonly<Record<string, unknown>>): ServerEntry 
   const parsedHeaders = parseHeaderFlags(headers);
   return { url: address, ...(Object.keys(parsedHeaders).length > 0 ? { headers: parsedHeaders } : {}) };
 }
-
-const SECRET_NAME = /auth|token|key|secret|pass|cookie|credential/i;
 
 /** A value that looks like a token, typed inline: it is in the shell history now. */
 function inlineSecretNotes(entry: ServerEntry): string[] {

@@ -25,13 +25,17 @@ export function parseEnvFlags(values: readonly string[]): Record<string, string>
   return env;
 }
 
+/** A header or variable name that usually carries a credential. */
+export const SECRET_NAME = /auth|token|key|secret|pass|cookie|credential/i;
+
 /**
  * `--header "Name: value"` flags as one record; names compared without case, as HTTP does.
+ * `source` names where the lines came from in errors (`--header`, or `--header-file <path>`).
  *
  * @example
  * parseHeaderFlags(['Authorization: Bearer ${TOKEN}']) // { Authorization: 'Bearer ${TOKEN}' }
  */
-export function parseHeaderFlags(values: readonly string[]): Record<string, string> {
+export function parseHeaderFlags(values: readonly string[], source = '--header'): Record<string, string> {
   const headers: Record<string, string> = {};
   const seen = new Set<string>();
   for (const value of values) {
@@ -39,14 +43,14 @@ export function parseHeaderFlags(values: readonly string[]): Record<string, stri
     const name = at === -1 ? '' : value.slice(0, at).trim();
     if (!HEADER_NAME.test(name)) {
       throw new UsageError(
-        "--header takes 'Name: value', the name made of letters, digits and - (no spaces).",
+        `${source} takes 'Name: value', the name made of letters, digits and - (no spaces).`,
         "e.g. --header 'Authorization: Bearer ${API_TOKEN}' (single quotes keep the reference for later).",
       );
     }
     const headerValue = value.slice(at + 1).trim();
-    if (/[\r\n\0]/.test(headerValue)) throw new UsageError(`--header ${name}: the value may not contain line breaks.`);
-    if (headerValue === '') throw new UsageError(`--header ${name}: the value is empty.`);
-    if (seen.has(name.toLowerCase())) throw new UsageError(`--header ${name} is given twice.`);
+    if (/[\r\n\0]/.test(headerValue)) throw new UsageError(`${source} ${name}: the value may not contain line breaks.`);
+    if (headerValue === '') throw new UsageError(`${source} ${name}: the value is empty.`);
+    if (seen.has(name.toLowerCase())) throw new UsageError(`${source} ${name} is given twice.`);
     seen.add(name.toLowerCase());
     headers[name] = headerValue;
   }

@@ -8,7 +8,7 @@ import {
   type TypedDataDefinition,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { clipForDisplay } from '../../shared/text.js';
+import { shownText, shownValue } from '../../shared/text.js';
 import { WalletError } from '../errors.js';
 import { needsHuman, type Authority } from '../policy/authority.js';
 import { checkBeforeSigning, reserveSpend } from '../policy/spending-policy.js';
@@ -131,7 +131,7 @@ function checkTypedData(typedData: TypedData): TypedDataDefinition {
     validateTypedData(definition);
     hashTypedData(definition);
   } catch (error) {
-    const reason = error instanceof BaseError ? error.shortMessage : 'it does not match its types';
+    const reason = error instanceof BaseError ? withoutLongQuotes(error.shortMessage) : 'it does not match its types';
     throw new WalletError('INVALID_PARAM', `typed_data is not valid EIP-712: ${reason.split('\n')[0] ?? ''}`, {
       cause: error,
     });
@@ -157,6 +157,17 @@ const DOMAIN_FIELDS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * viem's message with what it quotes from the document (a type or field name, between " or `)
+ * shown only when short: a name may be a key pasted into the wrong place.
+ */
+function withoutLongQuotes(message: string): string {
+  return message.replace(
+    /(["`])([^"`]*)\1/g,
+    (_quoted, mark: string, inner: string) => `${mark}${shownText(inner)}${mark}`,
+  );
+}
+
+/**
  * What is wrong with the domain: a key EIP-712 does not define (a strict encoder refuses it, viem
  * leaves it out of the hash), a value that does not fit its type, or an EIP712Domain type that
  * declares something else.
@@ -164,14 +175,14 @@ const DOMAIN_FIELDS: Readonly<Record<string, string>> = {
 function domainProblem(types: TypedData['types'], domain: Record<string, unknown>): string | undefined {
   for (const [key, value] of Object.entries(domain)) {
     const type = Object.hasOwn(DOMAIN_FIELDS, key) ? DOMAIN_FIELDS[key] : undefined;
-    if (type === undefined) return `domain.${clipForDisplay(key)} is not an EIP-712 domain field`;
+    if (type === undefined) return `domain.${shownValue(key)} is not an EIP-712 domain field`;
     const problem = valueProblem(types, type, value, `domain.${key}`);
     if (problem) return problem;
   }
   const declared = Object.hasOwn(types, 'EIP712Domain') ? types['EIP712Domain'] : undefined;
   for (const field of declared ?? []) {
     if (DOMAIN_FIELDS[field.name] !== field.type) {
-      return `types.EIP712Domain declares ${clipForDisplay(field.name)} as ${clipForDisplay(field.type)}, not an EIP-712 domain field`;
+      return `types.EIP712Domain declares ${shownValue(field.name)} as ${shownValue(field.type)}, not an EIP-712 domain field`;
     }
   }
   return undefined;
@@ -185,8 +196,9 @@ function valueProblem(types: TypedData['types'], type: string, value: unknown, p
   const array = ARRAY_TYPE.exec(type);
   if (array) {
     const [, itemType = '', size = ''] = array;
-    if (!Array.isArray(value)) return `${path} must be an array (${type})`;
-    if (size !== '' && value.length !== Number(size)) return `${path} must hold exactly ${size} items (${type})`;
+    if (!Array.isArray(value)) return `${path} must be an array (${shownText(type)})`;
+    if (size !== '' && value.length !== Number(size))
+      return `${path} must hold exactly ${size} items (${shownText(type)})`;
     for (const [index, item] of value.entries()) {
       const problem = valueProblem(types, itemType, item, `${path}[${index}]`);
       if (problem) return problem;
@@ -198,7 +210,7 @@ function valueProblem(types: TypedData['types'], type: string, value: unknown, p
     const digits = integer[2] || '256';
     const bits = Number(digits);
     if (String(bits) !== digits || bits % 8 !== 0 || bits < 8 || bits > 256) {
-      return `${path}: ${clipForDisplay(type)} is not an EIP-712 type (int and uint take 8 to 256 bits, in steps of 8)`;
+      return `${path}: ${shownValue(type)} is not an EIP-712 type (int and uint take 8 to 256 bits, in steps of 8)`;
     }
     return integerProblem(value, integer[1] === 'u', bits, path, type);
   }
@@ -207,11 +219,13 @@ function valueProblem(types: TypedData['types'], type: string, value: unknown, p
     const digits = bytes[1] ?? '';
     const size = digits === '' ? undefined : Number(digits);
     if (size !== undefined && (String(size) !== digits || size < 1 || size > 32)) {
-      return `${path}: ${clipForDisplay(type)} is not an EIP-712 type (bytes1 to bytes32, or bytes)`;
+      return `${path}: ${shownValue(type)} is not an EIP-712 type (bytes1 to bytes32, or bytes)`;
     }
     const fits =
       typeof value === 'string' && HEX_BYTES.test(value) && (size === undefined || value.length === 2 + 2 * size);
-    return fits ? undefined : `${path} must be ${size === undefined ? '' : `${size} bytes as `}0x hex (${type})`;
+    return fits
+      ? undefined
+      : `${path} must be ${size === undefined ? '' : `${size} bytes as `}0x hex (${shownText(type)})`;
   }
   switch (type) {
     case 'string':
@@ -223,10 +237,11 @@ function valueProblem(types: TypedData['types'], type: string, value: unknown, p
   }
   const fields = Object.hasOwn(types, type) ? types[type] : undefined;
   if (!fields) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path} must be an object (${type})`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `${path} must be an object (${shownText(type)})`;
   for (const field of fields) {
     const fieldValue = Object.hasOwn(value, field.name) ? (value as Record<string, unknown>)[field.name] : undefined;
-    const problem = valueProblem(types, field.type, fieldValue, `${path}.${field.name}`);
+    const problem = valueProblem(types, field.type, fieldValue, `${path}.${shownText(field.name)}`);
     if (problem) return problem;
   }
   return undefined;
@@ -247,8 +262,8 @@ function integerProblem(
     const text = INTEGER_TEXT.exec(value.trim());
     if (text) integer = (text[1] === '-' ? -1n : 1n) * BigInt(text[2] ?? '0');
   }
-  if (integer === undefined) return `${path} must be an integer (${type})`;
+  if (integer === undefined) return `${path} must be an integer (${shownText(type)})`;
   const min = unsigned ? 0n : -(1n << BigInt(bits - 1));
   const max = unsigned ? (1n << BigInt(bits)) - 1n : (1n << BigInt(bits - 1)) - 1n;
-  return integer < min || integer > max ? `${path} is out of range for ${type}` : undefined;
+  return integer < min || integer > max ? `${path} is out of range for ${shownText(type)}` : undefined;
 }

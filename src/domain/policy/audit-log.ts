@@ -1,6 +1,9 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { ensurePrivateDir } from '../../shared/private-files.js';
+import { decodeAddress } from '../core/address.js';
+import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
 
 export const AUDIT_LOG_FILE_NAME = 'audit.log';
 
@@ -53,47 +56,181 @@ export type AuditRecord = AuditFields & {
   error?: { code: string; message: string };
 };
 
-/** The key order of a line: when and what first, then the details. */
-const KEY_ORDER: readonly (keyof AuditRecord)[] = [
-  'time',
-  'tool',
-  'outcome',
-  'network',
-  'wallet_id',
-  'from',
-  'amount',
-  'unit',
-  'token',
-  'recipient',
-  'fee',
-  'txid',
-  'hash',
-  'typed_data_hash',
-  'dry_run',
-  'authority',
-  'approval',
-  'error',
-];
+/**
+ * What a field holds when its value did not validate: the value itself is never written, since a
+ * caller's text in the wrong field can be a private key, a WIF, an xprv or a mnemonic.
+ */
+export const INVALID_AUDIT_VALUE = '(invalid)';
+
+/** How a network is named (built-in or configured): lower-case letters, digits and dashes. */
+export const NETWORK_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+
+/** What a recipient may be besides an address: the markers the tools write themselves. */
+export const RECIPIENT_MARKERS = ['(contract creation)', '(no address)'] as const;
+
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const FINGERPRINT = /^[0-9a-fA-F]{8}$/;
+/** A uint256 in decimal has at most 78 digits. */
+const BASE_UNITS = /^[0-9]{1,78}$/;
+const TXID = /^[0-9a-fA-F]{64}$/;
+const EVM_HASH = /^0x[0-9a-fA-F]{64}$/;
+const UNITS: readonly string[] = ['duffs', 'wei', 'token'];
+const APPROVAL_ID = /^ap-[a-z2-7]{10}$/;
+
+const isText = (value: unknown): value is string => typeof value === 'string';
+/** The keystore's alias rule: at most 32 characters, no upper case, no spaces, so never a whole key or phrase. */
+const isAlias = (value: unknown): boolean => isText(value) && ALIAS_PATTERN.test(value);
+const isEvmAddress = (value: unknown): boolean => isText(value) && EVM_ADDRESS.test(value);
+const isRecipient = (value: unknown): boolean =>
+  isText(value) &&
+  (EVM_ADDRESS.test(value) ||
+    (RECIPIENT_MARKERS as readonly string[]).includes(value) ||
+    decodeAddress(value) !== undefined);
+
+/**
+ * Every field an audit line may hold, in the order it is written (when and what first, then the
+ * details), with the test its value must pass. A field not listed here is never written.
+ */
+const FIELD_CHECKS: { readonly [Key in keyof AuditFields]-?: (value: unknown) => boolean } = {
+  network: (value) => isText(value) && NETWORK_NAME_PATTERN.test(value),
+  wallet_id: (value) => isAlias(value) || (isText(value) && FINGERPRINT.test(value)),
+  from: (value) => isEvmAddress(value) || isAlias(value),
+  amount: (value) => isText(value) && BASE_UNITS.test(value),
+  unit: (value) => isText(value) && UNITS.includes(value),
+  token: isEvmAddress,
+  recipient: (value) => value === null || isRecipient(value),
+  fee: (value) => isText(value) && BASE_UNITS.test(value),
+  txid: (value) => isText(value) && TXID.test(value),
+  hash: (value) => isText(value) && EVM_HASH.test(value),
+  typed_data_hash: (value) => isText(value) && EVM_HASH.test(value),
+  signed_only: (value) => typeof value === 'boolean',
+  dry_run: (value) => typeof value === 'boolean',
+  authority: (value) => value === 'owner' || value === 'agent',
+  approval: (value) => isText(value) && APPROVAL_ID.test(value),
+};
+
+/** The fields that name a hash the call computed: never one the caller wrote. */
+const COMPUTED_HASHES = ['txid', 'hash', 'typed_data_hash'] as const;
+
+/**
+ * The audit fields fit to write or show: each value that passes its field's test (an address, a
+ * network name, digits, a hash of its length, an alias), and {@link INVALID_AUDIT_VALUE} in place
+ * of any other; unknown fields are dropped. Given the call's raw arguments, a hash found anywhere
+ * in them is dropped too: a hash is computed, and a 64-hex "hash" quoted from the arguments may be
+ * a private key.
+ *
+ * @example
+ * auditableFields({ network: 'local', recipient: 'test test test … junk' }) // { network: 'local', recipient: '(invalid)' }
+ */
+export function auditableFields(fields: AuditFields, args?: unknown): AuditFields {
+  const quoted = args === undefined ? [] : argumentTexts(args);
+  const checked: Record<string, unknown> = {};
+  for (const [key, check] of Object.entries(FIELD_CHECKS) as [keyof AuditFields, (value: unknown) => boolean][]) {
+    const value = fields[key];
+    if (value === undefined) continue;
+    if ((COMPUTED_HASHES as readonly string[]).includes(key) && isText(value) && quotedIn(quoted, value)) continue;
+    if (key === 'recipient' && Array.isArray(value)) {
+      checked[key] = value.map((one: unknown) => (isRecipient(one) ? one : INVALID_AUDIT_VALUE));
+    } else {
+      checked[key] = check(value) ? value : INVALID_AUDIT_VALUE;
+    }
+  }
+  return checked as AuditFields;
+}
+
+/** Every string in a call's arguments, however deep. */
+function argumentTexts(args: unknown, found: string[] = [], depth = 0): string[] {
+  if (typeof args === 'string') found.push(args.toLowerCase());
+  else if (typeof args === 'object' && args !== null && depth < 16) {
+    for (const value of Object.values(args)) argumentTexts(value, found, depth + 1);
+  }
+  return found;
+}
+
+function quotedIn(texts: readonly string[], hash: string): boolean {
+  const digits = hash.toLowerCase().replace(/^0x/, '');
+  return texts.some((text) => text.includes(digits));
+}
+
+/**
+ * Secret-shaped runs in free text: 64 hex digits (a private key; a hash looks the same) and 50 or
+ * more Base58 characters (a WIF has 51, an xprv 111; an address at most 42).
+ */
+const SECRET_SHAPED = /(?:0x)?[0-9a-fA-F]{64,}|[1-9A-HJ-NP-Za-km-z]{50,}/g;
+const NOT_SHOWN = '(not shown)';
+const WORD_RUN = /[a-z]+(?:\s+[a-z]+){11,}/g;
+const BIP39_WORDS = new Set(wordlist);
+/** Of a run of words, the stretch that could be a recovery phrase: 12 or more BIP39 words in a row. */
+const PHRASE_LENGTH = 12;
+
+/**
+ * An error message as the audit line keeps it: a WalletError's message never quotes a secret, and
+ * this makes sure of it for one that would: key-, WIF- and xprv-shaped runs and 12 or more BIP39
+ * words in a row are replaced by "(not shown)".
+ */
+export function auditMessage(message: string): string {
+  return message.replace(SECRET_SHAPED, NOT_SHOWN).replace(WORD_RUN, (run) => {
+    const words = run.split(/\s+/);
+    let start = 0;
+    const kept: string[] = [];
+    for (let at = 0; at <= words.length; at++) {
+      if (at < words.length && BIP39_WORDS.has(words[at] ?? '')) continue;
+      const stretch = words.slice(start, at);
+      if (stretch.length >= PHRASE_LENGTH) kept.push(NOT_SHOWN);
+      else kept.push(...stretch);
+      if (at < words.length) kept.push(words[at] ?? '');
+      start = at + 1;
+    }
+    return kept.join(' ');
+  });
+}
+
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,127}$/;
+const ERROR_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 /**
  * Appends one JSON line to `<dataDir>/audit.log`: created owner-only (0600, in a 0700 folder),
  * opened for appending and written with one `write` per line, so lines from concurrent processes
- * never interleave and earlier lines are never rewritten. Fields left undefined are left out.
+ * never interleave and earlier lines are never rewritten. Fields left undefined are left out, and
+ * every value is checked on the way ({@link auditLine}): whatever a tool's `audit` passes, no raw
+ * argument reaches the file.
  */
 export async function appendAuditRecord(dataDir: string, record: AuditRecord): Promise<void> {
   await ensurePrivateDir(dataDir);
   const path = auditLogPath(dataDir);
-  const ordered: Record<string, unknown> = {};
-  for (const key of KEY_ORDER) if (record[key] !== undefined) ordered[key] = record[key];
+  const line = auditLine(record);
   const handle = await open(path, 'a', 0o600);
   try {
     // A log made looser by hand is made owner-only again.
     if (process.platform !== 'win32' && ((await handle.stat()).mode & 0o077) !== 0) await handle.chmod(0o600);
-    await handle.write(`${JSON.stringify(ordered)}\n`);
+    await handle.write(`${JSON.stringify(line)}\n`);
     await handle.datasync();
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A record as its line is written: when and what first, then the fields that validated
+ * ({@link auditableFields}), then the error's code and message.
+ */
+export function auditLine(record: AuditRecord): Record<string, unknown> {
+  // signed_only decides the outcome (`signed`); the line says it once, there.
+  const { time, tool, outcome, error, signed_only: _signedOnly, ...fields } = record;
+  return {
+    time,
+    tool: TOOL_NAME.test(tool) ? tool : INVALID_AUDIT_VALUE,
+    outcome,
+    ...auditableFields(fields),
+    ...(error
+      ? {
+          error: {
+            code: ERROR_CODE.test(error.code) ? error.code : INVALID_AUDIT_VALUE,
+            message: auditMessage(error.message),
+          },
+        }
+      : {}),
+  };
 }
 
 /** The path of the audit log in a data directory. */
