@@ -13,8 +13,9 @@ import { renderQr } from './qr.js';
 import { renderHuman, terminalSafe, type Style } from './render.js';
 import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
 import { promptHidden, readSecretFile, readSecretStdin } from './secrets.js';
+import { inCliWords, type ToolWords } from './tool-words.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
-import { EXIT, UsageError } from './usage-error.js';
+import { EXIT, exitCodeOfToolError, UsageError } from './usage-error.js';
 
 export type ToolRun = {
   argv: readonly string[];
@@ -23,6 +24,8 @@ export type ToolRun = {
   style: Style;
   connection: Connection;
   activity: Activity;
+  /** Every listed tool's command: a server's hints name tools, printed here as commands. */
+  commands: readonly ToolCommand[];
 };
 
 /** A tool's result that ended the run early (a failed dry run before a confirmation). */
@@ -158,13 +161,20 @@ function secretInArgv(spec: FlagSpec): UsageError {
   );
 }
 
-async function printResult(tool: ListedTool, result: ToolCallResult, { globals, io, style }: ToolRun): Promise<number> {
+async function printResult(
+  tool: ListedTool,
+  result: ToolCallResult,
+  { globals, io, style, commands }: ToolRun,
+): Promise<number> {
   if (result.isError) {
     const meta = readToolErrorMeta(result._meta);
-    const message = meta ? `${meta.code}: ${meta.message}` : textOf(result) || 'The tool reported an error.';
+    const words = toolWords(tool, commands);
+    const message = meta
+      ? `${meta.code}: ${inCliWords(meta.message, words)}`
+      : textOf(result) || 'The tool reported an error.';
     io.stderr.write(`${style.error('error')}: ${terminalSafe(message)}\n`);
-    if (meta?.hint) io.stderr.write(`hint: ${terminalSafe(meta.hint)}\n`);
-    return meta?.code === 'INVALID_PARAM' || meta?.code === 'NETWORK_REQUIRED' ? EXIT.usage : EXIT.toolError;
+    if (meta?.hint) io.stderr.write(`hint: ${terminalSafe(inCliWords(meta.hint, words))}\n`);
+    return exitCodeOfToolError(meta?.code);
   }
   if (globals.json) {
     const value = result.structuredContent ?? { content: result.content };
@@ -186,6 +196,13 @@ async function printResult(tool: ListedTool, result: ToolCallResult, { globals, 
     else io.stderr.write(`note: ${field} is too long for a QR code.\n`);
   }
   return EXIT.ok;
+}
+
+/** The words a hint may use as flags: the called tool's arguments and the CLI's own flags. */
+function toolWords(tool: ListedTool, commands: readonly ToolCommand[]): ToolWords {
+  const properties = flagsFromSchema(tool.inputSchema).map((spec) => spec.property);
+  const own = GLOBAL_FLAGS.map((flag) => flag.name.replaceAll('-', '_'));
+  return { commands, arguments: new Set([...properties, ...own]) };
 }
 
 function outputSchemaOf(tool: ListedTool): ListedTool['inputSchema'] | undefined {

@@ -1,21 +1,35 @@
+export { UsageError } from '../shared/usage-error.js';
+
 /** Exit codes: a documented contract (docs/CLI.md). */
 export const EXIT = {
   ok: 0,
   toolError: 1,
   usage: 2,
   connection: 3,
+  /** `BUSY`: another process holds the lock; the same command may succeed in a moment. */
+  busy: 4,
+  /** `KEYSTORE_DAMAGED`: a keystore file was altered; restore it from a backup. */
+  keystoreDamaged: 5,
+  /** `BACKEND_INVALID`: the node or explorer answered nonsense; fix it or use another. */
+  backendInvalid: 6,
   interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** Bad command line or bad input, caught before any call: exit 2, with a hint where one helps. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-  constructor(
-    message: string,
-    readonly hint?: string,
-  ) {
-    super(message);
+/** The exit code of a tool error, from its code (a server that sends none: 1). */
+export function exitCodeOfToolError(code: string | undefined): ExitCode {
+  switch (code) {
+    case 'INVALID_PARAM':
+    case 'NETWORK_REQUIRED':
+      return EXIT.usage;
+    case 'BUSY':
+      return EXIT.busy;
+    case 'KEYSTORE_DAMAGED':
+      return EXIT.keystoreDamaged;
+    case 'BACKEND_INVALID':
+      return EXIT.backendInvalid;
+    default:
+      return EXIT.toolError;
   }
 }

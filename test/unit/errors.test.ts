@@ -31,6 +31,9 @@ describe('WalletError', () => {
         'BACKEND_UNAVAILABLE',
         'POLICY_VIOLATION',
         'INTERNAL',
+        'BUSY',
+        'KEYSTORE_DAMAGED',
+        'BACKEND_INVALID',
       ],
     );
     assert.ok(isErrorCode('WALLET_LOCKED'));
