@@ -1,6 +1,6 @@
 import { RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/session.js';
 import { isJsonSchema } from '../shared/json-schema.js';
-import { readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
+import { dryRunFieldOf, readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
 import type { Activity } from './activity.js';
 import { argumentsFromFlags, checkRequired, parseArgsJson, secretValue } from './arguments.js';
 import { flagsOfCommand } from './commands.js';
@@ -69,7 +69,8 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
     }
   };
   try {
-    if (entry.tool.annotations?.destructiveHint === true && !(hasDryRun(specs) && args['dry_run'] === true)) {
+    const dryRun = dryRunFieldOf(entry.tool);
+    if (entry.tool.annotations?.destructiveHint === true && !(dryRun !== undefined && args[dryRun] === true)) {
       await confirmDestructive(io, entry.command, globals.yes, () => planText(entry, specs, args, run, call));
     }
     return await printResult(entry.tool, await call(args), run);
@@ -98,8 +99,9 @@ async function planText(
     `${run.style.heading(`${entry.command}`)} will run with:`,
     renderHuman(shown, run.style, entry.tool.inputSchema),
   ];
-  if (hasDryRun(specs)) {
-    const preview = await call({ ...args, dry_run: true });
+  const dryRun = dryRunFieldOf(entry.tool);
+  if (dryRun !== undefined) {
+    const preview = await call({ ...args, [dryRun]: true });
     if (preview.isError) throw new EarlyResult(preview);
     if (preview.structuredContent !== undefined) {
       lines.push(
@@ -109,11 +111,6 @@ async function planText(
     }
   }
   return lines.join('\n');
-}
-
-/** The tool offers a dry run: a boolean `dry_run` that makes it send nothing. */
-function hasDryRun(specs: readonly FlagSpec[]): boolean {
-  return specs.some((spec) => spec.property === 'dry_run' && spec.kind === 'boolean');
 }
 
 /** Flags, `--args-json` and secrets into one argument object, checked before any call. */

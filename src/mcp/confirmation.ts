@@ -67,7 +67,7 @@ export class Confirmations {
     clientCapabilities: ClientCapabilities | undefined,
     preview: () => Promise<Record<string, unknown> | undefined>,
   ): Promise<ConfirmationStep> {
-    const dryRun = hasDryRun(tool) && call.input['dry_run'] === true;
+    const dryRun = tool.dryRunField !== undefined && call.input[tool.dryRunField] === true;
     if (!tool.annotations.destructiveHint || dryRun || !canAskForm(clientCapabilities)) {
       return { kind: 'proceed' };
     }
@@ -132,11 +132,6 @@ export class Confirmations {
     // Kept a little longer than the state lives, so it cannot come back after being forgotten.
     this.spent.set(id, Date.now() + (STATE_TTL_SECONDS + 60) * 1000);
   }
-}
-
-/** The tool takes `dry_run` (a plan, nothing signed): the confirmation shows that plan. */
-export function hasDryRun(tool: AnyTool): boolean {
-  return 'dry_run' in tool.input.shape;
 }
 
 /** The client capabilities of this request: its own envelope (2026-07-28) or the initialize ones. */

@@ -2,13 +2,13 @@ import type { ProgressReporter } from '../domain/net/chain-backend.js';
 import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
-import { FULL_DESCRIPTION_META_KEY, RECEIVE_ADDRESS_META_KEY } from '../shared/protocol-meta.js';
+import { DRY_RUN_META_KEY, FULL_DESCRIPTION_META_KEY, RECEIVE_ADDRESS_META_KEY } from '../shared/protocol-meta.js';
 import { clipForDisplay } from '../shared/text.js';
 import { packageInfo } from '../shared/package-info.js';
 import { describeTool, type AnyTool, type ToolCatalogue } from '../tools/index.js';
 import { auditStoppedCall, invokeTool } from '../tools/invoke.js';
 import { errorResult, successResult } from './results.js';
-import { Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS, hasDryRun, requestClientCapabilities } from './confirmation.js';
+import { Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS, requestClientCapabilities } from './confirmation.js';
 import { createLogger, type Logger } from './logger.js';
 
 export type WalletServerOptions = {
@@ -83,8 +83,8 @@ export function createWalletServer({
           context,
           requestClientCapabilities(context, server.getClientCapabilities()),
           () =>
-            hasDryRun(tool)
-              ? invokeTool(tool, { ...args, dry_run: true }, toolContext, { audited: false })
+            tool.dryRunField !== undefined
+              ? invokeTool(tool, { ...args, [tool.dryRunField]: true }, toolContext, { audited: false })
               : Promise.resolve(undefined),
         );
         if (step.kind === 'refused') throw step.error;
@@ -149,6 +149,7 @@ function toMcpTool(tool: AnyTool): Tool {
       _meta: {
         [FULL_DESCRIPTION_META_KEY]: described.description,
         ...(described.receiveAddressField ? { [RECEIVE_ADDRESS_META_KEY]: described.receiveAddressField } : {}),
+        ...(described.dryRunField ? { [DRY_RUN_META_KEY]: described.dryRunField } : {}),
       },
     };
     mcpTools.set(tool, listed);

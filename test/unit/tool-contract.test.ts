@@ -94,6 +94,17 @@ describe('definition checks name the tool and the problem', () => {
       { receiveAddressField: 'address' },
       /receiveAddressField address is not an output field/,
     ],
+    ['dry-run field that does not exist', { dryRunField: 'dry_run' }, /dryRunField dry_run is not an optional boolean/],
+    [
+      'dry-run field that is no boolean',
+      { dryRunField: 'id', input: z.strictObject({ id: z.string().optional().describe('An id.') }) },
+      /dryRunField id is not an optional boolean/,
+    ],
+    [
+      'dry-run field that is required',
+      { dryRunField: 'plan', input: z.strictObject({ plan: z.boolean().describe('Plan only.') }) },
+      /dryRunField plan is not an optional boolean/,
+    ],
   ];
   for (const [label, overrides, expected] of cases) {
     it(label, () => {
@@ -238,6 +249,11 @@ describe('wallet tool annotations (the design contract)', () => {
     for (const tool of destructive) {
       assert.equal(typeof tool.audit, 'function', `${tool.name} is destructive: give it audit(input, output)`);
     }
+  });
+  it('a tool with a dry run declares it, so confirmations can show its plan', () => {
+    const planning = ALL_TOOLS.filter((tool) => 'dry_run' in tool.input.shape);
+    assert.ok(planning.length >= 2, planning.map((tool) => tool.name).join(', '));
+    for (const tool of planning) assert.equal(tool.dryRunField, 'dry_run', `${tool.name}: declare dryRunField`);
   });
   it('every destructive tool requires an explicit network', () => {
     for (const tool of ALL_TOOLS.filter((candidate) => candidate.annotations.destructiveHint)) {
