@@ -104,7 +104,9 @@ describe('core tools over wallet serve', () => {
       arguments: { wallet_id: 'agent', address: address.addresses[0]?.address, message: 'x' },
     });
     assert.equal(errorCode(result), 'WALLET_LOCKED');
-    assert.match(JSON.stringify(result._meta), /--passphrase-file/);
+    // Over MCP the hint names the setting, not a shell flag: the CLI alone prints --passphrase-file.
+    assert.match(JSON.stringify(result._meta), /`passphrase_file`/);
+    assert.doesNotMatch(JSON.stringify(result._meta), /--[a-z]/);
     assert.equal(
       errorCode(await locked.callTool({ name: 'core_wallet_create', arguments: { alias: 'other' } })),
       'WALLET_LOCKED',
