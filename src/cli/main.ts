@@ -1,7 +1,6 @@
 import { homedir } from 'node:os';
 import type { ListedTool } from '../mcp/session.js';
 import { ConnectionError, RemoteProtocolError } from '../mcp/session.js';
-import { SetupError } from '../mcp/setup-error.js';
 import { resolveDataDir } from '../shared/data-dir.js';
 import { inDialect, toolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { packageInfo } from '../shared/package-info.js';
@@ -120,7 +119,7 @@ async function dispatch(run: Run): Promise<number> {
     return EXIT.ok;
   }
   const { runToolCommand } = await import('./run-tool.js');
-  return runToolCommand(entry, run);
+  return runToolCommand(entry, { ...run, commands });
 }
 
 function findCommand(commands: readonly ToolCommand[], verb: string): ToolCommand | undefined {
@@ -170,7 +169,9 @@ async function builtInSetup(
     if (value !== undefined) activity.start('Unlocking the keystore…');
     return value;
   };
-  return { setup: { env: io.env, endpoints: globals.endpoints, passphrase }, prompt };
+  // --debug: the built-in server logs each failure (its code, or an unexpected error's class and frames).
+  const logLevel = globals.debug ? ('debug' as const) : undefined;
+  return { setup: { env: io.env, endpoints: globals.endpoints, passphrase, logLevel }, prompt };
 }
 
 function refuseBuiltInFlags(globals: GlobalOptions): void {
@@ -233,7 +234,7 @@ function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
     if (hint) io.stderr.write(`hint: ${terminalSafe(hint)}\n`);
     if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   };
-  if (error instanceof UsageError || error instanceof SetupError) {
+  if (error instanceof UsageError) {
     say(error.message, error.hint);
     return EXIT.usage;
   }

@@ -1,6 +1,6 @@
 import { RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/session.js';
 import { isJsonSchema } from '../shared/json-schema.js';
-import { readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
+import { dryRunFieldOf, readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
 import type { Activity } from './activity.js';
 import { argumentsFromFlags, checkRequired, parseArgsJson, secretValue } from './arguments.js';
 import { flagsOfCommand } from './commands.js';
@@ -13,8 +13,9 @@ import { renderQr } from './qr.js';
 import { renderHuman, terminalSafe, type Style } from './render.js';
 import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
 import { promptHidden, readSecretFile, readSecretStdin } from './secrets.js';
+import { inCliWords, type ToolWords } from './tool-words.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
-import { EXIT, UsageError } from './usage-error.js';
+import { EXIT, exitCodeOfToolError, UsageError } from './usage-error.js';
 
 export type ToolRun = {
   argv: readonly string[];
@@ -23,6 +24,8 @@ export type ToolRun = {
   style: Style;
   connection: Connection;
   activity: Activity;
+  /** Every listed tool's command: a server's hints name tools, printed here as commands. */
+  commands: readonly ToolCommand[];
 };
 
 /** A tool's result that ended the run early (a failed dry run before a confirmation). */
@@ -66,7 +69,8 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
     }
   };
   try {
-    if (entry.tool.annotations?.destructiveHint === true && !(hasDryRun(specs) && args['dry_run'] === true)) {
+    const dryRun = dryRunFieldOf(entry.tool);
+    if (entry.tool.annotations?.destructiveHint === true && !(dryRun !== undefined && args[dryRun] === true)) {
       await confirmDestructive(io, entry.command, globals.yes, () => planText(entry, specs, args, run, call));
     }
     return await printResult(entry.tool, await call(args), run);
@@ -95,8 +99,9 @@ async function planText(
     `${run.style.heading(`${entry.command}`)} will run with:`,
     renderHuman(shown, run.style, entry.tool.inputSchema),
   ];
-  if (hasDryRun(specs)) {
-    const preview = await call({ ...args, dry_run: true });
+  const dryRun = dryRunFieldOf(entry.tool);
+  if (dryRun !== undefined) {
+    const preview = await call({ ...args, [dryRun]: true });
     if (preview.isError) throw new EarlyResult(preview);
     if (preview.structuredContent !== undefined) {
       lines.push(
@@ -106,11 +111,6 @@ async function planText(
     }
   }
   return lines.join('\n');
-}
-
-/** The tool offers a dry run: a boolean `dry_run` that makes it send nothing. */
-function hasDryRun(specs: readonly FlagSpec[]): boolean {
-  return specs.some((spec) => spec.property === 'dry_run' && spec.kind === 'boolean');
 }
 
 /** Flags, `--args-json` and secrets into one argument object, checked before any call. */
@@ -158,14 +158,20 @@ function secretInArgv(spec: FlagSpec): UsageError {
   );
 }
 
-async function printResult(tool: ListedTool, result: ToolCallResult, { globals, io, style }: ToolRun): Promise<number> {
+async function printResult(
+  tool: ListedTool,
+  result: ToolCallResult,
+  { globals, io, style, commands }: ToolRun,
+): Promise<number> {
   if (result.isError) {
     const meta = readToolErrorMeta(result._meta);
-    const message = meta ? `${meta.code}: ${meta.message}` : textOf(result) || 'The tool reported an error.';
+    const words = toolWords(tool, commands);
+    const message = meta
+      ? `${meta.code}: ${inCliWords(meta.message, words)}`
+      : textOf(result) || 'The tool reported an error.';
     io.stderr.write(`${style.error('error')}: ${terminalSafe(message)}\n`);
-    if (meta?.hint) io.stderr.write(`hint: ${terminalSafe(meta.hint)}\n`);
-    if (meta?.code === 'APPROVAL_REQUIRED') return EXIT.approvalRequired;
-    return meta?.code === 'INVALID_PARAM' || meta?.code === 'NETWORK_REQUIRED' ? EXIT.usage : EXIT.toolError;
+    if (meta?.hint) io.stderr.write(`hint: ${terminalSafe(inCliWords(meta.hint, words))}\n`);
+    return exitCodeOfToolError(meta?.code);
   }
   if (globals.json) {
     const value = result.structuredContent ?? { content: result.content };
@@ -187,6 +193,13 @@ async function printResult(tool: ListedTool, result: ToolCallResult, { globals, 
     else io.stderr.write(`note: ${field} is too long for a QR code.\n`);
   }
   return EXIT.ok;
+}
+
+/** The words a hint may use as flags: the called tool's arguments and the CLI's own flags. */
+function toolWords(tool: ListedTool, commands: readonly ToolCommand[]): ToolWords {
+  const properties = flagsFromSchema(tool.inputSchema).map((spec) => spec.property);
+  const own = GLOBAL_FLAGS.map((flag) => flag.name.replaceAll('-', '_'));
+  return { commands, arguments: new Set([...properties, ...own]) };
 }
 
 function outputSchemaOf(tool: ListedTool): ListedTool['inputSchema'] | undefined {

@@ -141,12 +141,7 @@ const HTTP_ONLY_FLAGS = ['listen', 'api-key-file', 'auth', 'allow-remote', 'allo
  * unless `--allow-remote`. Warnings for the risky-but-allowed choices go to stderr.
  */
 async function httpSettings(parsed: Record<string, unknown>, io: CliIo): Promise<HttpSettings> {
-  let listen: ListenAddress;
-  try {
-    listen = parseListenAddress(typeof parsed['listen'] === 'string' ? parsed['listen'] : DEFAULT_LISTEN_TEXT);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const listen = parseListenAddress(typeof parsed['listen'] === 'string' ? parsed['listen'] : DEFAULT_LISTEN_TEXT);
   const loopback = isLoopbackHost(listen.host);
   if (!loopback && parsed['allow-remote'] !== true) {
     throw new UsageError(

@@ -1,6 +1,8 @@
 /**
  * The stable error codes of every wallet failure. A code is data that travels end to end
- * (domain -> tool result `_meta` -> CLI exit code); never parse a message to learn one.
+ * (domain -> tool result `_meta` -> CLI exit code); never parse a message to learn one. Each
+ * tells the caller what to do next: `BUSY` retry in a moment, `KEYSTORE_DAMAGED` restore the
+ * file from a backup, `BACKEND_INVALID` fix or change the node, `INTERNAL` report our bug.
  */
 export const ERROR_CODES = [
   'INVALID_PARAM',
@@ -13,6 +15,9 @@ export const ERROR_CODES = [
   'POLICY_VIOLATION',
   'APPROVAL_REQUIRED',
   'INTERNAL',
+  'BUSY',
+  'KEYSTORE_DAMAGED',
+  'BACKEND_INVALID',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

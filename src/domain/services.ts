@@ -73,7 +73,7 @@ export class WalletServices {
     if (passphrase === undefined || passphrase === '') {
       this.asked = undefined;
       throw new WalletError('WALLET_LOCKED', 'The wallet is locked: this needs the keystore passphrase.', {
-        hint: 'CLI: --passphrase-file <owner-only file>, --passphrase-stdin or the prompt on a terminal; wallet serve: --passphrase-file.',
+        hint: 'Start the wallet with the keystore passphrase: `passphrase_file` (an owner-only file), `passphrase_stdin`, or the prompt on a terminal.',
       });
     }
     if (purpose === 'new' && passphrase.length < MIN_PASSPHRASE_LENGTH) {

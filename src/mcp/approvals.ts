@@ -1,13 +1,13 @@
 import { WalletError } from '../domain/errors.js';
 import { ApprovalStore, type Approval } from '../domain/policy/approvals.js';
-import { SetupError } from './setup-error.js';
+import { UsageError } from '../shared/usage-error.js';
 
 export type { Approval };
 
 /**
  * The owner's side of out-of-band approvals, for the CLI's `wallet approvals`: the same store
  * `wallet serve` writes its requests to (the CLI reaches the domain only through mcp/). A refusal
- * (no such approval, already decided, expired, a damaged file) is a SetupError with its hint.
+ * (no such approval, already decided, expired, a damaged file) is a UsageError (exit 2) with its hint.
  */
 export class OwnerApprovals {
   private readonly store: ApprovalStore;
@@ -33,7 +33,7 @@ async function explained<T>(task: () => Promise<T>): Promise<T> {
   try {
     return await task();
   } catch (error) {
-    if (error instanceof WalletError) throw new SetupError(`${error.code}: ${error.message}`, error.hint);
+    if (error instanceof WalletError) throw new UsageError(`${error.code}: ${error.message}`, error.hint);
     throw error;
   }
 }

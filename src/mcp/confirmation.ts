@@ -115,11 +115,6 @@ export class Confirmations {
   }
 }
 
-/** The tool takes `dry_run` (a plan, nothing signed): the confirmation shows that plan. */
-export function hasDryRun(tool: AnyTool): boolean {
-  return 'dry_run' in tool.input.shape;
-}
-
 /** The client capabilities of this request: its own envelope (2026-07-28) or the initialize ones. */
 export function requestClientCapabilities(
   context: ServerContext,

@@ -7,7 +7,7 @@ import type { Authority } from '../domain/policy/authority.js';
 import { showAmount } from '../domain/policy/spending-policy.js';
 import type { AnyTool, ToolContext } from '../tools/index.js';
 import { auditFields, auditStoppedCall, invokeTool } from '../tools/invoke.js';
-import { callDigest, confirmationMessage, hasDryRun, plannedFee, type Confirmations } from './confirmation.js';
+import { callDigest, confirmationMessage, plannedFee, type Confirmations } from './confirmation.js';
 
 /** What a call that needs consent came to: its result, or a question for the client to ask. */
 export type ConsentOutcome =
@@ -74,8 +74,8 @@ export class ConsentGate {
     // The plan the question shows: a dry run signs nothing, so it runs as the owner's (the policy's
     // own refusals still end the call here, before anyone is asked).
     const owner = { ...toolContext, authority: 'owner' as const };
-    const planned = hasDryRun(tool)
-      ? await invokeTool(tool, { ...args, dry_run: true }, owner, { audited: false })
+    const planned = tool.dryRunField
+      ? await invokeTool(tool, { ...args, [tool.dryRunField]: true }, owner, { audited: false })
       : undefined;
     const text = await confirmationMessage(tool, input, planned);
     if (canAsk) {

@@ -2,7 +2,7 @@ import type { ProgressReporter } from '../domain/net/chain-backend.js';
 import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
-import { FULL_DESCRIPTION_META_KEY, RECEIVE_ADDRESS_META_KEY } from '../shared/protocol-meta.js';
+import { DRY_RUN_META_KEY, FULL_DESCRIPTION_META_KEY, RECEIVE_ADDRESS_META_KEY } from '../shared/protocol-meta.js';
 import { clipForDisplay } from '../shared/text.js';
 import { packageInfo } from '../shared/package-info.js';
 import { describeTool, type AnyTool, type ToolCatalogue } from '../tools/index.js';
@@ -10,13 +10,7 @@ import { ApprovalStore } from '../domain/policy/approvals.js';
 import type { Authority } from '../domain/policy/authority.js';
 import { invokeTool } from '../tools/invoke.js';
 import { errorResult, successResult } from './results.js';
-import {
-  canAskForm,
-  Confirmations,
-  DEFAULT_CONFIRM_TIMEOUT_MS,
-  hasDryRun,
-  requestClientCapabilities,
-} from './confirmation.js';
+import { canAskForm, Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS, requestClientCapabilities } from './confirmation.js';
 import { ConsentGate } from './consent.js';
 import { createLogger, type Logger } from './logger.js';
 
@@ -94,7 +88,8 @@ export function createWalletServer({
       // nothing. The rest, and invalid arguments, go straight to invokeTool, which parses (and
       // refuses) them. The owner (the local CLI) has asked on its terminal already.
       const input = caller === 'agent' && tool.consent !== undefined ? tool.input.safeParse(args) : undefined;
-      if (input?.success && !(hasDryRun(tool) && input.data['dry_run'] === true)) {
+      const dryRun = tool.dryRunField !== undefined && input?.success === true && input.data[tool.dryRunField] === true;
+      if (input?.success && !dryRun) {
         const outcome = await gate.call({
           tool,
           args,
@@ -159,6 +154,7 @@ function toMcpTool(tool: AnyTool): Tool {
       _meta: {
         [FULL_DESCRIPTION_META_KEY]: described.description,
         ...(described.receiveAddressField ? { [RECEIVE_ADDRESS_META_KEY]: described.receiveAddressField } : {}),
+        ...(described.dryRunField ? { [DRY_RUN_META_KEY]: described.dryRunField } : {}),
       },
     };
     mcpTools.set(tool, listed);

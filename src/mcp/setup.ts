@@ -5,7 +5,7 @@ import { servedTools } from '../tools/index.js';
 import { Confirmations } from './confirmation.js';
 import { createLogger, type LogLevel } from './logger.js';
 import type { WalletServerOptions } from './server.js';
-import { SetupError } from './setup-error.js';
+import { UsageError } from '../shared/usage-error.js';
 
 /** What a surface (the CLI, `wallet serve`) decides about the server it runs. */
 export type WalletServerSetup = {
@@ -29,7 +29,7 @@ export function walletServerOptions(setup: WalletServerSetup): WalletServerOptio
   try {
     endpointOverrides = (setup.endpoints ?? []).map(parseEndpointOverride);
   } catch (error) {
-    if (error instanceof WalletError) throw new SetupError(error.message, error.hint);
+    if (error instanceof WalletError) throw new UsageError(`--endpoint: ${error.message}`, error.hint);
     throw error;
   }
   return {

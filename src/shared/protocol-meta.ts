@@ -23,6 +23,17 @@ export function receiveAddressFieldOf(tool: { _meta?: Record<string, unknown> | 
   return typeof field === 'string' ? field : undefined;
 }
 
+/**
+ * On a tools/list entry: the boolean input field that makes the tool only plan (sign and send
+ * nothing). The CLI shows that plan before asking to confirm, and asks nothing when it is set.
+ */
+export const DRY_RUN_META_KEY = 'wallet/dry-run-field';
+
+export function dryRunFieldOf(tool: { _meta?: Record<string, unknown> | undefined }): string | undefined {
+  const field = tool._meta?.[DRY_RUN_META_KEY];
+  return typeof field === 'string' ? field : undefined;
+}
+
 /** On each `isError` tool result: `{ code, message, hint? }`, the WalletError as data. */
 export const ERROR_META_KEY = 'wallet/error';
 

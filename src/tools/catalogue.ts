@@ -18,6 +18,8 @@ export type ToolDescription = {
   localOnly: boolean;
   /** The output field with a receive address (shown as a QR code by the CLI), if any. */
   receiveAddressField: string | undefined;
+  /** The input field that makes the tool only plan (a dry run), if any. */
+  dryRunField: string | undefined;
 };
 
 const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
@@ -44,6 +46,7 @@ export function describeTool(tool: AnyTool): ToolDescription {
       annotations: tool.annotations,
       localOnly: tool.localOnly === true,
       receiveAddressField: tool.receiveAddressField,
+      dryRunField: tool.dryRunField,
     };
     descriptions.set(tool, description);
   }
@@ -95,6 +98,14 @@ export function definitionProblems(tool: AnyTool): string[] {
     if (input['additionalProperties'] !== false)
       problems.push('input must be z.strictObject (unknown keys are mistakes)');
     for (const path of undescribedFields(input)) problems.push(`input field ${path} has no description`);
+    const dryRun = tool.dryRunField;
+    if (dryRun !== undefined) {
+      const field = schemaProperties(input).find(([name]) => name === dryRun)?.[1];
+      const required = ((input['required'] as string[] | undefined) ?? []).includes(dryRun);
+      if (!field || field['type'] !== 'boolean' || required) {
+        problems.push(`dryRunField ${dryRun} is not an optional boolean input field`);
+      }
+    }
     const secrets = secretFields(input);
     if (secrets.length > 0 && tool.localOnly !== true) {
       problems.push(`input field ${secrets.join(', ')} is secret, so the tool must be localOnly`);

@@ -63,6 +63,11 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   consent?: Consent;
   /** The output field holding an address to receive funds at: the CLI also shows it as a QR code. */
   receiveAddressField?: string;
+  /**
+   * The optional boolean input field that makes the tool only plan, signing and sending nothing:
+   * confirmations show that plan first. Declared, never guessed from a field's name.
+   */
+  dryRunField?: string;
   /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
   handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
   /**
@@ -85,6 +90,7 @@ export type AnyTool = {
   readonly localOnly?: boolean;
   readonly consent?: Consent;
   readonly receiveAddressField?: string;
+  readonly dryRunField?: string;
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
   readonly audit?: (input: unknown, output: unknown) => AuditFields | Promise<AuditFields>;
 };

@@ -13,7 +13,8 @@ export function renderToolsMarkdown(tools: readonly AnyTool[]): string {
     '',
     '<!-- Generated from src/tools by `npm run generate`. Do not edit by hand. -->',
     '',
-    'Every tool is an MCP tool of `wallet serve` and a command of the `wallet` CLI.',
+    'Every tool is a command of the `wallet` CLI and, unless marked local-only (it reveals or accepts a',
+    'secret), an MCP tool of `wallet serve`.',
     '',
     '| tool | command | summary | read-only | destructive | idempotent | open-world |',
     '|---|---|---|---|---|---|---|',
@@ -62,6 +63,9 @@ function resultTable(schema: JsonSchema): string[] {
 }
 
 function typeText(schema: JsonSchema): string {
+  if ('const' in schema) return `\`${String(schema['const'])}\``;
+  const union = schema['anyOf'] ?? schema['oneOf'];
+  if (Array.isArray(union)) return union.map((member) => typeText(member as JsonSchema)).join(' \\| ');
   if (Array.isArray(schema['enum'])) return schema['enum'].map((value) => `\`${String(value)}\``).join(' \\| ');
   const type = schema['type'];
   if (Array.isArray(type)) return type.join(' \\| ');

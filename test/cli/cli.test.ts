@@ -66,7 +66,11 @@ describe('wallet CLI on its own server (in-process)', () => {
     ['an unknown command', ['netwrk-info'], /Unknown command 'netwrk-info'\.\nhint: Did you mean network-info\?/],
     ['bad --args-json', ['tool-describe', '--args-json', '{'], /--args-json is not valid JSON/],
     ['a bad --timeout', ['network-info', '--timeout', 'soon'], /--timeout takes milliseconds/],
-    ['a malformed --endpoint', ['network-info', '--endpoint', 'nonsense'], /--endpoint takes <chain>\.<network>=<url>/],
+    [
+      'a malformed --endpoint',
+      ['network-info', '--endpoint', 'nonsense'],
+      /--endpoint: An endpoint override takes <chain>\.<network>=<url>/,
+    ],
     [
       'a tool error for invalid input',
       ['tool-describe', '--name', 'nope'],

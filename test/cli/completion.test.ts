@@ -21,7 +21,10 @@ import type { ToolCommand } from '../../src/cli/help.js';
 import { openInProcessSession, type ListedTool } from '../../src/mcp/client.js';
 import { LOG_LEVELS } from '../../src/mcp/logger.js';
 import { FUNCTION_DIALECTS } from '../../src/shared/function-catalogue.js';
-import { bashCompletions, fishCompletions, zshCompletions, type Completions } from '../helpers/shells.js';
+import { bashCompletions, fishCompletions, missingShell, zshCompletions, type Completions } from '../helpers/shells.js';
+
+const NO_FISH = missingShell('fish');
+const NO_ZSH = missingShell('zsh');
 
 /** A server nobody would name its tools like this: dots, slashes, capitals, odd summaries. */
 const OTHER_SERVER_TOOLS: ListedTool[] = [
@@ -321,7 +324,7 @@ describe('bash completion (real bash: the function `complete -p wallet` names, C
   });
 });
 
-describe('fish completion (real fish: complete -C)', () => {
+describe('fish completion (real fish: complete -C)', { skip: NO_FISH }, () => {
   let results: Record<Case, Completions>;
   before(() => {
     results = completeAll((lines) => fishCompletions(fixture.scripts.fish, lines, fixture.env, fixture.dir));
@@ -352,7 +355,7 @@ describe('fish completion (real fish: complete -C)', () => {
   });
 });
 
-describe('zsh completion (real zsh on a pty: TAB typed, compadd recorded)', () => {
+describe('zsh completion (real zsh on a pty: TAB typed, compadd recorded)', { skip: NO_ZSH }, () => {
   let results: Record<Case, Completions>;
   before(() => {
     results = completeAll((lines) => zshCompletions(fixture.scripts.zsh, lines, fixture.env, fixture.dir, 'fpath'));
@@ -393,26 +396,36 @@ describe('zsh completion (real zsh on a pty: TAB typed, compadd recorded)', () =
 });
 
 describe('the data directory without WALLET_HOME', () => {
-  it('is $XDG_DATA_HOME/wallet, else ~/.local/share/wallet (bash and fish)', () => {
+  /** The fixture's environment without WALLET_HOME. */
+  const envWithoutHome = (): Record<string, string> => {
     const { WALLET_HOME: _unset, ...env } = fixture.env;
-    const xdg = join(fixture.dir, 'xdg');
+    return env;
+  };
+  const line = (): string[] => [fixture.lines.walletId];
+  it('is $XDG_DATA_HOME/wallet, else ~/.local/share/wallet (bash)', () => {
+    const env = envWithoutHome();
+    const xdg = join(fixture.dir, 'xdg-bash');
     writeKeystore(join(xdg, 'wallet'));
-    const line = [fixture.lines.walletId];
     assert.deepEqual(
       sorted(
-        bashCompletions(fixture.scripts.bash, line, { ...env, XDG_DATA_HOME: xdg }, fixture.dir)[0]?.candidates ?? [],
-      ),
-      WALLET_CANDIDATES,
-    );
-    assert.deepEqual(
-      sorted(
-        fishCompletions(fixture.scripts.fish, line, { ...env, XDG_DATA_HOME: xdg }, fixture.dir)[0]?.candidates ?? [],
+        bashCompletions(fixture.scripts.bash, line(), { ...env, XDG_DATA_HOME: xdg }, fixture.dir)[0]?.candidates ?? [],
       ),
       WALLET_CANDIDATES,
     );
     writeKeystore(join(fixture.userHome, '.local', 'share', 'wallet'));
     assert.deepEqual(
-      sorted(bashCompletions(fixture.scripts.bash, line, env, fixture.dir)[0]?.candidates ?? []),
+      sorted(bashCompletions(fixture.scripts.bash, line(), env, fixture.dir)[0]?.candidates ?? []),
+      WALLET_CANDIDATES,
+    );
+  });
+  it('is $XDG_DATA_HOME/wallet (fish)', { skip: NO_FISH }, () => {
+    const env = envWithoutHome();
+    const xdg = join(fixture.dir, 'xdg-fish');
+    writeKeystore(join(xdg, 'wallet'));
+    assert.deepEqual(
+      sorted(
+        fishCompletions(fixture.scripts.fish, line(), { ...env, XDG_DATA_HOME: xdg }, fixture.dir)[0]?.candidates ?? [],
+      ),
       WALLET_CANDIDATES,
     );
   });

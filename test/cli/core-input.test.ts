@@ -4,7 +4,7 @@
  * changes nothing on disk.
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cliHarness, type CliHarness } from '../helpers/cli-harness.js';
@@ -98,7 +98,13 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
   it('addresses: unknown wallet lists the known ones; wrong network refused', async () => {
     const stderr = await expectError(['core-address-create', '--wallet-id', 'nobody'], 'WALLET_NOT_FOUND', 1);
     assert.match(stderr, /Known wallets: main/);
-    await expectError(['core-address-create', '--wallet-id', 'main', '--network', 'mainnet'], 'NETWORK_MISMATCH', 1);
+    const mismatch = await expectError(
+      ['core-address-create', '--wallet-id', 'main', '--network', 'mainnet'],
+      'NETWORK_MISMATCH',
+      1,
+    );
+    // The domain says "pass `network: testnet`"; the CLI prints it as the flag.
+    assert.match(mismatch, /^hint: Pass --network testnet, or use a mainnet wallet\.$/m);
     const sideways = await run(['core-addresses-list', '--wallet-id', 'main', '--chain', 'sideways']);
     assert.equal(sideways.code, 2);
     assert.match(sideways.stderr, /--chain must be one of receive, change/);
@@ -247,6 +253,34 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
       2,
       { passphrase: 'none' },
     );
+  });
+
+  it('a wallet file whose network was edited is KEYSTORE_DAMAGED (exit 5) naming the file, never INTERNAL', async () => {
+    const name = readdirSync(join(home, 'keystore')).find((file) => file.endsWith('-testnet.json'));
+    assert.ok(name);
+    const path = join(home, 'keystore', name);
+    const original = readFileSync(path, 'utf8');
+    writeFileSync(path, original.replace('"network": "testnet"', '"network": "mainnet"'), { mode: 0o600 });
+    try {
+      for (const argv of [
+        ['core-addresses-list', '--wallet-id', 'main'],
+        ['core-address-create', '--wallet-id', 'main'],
+        ['core-addresses-list', '--wallet-id', '73c5da0a'],
+      ]) {
+        const stderr = await expectError(argv, 'KEYSTORE_DAMAGED', 5);
+        assert.match(stderr, new RegExp(`The keystore file .*${name} says wallet 73c5da0a on mainnet`));
+        assert.match(
+          stderr,
+          /^hint: Restore the file from a backup, or import the secret again \(core-wallet-import, /m,
+        );
+      }
+      const listed = await cli.json<{ wallets: unknown[]; unreadable_files: string[] }>(['core-wallets-list'], {
+        passphrase: 'none',
+      });
+      assert.deepEqual(listed.unreadable_files, [path]);
+    } finally {
+      writeFileSync(path, original, { mode: 0o600 });
+    }
   });
 
   it('finally deletes the wallet when every check passes', async () => {

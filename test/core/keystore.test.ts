@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { createWallet, unlockMaster } from '../../src/domain/core/wallets.js';
 import { WalletError } from '../../src/domain/errors.js';
-import { LOCK_FILE_NAME } from '../../src/domain/keystore/lock.js';
+import { LOCK_FILE_NAME, withLock } from '../../src/domain/keystore/lock.js';
 import { WalletServices } from '../../src/domain/services.js';
 import { tempHome } from '../helpers/io.js';
 import { ROOT } from '../helpers/paths.js';
@@ -79,7 +79,7 @@ describe('keystore', () => {
       s.crypto.ciphertext = bytes.toString('base64');
     }, 'WALLET_LOCKED');
     await tamper((s) => (s.crypto.kdfparams.n = 2 ** 18), 'WALLET_LOCKED');
-    await tamper((s) => (s.crypto.kdfparams.n = 2 ** 10), 'INTERNAL');
+    await tamper((s) => (s.crypto.kdfparams.n = 2 ** 10), 'KEYSTORE_DAMAGED');
     const other = await createWallet(new WalletServices({ dataDir: tempHome(), passphrase: PASSPHRASE, env: {} }), {
       alias: 'x',
       network: 'testnet',
@@ -149,5 +149,36 @@ describe('keystore', () => {
       readdirSync(services.keystore.dir).filter((name) => name.startsWith(LOCK_FILE_NAME)),
       [],
     );
+  });
+
+  it('a lock a live process holds past the timeout is BUSY (retry), not INTERNAL', async () => {
+    const dir = join(home, 'busy');
+    mkdirSync(dir, { mode: 0o700 });
+    await withLock(dir, async () => {
+      // Held by this very process, alive: the second taker waits out its timeout.
+      await assert.rejects(
+        withLock(dir, () => Promise.resolve(), { timeoutMs: 50 }),
+        (error: unknown) =>
+          isCode('BUSY')(error) &&
+          error instanceof WalletError &&
+          /stayed taken .* by process \d+/.test(error.message) &&
+          /Another wallet process is writing/.test(error.hint ?? ''),
+      );
+    });
+  });
+
+  it('a wallet file whose network or fingerprint was edited is KEYSTORE_DAMAGED when asked for', async () => {
+    const original = readFileSync(file, 'utf8');
+    const entry = JSON.parse(original);
+    for (const change of [{ network: 'mainnet' }, { network: 'regtest' }, { id: 'deadbeef' }]) {
+      writeFileSync(file, JSON.stringify({ ...entry, ...change }));
+      try {
+        assert.deepEqual((await services.keystore.list()).unreadable, [file]);
+        await assert.rejects(services.keystore.resolve('main'), isCode('KEYSTORE_DAMAGED'));
+        await assert.rejects(services.keystore.resolve('nobody'), isCode('WALLET_NOT_FOUND'));
+      } finally {
+        writeFileSync(file, original);
+      }
+    }
   });
 });

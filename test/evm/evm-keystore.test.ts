@@ -160,7 +160,7 @@ describe('EVM accounts in the keystore', () => {
           format: 'private_key',
           keystorePassword: undefined,
         }),
-        isCode('INTERNAL'),
+        isCode('KEYSTORE_DAMAGED'),
       );
     } finally {
       writeFileSync(path, original, { mode: 0o600 });

@@ -7,6 +7,7 @@
  * also new wallets, imported EVM keys and deletions (slow: scrypt). Each result is reported only
  * once the call has returned, as one JSON line appended to `logFile` and fsynced, so every index
  * in the log is one this process really received. A deletion is announced before it starts.
+ * After its first result it prints `progress` (the parent may time its kill from there).
  *
  * `node crash-worker.js hold-lock <dir>` takes the keystore's writer lock of `dir`, prints
  * `holding`, and keeps it until killed.
@@ -35,9 +36,14 @@ async function loop(args: string[]): Promise<void> {
   const services = new WalletServices({ dataDir, passphrase, env: {} });
   const random = seededRandom(Number(seedText));
   const log = openSync(logFile, 'a', 0o600);
+  let progressed = false;
   const report = (line: CrashReport): void => {
     writeSync(log, `${JSON.stringify(line)}\n`);
     fsyncSync(log);
+    if (!progressed && line.op !== 'error' && line.op !== 'delete-intent') {
+      progressed = true;
+      process.stdout.write('progress\n');
+    }
   };
   const slow = profile === 'mixed';
   // Loading the modules takes most of a second: the parent starts workers early, and they touch

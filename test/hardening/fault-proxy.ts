@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { freePort } from '../helpers/ports.js';
+import { listenOnFreePort } from '../helpers/ports.js';
 
 export type FaultKind =
   /** Accept the connection, read the request, never answer. */
@@ -139,8 +139,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const port = await listenOnFreePort(server);
   proxy.port = port;
   proxy.origin = `http://127.0.0.1:${port}`;
   proxy.close = () =>

@@ -1,7 +1,12 @@
 /**
  * Seeded randomness for the hardening tests: the same seed gives the same kill schedule and the
- * same choice of operations, so a failure can be replayed (`HARDENING_SEED=<n>`).
+ * same choice of operations, so a failure can be replayed (`HARDENING_SEED=<n>`). `npm test` uses a
+ * fixed seed, so it is the same run every time; `HARDENING_SEED=random` picks a fresh one (printed
+ * by the test for replay).
  */
+
+/** The seed of every run that names none: a fixed one, so that `npm test` never varies. */
+export const DEFAULT_SEED = 20_260_728;
 
 /** mulberry32: a small, fast 32-bit PRNG; returns floats in [0, 1). */
 export function seededRandom(seed: number): () => number {
@@ -20,9 +25,12 @@ export function between(random: () => number, min: number, max: number): number 
   return min + Math.floor(random() * (max - min + 1));
 }
 
-/** The seed from `HARDENING_SEED`, or a fresh one. */
+/** The seed from `HARDENING_SEED` (a number, or `random` for a fresh one), else {@link DEFAULT_SEED}. */
 export function hardeningSeed(env: Readonly<Record<string, string | undefined>> = process.env): number {
   const given = env['HARDENING_SEED'];
+  if (given === 'random') return Math.floor(Math.random() * 2 ** 32) >>> 0;
   if (given !== undefined && /^\d+$/.test(given)) return Number(given) >>> 0;
-  return Math.floor(Math.random() * 2 ** 32) >>> 0;
+  if (given !== undefined && given !== '')
+    throw new Error(`HARDENING_SEED must be a number or 'random'; got '${given}'.`);
+  return DEFAULT_SEED;
 }

@@ -52,24 +52,21 @@ const OTHER_EVM = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const IMPORTABLE_KEY = `0x${'5a'.repeat(32)}`;
 /** Calls per tool: cheap tools more, tools that unlock the keystore (scrypt, ~0.5 s a call) fewer. */
 const RUNS = { cheap: 40, network: 25, unlocking: 8 } as const;
-const UNLOCKING = new Set([
-  'core_wallet_create',
-  'core_wallet_import',
-  'core_wallet_export',
-  'core_wallet_delete',
-  'core_tx_sign',
-  'core_funds_send',
-  'core_message_sign',
-  'evm_account_create',
-  'evm_account_import',
-  'evm_account_export',
-  'evm_tx_sign',
-  'evm_funds_send',
-  'evm_message_sign',
-  'evm_typed_data_sign',
-]);
-/** Tools whose success reveals a secret by design (local-only: never served by `wallet serve`). */
-const REVEALING = new Set(['core_wallet_export', 'evm_account_export']);
+/**
+ * Tools that may unlock the keystore, from their definitions: whatever writes or signs (not
+ * read-only) and whatever takes or gives a secret (local-only). A new tool is sized by its own
+ * annotations, with no list to edit here.
+ */
+const UNLOCKING = new Set(
+  ALL_TOOLS.filter((tool) => !tool.annotations.readOnlyHint || tool.localOnly === true).map((tool) => tool.name),
+);
+/**
+ * Tools whose success reveals a secret by design: local-only (a secret in or out) and read-only
+ * (so none is taken in to be stored): the exports. Never served by `wallet serve`.
+ */
+const REVEALING = new Set(
+  ALL_TOOLS.filter((tool) => tool.localOnly === true && tool.annotations.readOnlyHint).map((tool) => tool.name),
+);
 
 function fuzzSeed(): number {
   const given = process.env['FUZZ_SEED'];

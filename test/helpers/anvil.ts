@@ -1,13 +1,13 @@
 /**
  * A real local Ethereum node for tests: Foundry's anvil, the binary shipped in the platform package
- * of the `@foundry-rs/anvil` devDependency, on a free loopback port with the well-known test
+ * of the `@foundry-rs/anvil` devDependency, on a loopback port it picks itself (port 0, read back
+ * from its `Listening on` line: no other process can take it first) with the well-known test
  * mnemonic. It mines every transaction at once, keeps its chain in memory and is stopped by its pid.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './ports.js';
 
 /** Foundry's (and Hardhat's) default development mnemonic. */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -64,19 +64,17 @@ type RpcReply<T> = { result: T; error?: never } | { result?: never; error: { cod
  */
 export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilNode> {
   const chainId = options.chainId ?? ANVIL_DEFAULT_CHAIN_ID;
-  const port = await freePort();
   const child = spawn(
     anvilBinary(),
     [
       '--host',
       '127.0.0.1',
       '--port',
-      String(port),
+      '0',
       '--chain-id',
       String(chainId),
       '--mnemonic',
       ANVIL_MNEMONIC,
-      '--quiet',
       '--color',
       'never',
       ...(options.blockTime === undefined ? [] : ['--block-time', String(options.blockTime)]),
@@ -84,8 +82,10 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilNode>
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
+  let port: number | undefined;
   const keepTail = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+    port ??= Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(output)?.[1]) || undefined;
   };
   child.stdout.on('data', keepTail);
   child.stderr.on('data', keepTail);
@@ -104,7 +104,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilNode>
   };
   process.once('exit', killOnExit);
 
-  const url = `http://127.0.0.1:${port}/`;
+  let url = '';
   let id = 0;
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
     const response = await fetch(url, {
@@ -133,6 +133,20 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilNode>
   };
 
   const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (port === undefined) {
+    if (!running()) {
+      await stop();
+      await exited;
+      if (spawnError) throw failure(`could not be started: ${spawnError.message}`);
+      throw failure(`exited (code ${child.exitCode}, signal ${child.signalCode}) before listening`);
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw failure(`did not say where it listens within ${READY_TIMEOUT_MS / 1000} s`);
+    }
+    await sleep(20);
+  }
+  url = `http://127.0.0.1:${port}/`;
   let answered: string | undefined;
   while (answered === undefined) {
     if (!running()) {

@@ -1,13 +1,17 @@
 import { spawn } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
 import { EVERYTHING_SERVER } from './paths.js';
-import { freePort } from './ports.js';
+import { listenOnFreePort, withFreshPorts } from './ports.js';
 
 /** A real Streamable HTTP MCP server (@modelcontextprotocol/server-everything) on a free port. */
 export type HttpServer = { url: string; stop: () => Promise<void> };
 
-export async function startEverythingHttp(): Promise<HttpServer> {
-  const port = await freePort();
+export function startEverythingHttp(): Promise<HttpServer> {
+  // server-everything takes its port from PORT and cannot report a port 0: retried on a taken port.
+  return withFreshPorts(1, ([port = 0]) => startEverythingOn(port));
+}
+
+async function startEverythingOn(port: number): Promise<HttpServer> {
   const child = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -68,8 +72,7 @@ export async function startBearerProxy(
     forwarded.on('error', () => outgoing.destroy());
     incoming.pipe(forwarded);
   });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const port = await listenOnFreePort(server);
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     seen,

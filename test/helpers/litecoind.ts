@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './ports.js';
+import { withFreshPorts } from './ports.js';
 
 const CANDIDATES = ['/usr/lib/litecoin/litecoind', '/usr/bin/litecoind', '/usr/local/bin/litecoind'];
 
@@ -26,10 +26,13 @@ export type RegtestNode = {
   stop(): Promise<void>;
 };
 
-export async function startRegtestNode(binary: string): Promise<RegtestNode> {
+export function startRegtestNode(binary: string): Promise<RegtestNode> {
+  // litecoind cannot report a port 0 it bound: a start that fails (a port taken meanwhile) is retried.
+  return withFreshPorts(2, ([rpcPort = 0, p2pPort = 0]) => startRegtestOn(binary, rpcPort, p2pPort));
+}
+
+async function startRegtestOn(binary: string, rpcPort: number, p2pPort: number): Promise<RegtestNode> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wallet-litecoind-'));
-  const rpcPort = await freePort();
-  const p2pPort = await freePort();
   const user = 'wallet';
   const password = `pw${Math.random().toString(36).slice(2)}`;
   const child: ChildProcess = spawn(
@@ -76,7 +79,10 @@ export async function startRegtestNode(binary: string): Promise<RegtestNode> {
   };
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`litecoind exited with ${child.exitCode} before answering`);
+    if (child.exitCode !== null) {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw new Error(`litecoind exited with ${child.exitCode} before answering`);
+    }
     try {
       await rpc('getblockchaininfo');
       break;

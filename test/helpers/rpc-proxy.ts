@@ -4,7 +4,7 @@
  * after (or instead of) forwarding it.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { freePort } from './ports.js';
+import { listenOnFreePort } from './ports.js';
 
 export type Fault =
   /** Answer with this JSON-RPC error instead of asking the node. */
@@ -62,8 +62,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       response.end(reply);
     })();
   });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const port = await listenOnFreePort(server);
   return {
     url: `http://127.0.0.1:${port}/`,
     faults,

@@ -147,6 +147,20 @@ function writeIn(dir: string, name: string, text: string): string {
   return path;
 }
 
+/**
+ * Why the tests of `shell` are skipped, said loudly on stderr: it is not installed (CI installs
+ * it, as .ci/run does). `false` when it runs.
+ */
+export function missingShell(shell: 'zsh' | 'fish'): string | false {
+  const result = spawnSync(shell, ['-c', 'exit 0'], { encoding: 'utf8', timeout: TIMEOUT_MS });
+  const error = result.error as NodeJS.ErrnoException | undefined;
+  if (error?.code !== 'ENOENT') return false;
+  console.error(
+    `\n!!! SKIPPING the ${shell} completion tests: ${shell} is not installed.\n!!! .ci/run installs it (apt-get install -y ${shell}); install it to run these tests.\n`,
+  );
+  return `${shell} is not installed`;
+}
+
 function run(shell: string, args: readonly string[], env: ShellEnv): string {
   const result = spawnSync(shell, args, { env, encoding: 'utf8', timeout: TIMEOUT_MS });
   if (result.error) throw result.error;

@@ -112,7 +112,9 @@ describe('core tools over wallet serve', () => {
     await approveAsOwner(home, await sign());
     const result = await sign();
     assert.equal(errorCode(result), 'WALLET_LOCKED');
-    assert.match(JSON.stringify(result._meta), /--passphrase-file/);
+    // Over MCP the hint names the setting, not a shell flag: the CLI alone prints --passphrase-file.
+    assert.match(JSON.stringify(result._meta), /`passphrase_file`/);
+    assert.doesNotMatch(JSON.stringify(result._meta), /--[a-z]/);
     assert.equal(
       errorCode(await locked.callTool({ name: 'core_wallet_create', arguments: { alias: 'other' } })),
       'WALLET_LOCKED',

@@ -62,7 +62,10 @@ describe('network endpoints', () => {
     assert.equal(redactUrl('https://rpc.example/eth/mainnet'), 'https://rpc.example/eth/mainnet');
   });
   it('refuses malformed overrides and unknown networks', () => {
-    assert.throws(() => parseEndpointOverride('evm:local=http://x'), /--endpoint takes <chain>\.<network>=<url>/);
+    assert.throws(
+      () => parseEndpointOverride('evm:local=http://x'),
+      /An endpoint override takes <chain>\.<network>=<url>/,
+    );
     assert.throws(
       () => resolveNetworks({}, {}, [parseEndpointOverride('evm.nope=http://x')]),
       /Unknown network 'evm\.nope'/,
@@ -96,7 +99,7 @@ describe('data directory and services', () => {
     await assert.rejects(
       () => new WalletServices({ dataDir: '/nonexistent' }).passphrase('unlock'),
       (error: unknown) =>
-        error instanceof WalletError && error.code === 'WALLET_LOCKED' && /--passphrase-file/.test(error.hint ?? ''),
+        error instanceof WalletError && error.code === 'WALLET_LOCKED' && /`passphrase_file`/.test(error.hint ?? ''),
     );
     assert.equal(await new WalletServices({ dataDir: '/nonexistent', passphrase: 'p' }).passphrase('unlock'), 'p');
   });

@@ -32,6 +32,9 @@ describe('WalletError', () => {
         'POLICY_VIOLATION',
         'APPROVAL_REQUIRED',
         'INTERNAL',
+        'BUSY',
+        'KEYSTORE_DAMAGED',
+        'BACKEND_INVALID',
       ],
     );
     assert.ok(isErrorCode('WALLET_LOCKED'));

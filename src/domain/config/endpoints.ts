@@ -99,11 +99,15 @@ export function resolveNetworks(
   for (const override of overrides) {
     const entry = networks.find((n) => n.chain === override.chain && n.network === override.network);
     if (!entry) {
-      throw new WalletError('INVALID_PARAM', `Unknown network '${override.chain}.${override.network}' in --endpoint.`, {
-        hint: `Known: ${networks.map((n) => `${n.chain}.${n.network}`).join(', ')}.`,
-      });
+      throw new WalletError(
+        'INVALID_PARAM',
+        `Unknown network '${override.chain}.${override.network}' in an endpoint override.`,
+        {
+          hint: `Known: ${networks.map((n) => `${n.chain}.${n.network}`).join(', ')}.`,
+        },
+      );
     }
-    applyUrl(entry, override.url, `--endpoint ${override.chain}.${override.network}`);
+    applyUrl(entry, override.url, `The endpoint override ${override.chain}.${override.network}`);
     entry.source = 'flag';
   }
   for (const chain of CHAINS) {
@@ -147,17 +151,17 @@ export function endpointEnvVar(chain: Chain, network: string): string {
 /** `BACKEND_UNAVAILABLE` for a network that has no endpoint, saying the three ways to set one. */
 export function noEndpointError(chain: Chain, network: string): WalletError {
   return new WalletError('BACKEND_UNAVAILABLE', `No endpoint is configured for ${chain}.${network}.`, {
-    hint: `Set it in the config file, ${endpointEnvVar(chain, network)} or --endpoint ${chain}.${network}=<url>.`,
+    hint: `Set it in the config file, ${endpointEnvVar(chain, network)} or \`endpoint: ${chain}.${network}=<url>\`.`,
   });
 }
 
-/** Parses `<chain>.<network>=<url>`, as given to `--endpoint`. */
+/** Parses an endpoint override, `<chain>.<network>=<url>` (the CLI's and serve's `--endpoint`). */
 export function parseEndpointOverride(text: string): EndpointOverride {
   const match = /^([a-z]+)\.([a-z][a-z0-9-]*)=(.+)$/.exec(text);
   const chain = match?.[1];
   if (!match || !isChain(chain)) {
-    throw new WalletError('INVALID_PARAM', '--endpoint takes <chain>.<network>=<url>.', {
-      hint: `For example --endpoint evm.local=http://127.0.0.1:8545 (chains: ${CHAINS.join(', ')}).`,
+    throw new WalletError('INVALID_PARAM', 'An endpoint override takes <chain>.<network>=<url>.', {
+      hint: `For example evm.local=http://127.0.0.1:8545 (chains: ${CHAINS.join(', ')}).`,
     });
   }
   return { chain, network: match[2] ?? '', url: match[3] ?? '' };

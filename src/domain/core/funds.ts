@@ -191,8 +191,15 @@ async function finalizeSpend(
   const origins = new Map<string, KeyOrigin>();
   for (const input of plan.inputs) {
     const owned = byAddress.get(input.address);
-    if (!owned)
-      throw new WalletError('INTERNAL', 'The backend returned a coin of an address the wallet did not ask for.');
+    if (!owned) {
+      throw new WalletError(
+        'BACKEND_INVALID',
+        'The backend returned a coin of an address the wallet did not ask for.',
+        {
+          hint: "The node or explorer answers wrongly: check it, or point the network's endpoint at another (network_info shows it).",
+        },
+      );
+    }
     origins.set(input.address, originOf(current, watcher, owned.chain, owned.index));
   }
   return {
@@ -492,7 +499,7 @@ export async function withAddressKey<T>(
   const owned = issuedAddresses(entry).find((candidate) => candidate.address === address);
   if (!owned) {
     throw new WalletError('INVALID_PARAM', `address is not one of wallet '${entry.alias}'s issued addresses.`, {
-      hint: 'core-addresses-list shows them.',
+      hint: 'core_addresses_list shows them.',
     });
   }
   const master = await unlockMaster(services, entry);

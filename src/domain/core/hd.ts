@@ -6,6 +6,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import { publicKeyAddress } from './address.js';
+import { RESTORE } from '../keystore/keystore-format.js';
 import { dashParams } from './params.js';
 
 /** BIP44 chains of an account: 0 receives payments, 1 takes change. */
@@ -77,7 +78,15 @@ export class AccountWatcher {
     xpub: string,
     readonly network: CoreNetwork,
   ) {
-    this.account = HDKey.fromExtendedKey(xpub, dashParams(network).bip32);
+    try {
+      this.account = HDKey.fromExtendedKey(xpub, dashParams(network).bip32);
+    } catch (error) {
+      // Stored in clear beside its network: a key of another network or a broken one was edited in.
+      throw new WalletError('KEYSTORE_DAMAGED', `The stored account xpub is not a ${network} extended public key.`, {
+        ...RESTORE,
+        cause: error,
+      });
+    }
   }
 
   publicKey(chain: AddressChain, index: number): Uint8Array {

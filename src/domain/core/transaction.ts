@@ -138,7 +138,7 @@ export function planSpend(
   throw new WalletError(
     'INSUFFICIENT_FUNDS',
     `Spendable balance ${available} duffs (${formatDash(available)} DASH) cannot pay ${target} duffs plus the fee (about ${needed - target} duffs).`,
-    { hint: 'Check core-balances-get; unconfirmed or immature coins may not be spendable yet.' },
+    { hint: 'Check core_balances_get; unconfirmed or immature coins may not be spendable yet.' },
   );
 }
 

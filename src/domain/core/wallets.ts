@@ -2,6 +2,7 @@ import type { HDKey } from '@scure/bip32';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import type { WalletEntry } from '../keystore/keystore.js';
+import { RESTORE } from '../keystore/keystore-format.js';
 import type { WalletServices } from '../services.js';
 import {
   accountPath,
@@ -54,7 +55,7 @@ export async function openWallet(
   const entry = await services.keystore.resolve(walletId);
   if (network !== undefined && network !== entry.network) {
     throw new WalletError('NETWORK_MISMATCH', `Wallet '${entry.alias}' is a ${entry.network} wallet, not ${network}.`, {
-      hint: `Pass --network ${entry.network}, or use a ${network} wallet.`,
+      hint: `Pass \`network: ${entry.network}\`, or use a ${network} wallet.`,
     });
   }
   return entry;
@@ -68,9 +69,11 @@ export async function unlockMaster(services: WalletServices, entry: WalletEntry)
     fingerprintHex(master) !== entry.id ||
     accountXpub(master, entry.network, entry.account.index) !== entry.account.xpub
   ) {
-    throw new WalletError('INTERNAL', `Wallet '${entry.alias}': the stored public data does not match its seed.`, {
-      hint: 'The keystore file was altered; restore it from a backup or re-import the mnemonic.',
-    });
+    throw new WalletError(
+      'KEYSTORE_DAMAGED',
+      `Wallet '${entry.alias}': the stored public data does not match its seed; its keystore file was altered.`,
+      RESTORE,
+    );
   }
   return master;
 }
@@ -132,7 +135,7 @@ export async function deleteWallet(
       'INVALID_PARAM',
       `confirm_fingerprint does not match wallet '${entry.alias}'; nothing was deleted.`,
       {
-        hint: "core-wallets-list shows each wallet's fingerprint (wallet_id).",
+        hint: "core_wallets_list shows each wallet's fingerprint (wallet_id).",
       },
     );
   }

@@ -3,7 +3,7 @@ import { bytesToHex, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { WalletError } from '../errors.js';
 import { sealImportedKey, type ImportedKeyEntry } from '../keystore/imported-keys.js';
-import { shownName } from '../keystore/keystore-format.js';
+import { RESTORE, shownName } from '../keystore/keystore-format.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { WalletServices } from '../services.js';
 import { unlockMaster } from '../core/wallets.js';
@@ -157,7 +157,7 @@ export async function resolveAccount(services: WalletServices, ref: string): Pro
   if (byAddress) return byAddress;
   const damaged = unreadable.length > 0 ? ` Unreadable keystore files: ${unreadable.join(', ')}.` : '';
   throw new WalletError('WALLET_NOT_FOUND', `No EVM account ${shownName(wanted)} in the keystore.`, {
-    hint: `evm-accounts-list shows the accounts; evm-account-create or evm-account-import adds one.${damaged}`,
+    hint: `evm_accounts_list shows the accounts; evm_account_create or evm_account_import adds one.${damaged}`,
   });
 }
 
@@ -180,9 +180,11 @@ export async function withAccountKey<T>(
   const privateKey = await unlockKey(services, account);
   try {
     if (privateKeyToAddress(bytesToHex(privateKey)) !== account.address) {
-      throw new WalletError('INTERNAL', `The key unlocked for ${account.address} is another account's.`, {
-        hint: 'The keystore file was altered; restore it from a backup or re-import the key.',
-      });
+      throw new WalletError(
+        'KEYSTORE_DAMAGED',
+        `The key unlocked for ${account.address} is another account's; its keystore file was altered.`,
+        RESTORE,
+      );
     }
     return await use(bytesToHex(privateKey));
   } finally {
@@ -197,11 +199,9 @@ async function unlockKey(services: WalletServices, account: EvmAccount): Promise
   try {
     if (account.wallet.evm && evmChainXpub(master) !== account.wallet.evm.xpub) {
       throw new WalletError(
-        'INTERNAL',
-        `Wallet '${account.wallet.alias}': the stored EVM xpub does not match its seed.`,
-        {
-          hint: 'The keystore file was altered; restore it from a backup or re-import the mnemonic.',
-        },
+        'KEYSTORE_DAMAGED',
+        `Wallet '${account.wallet.alias}': the stored EVM xpub does not match its seed; its keystore file was altered.`,
+        RESTORE,
       );
     }
     return evmPrivateKeyAt(master, account.index);

@@ -185,7 +185,7 @@ export async function signTransaction(
   const network = await evmNetwork(services, request.network);
   const transaction = readTransaction(request.unsigned, 'unsigned_tx');
   if (transaction.r !== undefined || transaction.s !== undefined) {
-    throw new WalletError('INVALID_PARAM', 'unsigned_tx is already signed.', { hint: 'Send it with evm-tx-send.' });
+    throw new WalletError('INVALID_PARAM', 'unsigned_tx is already signed.', { hint: 'Send it with evm_tx_send.' });
   }
   checkChainId(transaction.chainId, network, 'The transaction');
   const account = await resolveAccount(services, request.from);
@@ -345,7 +345,7 @@ export async function sendTransaction(
   const network = await evmNetwork(services, request.network);
   const transaction = readTransaction(request.signed, 'signed_tx');
   if (transaction.r === undefined) {
-    throw new WalletError('INVALID_PARAM', 'signed_tx has no signature.', { hint: 'Sign it first with evm-tx-sign.' });
+    throw new WalletError('INVALID_PARAM', 'signed_tx has no signature.', { hint: 'Sign it first with evm_tx_sign.' });
   }
   checkChainId(transaction.chainId, network, 'The transaction');
   const signed = request.signed.trim() as Hex;
@@ -381,7 +381,7 @@ async function broadcast(node: EvmNode, signed: Hex, hash: Hash): Promise<void> 
       'BACKEND_UNAVAILABLE',
       `The broadcast of ${hash} got no answer from ${node.endpoint}: it may have been sent.`,
       {
-        hint: `Check with evm-tx-get --hash ${hash} before paying again; evm-tx-send with the same signed_tx is safe to repeat.`,
+        hint: `Check with evm_tx_get \`hash: ${hash}\` before paying again; evm_tx_send with the same signed_tx is safe to repeat.`,
         cause: error,
       },
     );

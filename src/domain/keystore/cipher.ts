@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto';
 import { WalletError } from '../errors.js';
+import { RESTORE } from './keystore-format.js';
 
 /** scrypt cost: N = 2^17, r = 8, p = 1 (128 MiB, a fraction of a second), the floor files must meet. */
 export const SCRYPT_PARAMS = { n: 2 ** 17, r: 8, p: 1, dklen: 32 } as const;
@@ -30,9 +31,11 @@ function deriveKey(passphrase: string, params: KdfParams): Promise<Buffer> {
     params.p > 4 ||
     params.dklen !== 32
   ) {
-    throw new WalletError('INTERNAL', 'The keystore entry asks for KDF parameters this wallet does not accept.', {
-      hint: 'The file was altered or written by another program.',
-    });
+    throw new WalletError(
+      'KEYSTORE_DAMAGED',
+      'The keystore entry asks for KDF parameters this wallet does not accept: it was altered or written by another program.',
+      RESTORE,
+    );
   }
   return new Promise((resolve, reject) => {
     scrypt(

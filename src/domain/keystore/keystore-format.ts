@@ -19,6 +19,16 @@ export const Sealed = z.strictObject({
 });
 
 /**
+ * The options of every `KEYSTORE_DAMAGED`: the file cannot be trusted, its backup can.
+ *
+ * @example
+ * throw new WalletError('KEYSTORE_DAMAGED', `The keystore file ${path} is not valid JSON.`, RESTORE);
+ */
+export const RESTORE = {
+  hint: 'Restore the file from a backup, or import the secret again (core_wallet_import, evm_account_import).',
+} as const;
+
+/**
  * A name the user gave, fit to repeat in a message: an alias, a fingerprint or an address as
  * written; anything else (a key or mnemonic pasted into the wrong field) is never echoed.
  */

@@ -1,11 +1,11 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { open, seal, type KdfParams, type SealedSecret } from './cipher.js';
 import { ensurePrivateDir, syncDir, writeFileAtomic } from '../../shared/private-files.js';
-import { ALIAS_PATTERN, Sealed, shownName } from './keystore-format.js';
+import { ALIAS_PATTERN, RESTORE, Sealed, shownName } from './keystore-format.js';
 import {
   IMPORTED_KEY_FILE,
   importedKeyFileName,
@@ -77,6 +77,10 @@ function associatedData(entry: Pick<WalletEntry, 'id' | 'network' | 'account'>, 
   return JSON.stringify([FORMAT, VERSION, entry.id, entry.network, entry.account.path, entry.account.xpub, kdf]);
 }
 
+function walletFileName(entry: Pick<WalletEntry, 'id' | 'network'>): string {
+  return `${entry.id}-${entry.network}.json`;
+}
+
 export type KeystoreListing = { entries: WalletEntry[]; unreadable: string[] };
 
 /**
@@ -102,7 +106,7 @@ export class Keystore {
   async listImportedKeys(): Promise<{ keys: ImportedKeyEntry[]; unreadable: string[] }> {
     const { items: keys, unreadable } = await this.readAll(IMPORTED_KEY_FILE, async (path) => {
       const key = parseImportedKey(JSON.parse(await readFile(path, 'utf8')));
-      if (!key) throw new WalletError('INTERNAL', `The keystore file ${path} is not an imported key.`);
+      if (!key) throw new WalletError('KEYSTORE_DAMAGED', `The keystore file ${path} is not an imported key.`, RESTORE);
       return key;
     });
     return { keys, unreadable };
@@ -144,15 +148,36 @@ export class Keystore {
         { hint: 'Name the wallet by its alias.' },
       );
     }
+    await this.refuseDamaged(unreadable, id);
     const known = entries.map((entry) => entry.alias);
     const damaged = unreadable.length > 0 ? ` Unreadable keystore files: ${unreadable.join(', ')}.` : '';
     const advice =
       known.length > 0
         ? `Known wallets: ${known.join(', ')}.`
-        : 'Create one with core-wallet-create or core-wallet-import.';
+        : 'Create one with core_wallet_create or core_wallet_import.';
     throw new WalletError('WALLET_NOT_FOUND', `No wallet ${shownName(id)} in ${this.dir}.`, {
       hint: `${advice}${damaged}`,
     });
+  }
+
+  /**
+   * When the wallet asked for is one of the unreadable files (its name starts with the
+   * fingerprint, or it still names the alias), its own `KEYSTORE_DAMAGED`: "restore it", not "no such wallet".
+   */
+  private async refuseDamaged(unreadable: readonly string[], id: string): Promise<void> {
+    for (const path of unreadable) {
+      const named =
+        basename(path).startsWith(`${id.toLowerCase()}-`) ||
+        (await readFile(path, 'utf8')
+          .then((text) => (JSON.parse(text) as { alias?: unknown }).alias === id)
+          .catch(() => false));
+      if (!named) continue;
+      const error = await this.readFile(path).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      if (error instanceof WalletError && error.code === 'KEYSTORE_DAMAGED') throw error;
+    }
   }
 
   /** Seals and stores a new wallet; refuses a taken alias or the same seed twice on one network. */
@@ -209,12 +234,13 @@ export class Keystore {
         'WALLET_LOCKED',
         `Cannot unlock wallet '${entry.alias}': wrong passphrase, or its keystore file was altered.`,
         {
-          hint: 'Give the passphrase the wallet was created with (--passphrase-file, --passphrase-stdin or the prompt).',
+          hint: 'Give the passphrase the wallet was created with (`passphrase_file`, `passphrase_stdin` or the prompt).',
         },
       );
     }
     const parsed = Plaintext.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new WalletError('INTERNAL', `Wallet '${entry.alias}' decrypted to an unexpected shape.`);
+    if (!parsed.success)
+      throw new WalletError('KEYSTORE_DAMAGED', `Wallet '${entry.alias}' decrypted to an unexpected shape.`, RESTORE);
     return { mnemonic: parsed.data.mnemonic, mnemonicPassphrase: parsed.data.mnemonic_passphrase };
   }
 
@@ -305,7 +331,7 @@ export class Keystore {
       throw new WalletError(
         'WALLET_LOCKED',
         `Cannot unlock the key of ${key.address}: wrong passphrase, or its keystore file was altered.`,
-        { hint: 'Give the keystore passphrase (--passphrase-file, --passphrase-stdin or the prompt).' },
+        { hint: 'Give the keystore passphrase (`passphrase_file`, `passphrase_stdin` or the prompt).' },
       );
     }
     return privateKey;
@@ -373,7 +399,7 @@ export class Keystore {
   }
 
   private pathOf(entry: Pick<WalletEntry, 'id' | 'network'>): string {
-    return join(this.dir, `${entry.id}-${entry.network}.json`);
+    return join(this.dir, walletFileName(entry));
   }
 
   private async readFile(path: string): Promise<WalletEntry> {
@@ -382,11 +408,25 @@ export class Keystore {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new WalletError('INTERNAL', `The keystore file ${path} is not valid JSON.`);
+      throw new WalletError('KEYSTORE_DAMAGED', `The keystore file ${path} is not valid JSON.`, RESTORE);
     }
     const parsed = EntrySchema.safeParse(json);
-    if (!parsed.success)
-      throw new WalletError('INTERNAL', `The keystore file ${path} is not a wallet entry of format ${VERSION}.`);
+    if (!parsed.success) {
+      throw new WalletError(
+        'KEYSTORE_DAMAGED',
+        `The keystore file ${path} is not a wallet entry of format ${VERSION}.`,
+        RESTORE,
+      );
+    }
+    // The file's name says its wallet and network: a field edited in place no longer matches it.
+    const expected = walletFileName(parsed.data);
+    if (basename(path) !== expected) {
+      throw new WalletError(
+        'KEYSTORE_DAMAGED',
+        `The keystore file ${path} says wallet ${parsed.data.id} on ${parsed.data.network}, which belongs in ${expected}.`,
+        RESTORE,
+      );
+    }
     return parsed.data;
   }
 }

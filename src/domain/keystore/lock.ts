@@ -67,7 +67,7 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
     }
     if (Date.now() > deadline) {
       throw new WalletError(
-        'INTERNAL',
+        'BUSY',
         `The lock ${path} stayed taken for ${Math.round(timeoutMs / 1000)} s${holder ? ` by process ${holder.pid}` : ''}.`,
         {
           hint: `Another wallet process is writing (the keystore, an account or the spending ledger). If none is running, remove ${path}.`,

@@ -22,7 +22,7 @@ export async function checkBackendNetwork(backend: CoreChainBackend, network: Co
       'NETWORK_MISMATCH',
       `The ${backend.kind} endpoint ${backend.endpoint} serves ${info.network}, not ${network}.`,
       {
-        hint: `Point core.${network} at a ${network} node (network-info shows the endpoints).`,
+        hint: `Point core.${network} at a ${network} node (network_info shows the endpoints).`,
       },
     );
   }

@@ -102,7 +102,7 @@ export class EvmNode {
       throw new WalletError(
         'NETWORK_MISMATCH',
         `The node at ${node.endpoint} serves chain id ${served}, not ${chainId} (${network.network}).`,
-        { hint: `Point evm.${network.network} at a node of chain ${chainId} (network-info shows the endpoints).` },
+        { hint: `Point evm.${network.network} at a node of chain ${chainId} (network_info shows the endpoints).` },
       );
     }
     return node;
@@ -222,13 +222,13 @@ export function nodeFailure(error: unknown, endpoint: string, refusal: 'request'
   if (ours instanceof WalletError) return ours;
   if (error.walk((cause) => cause instanceof InsufficientFundsError)) {
     return new WalletError('INSUFFICIENT_FUNDS', 'The account cannot pay the value plus the gas at the current fees.', {
-      hint: 'evm-balance-get shows the balance; lower value_wei or fund the account.',
+      hint: 'evm_balance_get shows the balance; lower value_wei or fund the account.',
       cause: error,
     });
   }
   if (error.walk((cause) => cause instanceof NonceTooLowError)) {
     return new WalletError('INVALID_PARAM', "The transaction's nonce is already used by a mined transaction.", {
-      hint: 'Create the transaction again (evm-tx-create) to get the next nonce.',
+      hint: 'Create the transaction again (evm_tx_create) to get the next nonce.',
       cause: error,
     });
   }

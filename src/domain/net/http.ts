@@ -57,7 +57,7 @@ export async function httpJson(request: HttpRequest): Promise<HttpResponse> {
     }
   }
   throw new WalletError('BACKEND_UNAVAILABLE', `Cannot reach ${shown}: ${describe(lastError)}.`, {
-    hint: 'Check the endpoint (network-info) and that the node or explorer is running.',
+    hint: 'Check the endpoint (network_info) and that the node or explorer is running.',
     cause: lastError,
   });
 }

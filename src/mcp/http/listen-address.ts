@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { UsageError } from '../../shared/usage-error.js';
 
 /** Where `wallet serve --http` listens. */
 export type ListenAddress = { host: string; port: number };
@@ -7,7 +8,7 @@ export const DEFAULT_LISTEN: ListenAddress = { host: '127.0.0.1', port: 9527 };
 
 /**
  * Parses `--listen`: `host:port`, `[v6]:port`, `host` or `:port`. A port of 0 takes a free one.
- * Throws an `Error` whose message names the flag.
+ * Throws a `UsageError` whose message names the flag.
  */
 export function parseListenAddress(text: string): ListenAddress {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
@@ -17,17 +18,17 @@ export function parseListenAddress(text: string): ListenAddress {
     host = bracketed[1] ?? '';
     port = bracketed[2];
   } else if ((text.match(/:/g) ?? []).length > 1) {
-    throw new Error(`--listen: write an IPv6 address in brackets, e.g. [::1]:${DEFAULT_LISTEN.port}.`);
+    throw new UsageError(`--listen: write an IPv6 address in brackets, e.g. [::1]:${DEFAULT_LISTEN.port}.`);
   } else {
     const colon = text.lastIndexOf(':');
     host = colon === -1 ? text : text.slice(0, colon);
     port = colon === -1 ? undefined : text.slice(colon + 1);
   }
   host = host === '' ? DEFAULT_LISTEN.host : host;
-  if (!/^[A-Za-z0-9.:%-]+$/.test(host)) throw new Error(`--listen: '${host}' is not a host name or IP address.`);
-  if (port !== undefined && !/^\d{1,5}$/.test(port)) throw new Error('--listen: the port must be a number.');
+  if (!/^[A-Za-z0-9.:%-]+$/.test(host)) throw new UsageError(`--listen: '${host}' is not a host name or IP address.`);
+  if (port !== undefined && !/^\d{1,5}$/.test(port)) throw new UsageError('--listen: the port must be a number.');
   const number = port === undefined ? DEFAULT_LISTEN.port : Number(port);
-  if (number > 65535) throw new Error('--listen: the port must be at most 65535.');
+  if (number > 65535) throw new UsageError('--listen: the port must be at most 65535.');
   return { host, port: number };
 }
 

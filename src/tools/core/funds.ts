@@ -337,6 +337,7 @@ export const coreTxSend = defineTool({
 
 export const coreFundsSend = defineTool({
   name: 'core_funds_send',
+  dryRunField: 'dry_run',
   title: 'Send Dash',
   summary: 'Pay an address: create, sign and broadcast',
   description: [

@@ -72,6 +72,7 @@ export const evmTokenTransfer = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
+  dryRunField: 'dry_run',
   handler: async (input, { services, signal, progress, authority }) => {
     const { transferToken } = await tokens();
     const transfer = await transferToken(

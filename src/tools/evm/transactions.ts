@@ -317,6 +317,7 @@ export const evmTxGet = defineTool({
 
 export const evmFundsSend = defineTool({
   name: 'evm_funds_send',
+  dryRunField: 'dry_run',
   title: 'Send ether',
   summary: 'Pay ether in one call (create, sign, send)',
   description: [
