@@ -12,7 +12,6 @@ import {
   type RequestOptions,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { packageInfo } from '../shared/package-info.js';
 import {
   ConnectionError,
@@ -57,6 +56,8 @@ export async function openStdioSession(
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   Object.assign(env, server.env);
+  // Imported here: the in-process session (client.ts's other user) never spawns a process.
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
   const transport = new StdioClientTransport({
     command: server.command,
     args: [...server.args],

@@ -1,8 +1,8 @@
-import { getAddress } from 'viem';
 import type { CorePolicyConfig, EvmPolicyConfig } from '../config/config-file.js';
 import type { Chain } from '../config/networks.js';
 import { formatDash } from '../core/amount.js';
 import { WalletError } from '../errors.js';
+import { checksumEvmAddress } from '../evm/address.js';
 import { weiToEther } from '../evm/amount.js';
 import { SpendLedger, totalOf, type LedgerEntry } from './spend-ledger.js';
 
@@ -61,7 +61,7 @@ export function evmPolicy(network: string, config: EvmPolicyConfig | undefined):
     maxPerTx: optionalAmount(config.max_per_tx_wei),
     maxPer24h: optionalAmount(config.max_per_24h_wei),
     allowedRecipients: config.allowed_recipients
-      ? new Set(config.allowed_recipients.map((address) => getAddress(address)))
+      ? new Set(config.allowed_recipients.map((address) => checksumEvmAddress(address)))
       : null,
     maxFee: optionalAmount(config.max_fee_wei),
   };
