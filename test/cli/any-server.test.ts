@@ -243,6 +243,13 @@ describe('wallet --server: the tool-list cache', () => {
 });
 
 describe('wallet --server: a server that fails', () => {
+  it("refuses a result that does not match the tool's own output schema (checked by the client)", async () => {
+    const { code, stdout, stderr } = await wallet(['--server', fixture, 'output-mismatch-now']);
+    assert.notEqual(code, 0);
+    assert.equal(stdout, '');
+    assert.match(stderr, /does not match the tool's output schema/);
+  });
+
   it('exits 3 with a clear message when the server dies in the middle of a call', async () => {
     const { code, stderr } = await wallet(['--server', fixture, 'process-die-now']);
     assert.equal(code, 3);
