@@ -11,33 +11,44 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+const { readFileSync, writeFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+
+// `wallet --version` and nothing else needs only package.json: answered here, without loading the
+// bundle (the CLI's own --version reads the same field), in about the time Node takes to start.
+if (process.argv.length === 3 && process.argv[2] === '--version') {
+  process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+} else {
+  runBundle();
+}
+
 // The build bundles the CLI into dist/wallet.cjs and keeps V8's code cache of it beside it
 // (scripts/bundle.mjs): compiling it with that cache skips most of the parsing a start would do.
 // V8 checks the cache against the source and its own version, and ignores it when they differ.
-const { readFileSync, writeFileSync } = require('node:fs');
-const { createRequire, Module } = require('node:module');
-const { dirname, join } = require('node:path');
-const { Script } = require('node:vm');
+function runBundle() {
+  const { createRequire, Module } = require('node:module');
+  const { Script } = require('node:vm');
 
-const bundle = join(__dirname, '..', 'dist', 'wallet.cjs');
-const cacheFile = `${bundle}.cache`;
-const writeCache = process.env.WALLET_CODE_CACHE === 'write';
-delete process.env.WALLET_CODE_CACHE;
-let cachedData;
-if (!writeCache) {
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    // No cache (yet): compile from source.
+  const bundle = join(__dirname, '..', 'dist', 'wallet.cjs');
+  const cacheFile = `${bundle}.cache`;
+  const writeCache = process.env.WALLET_CODE_CACHE === 'write';
+  delete process.env.WALLET_CODE_CACHE;
+  let cachedData;
+  if (!writeCache) {
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      // No cache (yet): compile from source.
+    }
   }
+  const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: bundle, cachedData });
+  const module_ = { exports: {} };
+  script.runInThisContext()(module_.exports, createRequire(bundle), module_, bundle, dirname(bundle));
+  const { runCli } = module_.exports;
+  // A run that never settles (the event loop emptied under it) is a failure, not a success.
+  process.exitCode = 1;
+  runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+    if (writeCache) writeFileSync(cacheFile, script.createCachedData());
+  });
 }
-const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: bundle, cachedData });
-const module_ = { exports: {} };
-script.runInThisContext()(module_.exports, createRequire(bundle), module_, bundle, dirname(bundle));
-const { runCli } = module_.exports;
-// A run that never settles (the event loop emptied under it) is a failure, not a success.
-process.exitCode = 1;
-runCli(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-  if (writeCache) writeFileSync(cacheFile, script.createCachedData());
-});

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { openInProcessSession } from '../dist/mcp/client.js';
+import { openInProcessSession } from '../dist/mcp/in-process.js';
 
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toolCommands } from '../dist/cli/commands.js';
 import { COMPLETION_FILES, COMPLETION_SHELLS, completionScript } from '../dist/cli/completion/index.js';
-import { openInProcessSession } from '../dist/mcp/client.js';
+import { openInProcessSession } from '../dist/mcp/in-process.js';
 import { ALL_TOOLS } from '../dist/tools/index.js';
 import { renderToolsMarkdown } from '../dist/tools/tools-markdown.js';
 

@@ -1,4 +1,4 @@
-import type { ListedTool, McpSession } from '../mcp/session.js';
+import { RemoteProtocolError, type EraVerdict, type ListedTool, type McpSession } from '../mcp/session.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
 import { readBuiltInTools } from './builtin-tools.js';
 import type { Target } from './target.js';
@@ -22,7 +22,10 @@ export type ToolList = {
  */
 export class Connection {
   private session: McpSession | undefined;
+  /** The era the session was opened in from the cache, rather than negotiated. */
+  private priorEra: EraVerdict | undefined;
   private cacheStore: ToolListCache | undefined;
+  private cachedList: CachedToolList | undefined;
   private pending: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -56,17 +59,38 @@ export class Connection {
         const recorded = await readBuiltInTools();
         if (recorded) return recorded;
       } else {
-        const cached = await (await this.cache()).read(target.spec);
+        const cached = await this.readCache();
         if (cached && !cached.stale) return { server: cached.server, tools: cached.tools, cached };
       }
     }
-    const session = await this.open();
-    const tools = await session.listTools({ timeoutMs: this.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    let session = await this.open();
+    let tools: ListedTool[];
+    try {
+      tools = await session.listTools({ timeoutMs: this.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    } catch (error) {
+      // The first request of a session opened in a remembered 2026-era verdict fails when the
+      // server no longer speaks that era: forget it, and when the server answered (it is there,
+      // only in another era) connect again, negotiating.
+      if (this.priorEra?.kind !== 'modern') throw error;
+      await this.forgetEra();
+      if (!(error instanceof RemoteProtocolError)) throw error;
+      await this.session?.close().catch(() => undefined);
+      this.session = undefined;
+      session = await this.open();
+      tools = await session.listTools({ timeoutMs: this.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    }
     // The cache only saves a trip: failing to write it must not fail the command.
     if (target.kind !== 'built-in') {
-      await (await this.cache()).write(target.spec, session.server, tools).catch(() => undefined);
+      await (await this.cache()).write(target.spec, session.server, tools, session.era).catch(() => undefined);
     }
     return { server: session.server, tools };
+  }
+
+  /** Another server's cached list, read once per run. */
+  private async readCache(): Promise<CachedToolList | undefined> {
+    if (this.target.kind === 'built-in') return undefined;
+    this.cachedList ??= await (await this.cache()).read(this.target.spec);
+    return this.cachedList;
   }
 
   /** The session, connected on first use. */
@@ -83,19 +107,37 @@ export class Connection {
         }
       },
     };
-    const { openHttpSession, openInProcessSession, openStdioSession } = await import('../mcp/client.js');
-    switch (target.kind) {
-      case 'built-in':
-        this.session = await openInProcessSession(this.builtIn);
-        break;
-      case 'stdio':
-        this.session = await openStdioSession(target.command, timeout, events);
-        break;
-      case 'http':
-        this.session = await openHttpSession(target.address, timeout, events);
-        break;
+    if (target.kind === 'built-in') {
+      const { openInProcessSession } = await import('../mcp/in-process.js');
+      this.session = await openInProcessSession(this.builtIn);
+      return this.session;
+    }
+    // The era this server spoke last time: connecting in it spawns no probe.
+    const cached = await this.readCache();
+    const { rememberedEra } = await import('./tool-cache.js');
+    this.priorEra = cached && rememberedEra(cached);
+    const { openHttpSession, openStdioSession } = await import('../mcp/client.js');
+    const connect = (prior: EraVerdict | undefined) =>
+      target.kind === 'stdio'
+        ? openStdioSession(target.command, timeout, events, prior)
+        : openHttpSession(target.address, timeout, events, prior);
+    try {
+      this.session = await connect(this.priorEra);
+    } catch (error) {
+      // Adopting a remembered `server/discover` result needs no round trip; it fails only when
+      // the record is of no use (no version in common): negotiate instead.
+      if (this.priorEra?.kind !== 'modern') throw error;
+      await this.forgetEra();
+      this.session = await connect(undefined);
     }
     return this.session;
+  }
+
+  /** The remembered era failed: connect negotiating from now on (this run and the next). */
+  private async forgetEra(): Promise<void> {
+    this.priorEra = undefined;
+    this.cachedList = undefined;
+    if (this.target.kind !== 'built-in') await (await this.cache()).forgetEra(this.target.spec).catch(() => undefined);
   }
 
   /** After a call failed in a way that suggests the cached list is out of date. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { ListedTool } from '../mcp/client.js';
+import type { EraVerdict, ListedTool } from '../mcp/session.js';
 import { ensurePrivateDir, writeFileAtomic } from '../shared/private-files.js';
 import { toolCommands } from './commands.js';
 // Not completion/index.js: that one reaches the CLI's verbs, and through them the built-in server.
@@ -21,7 +21,17 @@ export type CachedToolList = {
   /** The server said its list changed since: the next use that connects re-reads it. */
   stale: boolean;
   tools: ListedTool[];
+  /** The protocol era the server spoke, and when that was seen (absent: probe on connect). */
+  era?: { verdict: EraVerdict; seenAt: string } | undefined;
 };
+
+/**
+ * How long a remembered 2025-era verdict is used instead of probing. A server upgraded to the
+ * 2026 era still answers `initialize`, so an old legacy verdict never fails: it would only keep
+ * the connection in the older era for ever. A modern verdict that went wrong fails at the first
+ * request, and the CLI then probes again.
+ */
+export const LEGACY_ERA_HORIZON_MS = 24 * 60 * 60 * 1000;
 
 const CACHE_VERSION = 1;
 
@@ -32,6 +42,15 @@ const CacheFile = z.object({
   list_hash: z.string(),
   saved_at: z.string(),
   stale: z.boolean(),
+  era: z
+    .object({
+      verdict: z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('legacy') }),
+        z.object({ kind: z.literal('modern'), discover: z.record(z.string(), z.unknown()) }),
+      ]),
+      seen_at: z.string(),
+    })
+    .optional(),
   tools: z.array(
     z
       .looseObject({ name: z.string(), inputSchema: z.record(z.string(), z.unknown()) })
@@ -68,21 +87,41 @@ export class ToolListCache {
     const parsed = CacheFile.safeParse(json);
     if (!parsed.success || parsed.data.spec.kind !== spec.kind || parsed.data.spec.value !== spec.value)
       return undefined;
-    const { server, list_hash, saved_at, stale, tools } = parsed.data;
-    return { server, listHash: list_hash, savedAt: saved_at, stale, tools };
+    const { server, list_hash, saved_at, stale, tools, era } = parsed.data;
+    return {
+      server,
+      listHash: list_hash,
+      savedAt: saved_at,
+      stale,
+      tools,
+      era: era && { verdict: era.verdict, seenAt: era.seen_at },
+    };
   }
 
-  /** Saves a fresh list and its completion table (unless the same list is cached and current). */
+  /**
+   * Saves a fresh list, the era the server spoke and the completion table (unless the same list
+   * and era are cached and current).
+   */
   async write(
     spec: ServerSpec,
     server: { name: string; version: string },
     tools: readonly ListedTool[],
+    era: EraVerdict,
   ): Promise<void> {
     const listHash = hashOfList(tools);
     const previous = await this.read(spec);
-    if (previous && previous.listHash === listHash && !previous.stale) return;
+    const sameEra = JSON.stringify(previous?.era?.verdict) === JSON.stringify(era);
+    const now = new Date().toISOString();
+    if (previous && previous.listHash === listHash && !previous.stale && sameEra && rememberedEra(previous)) return;
     await ensurePrivateDir(this.dir);
-    const list = { server, listHash, savedAt: new Date().toISOString(), stale: false, tools: [...tools] };
+    const list = {
+      server,
+      listHash,
+      savedAt: now,
+      stale: false,
+      tools: [...tools],
+      era: { verdict: era, seenAt: now },
+    };
     await this.save(spec, list);
     await writeFileAtomic(this.path(spec, 'tsv'), completionTable(toolCommands(tools)));
   }
@@ -93,15 +132,39 @@ export class ToolListCache {
     if (cached) await this.save(spec, { ...cached, stale: true });
   }
 
+  /** The remembered era failed: the next connection probes again. */
+  async forgetEra(spec: ServerSpec): Promise<void> {
+    const cached = await this.read(spec);
+    if (cached?.era) await this.save(spec, { ...cached, era: undefined });
+  }
+
   private async save(spec: ServerSpec, list: CachedToolList): Promise<void> {
-    const { server, listHash, savedAt, stale, tools } = list;
-    const file = { version: CACHE_VERSION, spec, server, list_hash: listHash, saved_at: savedAt, stale, tools };
+    const { server, listHash, savedAt, stale, tools, era } = list;
+    const file = {
+      version: CACHE_VERSION,
+      spec,
+      server,
+      list_hash: listHash,
+      saved_at: savedAt,
+      stale,
+      ...(era ? { era: { verdict: era.verdict, seen_at: era.seenAt } } : {}),
+      tools,
+    };
     await writeFileAtomic(this.path(spec, 'json'), JSON.stringify(file) + '\n');
   }
 
   private path(spec: ServerSpec, extension: 'json' | 'tsv'): string {
     return join(this.dir, `${serverCacheKey(spec.kind, spec.value)}.${extension}`);
   }
+}
+
+/** The era to connect in without a probe: a modern verdict, or a legacy one seen within the horizon. */
+export function rememberedEra(cached: CachedToolList, now = Date.now()): EraVerdict | undefined {
+  const era = cached.era;
+  if (!era) return undefined;
+  if (era.verdict.kind === 'modern') return era.verdict;
+  const age = now - Date.parse(era.seenAt);
+  return age >= 0 && age < LEGACY_ERA_HORIZON_MS ? era.verdict : undefined;
 }
 
 function hashOfList(tools: readonly ListedTool[]): string {

@@ -6,51 +6,34 @@ import {
   SdkHttpError,
   StreamableHTTPClientTransport,
   UnauthorizedError,
+  type JsonSchemaValidator,
+  type jsonSchemaValidator,
+  type PriorDiscovery,
   type RequestOptions,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { tuneForOneShotProcess } from '../domain/one-shot.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import { packageInfo } from '../shared/package-info.js';
-import { createWalletServer } from './server.js';
 import {
   ConnectionError,
   RemoteProtocolError,
   type CallOptions,
+  type EraVerdict,
   type ListedTool,
   type McpSession,
   type SessionEvents,
 } from './session.js';
-import { walletServerOptions, type WalletServerSetup } from './setup.js';
 
 export {
   ConnectionError,
   RemoteProtocolError,
   type CallOptions,
+  type EraVerdict,
   type ListedTool,
   type McpSession,
   type SessionEvents,
   type ToolCallResult,
 } from './session.js';
-
-/**
- * Connects to the wallet's own server in this process, over an in-memory transport: the full MCP
- * path (handshake, tools/list, tools/call) without a child process. Local-only tools are served
- * here, and only here. The process is taken to be a short one (a CLI command): see
- * {@link tuneForOneShotProcess}.
- */
-export async function openInProcessSession(
-  setup: Omit<WalletServerSetup, 'localOnly' | 'readOnly' | 'caller'> = {},
-): Promise<McpSession> {
-  tuneForOneShotProcess();
-  const server = createWalletServer(
-    walletServerOptions({ ...setup, localOnly: true, readOnly: false, caller: 'owner' }),
-  );
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  return connectSession(clientSide, 'legacy', undefined, {});
-}
 
 export type StdioServerCommand = {
   command: string;
@@ -60,22 +43,29 @@ export type StdioServerCommand = {
   stderr?: 'inherit' | 'ignore' | undefined;
 };
 
-/** Spawns any MCP server speaking stdio and connects to it, negotiating the protocol era. */
+/**
+ * Spawns any MCP server speaking stdio and connects to it: in the era `prior` names (remembered
+ * from an earlier run, so no probe is spawned), else negotiating it. Closing the session ends the
+ * server's stdin and gives it {@link SERVER_EXIT_GRACE_MS} to exit before it is signalled.
+ */
 export async function openStdioSession(
   server: StdioServerCommand,
   timeoutMs?: number,
   events: SessionEvents = {},
+  prior?: EraVerdict,
 ): Promise<McpSession> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   Object.assign(env, server.env);
+  // Imported here: the in-process session (client.ts's other user) never spawns a process.
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
   const transport = new StdioClientTransport({
     command: server.command,
     args: [...server.args],
     env,
     stderr: server.stderr ?? 'inherit',
   });
-  return connectSession(transport, 'auto', timeoutMs, events);
+  return connectSession(transport, { mode: 'auto', timeoutMs, events, prior, exitGrace: () => transport.pid });
 }
 
 export type HttpServerAddress = {
@@ -84,30 +74,52 @@ export type HttpServerAddress = {
   headers?: Readonly<Record<string, string>> | undefined;
 };
 
-/** Connects to an MCP server over Streamable HTTP, negotiating the protocol era. */
+/** Connects to an MCP server over Streamable HTTP, in the era `prior` names or negotiating it. */
 export async function openHttpSession(
   server: HttpServerAddress,
   timeoutMs?: number,
   events: SessionEvents = {},
+  prior?: EraVerdict,
 ): Promise<McpSession> {
   const transport = new StreamableHTTPClientTransport(server.url, {
     requestInit: { headers: { ...server.headers } },
   });
-  return connectSession(transport, 'auto', timeoutMs, events);
+  return connectSession(transport, { mode: 'auto', timeoutMs, events, prior });
 }
 
-async function connectSession(
-  transport: Transport,
-  mode: 'legacy' | 'auto',
-  timeoutMs: number | undefined,
-  events: SessionEvents,
-): Promise<McpSession> {
+/**
+ * How long a stdio server may take to exit once its stdin is closed, before it is sent SIGTERM.
+ * The answer has been printed by then; a server with work left after it is rare, and waiting out
+ * a slow exit was most of a `--server` run's time (docs/PERFORMANCE.md).
+ */
+export const SERVER_EXIT_GRACE_MS = 100;
+
+export type SessionOptions = {
+  /** `'legacy'`: the 2025 `initialize` handshake only; `'auto'`: probe for the 2026 era first. */
+  mode: 'legacy' | 'auto';
+  timeoutMs?: number | undefined;
+  events?: SessionEvents | undefined;
+  /** The era this server spoke last time: no probe, and for a modern one no round trip at all. */
+  prior?: EraVerdict | undefined;
+  /** The server checks its results against its output schemas itself: the client need not. */
+  trustedOutputs?: boolean | undefined;
+  /** The pid of a child server to signal when it is slow to exit after close. */
+  exitGrace?: (() => number | null) | undefined;
+};
+
+/** The SDK's `Client` over `transport`, as an {@link McpSession}; failures to connect are a {@link ConnectionError}. */
+export async function connectSession(transport: Transport, options: SessionOptions): Promise<McpSession> {
+  const { mode, timeoutMs, events = {}, prior, trustedOutputs, exitGrace } = options;
   const { name, version } = packageInfo();
   const onChanged = events.onToolListChanged;
   const client = new Client(
     { name, version },
     {
       versionNegotiation: { mode },
+      // Another server's result is checked against its output schema by the SDK's interpreting
+      // validator: Ajv (the default) generates and compiles code for each schema, a third of a
+      // `--server` call's time for one call (docs/PERFORMANCE.md).
+      jsonSchemaValidator: trustedOutputs ? TRUSTING_VALIDATOR : new CfWorkerJsonSchemaValidator(),
       // The list is re-read by whoever needs it next; the notification only marks it stale.
       ...(onChanged
         ? { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onChanged() } } }
@@ -118,7 +130,10 @@ async function connectSession(
     // The SDK gives each step of the handshake (an era probe, then initialize) the whole timeout;
     // the caller's bound is for the handshake as a whole.
     await withDeadline(
-      client.connect(transport, timeoutMs === undefined ? undefined : { timeout: timeoutMs }),
+      client.connect(transport, {
+        ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+        ...(prior ? { prior: prior as PriorDiscovery } : {}),
+      }),
       timeoutMs,
     );
   } catch (error) {
@@ -126,8 +141,13 @@ async function connectSession(
     throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}`, { cause: error });
   }
   const info = client.getServerVersion();
+  const discover = client.getDiscoverResult();
   return {
     server: { name: info?.name ?? 'unknown', version: info?.version ?? 'unknown' },
+    era:
+      client.getProtocolEra() === 'modern' && discover
+        ? { kind: 'modern', discover: discover as Record<string, unknown> }
+        : { kind: 'legacy' },
     async listTools(options = {}) {
       const result = await translate(() => client.listTools(undefined, requestOptions(options)));
       return result.tools as ListedTool[];
@@ -143,9 +163,34 @@ async function connectSession(
         _meta: result._meta,
       };
     },
-    close: () => client.close(),
+    async close() {
+      const pid = exitGrace?.();
+      // The SDK ends the child's stdin and waits up to 2 s for it to exit; a signal after the
+      // grace ends that wait sooner.
+      const timer = pid
+        ? setTimeout(() => {
+            try {
+              process.kill(pid, 'SIGTERM');
+            } catch {
+              // Gone already.
+            }
+          }, SERVER_EXIT_GRACE_MS)
+        : undefined;
+      try {
+        await client.close();
+      } finally {
+        clearTimeout(timer);
+      }
+    },
   };
 }
+
+/** A validator that accepts every value: for a server known to check its own outputs. */
+const TRUSTING_VALIDATOR: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
 
 function requestOptions({ timeoutMs, signal, onProgress }: CallOptions): RequestOptions {
   return {

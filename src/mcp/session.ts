@@ -43,9 +43,18 @@ export type SessionEvents = {
   onToolListChanged?: (() => void) | undefined;
 };
 
+/**
+ * The protocol era a server spoke (the SDK's `PriorDiscovery`): a 2025-era `initialize` server,
+ * or a 2026-07-28 one with its `server/discover` result. Remembered per server, so the next
+ * connection skips the probe.
+ */
+export type EraVerdict = { kind: 'legacy' } | { kind: 'modern'; discover: Record<string, unknown> };
+
 /** One connection to one MCP server, whatever the transport. */
 export type McpSession = {
   readonly server: { name: string; version: string };
+  /** The era this connection speaks. */
+  readonly era: EraVerdict;
   listTools(options?: CallOptions): Promise<ListedTool[]>;
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolCallResult>;
   close(): Promise<void>;

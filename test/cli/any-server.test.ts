@@ -183,9 +183,12 @@ describe('wallet --server: the tool-list cache', () => {
     const home = tempHome();
     try {
       const cache = new ToolListCache(home);
-      await cache.write({ kind: 'server', value: fixture }, { name: 'fixture', version: '0.0.1' }, [
-        { name: 'serve', inputSchema: { type: 'object' } },
-      ]);
+      await cache.write(
+        { kind: 'server', value: fixture },
+        { name: 'fixture', version: '0.0.1' },
+        [{ name: 'serve', inputSchema: { type: 'object' } }],
+        { kind: 'legacy' },
+      );
       const { code, stdout, stderr } = await wallet(['--server', fixture, 'shapes-echo', '--id', '0x10', '--json'], {
         home,
       });
@@ -194,6 +197,89 @@ describe('wallet --server: the tool-list cache', () => {
       const refreshed = await cache.read({ kind: 'server', value: fixture });
       assert.ok(refreshed?.tools.some((tool) => tool.name === 'shapes-echo'));
       assert.equal(refreshed?.server.version, '9.9.9');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('remembers the protocol era per server: after the first contact, a call spawns the server once (no probe)', async () => {
+    const home = tempHome();
+    try {
+      const log = join(home, 'events.log');
+      const spec = { kind: 'server' as const, value: fixture };
+      const starts = (): number =>
+        readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((line) => line.startsWith('start ')).length;
+      const first = await wallet(['--server', fixture, '--env', `FIXTURE_EVENT_LOG=${log}`, 'tools'], { home });
+      assert.equal(first.code, 0, first.stderr);
+      const cached = await new ToolListCache(home).read(spec);
+      assert.deepEqual(cached?.era?.verdict, { kind: 'legacy' }, 'a 2025-era server (it answers no server/discover)');
+      const afterFirst = starts();
+      assert.ok(afterFirst >= 1);
+      const call = await wallet(
+        ['--server', fixture, '--env', `FIXTURE_EVENT_LOG=${log}`, 'shapes-echo', '--id', '1'],
+        {
+          home,
+        },
+      );
+      assert.equal(call.code, 0, call.stderr);
+      assert.equal(starts() - afterFirst, 1, 'one spawn: the session, no probe sibling');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('negotiates again when a remembered 2026-era verdict no longer holds', async () => {
+    const home = tempHome();
+    try {
+      const spec = { kind: 'server' as const, value: fixture };
+      const cache = new ToolListCache(home);
+      assert.equal((await wallet(['--server', fixture, 'tools'], { home })).code, 0);
+      const cached = await cache.read(spec);
+      assert.ok(cached);
+      // As if the server had spoken 2026-07-28 before and been downgraded since.
+      const discover = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
+      await cache.write(spec, cached.server, cached.tools, { kind: 'modern', discover });
+      const call = await wallet(['--server', fixture, 'shapes-echo', '--id', '1', '--json'], { home });
+      assert.equal(call.code, 0, call.stderr);
+      assert.deepEqual(JSON.parse(call.stdout), { received: { id: '1' } });
+      assert.deepEqual((await cache.read(spec))?.era?.verdict, { kind: 'legacy' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("after the answer, closes the server's stdin and signals it soon if it lingers (no 2 s wait)", async () => {
+    const home = tempHome();
+    try {
+      const log = join(home, 'events.log');
+      const call = await wallet(
+        [
+          '--server',
+          fixture,
+          '--env',
+          `FIXTURE_EVENT_LOG=${log}`,
+          '--env',
+          'FIXTURE_LINGER=1',
+          'shapes-echo',
+          '--id',
+          '1',
+        ],
+        { home },
+      );
+      assert.equal(call.code, 0, call.stderr);
+      const events = new Map(
+        readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => line.split(' ') as [string, string]),
+      );
+      const stdinEnd = Number(events.get('stdin-end'));
+      const sigterm = Number(events.get('sigterm'));
+      assert.ok(stdinEnd > 0 && sigterm > 0, `events: ${[...events.keys()].join(', ')}`);
+      // The SDK alone waits 2 s for a lingering server before it signals it.
+      assert.ok(sigterm - stdinEnd < 1_500, `SIGTERM ${sigterm - stdinEnd} ms after stdin ended`);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -218,6 +304,13 @@ describe('wallet --server: the tool-list cache', () => {
 });
 
 describe('wallet --server: a server that fails', () => {
+  it("refuses a result that does not match the tool's own output schema (checked by the client)", async () => {
+    const { code, stdout, stderr } = await wallet(['--server', fixture, 'output-mismatch-now']);
+    assert.notEqual(code, 0);
+    assert.equal(stdout, '');
+    assert.match(stderr, /does not match the tool's output schema/);
+  });
+
   it('exits 3 with a clear message when the server dies in the middle of a call', async () => {
     const { code, stderr } = await wallet(['--server', fixture, 'process-die-now']);
     assert.equal(code, 3);

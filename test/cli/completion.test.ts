@@ -18,7 +18,8 @@ import {
   serverCacheKey,
 } from '../../src/cli/completion/index.js';
 import type { ToolCommand } from '../../src/cli/help.js';
-import { openInProcessSession, type ListedTool } from '../../src/mcp/client.js';
+import type { ListedTool } from '../../src/mcp/client.js';
+import { openInProcessSession } from '../../src/mcp/in-process.js';
 import { LOG_LEVELS } from '../../src/mcp/logger.js';
 import { FUNCTION_DIALECTS } from '../../src/shared/function-catalogue.js';
 import { bashCompletions, fishCompletions, missingShell, zshCompletions, type Completions } from '../helpers/shells.js';

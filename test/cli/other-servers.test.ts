@@ -117,6 +117,7 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
         'serve',
         'key_import_now',
         'always_fails_now',
+        'output_mismatch_now',
         'secret_store_put',
         'shapes-echo',
         'funds_burn_now',

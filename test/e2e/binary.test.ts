@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { WALLET_BIN } from '../helpers/paths.js';
+import { ROOT, WALLET_BIN } from '../helpers/paths.js';
 import { tempHome } from '../helpers/io.js';
 
 /** The few tests that run the real binary, as a newcomer would after `npm install`. */
@@ -20,6 +22,17 @@ describe('the wallet binary', () => {
     assert.equal(result.status, 0);
     assert.match(result.stdout, /Usage: wallet <command> \[flags\]/);
     assert.match(result.stdout, /tool-describe/);
+  });
+
+  it("wallet --version prints package.json's version, answered by the launcher or the CLI alike", () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const launcher = run(['--version']);
+    assert.equal(launcher.status, 0, launcher.stderr);
+    assert.equal(launcher.stdout, `${version}\n`);
+    // Any other flag with it goes through the bundle's own --version.
+    const cli = run(['--version', '--no-color']);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.equal(cli.stdout, launcher.stdout);
   });
 
   it('wallet tool-describe --name network_info', () => {

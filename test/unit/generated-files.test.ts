@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { BUILTIN_TOOLS_FILE, readBuiltInTools } from '../../src/cli/builtin-tools.js';
 import { toolCommands } from '../../src/cli/commands.js';
 import { COMPLETION_FILES, COMPLETION_SHELLS, completionScript } from '../../src/cli/completion/index.js';
-import { openInProcessSession } from '../../src/mcp/client.js';
+import { openInProcessSession } from '../../src/mcp/in-process.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 import { renderToolsMarkdown } from '../../src/tools/tools-markdown.js';
 import { ROOT } from '../helpers/paths.js';

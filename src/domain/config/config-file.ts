@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { isAddress } from 'viem';
 import { addressProblem } from '../core/address.js';
 import { DUFFS_PATTERN, MAX_MONEY_DUFFS } from '../core/amount.js';
 import { MAX_UINT256, WEI_PATTERN } from '../evm/amount.js';
+import { isEvmAddress } from '../evm/address.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { CORE_BACKENDS, CORE_NETWORKS, type CoreNetwork } from './networks.js';
 
@@ -40,7 +40,7 @@ function dashAddressOf(network: CoreNetwork) {
 const EvmPolicyAddress = z
   .string()
   .refine(
-    (text) => isAddress(text, { strict: true }),
+    (text) => isEvmAddress(text),
     'an EVM address: 0x and 40 hex digits (mixed case must be a correct EIP-55 checksum)',
   );
 

@@ -8,6 +8,7 @@ import { WalletError } from '../errors.js';
 import { publicKeyAddress } from './address.js';
 import { RESTORE } from '../keystore/keystore-format.js';
 import { dashParams } from './params.js';
+import { publicChild } from './public-derivation.js';
 
 /** BIP44 chains of an account: 0 receives payments, 1 takes change. */
 export type AddressChain = 'receive' | 'change';
@@ -93,10 +94,10 @@ export class AccountWatcher {
     const chainIndex = CHAIN_INDEX[chain];
     let chainKey = this.chains.get(chainIndex);
     if (!chainKey) {
-      chainKey = this.account.deriveChild(chainIndex);
+      chainKey = publicChild(this.account, chainIndex);
       this.chains.set(chainIndex, chainKey);
     }
-    const key = chainKey.deriveChild(index).publicKey;
+    const key = publicChild(chainKey, index).publicKey;
     if (!key) throw new WalletError('INTERNAL', 'Derived a key without a public key.');
     return key;
   }

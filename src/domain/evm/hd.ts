@@ -2,6 +2,7 @@ import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { publicKeyToAddress } from 'viem/accounts';
 import { bytesToHex } from 'viem';
+import { publicChild } from '../core/public-derivation.js';
 
 /** SLIP-44 coin type of Ether: accounts live at m/44'/60'/0'/0/i, as MetaMask and Ledger Live derive them. */
 const ETH_COIN_TYPE = 60;
@@ -30,7 +31,7 @@ export function evmChainXpub(master: HDKey): string {
 
 /** The checksummed address of account `index` under a chain xpub. */
 export function evmAddressAt(chainXpub: string, index: number): `0x${string}` {
-  const key = HDKey.fromExtendedKey(chainXpub).deriveChild(index).publicKey;
+  const key = publicChild(HDKey.fromExtendedKey(chainXpub), index).publicKey;
   if (!key) throw new Error('the EVM chain key has no public key');
   return publicKeyToAddress(bytesToHex(secp256k1.Point.fromBytes(key).toBytes(false)));
 }

@@ -1,8 +1,8 @@
-import { getAddress } from 'viem';
 import type { CorePolicyConfig, EvmPolicyConfig } from '../config/config-file.js';
 import type { Chain } from '../config/networks.js';
 import { formatDash } from '../core/amount.js';
 import { WalletError } from '../errors.js';
+import { checksumEvmAddress } from '../evm/address.js';
 import { weiToEther } from '../evm/amount.js';
 import { needsHuman, type Authority } from './authority.js';
 import { SpendLedger, totalOf, type LedgerEntry } from './spend-ledger.js';
@@ -123,7 +123,7 @@ export function evmPolicy(
     maxPerTx: optionalAmount(config.max_per_tx_wei),
     maxPer24h: optionalAmount(config.max_per_24h_wei),
     allowedRecipients: config.allowed_recipients
-      ? new Set(config.allowed_recipients.map((address) => getAddress(address)))
+      ? new Set(config.allowed_recipients.map((address) => checksumEvmAddress(address)))
       : null,
     maxFee: optionalAmount(config.max_fee_wei),
     autonomy: autonomous
@@ -134,7 +134,7 @@ export function evmPolicy(
       : null,
     tokens: new Map(
       Object.entries(config.tokens ?? {}).map(([address, rules]) => {
-        const token = getAddress(address);
+        const token = checksumEvmAddress(address);
         const policy: TokenPolicy = {
           token,
           maxPerTx: optionalAmount(rules.max_per_tx),
@@ -142,7 +142,7 @@ export function evmPolicy(
           autonomy: rules.autonomous
             ? { maxPerTx: BigInt(rules.autonomous.max_per_tx), maxPer24h: BigInt(rules.autonomous.max_per_24h) }
             : null,
-          unlimitedSpenders: new Set((rules.unlimited_spenders ?? []).map((spender) => getAddress(spender))),
+          unlimitedSpenders: new Set((rules.unlimited_spenders ?? []).map((spender) => checksumEvmAddress(spender))),
         };
         return [token, policy];
       }),

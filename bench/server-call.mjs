@@ -1,0 +1,176 @@
+// One tool call on another MCP server, spawned over stdio, spawn to exit: `wallet --server`
+// against mcporter (`mcporter call --stdio`, a TypeScript CLI over MCP, installed as a
+// devDependency), on the same server and tool, interleaved in the same run. A raw JSON-RPC client
+// (bench/lib/raw-call.mjs) is printed too, as the floor: the server's own start and answer.
+//
+//   node bench/server-call.mjs [--runs 15] [--warmup 2] [--json]
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import {
+  ROOT,
+  WALLET_BIN,
+  commandLine,
+  fail,
+  fixed,
+  machine,
+  machineLines,
+  readOptions,
+  requireBuild,
+  run,
+  summarize,
+  table,
+  temporaryDirectory,
+  walletEnv,
+} from './lib/common.mjs';
+
+const options = readOptions(
+  {
+    runs: { type: 'integer', default: 15, env: 'BENCH_RUNS', help: 'measured rounds (each command once per round)' },
+    warmup: { type: 'integer', default: 2, min: 1, env: 'BENCH_WARMUP', help: 'warm-up rounds, not counted' },
+    json: { type: 'boolean', help: 'print the figures as JSON instead of text' },
+  },
+  'Usage: node bench/server-call.mjs [options]\n\nwallet --server <stdio server> <tool> against mcporter call --stdio, same server and tool.',
+);
+await requireBuild();
+
+const NODE = process.execPath;
+const MCPORTER = join(ROOT, 'node_modules', 'mcporter', 'dist', 'cli.js');
+const RAW = join(ROOT, 'bench', 'lib', 'raw-call.mjs');
+const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+const ADDRESS = 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt';
+
+const home = temporaryDirectory('wallet-bench-server-call-');
+process.on('exit', () => home.remove());
+const env = walletEnv(home.path);
+const probe = await run(NODE, [MCPORTER, '--version'], { env });
+if (probe.code !== 0) fail(`mcporter does not run here (npm ci installs it):\n${probe.stderr}`);
+const mcporterVersion = probe.stdout.trim();
+
+// Each server: its command line (for all three clients), then one tool with its arguments.
+const SERVERS = [
+  {
+    name: 'server-everything',
+    server: `${NODE} ${EVERYTHING} stdio`,
+    tool: 'echo',
+    arguments: { message: 'hi' },
+    walletArgs: ['echo', '--message', 'hi'],
+  },
+  {
+    name: 'wallet serve',
+    server: `${NODE} ${WALLET_BIN} serve`,
+    tool: 'core_address_validate',
+    arguments: { address: ADDRESS },
+    walletArgs: ['core-address-validate', '--address', ADDRESS],
+  },
+];
+const AIM = 0.5;
+const COMMANDS = SERVERS.flatMap((target) => [
+  {
+    name: `mcporter call · ${target.name}`,
+    server: target.name,
+    baseline: true,
+    args: [MCPORTER, 'call', '--stdio', target.server, target.tool, '--args', JSON.stringify(target.arguments)],
+  },
+  {
+    name: `wallet --server · ${target.name}`,
+    server: target.name,
+    aim: AIM,
+    args: [WALLET_BIN, '--server', target.server, ...target.walletArgs],
+  },
+  {
+    name: `raw JSON-RPC · ${target.name}`,
+    server: target.name,
+    args: [RAW, target.server, target.tool, JSON.stringify(target.arguments)],
+  },
+]);
+
+/** One run: milliseconds from spawn to 'close' (exited, stdout and stderr drained). */
+function timeOnce(command) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(NODE, command.args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4096)));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0) reject(new Error(`${command.name} exited ${code ?? signal}:\n${stderr}`));
+      else if (!/hi|valid/.test(stdout)) reject(new Error(`${command.name} printed no answer:\n${stdout}`));
+      else resolve(ms);
+    });
+  });
+}
+
+const samples = new Map(COMMANDS.map((command) => [command, []]));
+try {
+  for (let round = 0; round < options.warmup + options.runs; round++) {
+    for (let slot = 0; slot < COMMANDS.length; slot++) {
+      const command = COMMANDS[(round + slot) % COMMANDS.length];
+      const ms = await timeOnce(command);
+      if (round >= options.warmup) samples.get(command).push(ms);
+    }
+  }
+} catch (error) {
+  fail(error.message);
+}
+
+const results = COMMANDS.map((command) => {
+  const stats = summarize(samples.get(command));
+  const baseline = summarize(samples.get(COMMANDS.find((other) => other.baseline && other.server === command.server)));
+  const ratio = stats.median / baseline.median;
+  return {
+    name: command.name,
+    server: command.server,
+    commandLine: commandLine(['node', ...command.args.map((arg) => arg.replaceAll(`${ROOT}/`, ''))], {
+      WALLET_HOME: '$WALLET_HOME',
+    }),
+    medianMs: fixed(stats.median, 1),
+    p90Ms: fixed(stats.p90, 1),
+    minMs: fixed(stats.min, 1),
+    ratio: fixed(ratio, 2),
+    aim: command.aim ?? null,
+    meetsAim: command.aim === undefined ? null : ratio <= command.aim,
+    samplesMs: samples.get(command).map((ms) => fixed(ms, 2)),
+  };
+});
+const info = machine();
+
+if (options.json) {
+  process.stdout.write(
+    `${JSON.stringify({ benchmark: 'server-call', machine: info, mcporter: mcporterVersion, runs: options.runs, warmup: options.warmup, results }, null, 2)}\n`,
+  );
+} else {
+  const verdict = (result) =>
+    result.aim === null
+      ? result.name.startsWith('mcporter')
+        ? 'baseline'
+        : '—'
+      : `≤ ${result.aim}× ${result.meetsAim ? 'met' : 'NOT met'}`;
+  const lines = [
+    'One tool call on a stdio MCP server: wall time spawn → exit, stdout/stderr piped and drained',
+    ...machineLines(info),
+    `mcporter ${mcporterVersion}; ${options.runs} measured rounds after ${options.warmup} warm-up rounds (they fill`,
+    "wallet's tool-list cache, as a first call does); each round runs every command once, order rotated",
+    '',
+    table(
+      ['command', 'median ms', 'p90 ms', 'min ms', 'ratio to mcporter', 'aim'],
+      results.map((result) => [
+        result.name,
+        result.medianMs,
+        result.p90Ms,
+        result.minMs,
+        `${result.ratio.toFixed(2)}×`,
+        verdict(result),
+      ]),
+      { align: 'lrrrrl' },
+    ),
+    '',
+    `Aim (the issue): wallet --server ≤ ${AIM}× mcporter's call of the same tool on the same server.`,
+    '',
+    'Command lines (cwd: the repository; $WALLET_HOME: an empty temp dir):',
+    ...results.map((result) => `  ${result.commandLine}`),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

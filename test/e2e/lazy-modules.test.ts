@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { INITS_MARKER } from '../helpers/bundle-inits.js';
+import { passphraseFileIn, tempHome } from '../helpers/io.js';
+import { FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
+
+/**
+ * A command pays at start-up for every module it initialises, so each loads only what it uses
+ * (docs/PERFORMANCE.md): checked on the shipped bundle, not the sources, since a static import
+ * of one name from a big library initialises all of it there.
+ */
+const BUNDLE = join(ROOT, 'dist', 'wallet.cjs');
+const RUNNER = join(ROOT, 'build', 'test', 'helpers', 'bundle-inits.js');
+const EVM_LIBRARIES = /^node_modules\/(viem|ox|abitype)\//;
+const DASH_TX_LIBRARY = /^node_modules\/@scure\/btc-signer\//;
+const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
+
+describe('start-up: a command initialises only the modules it uses', () => {
+  let home: string;
+  before(() => {
+    home = tempHome();
+    const created = spawnSync(
+      process.execPath,
+      [
+        WALLET_BIN,
+        'core-wallet-create',
+        '--alias',
+        'main',
+        '--network',
+        'testnet',
+        '--passphrase-file',
+        passphraseFileIn(home, 'lazy-modules test passphrase'),
+      ],
+      { env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' }, encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.equal(created.status, 0, created.stderr);
+  });
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  function initialised(args: string[]): string[] {
+    const run = spawnSync(process.execPath, [RUNNER, BUNDLE, ...args], {
+      env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const line = run.stderr.split('\n').find((text) => text.startsWith(INITS_MARKER));
+    assert.ok(line, `no ${INITS_MARKER.trim()} line: ${run.stderr}`);
+    return JSON.parse(line.slice(INITS_MARKER.length)) as string[];
+  }
+
+  it('sees the EVM library when an EVM tool runs (the probe works)', () => {
+    const modules = initialised(['evm-accounts-list', '--json']);
+    assert.ok(
+      modules.some((path) => EVM_LIBRARIES.test(path)),
+      'viem not seen: the probe misses modules',
+    );
+    assert.ok(modules.some((path) => path.startsWith('dist/mcp/server.js')));
+  });
+
+  for (const args of [
+    ['core-address-create', '--wallet-id', 'main', '--network', 'testnet', '--json'],
+    ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
+    ['network-info', '--json'],
+  ]) {
+    it(`a Dash or meta call (${args[0]}) initialises neither viem nor @scure/btc-signer`, () => {
+      const modules = initialised(args);
+      assert.deepEqual(
+        modules.filter((path) => EVM_LIBRARIES.test(path) || DASH_TX_LIBRARY.test(path)),
+        [],
+      );
+    });
+  }
+
+  it('--help and --version initialise neither the MCP SDK nor the server', () => {
+    for (const args of [['--help'], ['--version']]) {
+      const modules = initialised(args);
+      assert.deepEqual(
+        modules.filter(
+          (path) => path.startsWith('node_modules/') && !/^node_modules\/(yargs-parser|shell-quote)\//.test(path),
+        ),
+        [],
+        args[0],
+      );
+      assert.deepEqual(
+        modules.filter((path) => BUILT_IN_SERVER.test(path)),
+        [],
+        args[0],
+      );
+    }
+  });
+
+  it('a --server call initialises neither the built-in server, its tools, nor their libraries', () => {
+    const modules = initialised(['--server', `"${process.execPath}" "${FIXTURE_SERVER}"`, 'shapes-echo', '--id', '1']);
+    assert.ok(modules.some((path) => path.startsWith('node_modules/@modelcontextprotocol/client/')));
+    assert.deepEqual(
+      modules.filter((path) => BUILT_IN_SERVER.test(path) || EVM_LIBRARIES.test(path) || DASH_TX_LIBRARY.test(path)),
+      [],
+    );
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * Runs the CLI bundle (dist/wallet.cjs) with its lazy-module helpers instrumented and, at exit,
+ * prints on stderr one line `BUNDLE_INITS <JSON array>`: every module the run initialised that the
+ * bundle keeps lazy (esbuild's `__esm` and `__commonJS` wrappers, keyed by the module's path).
+ * What `main.js` imports statically is not wrapped and not listed: it runs on every command.
+ *
+ *   node build/test/helpers/bundle-inits.js <dist/wallet.cjs> <wallet arguments…>
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import { dirname } from 'node:path';
+import { Script } from 'node:vm';
+
+export const INITS_MARKER = 'BUNDLE_INITS ';
+
+/** esbuild's helpers as the bundle spells them; the test fails loudly if esbuild changes them. */
+const HELPERS = [
+  ['var __esm=(fn,res,err)=>function(){', 'if(fn)globalThis.__bundleInits.push(__getOwnPropNames(fn)[0]);'],
+  ['var __commonJS=(cb,mod4)=>function(){', 'if(!mod4)globalThis.__bundleInits.push(__getOwnPropNames(cb)[0]);'],
+] as const;
+
+const [bundle, ...argv] = process.argv.slice(2);
+if (import.meta.url === `file://${process.argv[1] ?? ''}` && bundle) {
+  let source = readFileSync(bundle, 'utf8');
+  for (const [helper, probe] of HELPERS) {
+    if (!source.includes(helper)) throw new Error(`${bundle} has no \`${helper}\`: esbuild's output changed`);
+    source = source.replace(helper, helper + probe);
+  }
+  const inits: string[] = [];
+  Object.assign(globalThis, { __bundleInits: inits });
+  const module_ = { exports: {} as { runCli: (argv: string[]) => Promise<number> } };
+  const run = new Script(Module.wrap(source), { filename: bundle }).runInThisContext() as (...args: unknown[]) => void;
+  run(module_.exports, createRequire(bundle), module_, bundle, dirname(bundle));
+  process.on('exit', () => process.stderr.write(`\n${INITS_MARKER}${JSON.stringify(inits)}\n`));
+  process.exitCode = await module_.exports.runCli(argv);
+}
