@@ -51,6 +51,48 @@ describe('wallet serve over stdio', () => {
     });
   }
 
+  it('answers every request of input that ends at once, then exits 0 (issue 19)', async () => {
+    const server = new SpawnedWallet(['serve']);
+    const requests = [
+      initialize(1, '2025-11-25'),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'network_info', arguments: { chain: 'evm' } } },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'core_address_validate', arguments: { address: 'XpESxaUmonkq8RaLLp46Tv1VVLoqHqtY4x' } },
+      },
+      { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 5, params: {} },
+      ...Array.from({ length: 12 }, (_, index) => ({ jsonrpc: '2.0', id: 10 + index, method: 'ping' })),
+    ];
+    server.child.stdin.end(requests.map((request) => JSON.stringify(request) + '\n').join(''));
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+    const answered = server.lines.map((line) => (line as { id: unknown }).id);
+    const expected = requests.flatMap((request) => ('id' in request ? [request.id] : []));
+    assert.deepEqual([...answered].sort(), [...expected].sort());
+    assert.equal(((await server.response(5)) as { error: { code: number } }).error.code, -32600);
+    assertJsonRpcOnly(server.lines);
+  });
+
+  it('answers a batch on a 2025-03-26 connection with one array', async () => {
+    const server = new SpawnedWallet(['serve']);
+    server.send(initialize(1, '2025-03-26'));
+    await server.response(1);
+    server.send([
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'network_info', arguments: {} } },
+    ]);
+    server.child.stdin.end();
+    assert.equal((await server.exited).code, 0);
+    const batch = server.lines.find((line) => Array.isArray(line)) as { id: number; result: object }[] | undefined;
+    assert.ok(batch, 'one array answers the batch');
+    assert.deepEqual(batch.map((reply) => reply.id).sort(), [2, 3]);
+    assert.ok(batch.every((reply) => reply.result));
+  });
+
   it('answers a request without jsonrpc 2.0 with -32600 and keeps serving', async () => {
     const server = new SpawnedWallet(['serve']);
     server.send({ id: 9, method: 'tools/list' });
