@@ -7,7 +7,7 @@ import { parseFlags, repeatedValues, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
 import { EXIT, UsageError } from './usage-error.js';
-import { rejectUnknownFlags } from './unknown-flags.js';
+import { rejectRepeatedFlags, rejectUnknownFlags } from './unknown-flags.js';
 
 const DEFAULT_LISTEN_TEXT = `${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}`;
 
@@ -97,6 +97,7 @@ Examples:
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseFlags(argv, SERVE_FLAGS);
   rejectUnknownFlags(parsed, SERVE_FLAGS, 'serve');
+  rejectRepeatedFlags(parsed, SERVE_FLAGS);
   if (parsed['help'] === true) {
     io.stdout.write(SERVE_HELP);
     return EXIT.ok;
