@@ -56,22 +56,17 @@ export class LegacySessions {
     return this.sessions.size;
   }
 
-  async handle(request: Request): Promise<Response> {
+  /** `parsedBody`: the POST body already parsed (undefined: none, or not JSON). */
+  async handle(request: Request, parsedBody?: unknown): Promise<Response> {
+    const options = parsedBody === undefined ? undefined : { parsedBody };
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.sessions.get(id);
       if (!session) return jsonRpcError(404, -32001, 'Session not found: it ended or never existed. Initialize again.');
       this.touch(id, session);
-      return session.transport.handleRequest(request);
+      return session.transport.handleRequest(request, options);
     }
-    const body: unknown =
-      request.method === 'POST'
-        ? await request
-            .clone()
-            .json()
-            .catch(() => undefined)
-        : undefined;
-    if (!isInitializeRequest(body)) {
+    if (!isInitializeRequest(parsedBody)) {
       return jsonRpcError(400, -32000, 'Bad Request: no Mcp-Session-Id; a session starts with an initialize request.');
     }
     if (this.sessions.size >= this.maxSessions && !this.evictIdle()) {
@@ -81,7 +76,7 @@ export class LegacySessions {
         `Too many sessions with calls in flight (${this.maxSessions}); retry when one has finished.`,
       );
     }
-    return this.open(request);
+    return this.open(request, options);
   }
 
   /** Marks a session used: the Map's order is least recently used first. */
@@ -102,7 +97,7 @@ export class LegacySessions {
     return false;
   }
 
-  private async open(request: Request): Promise<Response> {
+  private async open(request: Request, options: { parsedBody: unknown } | undefined): Promise<Response> {
     const server = this.options.createServer();
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -119,7 +114,7 @@ export class LegacySessions {
     };
     await server.connect(transport);
     trackInFlight(transport, session.inFlight);
-    return transport.handleRequest(request);
+    return transport.handleRequest(request, options);
   }
 
   private forget(id: string): void {
