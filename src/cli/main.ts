@@ -23,7 +23,7 @@ import {
 } from './secrets.js';
 import { closestNames } from './suggest.js';
 import { resolveTarget } from './target.js';
-import { rejectUnknownFlags } from './unknown-flags.js';
+import { rejectRepeatedFlags, rejectUnknownFlags, rejectUnknownGlobalFlags } from './unknown-flags.js';
 import { EXIT, UsageError } from './usage-error.js';
 
 // Start-up is part of every command, so what only some commands need (the MCP SDK and the
@@ -38,7 +38,9 @@ import { EXIT, UsageError } from './usage-error.js';
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let debug = argv.includes('--debug');
   try {
+    rejectUnknownGlobalFlags(argv, GLOBAL_FLAGS);
     const first = parseFlags(argv, GLOBAL_FLAGS);
+    rejectRepeatedFlags(first, GLOBAL_FLAGS);
     const globals = readGlobals(first);
     debug = globals.debug;
     const verb = first._.map(String)[0];

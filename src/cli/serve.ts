@@ -7,7 +7,7 @@ import { parseFlags, repeatedValues, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
 import { EXIT, UsageError } from './usage-error.js';
-import { rejectUnknownFlags } from './unknown-flags.js';
+import { rejectRepeatedFlags, rejectUnknownFlags } from './unknown-flags.js';
 
 const DEFAULT_LISTEN_TEXT = `${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}`;
 
@@ -64,8 +64,8 @@ the 2026-07-28 protocol. Tools that reveal or accept secrets are never served. S
 spending policy in the config file, and every destructive call is written to the audit log
 (docs/POLICY.md). Where the client supports elicitation, a destructive call asks the user first.
 
-stdio (default): stdout carries JSON-RPC only; logs go to stderr. Exits when stdin closes or on
-SIGTERM.
+stdio (default): stdout carries JSON-RPC only; logs go to stderr. When stdin closes (or on SIGTERM)
+it answers the requests in flight (at most 30 s; SIGTERM 5 s), then exits.
 
 HTTP (--http): POST/GET/DELETE /mcp, and GET /health without a token. /mcp needs
 'Authorization: Bearer <token>', the token from $MCP_API_KEY or --api-key-file (at least
@@ -97,6 +97,7 @@ Examples:
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseFlags(argv, SERVE_FLAGS);
   rejectUnknownFlags(parsed, SERVE_FLAGS, 'serve');
+  rejectRepeatedFlags(parsed, SERVE_FLAGS);
   if (parsed['help'] === true) {
     io.stdout.write(SERVE_HELP);
     return EXIT.ok;

@@ -35,3 +35,47 @@ export function rejectUnknownFlags(
     );
   }
 }
+
+/**
+ * Refuses a single-value flag given twice (`--listen A --listen B`): the parser would collect both
+ * and the command would use one, or their text joined (`debug,off`), without a word.
+ */
+export function rejectRepeatedFlags(parsed: Readonly<Record<string, unknown>>, flags: readonly CliFlag[]): void {
+  for (const flag of flags) {
+    if (flag.type === 'string' && Array.isArray(parsed[flag.name])) {
+      throw new UsageError(`--${flag.name} was given more than once.`, `Give --${flag.name} one value.`);
+    }
+  }
+}
+
+/**
+ * Refuses an unknown flag before the command word (`wallet --jsn network-info`), suggesting the
+ * closest global flag. The parser would take it, and even the next word as its value, so the
+ * command would be lost and the root help printed with exit 0.
+ */
+export function rejectUnknownGlobalFlags(argv: readonly string[], flags: readonly CliFlag[]): void {
+  const byName = new Map<string, CliFlag>();
+  for (const flag of flags) {
+    byName.set(flag.name, flag);
+    if (flag.alias !== undefined) byName.set(flag.alias, flag);
+  }
+  for (let index = 0; index < argv.length; index++) {
+    const word = argv[index] ?? '';
+    if (word === '--' || !word.startsWith('-') || word === '-') return;
+    const long = word.startsWith('--');
+    const names = long ? [word.slice(2).split('=')[0] ?? ''] : [...(word.slice(1).split('=')[0] ?? '')];
+    for (const name of names) {
+      const flag = byName.get(name) ?? (long && name.startsWith('no-') ? byName.get(name.slice(3)) : undefined);
+      if (flag === undefined || (name.startsWith('no-') && flag.type !== 'boolean' && !byName.has(name))) {
+        const near = closestNames(name, [...flags.map((candidate) => candidate.name)]);
+        throw new UsageError(
+          `Unknown flag ${long ? '--' : '-'}${name}.`,
+          near.length > 0
+            ? `Did you mean ${near.map((candidate) => `--${candidate}`).join(' or ')}?`
+            : "See 'wallet --help'.",
+        );
+      }
+      if (flag.type !== 'boolean' && !word.includes('=')) index++;
+    }
+  }
+}

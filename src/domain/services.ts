@@ -10,6 +10,7 @@ import {
   type ResolvedNetwork,
 } from './config/endpoints.js';
 import type { Chain } from './config/networks.js';
+import { AddressBook } from './core/address-book.js';
 import { Keystore } from './keystore/keystore.js';
 
 export type WalletServicesOptions = {
@@ -45,6 +46,7 @@ export class WalletServices {
   private readonly passphraseSource: PassphraseSource | undefined;
   private asked: Promise<string | undefined> | undefined;
   private keystoreInstance: Keystore | undefined;
+  private addressBookInstance: AddressBook | undefined;
 
   constructor(options: WalletServicesOptions = {}) {
     this.env = options.env ?? process.env;
@@ -58,6 +60,12 @@ export class WalletServices {
   get keystore(): Keystore {
     this.keystoreInstance ??= new Keystore(this.dataDir);
     return this.keystoreInstance;
+  }
+
+  /** The Dash addresses each wallet's xpub derives, cached. */
+  get addressBook(): AddressBook {
+    this.addressBookInstance ??= new AddressBook(this.dataDir);
+    return this.addressBookInstance;
   }
 
   /**

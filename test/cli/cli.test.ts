@@ -71,6 +71,30 @@ describe('wallet CLI on its own server (in-process)', () => {
       ['network-info', '--endpoint', 'nonsense'],
       /--endpoint: An endpoint override takes <chain>\.<network>=<url>/,
     ],
+    // Issue 19: before the command these printed the root help and exited 0.
+    [
+      'an unknown flag before the command',
+      ['--jsn', 'network-info'],
+      /Unknown flag --jsn\.\nhint: Did you mean --json\?/,
+    ],
+    ['an unknown flag alone', ['--bogus'], /Unknown flag --bogus\./],
+    ['an unknown short flag before the command', ['-q', 'network-info'], /Unknown flag -q\./],
+    // Issue 19: a repeated single-value flag was silently joined or reduced to one value.
+    [
+      'a repeated --timeout',
+      ['--timeout', '1000', '--timeout', '2000', 'network-info'],
+      /--timeout was given more than once/,
+    ],
+    [
+      'a repeated serve --listen',
+      ['serve', '--http', '--listen', '127.0.0.1:0', '--listen', '127.0.0.1:1'],
+      /--listen was given more than once/,
+    ],
+    [
+      'a repeated serve --log-level',
+      ['serve', '--log-level', 'debug', '--log-level', 'off'],
+      /--log-level was given more than once/,
+    ],
     [
       'a tool error for invalid input',
       ['tool-describe', '--name', 'nope'],

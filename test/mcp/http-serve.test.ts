@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect as connectSocket } from 'node:net';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
 import { tempHome, wallet } from '../helpers/io.js';
+import { startHttpServer } from '../../src/mcp/http/serve.js';
 
 const TOKEN = 'http-serve-test-token-0123456789';
 const INIT = {
@@ -96,7 +98,67 @@ describe('wallet serve --http', () => {
     const evilHealth = await raw(served.health, { method: 'GET', headers: { host: 'evil.example.com' } });
     assert.equal(evilHealth.status, 403);
     const pathInHost = await raw(served.url, { body: INIT, headers: { ...auth, host: `127.0.0.1:${port}/mcp?` } });
-    assert.equal(pathInHost.status, 403);
+    assert.equal(pathInHost.status, 400);
+  });
+
+  it('answers a malformed Host with 400, never 500 (issue 19)', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    for (const host of ['evil@localhost', 'localhost:99999', 'localhost:', 'a b']) {
+      const response = await raw(served.url, { body: INIT, headers: { ...auth, host } });
+      assert.equal(response.status, 400, host);
+      assert.match(response.body, /invalid Host header/);
+    }
+  });
+
+  it('answers 401 from the headers alone: a slow unauthenticated body holds nothing open (issue 19)', async () => {
+    const target = new URL(served.url);
+    const started = performance.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connectSocket(Number(target.port), target.hostname, () => {
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/json\r\n` +
+            'Content-Length: 100000\r\n\r\n{',
+        );
+      });
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('\r\n\r\n') && text.includes('}')) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', reject);
+      setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`no answer within 5 s: ${text}`));
+      }, 5_000);
+    });
+    assert.match(answer, /^HTTP\/1\.1 401 /);
+    assert.ok(performance.now() - started < 5_000);
+  });
+
+  it('evicts the least recently used idle legacy session: 1,000 abandoned clients lock nobody out (issue 19)', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const keeper = await connect(served.url, 'legacy', TOKEN);
+    try {
+      for (let index = 0; index < 1_000; index++) {
+        const init = await raw(served.url, { body: INIT, headers: auth });
+        assert.equal(init.status, 200, `initialize ${index}: ${init.body}`);
+        // A client in use stays: it is never the least recently used.
+        if (index % 50 === 0) await keeper.listTools();
+      }
+      await keeper.callTool({ name: 'network_info', arguments: {} });
+      const fresh = await connect(served.url, 'legacy', TOKEN);
+      try {
+        const result = await fresh.callTool({ name: 'network_info', arguments: {} });
+        assert.notEqual(result.isError, true);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await keeper.close();
+    }
   });
 
   it('refuses a body over 2 MiB with 413 before reading it all', async () => {
@@ -167,6 +229,40 @@ describe('wallet serve --http', () => {
     const refused = await wallet(['--url', served.url, 'tools', '--refresh'], { home });
     assert.equal(refused.code, 3);
     assert.match(refused.stderr, /401/);
+  });
+});
+
+describe('wallet serve --http timeouts (issue 19)', () => {
+  it('answers 408 and closes when an authenticated client sends its body too slowly', async () => {
+    const serving = await startHttpServer({
+      caller: 'agent',
+      readOnly: true,
+      env: { WALLET_HOME: tempHome() },
+      listen: { host: '127.0.0.1', port: 0 },
+      apiKey: TOKEN,
+      requestTimeoutMs: 1_000,
+    });
+    try {
+      const target = new URL(serving.url);
+      const started = performance.now();
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connectSocket(Number(target.port), target.hostname, () => {
+          socket.write(
+            `POST /mcp HTTP/1.1\r\nHost: ${target.host}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+              'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+          );
+        });
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(answer, /^HTTP\/1\.1 408 /);
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed >= 900 && elapsed < 10_000, `closed after ${Math.round(elapsed)} ms`);
+    } finally {
+      await serving.close();
+    }
   });
 });
 

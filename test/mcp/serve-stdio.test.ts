@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -50,6 +52,92 @@ describe('wallet serve over stdio', () => {
       assertJsonRpcOnly(server.lines);
     });
   }
+
+  it('answers every request of input that ends at once, then exits 0 (issue 19)', async () => {
+    const server = new SpawnedWallet(['serve']);
+    const requests = [
+      initialize(1, '2025-11-25'),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'network_info', arguments: { chain: 'evm' } } },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'core_address_validate', arguments: { address: 'XpESxaUmonkq8RaLLp46Tv1VVLoqHqtY4x' } },
+      },
+      { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 5, params: {} },
+      ...Array.from({ length: 12 }, (_, index) => ({ jsonrpc: '2.0', id: 10 + index, method: 'ping' })),
+    ];
+    server.child.stdin.end(requests.map((request) => JSON.stringify(request) + '\n').join(''));
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+    const answered = server.lines.map((line) => (line as { id: unknown }).id);
+    const expected = requests.flatMap((request) => ('id' in request ? [request.id] : []));
+    assert.deepEqual([...answered].sort(), [...expected].sort());
+    assert.equal(((await server.response(5)) as { error: { code: number } }).error.code, -32600);
+    assertJsonRpcOnly(server.lines);
+  });
+
+  it('on SIGTERM, answers the call in flight before it exits (issue 19)', async () => {
+    // An EVM node that answers each request after 600 ms: the call is in flight when SIGTERM comes.
+    const node = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const calls = JSON.parse(body) as { id: number; method: string } | { id: number; method: string }[];
+        const answer = (call: { id: number; method: string }) => ({
+          jsonrpc: '2.0',
+          id: call.id,
+          result: call.method === 'eth_chainId' ? '0xaa36a7' : '0x0',
+        });
+        setTimeout(() => {
+          response.setHeader('content-type', 'application/json');
+          response.end(JSON.stringify(Array.isArray(calls) ? calls.map(answer) : answer(calls)));
+        }, 600);
+      });
+    });
+    await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
+    const port = (node.address() as AddressInfo).port;
+    try {
+      const server = new SpawnedWallet(['serve'], { WALLET_EVM_SEPOLIA_URL: `http://127.0.0.1:${port}` });
+      server.send(initialize(1, '2025-11-25'));
+      await server.response(1);
+      server.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name: 'evm_balance_get',
+          arguments: { address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', network: 'sepolia' },
+        },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      server.child.kill('SIGTERM');
+      assert.deepEqual(await server.exited, { code: 0, signal: null });
+      const answer = (await server.response(2, 100)) as { result?: { isError?: boolean } };
+      assert.ok(answer.result, 'the call in flight was answered');
+      assert.notEqual(answer.result.isError, true, JSON.stringify(answer));
+    } finally {
+      node.close();
+    }
+  });
+
+  it('answers a batch on a 2025-03-26 connection with one array', async () => {
+    const server = new SpawnedWallet(['serve']);
+    server.send(initialize(1, '2025-03-26'));
+    await server.response(1);
+    server.send([
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'network_info', arguments: {} } },
+    ]);
+    server.child.stdin.end();
+    assert.equal((await server.exited).code, 0);
+    const batch = server.lines.find((line) => Array.isArray(line)) as { id: number; result: object }[] | undefined;
+    assert.ok(batch, 'one array answers the batch');
+    assert.deepEqual(batch.map((reply) => reply.id).sort(), [2, 3]);
+    assert.ok(batch.every((reply) => reply.result));
+  });
 
   it('answers a request without jsonrpc 2.0 with -32600 and keeps serving', async () => {
     const server = new SpawnedWallet(['serve']);

@@ -23,6 +23,9 @@ describe('JSON-RPC line guard', () => {
     ['[{"jsonrpc":"2.0","id":1,"method":"x"}]', -32600, null],
     ['42', -32600, null],
     ['{"id":7}', -32600, 7],
+    // A request that lost its method is still owed an answer with its id (issue 19).
+    ['{"jsonrpc":"2.0","id":7,"params":{}}', -32600, 7],
+    ['{"jsonrpc":"2.0","id":"q"}', -32600, 'q'],
     ['{"jsonrpc":"1.0","id":3,"method":"x"}', -32600, 3],
     ['{"jsonrpc":"2.0","id":4,"method":5}', -32600, 4],
     ['{"jsonrpc":"2.0","id":{},"method":"x"}', -32600, null],
@@ -87,9 +90,13 @@ describe('stdio line transport', () => {
       stdin.write(chunk);
     }
     stdin.end();
+    // The two requests passed on are still owed answers: the transport waits for them.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const answers = received.map((message) =>
+      transport.send({ jsonrpc: '2.0', id: (message as { id: number }).id, result: {} }),
+    );
+    await Promise.all(answers);
     await closed;
-    // Answers go out together at the end of the event loop's turn.
-    await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(received, [
       { jsonrpc: '2.0', id: 1, method: 'a' },
       { jsonrpc: '2.0', id: 2, method: 'b' },
@@ -100,8 +107,8 @@ describe('stdio line transport', () => {
       written
         .trim()
         .split('\n')
-        .map((line) => (JSON.parse(line) as { error: { code: number } }).error.code),
-      [-32700, -32600],
+        .map((line) => (JSON.parse(line) as { error?: { code: number } }).error?.code),
+      [-32700, -32600, undefined, undefined],
     );
     await assert.rejects(transport.send({ jsonrpc: '2.0', id: 3, result: {} }), /closed/);
   });
@@ -165,6 +172,130 @@ describe('stdio line transport', () => {
     stdout.resume();
     await sending;
     assert.equal(sent, true);
+    await transport.close();
+  });
+
+  it('answers every request it passed on after stdin ends, then closes (issue 19)', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const transport = new StdioLineTransport(stdin, stdout);
+    const received: JSONRPCMessage[] = [];
+    transport.onmessage = (message) => received.push(message);
+    let closed = false;
+    transport.onclose = () => (closed = true);
+    await transport.start();
+    stdin.end('{"jsonrpc":"2.0","id":1,"method":"slow"}\n{"jsonrpc":"2.0","id":2,"method":"slower"}\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(received.length, 2);
+    assert.equal(closed, false, 'not closed while answers are owed');
+    await transport.send({ jsonrpc: '2.0', id: 2, result: {} });
+    assert.equal(closed, false);
+    await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(closed, true);
+    const ids = String(stdout.read())
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: number }).id);
+    assert.deepEqual(ids, [2, 1]);
+  });
+
+  it('closes after the bound when an answer never comes, and does not wait for a cancelled request', async () => {
+    const stdin = new PassThrough();
+    const transport = new StdioLineTransport(stdin, new PassThrough(), undefined, undefined, 100);
+    const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+    await transport.start();
+    const started = performance.now();
+    stdin.end('{"jsonrpc":"2.0","id":1,"method":"never"}\n');
+    await closed;
+    assert.ok(performance.now() - started >= 90, 'waited for the bound');
+
+    const stdin2 = new PassThrough();
+    const transport2 = new StdioLineTransport(stdin2, new PassThrough(), undefined, undefined, 60_000);
+    const closed2 = new Promise<void>((resolve) => (transport2.onclose = resolve));
+    await transport2.start();
+    stdin2.end(
+      '{"jsonrpc":"2.0","id":"c","method":"never"}\n' +
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}\n',
+    );
+    await closed2;
+  });
+
+  it('drain(ms) stops reading, waits for answers owed, then closes (SIGTERM)', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const transport = new StdioLineTransport(stdin, stdout);
+    const received: JSONRPCMessage[] = [];
+    transport.onmessage = (message) => received.push(message);
+    await transport.start();
+    stdin.write('{"jsonrpc":"2.0","id":1,"method":"a"}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    const draining = transport.drain(5_000);
+    stdin.write('{"jsonrpc":"2.0","id":2,"method":"late"}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(received.length, 1, 'nothing is read after drain');
+    await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await draining;
+    assert.match(String(stdout.read()), /"id":1/);
+  });
+
+  async function batchSession(version: string) {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const transport = new StdioLineTransport(stdin, stdout);
+    transport.onmessage = (message) => {
+      if ('method' in message && 'id' in message) {
+        const result = message.method === 'initialize' ? { protocolVersion: version } : { echo: message.method };
+        void transport.send({ jsonrpc: '2.0', id: message.id, result });
+      }
+    };
+    await transport.start();
+    const exchange = async (line: string): Promise<unknown[]> => {
+      stdin.write(`${line}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const text = String(stdout.read() ?? '').trim();
+      return text === '' ? [] : text.split('\n').map((part) => JSON.parse(part) as unknown);
+    };
+    await exchange(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    );
+    return { exchange, transport };
+  }
+
+  it('answers a JSON-RPC batch with one array on a 2025-03-26 connection (issue 19)', async () => {
+    const { exchange, transport } = await batchSession('2025-03-26');
+    const [answer] = await exchange(
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},42,' +
+        '{"jsonrpc":"2.0","id":"b","method":"tools/list"}]',
+    );
+    assert.ok(Array.isArray(answer));
+    assert.deepEqual(
+      new Set((answer as { id: unknown; error?: { code: number } }[]).map((reply) => reply.error?.code ?? reply.id)),
+      new Set([1, 'b', -32600]),
+    );
+    assert.deepEqual(
+      await exchange('[{"jsonrpc":"2.0","method":"notifications/x"}]'),
+      [],
+      'notifications only: nothing',
+    );
+    const [empty] = (await exchange('[]')) as { id: null; error: { code: number } }[];
+    assert.equal(empty?.error.code, -32600);
+    await transport.close();
+  });
+
+  it('refuses a batch on a connection that negotiated 2025-06-18 or later', async () => {
+    const { exchange, transport } = await batchSession('2025-06-18');
+    const [answer] = (await exchange('[{"jsonrpc":"2.0","id":1,"method":"ping"}]')) as {
+      id: null;
+      error: { code: number };
+    }[];
+    assert.equal(answer?.error.code, -32600);
+    assert.equal(answer?.id, null);
     await transport.close();
   });
 });

@@ -3,7 +3,8 @@ import type { WalletEntry } from '../keystore/keystore.js';
 import { checkBackendNetwork } from '../net/backends.js';
 import type { CoreChainBackend, ProgressReporter, WatchedAddress } from '../net/chain-backend.js';
 import { addressProblem, addressScript, decodeAddress, type AddressType } from './address.js';
-import { AccountWatcher, addressPath, type AddressChain } from './hd.js';
+import { AccountWatcher, accountPath, addressPath, CHAIN_INDEX, type AddressChain } from './hd.js';
+import { WalletError } from '../errors.js';
 import { GAP_LIMIT } from './params.js';
 import type { WalletServices } from '../services.js';
 import { openWallet } from './wallets.js';
@@ -28,23 +29,74 @@ export function walletAddress(
   };
 }
 
-/** Every address the wallet has handed out, receive chain first. */
-export function issuedAddresses(
+/**
+ * Every address the wallet has handed out, receive chain first, from the address book (derived
+ * once, cached): fit to list and to ask a backend about, not to sign for before
+ * {@link confirmOwned}.
+ */
+export async function issuedAddresses(
+  services: WalletServices,
   entry: WalletEntry,
   chains: readonly AddressChain[] = ['receive', 'change'],
-): WalletAddress[] {
-  const watcher = watcherOf(entry);
+): Promise<WalletAddress[]> {
+  const derived = await services.addressBook.addresses(entry);
+  const prefix = `${accountPath(entry.network, entry.account.index)}/`;
   return chains.flatMap((chain) => {
     const count = chain === 'receive' ? entry.account.next_receive : entry.account.next_change;
-    return Array.from({ length: count }, (_, index) => walletAddress(entry, watcher, chain, index));
+    const list = derived[chain];
+    const chainPrefix = `${prefix}${CHAIN_INDEX[chain]}/`;
+    return Array.from({ length: count }, (_, index) => ({
+      address: list[index] ?? '',
+      path: `${chainPrefix}${index}`,
+      index,
+      chain,
+    }));
   });
 }
 
+/** The issued address `address`, found in the address book (not yet confirmed), or undefined. */
+export async function findIssued(
+  services: WalletServices,
+  entry: WalletEntry,
+  address: string,
+): Promise<WalletAddress | undefined> {
+  const derived = await services.addressBook.addresses(entry);
+  for (const chain of ['receive', 'change'] as const) {
+    const count = chain === 'receive' ? entry.account.next_receive : entry.account.next_change;
+    const index = derived[chain].indexOf(address);
+    if (index !== -1 && index < count) {
+      return { address, path: addressPath(entry.network, entry.account.index, chain, index), index, chain };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Derives a cached address again from the xpub before it is signed for or counted as the
+ * wallet's own; a mismatch (an altered cache) is refused, and the cache dropped.
+ */
+export async function confirmOwned(services: WalletServices, entry: WalletEntry, owned: WalletAddress): Promise<void> {
+  if (await services.addressBook.confirm(entry, owned.chain, owned.index, owned.address)) return;
+  throw new WalletError(
+    'INTERNAL',
+    `The address cache of wallet '${entry.alias}' did not match its xpub; nothing was signed.`,
+    { hint: 'The damaged cache was removed: repeat the call.' },
+  );
+}
+
+/** Output scripts of addresses seen, by address: decoding Base58Check costs ~40 µs each. */
+const scripts = new Map<string, Uint8Array>();
+
 export function watched(addresses: readonly WalletAddress[]): WatchedAddress[] {
   return addresses.map((a) => {
-    const decoded = decodeAddress(a.address);
-    if (!decoded) throw new Error('derived an undecodable address');
-    return { address: a.address, script: addressScript(decoded) };
+    let script = scripts.get(a.address);
+    if (!script) {
+      const decoded = decodeAddress(a.address);
+      if (!decoded) throw new Error('derived an undecodable address');
+      script = addressScript(decoded);
+      scripts.set(a.address, script);
+    }
+    return { address: a.address, script };
   });
 }
 

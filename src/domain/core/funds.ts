@@ -17,7 +17,15 @@ import {
 } from '../policy/spending-policy.js';
 import type { Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
-import { issuedAddresses, watched, watcherOf, walletAddress, type WalletAddress } from './addresses.js';
+import {
+  confirmOwned,
+  findIssued,
+  issuedAddresses,
+  watched,
+  watcherOf,
+  walletAddress,
+  type WalletAddress,
+} from './addresses.js';
 import { DEFAULT_MAX_FEE_DUFFS, formatDash, MAX_MONEY_DUFFS } from './amount.js';
 import { CHAIN_INDEX, HARDENED, type AddressChain } from './hd.js';
 import { DEFAULT_FEE_RATE_DUFFS_PER_KB, dashParams } from './params.js';
@@ -63,7 +71,7 @@ export async function walletBalances(
   const entry = await openWallet(services, walletId, network);
   const backend = await backendFor(services, entry.network);
   await checkBackendNetwork(backend, entry.network);
-  const addresses = issuedAddresses(entry);
+  const addresses = await issuedAddresses(services, entry);
   const balances = await backend.balances(watched(addresses), signal);
   let confirmed = 0n;
   let unconfirmed = 0n;
@@ -87,7 +95,7 @@ export async function walletUtxos(
   const entry = await openWallet(services, walletId, network);
   const backend = await backendFor(services, entry.network);
   const tip = await checkBackendNetwork(backend, entry.network);
-  const addresses = issuedAddresses(entry);
+  const addresses = await issuedAddresses(services, entry);
   const paths = new Map(addresses.map((a) => [a.address, a.path]));
   const utxos = await backend.utxos(watched(addresses), signal);
   return {
@@ -145,12 +153,22 @@ async function prepareSpend(services: WalletServices, request: SpendRequest): Pr
   const entry = await openWallet(services, request.walletId, request.network);
   const backend = await backendFor(services, entry.network);
   const tip = await checkBackendNetwork(backend, entry.network);
-  const addresses = issuedAddresses(entry);
-  const all = await backend.utxos(watched(addresses), request.signal);
-  const spendable = all.filter((utxo) => isSpendable(utxo, tip));
+  const addresses = await issuedAddresses(services, entry);
+  const { utxos, unchecked } = await backend.spendCandidates(watched(addresses), request.signal);
+  let spendable = utxos.filter((utxo) => isSpendable(utxo, tip));
   const provisional = walletAddress(entry, watcherOf(entry), 'change', entry.account.next_change);
-  const plan = planSpend(spendable, request.payments, feeRate, entry.network, provisional.address);
-  return { entry, plan, addresses, provisional, backend };
+  // Only the coins chosen are checked with the backend; one found spent or immature is set
+  // aside and the choice made again, so the calls grow with the inputs, not the coins held.
+  const checked = new Set<Utxo>();
+  for (;;) {
+    const plan = planSpend(spendable, request.payments, feeRate, entry.network, provisional.address);
+    const toCheck = plan.inputs.filter((utxo) => unchecked.has(utxo) && !checked.has(utxo));
+    if (toCheck.length === 0) return { entry, plan, addresses, provisional, backend };
+    const kept = new Set(await backend.checkUtxos(toCheck, request.signal));
+    for (const utxo of toCheck) checked.add(utxo);
+    const unusable = new Set(toCheck.filter((utxo) => !kept.has(utxo) || !isSpendable(utxo, tip)));
+    if (unusable.size > 0) spendable = spendable.filter((utxo) => !unusable.has(utxo));
+  }
 }
 
 /** A preview of a prepared spend: what it would pay, with no PSBT and no index used up. */
@@ -200,6 +218,7 @@ async function finalizeSpend(
         },
       );
     }
+    if (!origins.has(input.address)) await confirmOwned(services, current, owned);
     origins.set(input.address, originOf(current, watcher, owned.chain, owned.index));
   }
   return {
@@ -268,14 +287,27 @@ async function policyOf(services: WalletServices, network: CoreNetwork): Promise
   return (await services.network('core', network)).policy;
 }
 
-/** Every address the keystore's wallets of `network` have handed out: paying one is not spending. */
-async function keystoreAddresses(services: WalletServices, network: CoreNetwork): Promise<Set<string>> {
+/**
+ * Which of `candidates` the keystore's wallets of `network` have handed out: paying one is not
+ * spending. Each one found is derived again from its wallet's xpub (the list comes from the cache).
+ */
+async function keystoreAddresses(
+  services: WalletServices,
+  network: CoreNetwork,
+  candidates: ReadonlyArray<string | undefined>,
+): Promise<Set<string>> {
+  const wanted = new Set(candidates.filter((address) => address !== undefined));
+  const own = new Set<string>();
+  if (wanted.size === 0) return own;
   const { entries } = await services.keystore.list();
-  return new Set(
-    entries
-      .filter((entry) => entry.network === network)
-      .flatMap((entry) => issuedAddresses(entry).map((address) => address.address)),
-  );
+  for (const entry of entries.filter((candidate) => candidate.network === network)) {
+    for (const owned of await issuedAddresses(services, entry)) {
+      if (!wanted.has(owned.address) || own.has(owned.address)) continue;
+      await confirmOwned(services, entry, owned);
+      own.add(owned.address);
+    }
+  }
+  return own;
 }
 
 /**
@@ -315,7 +347,12 @@ async function checkPolicy(
   key?: string,
 ): Promise<LedgerSpend> {
   if (!policy && authority === 'owner') return { amount: 0n, recipients: [], authority, key };
-  const spend = { ...countedSpend(outputs, await keystoreAddresses(services, network)), authority, key };
+  const own = await keystoreAddresses(
+    services,
+    network,
+    outputs.map((output) => output.address),
+  );
+  const spend = { ...countedSpend(outputs, own), authority, key };
   await checkBeforeSigning(services.dataDir, policy, spend);
   return spend;
 }
@@ -421,11 +458,13 @@ export async function sendTransaction(
   const fee = inputs - outputs;
   if (fee < 0n) throw new WalletError('INVALID_PARAM', 'The transaction spends more than its inputs hold.');
   const policy = await policyOf(services, request.network);
-  const spend = {
-    ...countedSpend(addressedOutputs(tx, request.network), await keystoreAddresses(services, request.network)),
-    key: tx.unsignedTxid,
-    authority: request.authority,
-  };
+  const addressed = addressedOutputs(tx, request.network);
+  const own = await keystoreAddresses(
+    services,
+    request.network,
+    addressed.map((output) => output.address),
+  );
+  const spend = { ...countedSpend(addressed, own), key: tx.unsignedTxid, authority: request.authority };
   checkSpend(policy, spend);
   checkAutonomy(policy, spend, request.authority);
   checkFee(fee, request.maxFee, 'is', policy);
@@ -496,12 +535,13 @@ export async function withAddressKey<T>(
   address: string,
   use: (key: Uint8Array, owned: WalletAddress) => T,
 ): Promise<T> {
-  const owned = issuedAddresses(entry).find((candidate) => candidate.address === address);
+  const owned = await findIssued(services, entry, address);
   if (!owned) {
     throw new WalletError('INVALID_PARAM', `address is not one of wallet '${entry.alias}'s issued addresses.`, {
       hint: 'core_addresses_list shows them.',
     });
   }
+  await confirmOwned(services, entry, owned);
   const master = await unlockMaster(services, entry);
   const key = master.derive(owned.path);
   try {

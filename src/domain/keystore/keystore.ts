@@ -20,6 +20,13 @@ const FORMAT = 'wallet-keystore';
 const VERSION = 1;
 
 const FINGERPRINT_PATTERN = /^[0-9a-f]{8}$/;
+
+/**
+ * The most addresses one chain of an account hands out. Far beyond any real wallet (discovery
+ * stops 20 past the last used one), it keeps a damaged or altered `next_receive` (2^31, say) from
+ * making every call derive addresses for minutes: such a file is refused with a clear error.
+ */
+export const MAX_ISSUED_ADDRESSES = 100_000;
 const WALLET_FILE = /^[0-9a-f]{8}-[a-z]+\.json$/;
 
 const EvmAccountRecord = z.strictObject({
@@ -39,8 +46,8 @@ const EntrySchema = z.strictObject({
     index: z.int().min(0),
     path: z.string(),
     xpub: z.string(),
-    next_receive: z.int().min(0),
-    next_change: z.int().min(0),
+    next_receive: z.int().min(0).max(MAX_ISSUED_ADDRESSES),
+    next_change: z.int().min(0).max(MAX_ISSUED_ADDRESSES),
   }),
   /** EVM accounts derived from this seed: the xpub of m/44'/60'/0'/0 and each address handed out. */
   evm: z
@@ -90,6 +97,11 @@ export type KeystoreListing = { entries: WalletEntry[]; unreadable: string[] };
  */
 export class Keystore {
   readonly dir: string;
+  /**
+   * Where each alias seen was stored. An alias never moves to another file while its wallet
+   * exists (aliases are unique and never renamed), and a hit is checked against the file read.
+   */
+  private readonly aliasPaths = new Map<string, string>();
 
   constructor(dataDir: string) {
     this.dir = join(dataDir, KEYSTORE_DIR_NAME);
@@ -133,10 +145,17 @@ export class Keystore {
     return { items, unreadable };
   }
 
-  /** The wallet named by alias or fingerprint, or `WALLET_NOT_FOUND` listing the known aliases. */
+  /**
+   * The wallet named by alias or fingerprint, or `WALLET_NOT_FOUND` listing the known aliases. A
+   * fingerprint names its files directly and an alias seen before names its file, so a call reads
+   * one file, not every wallet's; only an alias not seen yet (or a miss) lists the keystore.
+   */
   async resolve(walletId: string): Promise<WalletEntry> {
-    const { entries, unreadable } = await this.list();
     const id = walletId.trim();
+    const direct = await this.resolveDirectly(id);
+    if (direct) return direct;
+    const { entries, unreadable } = await this.list();
+    for (const entry of entries) this.aliasPaths.set(entry.alias, this.pathOf(entry));
     const byAlias = entries.find((entry) => entry.alias === id);
     if (byAlias) return byAlias;
     const byFingerprint = entries.filter((entry) => entry.id === id.toLowerCase());
@@ -178,6 +197,31 @@ export class Keystore {
       );
       if (error instanceof WalletError && error.code === 'KEYSTORE_DAMAGED') throw error;
     }
+  }
+
+  /** The wallet a fingerprint or a remembered alias names, from its own file; undefined when unsure. */
+  private async resolveDirectly(id: string): Promise<WalletEntry | undefined> {
+    const read = (path: string): Promise<WalletEntry | undefined> =>
+      this.readFile(path).catch((error: unknown) => {
+        if (hasSystemCode(error, 'ENOENT')) return undefined;
+        throw error;
+      });
+    if (FINGERPRINT_PATTERN.test(id.toLowerCase())) {
+      const fingerprint = id.toLowerCase();
+      const found: WalletEntry[] = [];
+      for (const network of CORE_NETWORKS) {
+        const entry = await read(this.pathOf({ id: fingerprint, network }));
+        if (entry) found.push(entry);
+      }
+      // Several networks' wallets of one seed: the listing's error names them.
+      return found.length === 1 ? found[0] : undefined;
+    }
+    const path = this.aliasPaths.get(id);
+    if (path === undefined) return undefined;
+    const entry = await read(path);
+    if (entry?.alias === id) return entry;
+    this.aliasPaths.delete(id);
+    return undefined;
   }
 
   /** Seals and stores a new wallet; refuses a taken alias or the same seed twice on one network. */
@@ -256,6 +300,13 @@ export class Keystore {
     return this.update(entry, (current) => {
       const key = chain === 'receive' ? 'next_receive' : 'next_change';
       const first = current.account[key];
+      if (first + count > MAX_ISSUED_ADDRESSES) {
+        throw new WalletError(
+          'INVALID_PARAM',
+          `Wallet '${current.alias}' has handed out ${first} ${chain} addresses, the most one account issues (${MAX_ISSUED_ADDRESSES}).`,
+          { hint: 'Reuse an address the wallet already issued (core_addresses_list), or create another wallet.' },
+        );
+      }
       return { next: { ...current, account: { ...current.account, [key]: first + count } }, result: first };
     }).then(({ entry: next, result }) => ({ entry: next, first: result }));
   }
@@ -412,6 +463,19 @@ export class Keystore {
     }
     const parsed = EntrySchema.safeParse(json);
     if (!parsed.success) {
+      const index = parsed.error.issues.find(
+        (issue) =>
+          issue.code === 'too_big' && (issue.path.includes('next_receive') || issue.path.includes('next_change')),
+      );
+      if (index) {
+        throw new WalletError(
+          'KEYSTORE_DAMAGED',
+          `The keystore file ${path} has ${String(index.path.at(-1))} above ${MAX_ISSUED_ADDRESSES}, the most addresses an account issues: it is damaged or was altered.`,
+          {
+            hint: 'Restore it from a backup, or re-import the mnemonic (core_wallet_import) and run core_addresses_discover.',
+          },
+        );
+      }
       throw new WalletError(
         'KEYSTORE_DAMAGED',
         `The keystore file ${path} is not a wallet entry of format ${VERSION}.`,

@@ -21,6 +21,18 @@ export interface CoreChainBackend {
   chainInfo(): Promise<{ network: CoreNetwork | 'other'; height: number }>;
   /** Unspent outputs paying to the addresses (confirmed, and unconfirmed where the backend sees them). */
   utxos(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Utxo[]>;
+  /**
+   * The unspent outputs for coin selection, cheaply: those whose state the backend has not yet
+   * confirmed (unspent in the mempool, coinbase or not) are in `unchecked`; the spender checks only
+   * the ones it chooses ({@link CoreChainBackend.checkUtxos}), so the calls grow with the inputs of
+   * a payment, not with the coins held.
+   */
+  spendCandidates(
+    addresses: readonly WatchedAddress[],
+    signal?: AbortSignal,
+  ): Promise<{ utxos: Utxo[]; unchecked: ReadonlySet<Utxo> }>;
+  /** The given outputs still unspent (mempool included), each marked coinbase or not. */
+  checkUtxos(utxos: readonly Utxo[], signal?: AbortSignal): Promise<Utxo[]>;
   /** The balance of each address. */
   balances(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Map<string, AddressBalance>>;
   /** The addresses that have ever received funds, as far as this backend can tell. */

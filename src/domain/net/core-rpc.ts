@@ -154,7 +154,21 @@ export class CoreRpcBackend implements CoreChainBackend {
     (await this.hasAddressIndex()) ? 'history' : 'unspent-only';
 
   async utxos(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Utxo[]> {
-    if (addresses.length === 0) return [];
+    const { utxos, unchecked } = await this.spendCandidates(addresses, signal);
+    const checked = new Set(await this.checkUtxos([...unchecked], signal));
+    return utxos.filter((utxo) => !unchecked.has(utxo) || checked.has(utxo));
+  }
+
+  /**
+   * The outputs the address index (or `scantxoutset`) reports. Those it cannot vouch for are
+   * `unchecked`: young ones (a coinbase that may be immature) and, without the index, every one
+   * (`scantxoutset` sees only blocks, not what the mempool already spends).
+   */
+  async spendCandidates(
+    addresses: readonly WatchedAddress[],
+    signal?: AbortSignal,
+  ): Promise<{ utxos: Utxo[]; unchecked: ReadonlySet<Utxo> }> {
+    if (addresses.length === 0) return { utxos: [], unchecked: new Set() };
     const byAddress = new Map(addresses.map((watched) => [watched.address, watched]));
     let utxos: Utxo[];
     let tip: number;
@@ -212,7 +226,26 @@ export class CoreRpcBackend implements CoreChainBackend {
           : [];
       });
     }
-    return this.checkOutputs(utxos, tip, signal, !indexed);
+    const unchecked = new Set(
+      utxos.filter((utxo) => !indexed || (utxo.height !== null && tip - utxo.height + 1 < COINBASE_MATURITY)),
+    );
+    return { utxos, unchecked };
+  }
+
+  /**
+   * Checks outputs with `gettxout` (mempool included): drops those already spent by an unconfirmed
+   * transaction (scantxoutset and getaddressutxos see only blocks), and marks coinbase outputs,
+   * which neither reports.
+   */
+  async checkUtxos(utxos: readonly Utxo[], signal?: AbortSignal): Promise<Utxo[]> {
+    const kept: Utxo[] = [];
+    for (const utxo of utxos) {
+      const out = await this.call('gettxout', [utxo.txid, utxo.vout, true], TxOut, { signal });
+      if (out === null) continue;
+      utxo.coinbase = out.coinbase === true;
+      kept.push(utxo);
+    }
+    return kept;
   }
 
   async balances(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Map<string, AddressBalance>> {
@@ -348,27 +381,6 @@ export class CoreRpcBackend implements CoreChainBackend {
       'BACKEND_UNAVAILABLE',
       `${this.endpoint} refused scantxoutset: ${error.message.slice(0, 160)}.`,
     );
-  }
-
-  /**
-   * Checks outputs with `gettxout` (mempool included): drops those already spent by an unconfirmed
-   * transaction (scantxoutset and getaddressutxos see only blocks), and marks young coinbase
-   * outputs, which neither reports. With `all` false only young outputs are checked.
-   */
-  private async checkOutputs(utxos: Utxo[], tip: number, signal?: AbortSignal, all = false): Promise<Utxo[]> {
-    const kept: Utxo[] = [];
-    for (const utxo of utxos) {
-      const young = utxo.height !== null && tip - utxo.height + 1 < COINBASE_MATURITY;
-      if (!all && !young) {
-        kept.push(utxo);
-        continue;
-      }
-      const out = await this.call('gettxout', [utxo.txid, utxo.vout, true], TxOut, { signal });
-      if (out === null) continue;
-      utxo.coinbase = out.coinbase === true;
-      kept.push(utxo);
-    }
-    return kept;
   }
 
   private async readCookie(): Promise<string> {

@@ -65,6 +65,18 @@ export class InsightBackend implements CoreChainBackend {
     return { network, height: status.info.blocks };
   }
 
+  /** Insight's answers need no further check: nothing is left unchecked. */
+  async spendCandidates(
+    addresses: readonly WatchedAddress[],
+    signal?: AbortSignal,
+  ): Promise<{ utxos: Utxo[]; unchecked: ReadonlySet<Utxo> }> {
+    return { utxos: await this.utxos(addresses, signal), unchecked: new Set() };
+  }
+
+  checkUtxos(utxos: readonly Utxo[]): Promise<Utxo[]> {
+    return Promise.resolve([...utxos]);
+  }
+
   async utxos(addresses: readonly WatchedAddress[], signal?: AbortSignal): Promise<Utxo[]> {
     const byAddress = new Map(addresses.map((watched) => [watched.address, watched]));
     const utxos: Utxo[] = [];

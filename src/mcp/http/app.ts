@@ -49,7 +49,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (path !== MCP_PATH) return jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}.`);
     const unauthorized = authorize(request);
     if (unauthorized) return unauthorized;
-    return (await isLegacyRequest(request)) ? legacy.handle(request) : modern.fetch(request);
+    // The body is read and parsed once, here, and handed on: otherwise the era check and the
+    // session lookup each clone the request (a stream tee) and parse it again.
+    const { request: forward, parsedBody } = await readJsonBody(request);
+    return (await isLegacyRequest(forward, parsedBody))
+      ? legacy.handle(forward, parsedBody)
+      : modern.fetch(forward, parsedBody === undefined ? undefined : { parsedBody });
   }
 
   return {
@@ -69,6 +74,20 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       await Promise.all([legacy.close(), modern.close()]);
     },
   };
+}
+
+/**
+ * A POST's JSON body, parsed; undefined for another method, or a body that is not JSON (then the
+ * request is rebuilt with its text so the SDK answers it as it would have).
+ */
+async function readJsonBody(request: Request): Promise<{ request: Request; parsedBody: unknown }> {
+  if (request.method !== 'POST' || request.body === null) return { request, parsedBody: undefined };
+  const text = await request.text();
+  try {
+    return { request, parsedBody: JSON.parse(text) as unknown };
+  } catch {
+    return { request: new Request(request, { body: text }), parsedBody: undefined };
+  }
 }
 
 function methodNotAllowed(allow: string): Response {

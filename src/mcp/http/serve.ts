@@ -1,10 +1,10 @@
-import { createServer, type Server as NodeHttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as NodeHttpServer } from 'node:http';
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
 import { createLogger } from '../logger.js';
 import { createWalletServer, type WalletServerOptions } from '../server.js';
 import { walletServerOptions, type WalletServerSetup } from '../setup.js';
 import { createHttpApp, MCP_PATH } from './app.js';
-import { allowedHostnames } from './guards.js';
+import { allowedHostnames, bearerCheck, isValidHostHeader, UNAUTHORIZED_HEADERS } from './guards.js';
 import { MAX_BODY_BYTES } from './limits.js';
 import { authorityOf, type ListenAddress } from './listen-address.js';
 
@@ -14,7 +14,17 @@ export type HttpServeOptions = WalletServerOptions & {
   apiKey: string | undefined;
   /** More host names a client may use in `Host`/`Origin` (a DNS name of this machine). */
   allowedHosts?: readonly string[];
+  /** How long a client may take to send a request's headers (default {@link HEADERS_TIMEOUT_MS}). */
+  headersTimeoutMs?: number;
+  /** How long a client may take to send a whole request (default {@link REQUEST_TIMEOUT_MS}). */
+  requestTimeoutMs?: number;
 };
+
+/** A client that has not sent its headers after this long is cut off (Node's default is 60 s). */
+export const HEADERS_TIMEOUT_MS = 10_000;
+
+/** A client that has not sent its whole request (a 2 MiB body at most) after this long gets 408. */
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 export type HttpServing = {
   /** The MCP endpoint, with the port actually bound. */
@@ -37,9 +47,41 @@ export async function serveWalletHttp(options: HttpServeOptions): Promise<HttpSe
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (error) => logger.warn('http-error', { error: error.name }),
   });
-  // Node's IncomingMessage types `method` and `url` as possibly undefined; a request the server
-  // received always has both.
-  const server = createServer((request, response) => void handler(request as NodeIncomingMessageLike, response));
+  const refuse = preflight(options.apiKey);
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server = createServer(
+    {
+      headersTimeout: Math.min(options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout),
+      requestTimeout,
+      // How often Node looks for connections past those timeouts (default 30 s).
+      connectionsCheckingInterval: Math.min(1_000, requestTimeout),
+    },
+    (request, response) => {
+      const refusal = refuse(request);
+      if (refusal) {
+        const path = (request.url ?? '').split('?')[0] ?? '';
+        logger.info('http', {
+          method: request.method,
+          path: path.length > 64 ? `${path.slice(0, 64)}…` : path,
+          status: refusal.status,
+          ms: 0,
+        });
+        // The body, if any, is never read: the connection closes after the answer.
+        response.writeHead(refusal.status, {
+          'Content-Type': 'application/json',
+          Connection: 'close',
+          ...refusal.headers,
+        });
+        response.end(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: refusal.code, message: refusal.message }, id: null }),
+        );
+        return;
+      }
+      // Node's IncomingMessage types `method` and `url` as possibly undefined; a request the server
+      // received always has both.
+      void handler(request as NodeIncomingMessageLike, response);
+    },
+  );
   await listen(server, options.listen);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.listen.port;
@@ -57,6 +99,29 @@ export async function serveWalletHttp(options: HttpServeOptions): Promise<HttpSe
   };
 }
 
+type Refusal = { status: number; code: number; message: string; headers?: Record<string, string> };
+
+/**
+ * What is decided from the headers alone, before any body is read or a web `Request` is built: a
+ * malformed `Host` (400: it would not even make a URL) and, at the MCP endpoint, a missing or wrong
+ * token (401), so an unauthenticated client cannot hold a connection open by sending its body slowly.
+ */
+function preflight(apiKey: string | undefined): (request: IncomingMessage) => Refusal | undefined {
+  const check = apiKey === undefined ? undefined : bearerCheck(apiKey);
+  return (request) => {
+    if (!isValidHostHeader(request.headers.host)) {
+      return { status: 400, code: -32000, message: 'Bad Request: invalid Host header.' };
+    }
+    const url = request.url ?? '';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    if (check === undefined || path !== MCP_PATH) return undefined;
+    const error = check(request.headers.authorization);
+    if (error === undefined) return undefined;
+    return { status: 401, code: -32001, message: `Unauthorized: ${error}.`, headers: UNAUTHORIZED_HEADERS };
+  };
+}
+
 function listen(server: NodeHttpServer, address: ListenAddress): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -71,6 +136,13 @@ function listen(server: NodeHttpServer, address: ListenAddress): Promise<void> {
 export function startHttpServer(
   setup: Omit<WalletServerSetup, 'localOnly'> & Omit<HttpServeOptions, keyof WalletServerOptions>,
 ): Promise<HttpServing> {
-  const { listen, apiKey, allowedHosts = [] } = setup;
-  return serveWalletHttp({ ...walletServerOptions({ ...setup, localOnly: false }), listen, apiKey, allowedHosts });
+  const { listen, apiKey, allowedHosts = [], headersTimeoutMs, requestTimeoutMs } = setup;
+  return serveWalletHttp({
+    ...walletServerOptions({ ...setup, localOnly: false }),
+    listen,
+    apiKey,
+    allowedHosts,
+    ...(headersTimeoutMs === undefined ? {} : { headersTimeoutMs }),
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+  });
 }

@@ -96,12 +96,26 @@ export const tooLargeReply = (): JSONRPCErrorResponse =>
  */
 export function judgeLine(line: string): Verdict {
   if (line.trim() === '') return drop('blank');
-  let value: unknown;
+  const parsed = parseLine(line);
+  return 'reply' in parsed ? parsed : judgeValue(parsed.value);
+}
+
+/** The line's JSON, or the -32700 it is owed. */
+export function parseLine(
+  line: string,
+): { value: unknown } | { pass: false; reply: JSONRPCErrorResponse; reason: string } {
   try {
-    value = JSON.parse(line);
+    return { value: JSON.parse(line) as unknown };
   } catch {
     return { pass: false, reply: errorReply(null, PARSE_ERROR, 'Parse error'), reason: 'parse-error' };
   }
+}
+
+/** The empty batch JSON-RPC answers with one Invalid Request (not an empty array). */
+export const emptyBatchReply = (): JSONRPCErrorResponse => errorReply(null, INVALID_REQUEST, 'Invalid Request');
+
+/** One parsed JSON value judged as {@link judgeLine} judges a line (an array is no message). */
+export function judgeValue(value: unknown): Verdict {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid(null, 'not-an-object');
   }
@@ -111,6 +125,8 @@ export function judgeLine(line: string): Verdict {
   // JSON-RPC never answers a response, even one of another version.
   if (record['jsonrpc'] !== '2.0') return responseLike ? drop('bad-response') : invalid(id, 'bad-version');
   if (!('method' in record)) {
+    // Neither a method nor a result or error: a request that lost its method, owed an answer.
+    if (!('result' in record) && !('error' in record)) return invalid(id, 'no-method');
     const isResponse = (id !== null || record['id'] === null) && 'result' in record !== 'error' in record;
     const message = isResponse ? sdkMessage(record) : undefined;
     return message ? { pass: true, message } : drop('bad-response');

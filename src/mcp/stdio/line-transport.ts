@@ -1,15 +1,37 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCErrorResponse, JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { judgeLine, LineSplitter, MAX_LINE_BYTES, tooLargeReply } from './line-guard.js';
+import {
+  emptyBatchReply,
+  judgeLine,
+  judgeValue,
+  LineSplitter,
+  MAX_LINE_BYTES,
+  parseLine,
+  tooLargeReply,
+} from './line-guard.js';
 
 /** Told of each line that was not passed on: why, and whether it was answered. */
 export type RejectedLine = (reason: string, replied: boolean) => void;
+
+type RequestId = string | number;
+
+/** The answers owed to one JSON-RPC batch: sent together, as one array, once all are in. */
+type Batch = { waiting: Set<RequestId>; replies: JSONRPCMessage[] };
+
+/** How long the requests in flight when stdin ends may take to be answered before the connection closes. */
+export const END_OF_INPUT_DRAIN_MS = 30_000;
+
+/** The only protocol revision whose JSON-RPC allows batches (2025-06-18 removed them). */
+const BATCH_REVISION = '2025-03-26';
 
 /**
  * MCP's stdio transport for `wallet serve`: newline-delimited JSON-RPC on stdin and stdout. Each
  * line is parsed and checked once ({@link judgeLine}); a line that is no MCP message is answered
  * as JSON-RPC says, where the SDK's transport would drop it unanswered. Replies go out in order,
- * through one writer, honouring stdout's backpressure. It closes when stdin ends.
+ * through one writer, honouring stdout's backpressure. When stdin ends (or {@link drain} is called)
+ * it reads no more, but every request it passed on is still answered, within a bound, before it
+ * closes. On a connection that negotiated 2025-03-26 it accepts JSON-RPC batches, as that revision
+ * requires, and answers each with one array.
  */
 export class StdioLineTransport implements Transport {
   onclose?: (() => void) | undefined;
@@ -22,12 +44,22 @@ export class StdioLineTransport implements Transport {
   private flushing: Promise<void> | undefined;
   /** Settles when stdout has taken the last write; a failure there fails every later write too. */
   private drained: Promise<void> = Promise.resolve();
+  /** The last write queued, so closing can wait for it. */
+  private lastWrite: Promise<void> = Promise.resolve();
+  /** Requests passed on and not yet answered, by id (a count: a client may reuse an id). */
+  private readonly inFlight = new Map<RequestId, number>();
+  private whenIdle: (() => void)[] = [];
+  private readonly initializeIds = new Set<RequestId>();
+  private protocolVersion: string | undefined;
+  private readonly batches = new Map<RequestId, Batch>();
+  private inputEnded = false;
 
   constructor(
     private readonly stdin: Readable,
     private readonly stdout: Writable,
     private readonly rejected: RejectedLine = () => undefined,
     maxLineBytes = MAX_LINE_BYTES,
+    private readonly endOfInputDrainMs = END_OF_INPUT_DRAIN_MS,
   ) {
     this.splitter = new LineSplitter(
       (line) => this.receive(line.toString('utf8')),
@@ -56,16 +88,85 @@ export class StdioLineTransport implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
+    const id = 'method' in message ? undefined : (message.id as RequestId | undefined);
+    if (id === undefined) return this.write(message);
+    if (this.initializeIds.delete(id) && 'result' in message) {
+      const version = message.result['protocolVersion'];
+      if (typeof version === 'string') this.protocolVersion = version;
+    }
+    const batch = this.batches.get(id);
+    let written: Promise<void>;
+    if (batch) {
+      this.batches.delete(id);
+      batch.waiting.delete(id);
+      batch.replies.push(message);
+      written = batch.waiting.size === 0 ? this.write(batch.replies) : Promise.resolve();
+    } else {
+      written = this.write(message);
+    }
+    this.answered(id);
+    return written;
+  }
+
+  /**
+   * Stops reading stdin and closes once every request passed on has been answered, or after
+   * `ms`, whichever is first (SIGTERM: a shorter bound than the end of input's).
+   */
+  drain(ms: number): Promise<void> {
+    this.stopInput();
+    return this.finish(ms);
+  }
+
+  private write(value: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
     let line: unknown;
     try {
-      line = JSON.stringify(message);
+      line = JSON.stringify(value);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     if (typeof line !== 'string') return Promise.reject(new Error('not a JSON-RPC message'));
     this.queued.push(`${line}\n`);
     this.flushing ??= new Promise((resolve, reject) => setImmediate(() => this.flush().then(resolve, reject)));
+    this.lastWrite = this.flushing;
     return this.flushing;
+  }
+
+  private answered(id: RequestId): void {
+    const count = this.inFlight.get(id);
+    if (count === undefined) return;
+    if (count > 1) this.inFlight.set(id, count - 1);
+    else this.inFlight.delete(id);
+    if (this.inFlight.size === 0) for (const wake of this.whenIdle.splice(0)) wake();
+  }
+
+  private stopInput(): void {
+    if (this.inputEnded) return;
+    this.inputEnded = true;
+    this.stdin.off('data', this.onData);
+    this.stdin.off('end', this.onEnd);
+    this.stdin.off('close', this.onEnd);
+    this.splitter.end();
+    if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
+  }
+
+  /** Waits (at most `ms`) for the answers still owed, writes them, then closes. */
+  private async finish(ms: number): Promise<void> {
+    if (this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.whenIdle.push(resolve);
+        timer = setTimeout(resolve, ms);
+      });
+      clearTimeout(timer);
+    }
+    if (this.closed) return;
+    // A batch cut short by the bound still gets the answers it has.
+    for (const batch of new Set(this.batches.values())) {
+      if (batch.replies.length > 0) void this.write(batch.replies).catch(() => undefined);
+    }
+    this.batches.clear();
+    await this.lastWrite.catch(() => undefined);
+    await this.close();
   }
 
   private async flush(): Promise<void> {
@@ -97,23 +198,81 @@ export class StdioLineTransport implements Transport {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
+    this.inputEnded = true;
     this.stdin.off('data', this.onData);
     this.stdin.off('error', this.onInputError);
     this.stdin.off('end', this.onEnd);
     this.stdin.off('close', this.onEnd);
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
+    for (const wake of this.whenIdle.splice(0)) wake();
     this.onclose?.();
     return Promise.resolve();
   }
 
   private receive(line: string): void {
+    if (this.protocolVersion === BATCH_REVISION && line.trimStart().startsWith('[')) {
+      this.receiveBatch(line);
+      return;
+    }
     const verdict = judgeLine(line);
     if (!verdict.pass) {
       this.refuse(verdict.reply, verdict.reason);
       return;
     }
+    this.deliver(verdict.message);
+  }
+
+  /** A 2025-03-26 batch: each element judged as a line is, the answers sent as one array. */
+  private receiveBatch(line: string): void {
+    const parsed = parseLine(line);
+    if ('reply' in parsed) {
+      this.refuse(parsed.reply, parsed.reason);
+      return;
+    }
+    const elements = parsed.value as unknown[];
+    if (elements.length === 0) {
+      this.refuse(emptyBatchReply(), 'empty-batch');
+      return;
+    }
+    const batch: Batch = { waiting: new Set(), replies: [] };
+    const messages: JSONRPCMessage[] = [];
+    for (const element of elements) {
+      const verdict = judgeValue(element);
+      if (verdict.pass) {
+        messages.push(verdict.message);
+        const { message } = verdict;
+        if ('method' in message && 'id' in message && !this.batches.has(message.id)) {
+          batch.waiting.add(message.id);
+          this.batches.set(message.id, batch);
+        }
+      } else {
+        this.rejected(verdict.reason, verdict.reply !== undefined);
+        if (verdict.reply) batch.replies.push(verdict.reply);
+      }
+    }
+    if (batch.waiting.size === 0 && batch.replies.length > 0) void this.write(batch.replies).catch(() => undefined);
+    for (const message of messages) this.deliver(message);
+  }
+
+  private deliver(message: JSONRPCMessage): void {
+    if ('method' in message) {
+      if ('id' in message) {
+        this.inFlight.set(message.id, (this.inFlight.get(message.id) ?? 0) + 1);
+        if (message.method === 'initialize') {
+          this.initializeIds.add(message.id);
+          // The server agrees to a revision it supports, so lines sent before its answer (a
+          // pipe) are read as that revision; the answer's version then settles it.
+          const requested = message.params?.['protocolVersion'];
+          if (typeof requested === 'string') this.protocolVersion = requested;
+        }
+      } else if (message.method === 'notifications/cancelled') {
+        // A cancelled request is never answered (MCP's cancellation rule): nothing to wait for.
+        const requestId = message.params?.['requestId'];
+        if (typeof requestId === 'string' || typeof requestId === 'number') this.answered(requestId);
+      }
+    }
     try {
-      this.onmessage?.(verdict.message);
+      this.onmessage?.(message);
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
@@ -121,7 +280,7 @@ export class StdioLineTransport implements Transport {
 
   private refuse(reply: JSONRPCErrorResponse | undefined, reason: string): void {
     this.rejected(reason, reply !== undefined);
-    if (reply && !this.closed) void this.send(reply).catch(() => undefined);
+    if (reply && !this.closed) void this.write(reply).catch(() => undefined);
   }
 
   private readonly onData = (chunk: Buffer | string): void => {
@@ -129,9 +288,9 @@ export class StdioLineTransport implements Transport {
   };
 
   private readonly onEnd = (): void => {
-    if (this.closed) return;
-    this.splitter.end();
-    void this.close();
+    if (this.closed || this.inputEnded) return;
+    this.stopInput();
+    void this.finish(this.endOfInputDrainMs);
   };
 
   private readonly onInputError = (error: Error): void => {

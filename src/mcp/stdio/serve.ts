@@ -9,12 +9,21 @@ import { ServedTransport } from './served-transport.js';
 export type StdioServeOptions = WalletServerOptions & {
   stdin?: Readable;
   stdout?: Writable;
+  /** How long requests in flight at the end of stdin may take (default 30 s). */
+  endOfInputDrainMs?: number;
 };
+
+/** How long SIGTERM lets the requests in flight finish (shorter than the end of input's bound). */
+export const SIGTERM_DRAIN_MS = 5_000;
 
 export type StdioServing = {
   /** Resolves when the connection ends: stdin closed, or {@link StdioServing.close} called. */
   closed: Promise<void>;
-  close(): Promise<void>;
+  /**
+   * Reads no more requests, lets those in flight finish and writes their answers (at most
+   * `drainMs`), then closes: what SIGTERM does.
+   */
+  close(drainMs?: number): Promise<void>;
 };
 
 /**
@@ -25,8 +34,12 @@ export type StdioServing = {
 export function serveWalletStdio(options: StdioServeOptions): StdioServing {
   const logger = options.logger ?? createLogger('off');
   const stdin = options.stdin ?? process.stdin;
-  const inner = new StdioLineTransport(stdin, options.stdout ?? process.stdout, (reason, replied) =>
-    logger.debug('rejected-line', { reason, replied }),
+  const inner = new StdioLineTransport(
+    stdin,
+    options.stdout ?? process.stdout,
+    (reason, replied) => logger.debug('rejected-line', { reason, replied }),
+    undefined,
+    options.endOfInputDrainMs,
   );
   const transport = new ServedTransport(inner, logger);
   const handle = serveStdio(() => createWalletServer({ ...options, logger }), {
@@ -36,7 +49,10 @@ export function serveWalletStdio(options: StdioServeOptions): StdioServing {
   logger.info('serving', { transport: 'stdio', tools: options.catalogue.list().length });
   return {
     closed: transport.closed,
-    close: () => handle.close(),
+    close: async (drainMs = SIGTERM_DRAIN_MS) => {
+      await inner.drain(drainMs);
+      await handle.close();
+    },
   };
 }
 

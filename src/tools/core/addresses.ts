@@ -70,7 +70,7 @@ export const coreAddressesList = defineTool({
     return {
       wallet_id: entry.id,
       network: entry.network,
-      addresses: issuedAddresses(entry, chain ? [chain] : undefined),
+      addresses: await issuedAddresses(services, entry, chain ? [chain] : undefined),
     };
   },
 });
