@@ -44,7 +44,9 @@ export async function openInProcessSession(
   setup: Omit<WalletServerSetup, 'localOnly' | 'readOnly'> = {},
 ): Promise<McpSession> {
   tuneForOneShotProcess();
-  const server = createWalletServer(walletServerOptions({ ...setup, localOnly: true, readOnly: false }));
+  const server = createWalletServer(
+    walletServerOptions({ ...setup, localOnly: true, readOnly: false, profile: 'full' }),
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   return connectSession(clientSide, 'legacy', undefined, {});

@@ -1,6 +1,7 @@
 import { parseEndpointOverride } from '../domain/config/endpoints.js';
 import { WalletError } from '../domain/errors.js';
 import { WalletServices } from '../domain/services.js';
+import type { Profile } from '../shared/profiles.js';
 import { servedTools } from '../tools/index.js';
 import { Confirmations } from './confirmation.js';
 import { createLogger, type LogLevel } from './logger.js';
@@ -13,6 +14,8 @@ export type WalletServerSetup = {
   localOnly: boolean;
   /** Serve only read-only tools. */
   readOnly: boolean;
+  /** How tools/list shows the tools (`default` when not given). */
+  profile?: Profile | undefined;
   env?: Readonly<Record<string, string | undefined>> | undefined;
   /** `<chain>.<network>=<url>` endpoint overrides, as given on the command line. */
   endpoints?: readonly string[] | undefined;
@@ -31,7 +34,7 @@ export function walletServerOptions(setup: WalletServerSetup): WalletServerOptio
     throw error;
   }
   return {
-    catalogue: servedTools({ localOnly: setup.localOnly, readOnly: setup.readOnly }),
+    catalogue: servedTools({ localOnly: setup.localOnly, readOnly: setup.readOnly, profile: setup.profile }),
     services: new WalletServices({ env: setup.env, endpointOverrides, passphrase: setup.passphrase }),
     logger: createLogger(setup.logLevel ?? 'off'),
     confirmations: new Confirmations(),
