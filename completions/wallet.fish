@@ -145,10 +145,10 @@ flag	core-wallet-import	--discover	none	Scan the chain for used addresses after 
 flag	core-wallet-import	--no-discover	none	Scan the chain for used addresses after importing (needs the backend).
 cmd	-	core-wallet-export	globals	Reveal a wallet\'s mnemonic for backup (local only)
 flag	core-wallet-export	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-wallet-export	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-wallet-export	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 cmd	-	core-wallet-delete	globals	Delete a wallet from the keystore (irreversible)
 flag	core-wallet-delete	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-wallet-delete	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-wallet-delete	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-wallet-delete	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet\'s.
 val	core-wallet-delete	--network	mainnet
 val	core-wallet-delete	--network	testnet
@@ -156,14 +156,14 @@ val	core-wallet-delete	--network	regtest
 flag	core-wallet-delete	--confirm-fingerprint	text	The wallet\'s fingerprint, to confirm. Type out its 8 hex digits.
 cmd	-	core-address-create	globals	Hand out the next BIP44 receive address
 flag	core-address-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-address-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-address-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-address-create	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-address-create	--network	mainnet
 val	core-address-create	--network	testnet
 val	core-address-create	--network	regtest
 cmd	-	core-addresses-list	globals	List a wallet\'s receive and change addresses
 flag	core-addresses-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-addresses-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-addresses-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-addresses-list	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-addresses-list	--network	mainnet
 val	core-addresses-list	--network	testnet
@@ -180,28 +180,28 @@ val	core-address-validate	--network	testnet
 val	core-address-validate	--network	regtest
 cmd	-	core-addresses-discover	globals	Scan the chain for used addresses (BIP44 gap limit)
 flag	core-addresses-discover	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-addresses-discover	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-addresses-discover	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-addresses-discover	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-addresses-discover	--network	mainnet
 val	core-addresses-discover	--network	testnet
 val	core-addresses-discover	--network	regtest
 cmd	-	core-balances-get	globals	Get a wallet\'s confirmed and unconfirmed balance
 flag	core-balances-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-balances-get	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-balances-get	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-balances-get	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-balances-get	--network	mainnet
 val	core-balances-get	--network	testnet
 val	core-balances-get	--network	regtest
 cmd	-	core-utxos-list	globals	List a wallet\'s unspent outputs (UTXOs)
 flag	core-utxos-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-utxos-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-utxos-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-utxos-list	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-utxos-list	--network	mainnet
 val	core-utxos-list	--network	testnet
 val	core-utxos-list	--network	regtest
 cmd	-	core-tx-create	globals	Build an unsigned payment (PSBT) from wallet coins
 flag	core-tx-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-tx-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-tx-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-tx-create	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet\'s.
 val	core-tx-create	--network	mainnet
 val	core-tx-create	--network	testnet
@@ -210,7 +210,7 @@ flag	core-tx-create	--outputs	text	The payments. Each an address and amount_duff
 flag	core-tx-create	--fee-rate-duffs-per-kb	text	Duffs per 1000 bytes. The fee rate; 1000 (Dash\'s minimum relay fee) when omitted.
 cmd	-	core-tx-sign	globals	Sign a PSBT with the wallet\'s keys
 flag	core-tx-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-tx-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-tx-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-tx-sign	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet\'s.
 val	core-tx-sign	--network	mainnet
 val	core-tx-sign	--network	testnet
@@ -227,7 +227,7 @@ flag	core-tx-send	--hex	text	The signed transaction, hex. core-tx-sign\'s hex.
 flag	core-tx-send	--max-fee-duffs	text	A fee cap in duffs. Refuse to send if the fee is above it; 1000000 (0.01 DASH) when omitted.
 cmd	-	core-funds-send	globals	Pay an address: create, sign and broadcast
 flag	core-funds-send	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-funds-send	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-funds-send	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-funds-send	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet\'s.
 val	core-funds-send	--network	mainnet
 val	core-funds-send	--network	testnet
@@ -240,7 +240,7 @@ flag	core-funds-send	--dry-run	none	Only plan: show fee, coins and outputs; sign
 flag	core-funds-send	--no-dry-run	none	Only plan: show fee, coins and outputs; sign and send nothing.
 cmd	-	core-message-sign	globals	Sign a message with one of the wallet\'s addresses
 flag	core-message-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-message-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-message-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-message-sign	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-message-sign	--network	mainnet
 val	core-message-sign	--network	testnet
@@ -257,7 +257,7 @@ flag	evm-accounts-list	--args-json	text	The whole argument object as JSON; \'-\'
 flag	evm-accounts-list	--wallet-id	wallet	Only this wallet\'s derived accounts. Its alias or fingerprint.
 cmd	-	evm-account-create	globals	Derive the next EVM account from a wallet\'s seed
 flag	evm-account-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-account-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	evm-account-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	evm-account-create	--alias	text	An alias for the account. Usable as its address wherever an address of yours is asked for; a lower-…
 cmd	-	evm-account-import	globals	Import a private key or keystore v3 JSON (local only)
 flag	evm-account-import	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin

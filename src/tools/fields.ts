@@ -22,10 +22,14 @@ export const ToolName = describedWithBrief(
 
 export const JsonSchemaObject = z.record(z.string(), z.unknown());
 
+/**
+ * Optional everywhere: when omitted, the keystore's only wallet (on the tool's network, when it
+ * takes one), else the config file's default_wallet; with several, the tool refuses, naming them.
+ */
 export const WalletId = describedWithBrief(
-  z.string().min(1).max(64),
-  'The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).',
-  'Alias or fingerprint',
+  z.string().min(1).max(64).optional(),
+  "The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both). When omitted: the keystore's only wallet (on the network given), else default_wallet from config.json; with several, the call is refused, naming them.",
+  'Alias or fingerprint; default: the only one',
 );
 
 export const Alias = describedWithBrief(
