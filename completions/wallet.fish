@@ -21,6 +21,11 @@ flag	-	--endpoint	text	Use this node endpoint (repeatable), e.g. evm.local=http:
 flag	-	--passphrase-file	file	Unlock the keystore with the passphrase in this owner-only file.
 flag	-	--passphrase-stdin	none	Unlock the keystore with the passphrase read from stdin.
 flag	-	--get-tool-definition	none	Print every tool as one function-calling JSON document.
+flag	-	--read-only	none	With --get-tool-definition: only the tools wallet serve --read-only serves.
+flag	-	--profile	choice	With --get-tool-definition: the tools as wallet serve --profile lists them (default default).
+val	-	--profile	default
+val	-	--profile	full
+val	-	--profile	compact
 flag	-	--format	choice	Dialect of --get-tool-definition (default wallet).
 val	-	--format	wallet
 val	-	--format	openai

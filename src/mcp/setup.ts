@@ -2,7 +2,9 @@ import { parseEndpointOverride } from '../domain/config/endpoints.js';
 import { WalletError } from '../domain/errors.js';
 import { WalletServices } from '../domain/services.js';
 import type { Profile } from '../shared/profiles.js';
-import { servedTools } from '../tools/index.js';
+import { toolDefinitionDocument, type ToolDefinitionDocument } from '../shared/function-catalogue.js';
+import { packageInfo } from '../shared/package-info.js';
+import { profileFunctions, servedTools } from '../tools/index.js';
 import { Confirmations } from './confirmation.js';
 import { createLogger, type LogLevel } from './logger.js';
 import type { WalletServerOptions } from './server.js';
@@ -39,4 +41,14 @@ export function walletServerOptions(setup: WalletServerSetup): WalletServerOptio
     logger: createLogger(setup.logLevel ?? 'off'),
     confirmations: new Confirmations(),
   };
+}
+
+/**
+ * The function-calling document of the tools `wallet serve` serves with these flags, as its
+ * tools/list shows them (what `wallet --get-tool-definition` prints), without starting a server.
+ */
+export function servedToolDefinitions(options: { readOnly: boolean; profile: Profile }): ToolDefinitionDocument {
+  const { name, description } = packageInfo();
+  const catalogue = servedTools({ localOnly: false, readOnly: options.readOnly, profile: options.profile });
+  return toolDefinitionDocument({ name, description }, profileFunctions(catalogue.list(), options.profile));
 }

@@ -103,11 +103,13 @@ describe('wallet CLI on its own server (in-process)', () => {
       };
     };
     assert.equal(document.tool.name, 'wallet');
+    // What wallet serve serves (test/cli/tool-definition.test.ts checks the flags).
+    const served = ALL_TOOLS.filter((tool) => tool.localOnly !== true);
     assert.deepEqual(
       document.tool.functions.map((fn) => fn.name),
-      ALL_TOOLS.map((tool) => tool.name),
+      served.map((tool) => tool.name),
     );
-    assert.equal(document.tool.functions[0]?.description, ALL_TOOLS[0]?.description);
+    assert.equal(document.tool.functions[0]?.description, served[0]?.summary);
     const openai = JSON.parse((await wallet(['--get-tool-definition', '--format', 'openai'])).stdout) as {
       type: string;
     }[];
