@@ -39,6 +39,8 @@ export async function localServer(options: {
     walletServerOptions({
       localOnly: options.localOnly ?? true,
       readOnly: false,
+      // As the CLI's in-process server: the exact schemas (test/mcp/profiles.test.ts covers the others).
+      profile: 'full',
       env: options.env,
       passphrase: options.passphrase,
     }),
