@@ -1,8 +1,10 @@
-// What the wallet's tool catalogue costs an agent's context: the bytes (and estimated tokens) of
-// the `tools/list` result of `wallet serve` and of `wallet serve --read-only`, read over stdio as
-// an agent reads it, per tool and in total. Also enforces the summary limit: the MCP
-// `description` of every tool is its summary, at most SUMMARY_MAX_LENGTH (60) characters; any
-// longer (or missing) one is printed and the script exits 1.
+// What the wallet's tool catalogue costs an agent's context: the bytes and tokens (OpenAI's
+// o200k_base, from the gpt-tokenizer devDependency) of the `tools/list` result of `wallet serve`
+// in each profile (full, the baseline; default; default --read-only; compact; compact
+// --read-only), read over stdio as an agent reads it, per tool and in total, whole and
+// model-visible, against the budgets of issue 18. Also enforces the summary limit: the MCP
+// `description` of every tool is at most SUMMARY_MAX_LENGTH (60) characters; any longer (or
+// missing) one is printed and the script exits 1.
 //
 //   node bench/context-cost.mjs [--json]
 import { existsSync } from 'node:fs';
@@ -22,26 +24,28 @@ import {
   walletEnv,
 } from './lib/common.mjs';
 import { StdioPeer } from './lib/jsonrpc.mjs';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 
 const options = readOptions(
   { json: { type: 'boolean', help: 'print the figures as JSON instead of text' } },
-  'Usage: node bench/context-cost.mjs [options]\n\nBytes and estimated tokens of the tools/list result of wallet serve (and --read-only).',
+  'Usage: node bench/context-cost.mjs [options]\n\nBytes and o200k tokens of the tools/list result of wallet serve in each profile.',
 );
 await requireBuild();
 
 const summaryLimit = await summaryMaxLength();
 
-// Token estimates. No model's tokenizer ships with this repository, so two honest approximations:
-// - bytes / 4: the usual rule of thumb for English prose; JSON's punctuation and short keys
-//   tokenize differently, so read it as an order of magnitude, not a count.
-// - pieces: the text split by the pre-tokenizer pattern of OpenAI's cl100k_base. BPE never merges
-//   across pieces, so each piece is at least one token: a lower bound for cl100k_base. Other
-//   tokenizers (Claude's, o200k) split differently; read it as an estimate for them.
-const CL100K_PIECES =
-  /'(?:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/giu;
+// Tokens are counted with o200k_base (GPT-4o and later), the tokenizer of a model family agents
+// use; other models' tokenizers (Claude's) differ by some percent, not by the order of magnitude.
 const bytesOf = (value) => Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value));
-const tokensByBytes = (text) => Math.ceil(Buffer.byteLength(text) / 4);
-const tokensByPieces = (text) => text.match(CL100K_PIECES)?.length ?? 0;
+const tokensOf = (text) => encode(text).length;
+
+/** The budgets of issue 18, per profile label: bytes per tool, model-visible bytes per tool, whole bytes. */
+const BUDGETS = {
+  'wallet serve': { perTool: 600, modelPerTool: 400 },
+  'wallet serve --read-only': { perTool: 600, modelPerTool: 400 },
+  'wallet serve --profile compact': { total: 4000, tools: 8 },
+  'wallet serve --profile compact --read-only': { total: 4000, tools: 8 },
+};
 
 /** The summary limit of the build (dist/tools/catalogue.js), else the documented 60. */
 async function summaryMaxLength() {
@@ -84,8 +88,7 @@ function measureTool(tool) {
   return {
     name: tool.name,
     bytes: bytesOf(text),
-    tokensBytes4: tokensByBytes(text),
-    tokensPieces: tokensByPieces(text),
+    tokens: tokensOf(text),
     summaryChars: typeof tool.description === 'string' ? tool.description.length : null,
     parts: {
       description: bytesOf(tool.description ?? ''),
@@ -95,13 +98,13 @@ function measureTool(tool) {
       annotations: tool.annotations === undefined ? 0 : bytesOf(tool.annotations),
     },
     modelFacingBytes: bytesOf(modelFacing),
-    modelFacingTokensPieces: tokensByPieces(modelFacing),
+    modelFacingTokens: tokensOf(modelFacing),
   };
 }
 
 function measureCatalogue(label, args, { initialize, tools, pages }) {
-  const result = pages.length === 1 ? pages[0].result : { tools };
-  const text = JSON.stringify(result);
+  // The tools and the cursor; not the SDK's own result _meta (the server's name and version).
+  const text = JSON.stringify({ tools });
   const perTool = tools.map(measureTool).sort((a, b) => b.bytes - a.bytes || a.name.localeCompare(b.name));
   const sum = (pick) => perTool.reduce((total, tool) => total + pick(tool), 0);
   return {
@@ -112,10 +115,9 @@ function measureCatalogue(label, args, { initialize, tools, pages }) {
     total: {
       bytes: bytesOf(text),
       responseLineBytes: pages.reduce((total, page) => total + page.bytes, 0),
-      tokensBytes4: tokensByBytes(text),
-      tokensPieces: tokensByPieces(text),
+      tokens: tokensOf(text),
       modelFacingBytes: sum((tool) => tool.modelFacingBytes),
-      modelFacingTokensPieces: sum((tool) => tool.modelFacingTokensPieces),
+      modelFacingTokens: sum((tool) => tool.modelFacingTokens),
       parts: Object.fromEntries(
         Object.keys(perTool[0]?.parts ?? {}).map((part) => [part, sum((tool) => tool.parts[part])]),
       ),
@@ -128,15 +130,39 @@ function measureCatalogue(label, args, { initialize, tools, pages }) {
 let catalogues;
 try {
   const variants = [
+    ['wallet serve --profile full', ['serve', '--profile', 'full']],
     ['wallet serve', ['serve']],
     ['wallet serve --read-only', ['serve', '--read-only']],
+    ['wallet serve --profile compact', ['serve', '--profile', 'compact']],
+    ['wallet serve --profile compact --read-only', ['serve', '--profile', 'compact', '--read-only']],
   ];
   catalogues = [];
   for (const [label, args] of variants) catalogues.push(measureCatalogue(label, args, await catalogueOf(args)));
 } catch (error) {
   fail(error.message);
 }
-const [full, readOnly] = catalogues;
+const [full] = catalogues;
+
+/** Each budget of a catalogue: what it is, the figure, met or not. */
+function budgetChecks(catalogue) {
+  const budget = BUDGETS[catalogue.label];
+  if (!budget) return [];
+  const checks = [];
+  const perTool = catalogue.total.bytes / catalogue.toolCount;
+  const modelPerTool = catalogue.total.modelFacingBytes / catalogue.toolCount;
+  if (budget.perTool) checks.push(['bytes per tool', perTool, budget.perTool, perTool <= budget.perTool]);
+  if (budget.modelPerTool)
+    checks.push([
+      'model-visible bytes per tool',
+      modelPerTool,
+      budget.modelPerTool,
+      modelPerTool <= budget.modelPerTool,
+    ]);
+  if (budget.total)
+    checks.push(['bytes in all', catalogue.total.bytes, budget.total, catalogue.total.bytes < budget.total]);
+  if (budget.tools) checks.push(['tools', catalogue.toolCount, budget.tools, catalogue.toolCount <= budget.tools]);
+  return checks;
+}
 
 const violations = [];
 const seen = new Set();
@@ -151,61 +177,59 @@ for (const catalogue of catalogues) {
     }
   }
 }
-const readOnlyShare = readOnly.total.bytes / full.total.bytes;
 const info = machine();
 
 if (options.json) {
   const report = {
     benchmark: 'context-cost',
     machine: info,
-    tokenEstimators: {
-      tokensBytes4: 'ceil(bytes / 4), the rule of thumb for English prose',
-      tokensPieces: "pieces of cl100k_base's pre-tokenizer split: a lower bound for cl100k_base",
-    },
+    tokenizer: 'o200k_base (gpt-tokenizer)',
     summaryLimit,
-    catalogues,
-    readOnlyBytesShare: Number(readOnlyShare.toFixed(3)),
+    catalogues: catalogues.map((catalogue) => ({
+      ...catalogue,
+      shareOfFull: Number((catalogue.total.bytes / full.total.bytes).toFixed(3)),
+      budgets: budgetChecks(catalogue).map(([what, value, limit, met]) => ({ what, value, limit, met })),
+    })),
     summaryViolations: violations,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } else {
   const out = [
-    'Context cost of the tool catalogue: tools/list over stdio (initialize 2025-11-25), bytes of compact JSON',
+    'Context cost of the tool catalogue: tools/list over stdio (initialize 2025-11-25), bytes of compact JSON of {tools}',
     ...machineLines(info),
-    'Tokens are estimates: "≈tok" = bytes/4 (the rule of thumb for prose, not calibrated on JSON); "≥tok" = pieces of',
-    "cl100k_base's pre-tokenizer split, a lower bound for that tokenizer (other models' tokenizers differ).",
-    '"model B" = JSON of {name, description, input_schema}: what most clients pass to the model per tool.',
+    "Tokens: o200k_base (gpt-tokenizer), the tokenizer of GPT-4o and later; other models' tokenizers differ by some percent.",
+    '"model" = JSON of {name, description, input_schema}: what most clients pass to the model per tool.',
   ];
   for (const catalogue of catalogues) {
     out.push(
       '',
-      `${catalogue.label}: ${catalogue.toolCount} tools, ${catalogue.total.bytes} bytes (≈${catalogue.total.tokensBytes4} / ≥${catalogue.total.tokensPieces} tokens) in ${catalogue.pages} page(s); initialize instructions ${catalogue.instructionsBytes} bytes`,
+      `${catalogue.label}: ${catalogue.toolCount} tools, ${catalogue.total.bytes} bytes, ${catalogue.total.tokens} tokens (${((catalogue.total.bytes / full.total.bytes) * 100).toFixed(1)}% of the full profile's bytes) in ${catalogue.pages} page(s); initialize instructions ${catalogue.instructionsBytes} bytes`,
       table(
-        ['#', 'tool', 'bytes', '≈tok', '≥tok', 'summary', 'input B', 'output B', '_meta B', 'model B'],
+        ['#', 'tool', 'bytes', 'tokens', 'summary', 'input B', 'output B', '_meta B', 'model B', 'model tok'],
         [
           ...catalogue.tools.map((tool, index) => [
             index + 1,
             tool.name,
             tool.bytes,
-            tool.tokensBytes4,
-            tool.tokensPieces,
+            tool.tokens,
             tool.summaryChars ?? '-',
             tool.parts.inputSchema,
             tool.parts.outputSchema,
             tool.parts.meta,
             tool.modelFacingBytes,
+            tool.modelFacingTokens,
           ]),
           [
             '',
             'total (the tools/list result)',
             catalogue.total.bytes,
-            catalogue.total.tokensBytes4,
-            catalogue.total.tokensPieces,
+            catalogue.total.tokens,
             '',
             catalogue.total.parts.inputSchema,
             catalogue.total.parts.outputSchema,
             catalogue.total.parts.meta,
             catalogue.total.modelFacingBytes,
+            catalogue.total.modelFacingTokens,
           ],
         ],
         { align: 'rlrrrrrrrr', digits: 0 },
@@ -213,12 +237,14 @@ if (options.json) {
       `where the bytes are: ${Object.entries(catalogue.total.parts)
         .map(([part, bytes]) => `${part} ${bytes} (${((bytes / catalogue.total.bytes) * 100).toFixed(0)}%)`)
         .join(', ')}; the rest is names, titles and JSON punctuation`,
-      `model-facing part: ${catalogue.total.modelFacingBytes} bytes, ≥${catalogue.total.modelFacingTokensPieces} tokens`,
+      `per tool: ${(catalogue.total.bytes / catalogue.toolCount).toFixed(0)} bytes, ${(catalogue.total.tokens / catalogue.toolCount).toFixed(0)} tokens; model-visible ${catalogue.total.modelFacingBytes} bytes, ${catalogue.total.modelFacingTokens} tokens (${(catalogue.total.modelFacingBytes / catalogue.toolCount).toFixed(0)} bytes, ${(catalogue.total.modelFacingTokens / catalogue.toolCount).toFixed(0)} tokens per tool)`,
+      ...budgetChecks(catalogue).map(
+        ([what, value, limit, met]) => `budget: ${what} ${value.toFixed(0)} (aim ${limit}): ${met ? 'met' : 'NOT met'}`,
+      ),
     );
   }
   out.push(
     '',
-    `read-only vs full (baseline): ${(readOnlyShare * 100).toFixed(1)}% of the bytes (${readOnly.toolCount} of ${full.toolCount} tools)`,
     `summary limit: ${summaryLimit.value} characters (from ${summaryLimit.source}); ${violations.length === 0 ? 'every summary is within it' : `${violations.length} violation(s):`}`,
     ...violations.map((violation) => `  VIOLATION ${violation.name}: ${violation.problem}`),
     '',

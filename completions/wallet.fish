@@ -22,6 +22,11 @@ flag	-	--endpoint	text	Use this node endpoint (repeatable), e.g. evm.local=http:
 flag	-	--passphrase-file	file	Unlock the keystore with the passphrase in this owner-only file.
 flag	-	--passphrase-stdin	none	Unlock the keystore with the passphrase read from stdin.
 flag	-	--get-tool-definition	none	Print every tool as one function-calling JSON document.
+flag	-	--read-only	none	With --get-tool-definition: only the tools wallet serve --read-only serves.
+flag	-	--profile	choice	With --get-tool-definition: the tools as wallet serve --profile lists them (default default).
+val	-	--profile	default
+val	-	--profile	full
+val	-	--profile	compact
 flag	-	--format	choice	Dialect of --get-tool-definition (default wallet).
 val	-	--format	wallet
 val	-	--format	openai
@@ -39,6 +44,10 @@ flag	-	--version	none	Show the version.
 flag	-	-V	none	Show the version.
 cmd	-	serve	-	Serve the wallet tools over MCP, stdio or HTTP (for agents)
 flag	serve	--read-only	none	Serve only the tools whose annotations say read-only.
+flag	serve	--profile	choice	How tools/list shows the tools: default (lean), full (everything) or compact (action tools).
+val	serve	--profile	default
+val	serve	--profile	full
+val	serve	--profile	compact
 flag	serve	--log-level	choice	Log requests to stderr (method, tool, id, outcome, duration). Default: $WALLET_LOG_LEVEL or off.
 val	serve	--log-level	off
 val	serve	--log-level	error
@@ -136,7 +145,7 @@ flag	network-info	--args-json	text	The whole argument object as JSON; \'-\' read
 flag	network-info	--chain	choice	Only this chain: core or evm. All chains when omitted.
 val	network-info	--chain	core
 val	network-info	--chain	evm
-cmd	-	tool-describe	globals	Full definition of one tool: description, schemas, hints
+cmd	-	tool-describe	globals	Full definition of a tool (or all): text, schemas, hints
 flag	tool-describe	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	tool-describe	--name	text	A tool name as in tools/list, e.g. core_address_create (the CLI command with - for _ works too).
 cmd	-	get-tool-definition	globals	Every tool as one function-calling JSON document
@@ -150,7 +159,7 @@ flag	core-wallet-create	--network	choice	The Dash network of the wallet; the con
 val	core-wallet-create	--network	mainnet
 val	core-wallet-create	--network	testnet
 val	core-wallet-create	--network	regtest
-flag	core-wallet-create	--words	choice	Mnemonic length: 12 words (128 bits) or 24 (256 bits).
+flag	core-wallet-create	--words	choice	Mnemonic length in words. 12 (128 bits) or 24 (256 bits).
 val	core-wallet-create	--words	12
 val	core-wallet-create	--words	24
 cmd	-	core-wallet-import	globals	Import a wallet from its BIP39 mnemonic (local only)
@@ -168,25 +177,25 @@ flag	core-wallet-import	--discover	none	Scan the chain for used addresses after 
 flag	core-wallet-import	--no-discover	none	Scan the chain for used addresses after importing (needs the backend).
 cmd	-	core-wallet-export	globals	Reveal a wallet\'s mnemonic for backup (local only)
 flag	core-wallet-export	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-wallet-export	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-wallet-export	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 cmd	-	core-wallet-delete	globals	Delete a wallet from the keystore (irreversible)
 flag	core-wallet-delete	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-wallet-delete	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-wallet-delete	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-wallet-delete	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet\'s.
 val	core-wallet-delete	--network	mainnet
 val	core-wallet-delete	--network	testnet
 val	core-wallet-delete	--network	regtest
-flag	core-wallet-delete	--confirm-fingerprint	text	The wallet\'s fingerprint (8 hex digits), typed out as a confirmation.
+flag	core-wallet-delete	--confirm-fingerprint	text	The wallet\'s fingerprint, to confirm. Type out its 8 hex digits.
 cmd	-	core-address-create	globals	Hand out the next BIP44 receive address
 flag	core-address-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-address-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-address-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-address-create	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-address-create	--network	mainnet
 val	core-address-create	--network	testnet
 val	core-address-create	--network	regtest
 cmd	-	core-addresses-list	globals	List a wallet\'s receive and change addresses
 flag	core-addresses-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-addresses-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-addresses-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-addresses-list	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-addresses-list	--network	mainnet
 val	core-addresses-list	--network	testnet
@@ -197,91 +206,91 @@ val	core-addresses-list	--chain	change
 cmd	-	core-address-validate	globals	Check a Dash address: checksum, type and network
 flag	core-address-validate	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	core-address-validate	--address	text	A Dash address (Base58Check: X… or 7… on mainnet, y… or 8… on testnet/regtest).
-flag	core-address-validate	--network	choice	Also require the address to be for this network.
+flag	core-address-validate	--network	choice	Also check the network. The address must be for this one.
 val	core-address-validate	--network	mainnet
 val	core-address-validate	--network	testnet
 val	core-address-validate	--network	regtest
 cmd	-	core-addresses-discover	globals	Scan the chain for used addresses (BIP44 gap limit)
 flag	core-addresses-discover	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-addresses-discover	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-addresses-discover	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-addresses-discover	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-addresses-discover	--network	mainnet
 val	core-addresses-discover	--network	testnet
 val	core-addresses-discover	--network	regtest
 cmd	-	core-balances-get	globals	Get a wallet\'s confirmed and unconfirmed balance
 flag	core-balances-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-balances-get	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-balances-get	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-balances-get	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-balances-get	--network	mainnet
 val	core-balances-get	--network	testnet
 val	core-balances-get	--network	regtest
 cmd	-	core-utxos-list	globals	List a wallet\'s unspent outputs (UTXOs)
 flag	core-utxos-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-utxos-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-utxos-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-utxos-list	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-utxos-list	--network	mainnet
 val	core-utxos-list	--network	testnet
 val	core-utxos-list	--network	regtest
 cmd	-	core-tx-create	globals	Build an unsigned payment (PSBT) from wallet coins
 flag	core-tx-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-tx-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-tx-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-tx-create	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet\'s.
 val	core-tx-create	--network	mainnet
 val	core-tx-create	--network	testnet
 val	core-tx-create	--network	regtest
-flag	core-tx-create	--outputs	text	The payments: address and amount_duffs each.
-flag	core-tx-create	--fee-rate-duffs-per-kb	text	Fee rate in duffs per 1000 bytes; 1000 (Dash\'s minimum relay fee) when omitted.
+flag	core-tx-create	--outputs	text	The payments. Each an address and amount_duffs.
+flag	core-tx-create	--fee-rate-duffs-per-kb	text	Duffs per 1000 bytes. The fee rate; 1000 (Dash\'s minimum relay fee) when omitted.
 cmd	-	core-tx-sign	globals	Sign a PSBT with the wallet\'s keys
 flag	core-tx-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-tx-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-tx-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-tx-sign	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet\'s.
 val	core-tx-sign	--network	mainnet
 val	core-tx-sign	--network	testnet
 val	core-tx-sign	--network	regtest
 flag	core-tx-sign	--psbt	text	The unsigned PSBT, Base64.
-flag	core-tx-sign	--max-fee-duffs	text	Refuse to sign if the fee is above this many duffs; 1000000 (0.01 DASH) when omitted.
+flag	core-tx-sign	--max-fee-duffs	text	A fee cap in duffs. Refuse to sign if the fee is above it; 1000000 (0.01 DASH) when omitted.
 cmd	-	core-tx-send	globals	Broadcast a signed transaction (fee-capped)
 flag	core-tx-send	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	core-tx-send	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet\'s.
 val	core-tx-send	--network	mainnet
 val	core-tx-send	--network	testnet
 val	core-tx-send	--network	regtest
-flag	core-tx-send	--hex	text	The signed transaction, hex (core-tx-sign\'s hex).
-flag	core-tx-send	--max-fee-duffs	text	Refuse to send if the fee is above this many duffs; 1000000 (0.01 DASH) when omitted.
+flag	core-tx-send	--hex	text	The signed transaction, hex. core-tx-sign\'s hex.
+flag	core-tx-send	--max-fee-duffs	text	A fee cap in duffs. Refuse to send if the fee is above it; 1000000 (0.01 DASH) when omitted.
 cmd	-	core-funds-send	globals	Pay an address: create, sign and broadcast
 flag	core-funds-send	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-funds-send	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-funds-send	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-funds-send	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet\'s.
 val	core-funds-send	--network	mainnet
 val	core-funds-send	--network	testnet
 val	core-funds-send	--network	regtest
 flag	core-funds-send	--address	text	The address to pay.
-flag	core-funds-send	--amount-duffs	text	The amount to pay, in duffs (1 DASH = 100000000).
-flag	core-funds-send	--fee-rate-duffs-per-kb	text	Fee rate in duffs per 1000 bytes; 1000 (Dash\'s minimum relay fee) when omitted.
-flag	core-funds-send	--max-fee-duffs	text	Refuse to send if the fee is above this many duffs; 1000000 (0.01 DASH) when omitted.
+flag	core-funds-send	--amount-duffs	text	The amount to pay, in duffs. 1 DASH = 100000000 duffs.
+flag	core-funds-send	--fee-rate-duffs-per-kb	text	Duffs per 1000 bytes. The fee rate; 1000 (Dash\'s minimum relay fee) when omitted.
+flag	core-funds-send	--max-fee-duffs	text	A fee cap in duffs. Refuse to send if the fee is above it; 1000000 (0.01 DASH) when omitted.
 flag	core-funds-send	--dry-run	none	Only plan: show fee, coins and outputs; sign and send nothing.
 flag	core-funds-send	--no-dry-run	none	Only plan: show fee, coins and outputs; sign and send nothing.
 cmd	-	core-message-sign	globals	Sign a message with one of the wallet\'s addresses
 flag	core-message-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-message-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
+flag	core-message-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-message-sign	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-message-sign	--network	mainnet
 val	core-message-sign	--network	testnet
 val	core-message-sign	--network	regtest
-flag	core-message-sign	--address	text	The wallet address whose key signs (from core-addresses-list).
-flag	core-message-sign	--message	text	The message text (UTF-8).
+flag	core-message-sign	--address	text	The wallet address whose key signs. core-addresses-list lists them.
+flag	core-message-sign	--message	text	UTF-8 text. The message itself.
 cmd	-	core-message-verify	globals	Verify a Dash signed message
 flag	core-message-verify	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-message-verify	--address	text	The P2PKH address that supposedly signed.
-flag	core-message-verify	--message	text	The message text (UTF-8).
+flag	core-message-verify	--address	text	The claimed signer. A P2PKH address.
+flag	core-message-verify	--message	text	UTF-8 text. The message itself.
 flag	core-message-verify	--signature	text	The signature, Base64.
 cmd	-	evm-accounts-list	globals	List the EVM accounts in the keystore
 flag	evm-accounts-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-accounts-list	--wallet-id	wallet	Only this wallet\'s derived accounts (alias or fingerprint).
+flag	evm-accounts-list	--wallet-id	wallet	Only this wallet\'s derived accounts. Its alias or fingerprint.
 cmd	-	evm-account-create	globals	Derive the next EVM account from a wallet\'s seed
 flag	evm-account-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-account-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).
-flag	evm-account-create	--alias	text	A short name for the account, usable wherever an address of yours is asked for: a lower-case letter…
+flag	evm-account-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	evm-account-create	--alias	text	An alias for the account. Usable as its address wherever an address of yours is asked for; a lower-…
 cmd	-	evm-account-import	globals	Import a private key or keystore v3 JSON (local only)
 flag	evm-account-import	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-account-import	--private-key-stdin	none	The private key, 32 bytes in hex (0x optional). Give this or keystore_json. (read from stdin)
@@ -290,7 +299,7 @@ flag	evm-account-import	--keystore-json-stdin	none	A keystore v3 JSON document, 
 flag	evm-account-import	--keystore-json-file	file	A keystore v3 JSON document, as geth or MetaMask export it. (read from an owner-only file)
 flag	evm-account-import	--keystore-password-stdin	none	The password keystore_json was saved with. (read from stdin)
 flag	evm-account-import	--keystore-password-file	file	The password keystore_json was saved with. (read from an owner-only file)
-flag	evm-account-import	--alias	text	A short name for the account, usable wherever an address of yours is asked for: a lower-case letter…
+flag	evm-account-import	--alias	text	An alias for the account. Usable as its address wherever an address of yours is asked for; a lower-…
 cmd	-	evm-account-export	globals	Export an account\'s key or keystore v3 JSON (local only)
 flag	evm-account-export	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-account-export	--address	text	A keystore EVM account: its 0x address or its alias (evm-accounts-list shows both).
@@ -301,76 +310,76 @@ flag	evm-account-export	--keystore-password-stdin	none	The password for the keys
 flag	evm-account-export	--keystore-password-file	file	The password for the keystore v3 JSON; the keystore passphrase when omitted. (read from an owner-on…
 cmd	-	evm-balance-get	globals	Get an address balance in wei and ether, or an ERC-20
 flag	evm-balance-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-balance-get	--address	text	The address to look at, or the alias of a keystore account.
+flag	evm-balance-get	--address	text	The address to look at. Or the alias of a keystore account.
 flag	evm-balance-get	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
-flag	evm-balance-get	--token	text	An ERC-20 contract address: also read this token balance.
+flag	evm-balance-get	--token	text	Also this ERC-20 token\'s balance. The token contract\'s address.
 cmd	-	evm-tx-create	globals	Build an unsigned EIP-1559 transaction
 flag	evm-tx-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-tx-create	--address	text	The sender: any address, or the alias of a keystore account.
+flag	evm-tx-create	--address	text	The sender. Any address, or the alias of a keystore account.
 flag	evm-tx-create	--to	text	The recipient or contract called; omit to deploy a contract.
-flag	evm-tx-create	--value-wei	text	The value to send in wei (digits); 0 when omitted.
+flag	evm-tx-create	--value-wei	text	Value in wei (digits); 0 when omitted.
 flag	evm-tx-create	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
 flag	evm-tx-create	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
-flag	evm-tx-create	--gas-limit	text	A gas limit to use instead of the node\'s estimate (digits).
-flag	evm-tx-create	--nonce	text	A nonce to use instead of the sender\'s next one (to replace a pending transaction).
+flag	evm-tx-create	--gas-limit	text	A gas limit, in digits. Instead of the node\'s estimate.
+flag	evm-tx-create	--nonce	text	Overrides the next nonce. To replace a pending transaction.
 cmd	-	evm-tx-sign	globals	Sign an unsigned transaction offline
 flag	evm-tx-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-tx-sign	--address	text	The signing account: a keystore address or alias.
-flag	evm-tx-sign	--unsigned-tx	text	The unsigned transaction, serialized hex (evm-tx-create gives it).
+flag	evm-tx-sign	--address	text	The signing account. A keystore address or alias.
+flag	evm-tx-sign	--unsigned-tx	text	Unsigned transaction, hex. evm-tx-create gives it, serialized.
 flag	evm-tx-sign	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
-flag	evm-tx-sign	--max-fee-wei	text	Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas exceeds this many…
+flag	evm-tx-sign	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
 cmd	-	evm-tx-send	globals	Broadcast a signed transaction, optionally wait
 flag	evm-tx-send	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-tx-send	--signed-tx	text	The signed transaction, serialized hex (evm-tx-sign gives it).
+flag	evm-tx-send	--signed-tx	text	Signed transaction, hex. evm-tx-sign gives it, serialized.
 flag	evm-tx-send	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
-flag	evm-tx-send	--wait	none	Wait for the receipt (with progress) before answering.
-flag	evm-tx-send	--no-wait	none	Wait for the receipt (with progress) before answering.
-flag	evm-tx-send	--wait-seconds	text	How long wait waits for the receipt, in seconds (120 by default); then status stays pending.
-flag	evm-tx-send	--max-fee-wei	text	Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas exceeds this many…
+flag	evm-tx-send	--wait	none	Wait for the receipt. With progress, before answering.
+flag	evm-tx-send	--no-wait	none	Wait for the receipt. With progress, before answering.
+flag	evm-tx-send	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
+flag	evm-tx-send	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
 cmd	-	evm-tx-get	globals	Get a transaction and its receipt by hash
 flag	evm-tx-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-tx-get	--hash	text	A transaction hash: 0x and 64 hex digits.
 flag	evm-tx-get	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
 cmd	-	evm-funds-send	globals	Pay ether in one call (create, sign, send)
 flag	evm-funds-send	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-funds-send	--address	text	The sending account: a keystore address or alias.
-flag	evm-funds-send	--to	text	The recipient (or contract called).
-flag	evm-funds-send	--value-wei	text	The value to send, in wei (digits).
+flag	evm-funds-send	--address	text	The sending account. A keystore address or alias.
+flag	evm-funds-send	--to	text	Recipient or contract called.
+flag	evm-funds-send	--value-wei	text	Value in wei (digits).
 flag	evm-funds-send	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
 flag	evm-funds-send	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
 flag	evm-funds-send	--dry-run	none	Only plan: show nonce, gas and fee; sign and send nothing.
 flag	evm-funds-send	--no-dry-run	none	Only plan: show nonce, gas and fee; sign and send nothing.
-flag	evm-funds-send	--wait	none	Wait for the receipt (with progress) before answering.
-flag	evm-funds-send	--no-wait	none	Wait for the receipt (with progress) before answering.
-flag	evm-funds-send	--wait-seconds	text	How long wait waits for the receipt, in seconds (120 by default); then status stays pending.
-flag	evm-funds-send	--max-fee-wei	text	Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas exceeds this many…
+flag	evm-funds-send	--wait	none	Wait for the receipt. With progress, before answering.
+flag	evm-funds-send	--no-wait	none	Wait for the receipt. With progress, before answering.
+flag	evm-funds-send	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
+flag	evm-funds-send	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
 cmd	-	evm-token-transfer	globals	Send an ERC-20 token amount in one call
 flag	evm-token-transfer	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-token-transfer	--address	text	The sending account: a keystore address or alias.
+flag	evm-token-transfer	--address	text	The sending account. A keystore address or alias.
 flag	evm-token-transfer	--token	text	The ERC-20 token contract.
 flag	evm-token-transfer	--to	text	The recipient of the tokens.
-flag	evm-token-transfer	--amount	text	The amount in the token\'s base units, as a string of digits (1.5 tokens of 6 decimals: 1500000).
+flag	evm-token-transfer	--amount	text	Token base units, digits. The token\'s smallest unit: 1.5 tokens of 6 decimals is 1500000.
 flag	evm-token-transfer	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
 flag	evm-token-transfer	--dry-run	none	Only plan: show nonce, gas and fee; sign and send nothing.
 flag	evm-token-transfer	--no-dry-run	none	Only plan: show nonce, gas and fee; sign and send nothing.
-flag	evm-token-transfer	--wait	none	Wait for the receipt (with progress) before answering.
-flag	evm-token-transfer	--no-wait	none	Wait for the receipt (with progress) before answering.
-flag	evm-token-transfer	--wait-seconds	text	How long wait waits for the receipt, in seconds (120 by default); then status stays pending.
-flag	evm-token-transfer	--max-fee-wei	text	Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas exceeds this many…
+flag	evm-token-transfer	--wait	none	Wait for the receipt. With progress, before answering.
+flag	evm-token-transfer	--no-wait	none	Wait for the receipt. With progress, before answering.
+flag	evm-token-transfer	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
+flag	evm-token-transfer	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
 cmd	-	evm-message-sign	globals	Sign a message with an EVM account (EIP-191)
 flag	evm-message-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-message-sign	--address	text	The signing account: a keystore address or alias.
-flag	evm-message-sign	--message	text	The message text (UTF-8).
+flag	evm-message-sign	--address	text	The signing account. A keystore address or alias.
+flag	evm-message-sign	--message	text	UTF-8 text. The message itself.
 cmd	-	evm-message-verify	globals	Verify an EIP-191 signed message
 flag	evm-message-verify	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-message-verify	--address	text	The address that supposedly signed.
-flag	evm-message-verify	--message	text	The message text (UTF-8).
-flag	evm-message-verify	--signature	text	The signature: 65 bytes in hex (0x and 130 hex digits).
+flag	evm-message-verify	--address	text	The claimed signer.
+flag	evm-message-verify	--message	text	UTF-8 text. The message itself.
+flag	evm-message-verify	--signature	text	The signature, 65 bytes in hex. 0x and 130 hex digits.
 cmd	-	evm-typed-data-sign	globals	Sign EIP-712 typed data with an EVM account
 flag	evm-typed-data-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-typed-data-sign	--address	text	The signing account: a keystore address or alias.
+flag	evm-typed-data-sign	--address	text	The signing account. A keystore address or alias.
 flag	evm-typed-data-sign	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
-flag	evm-typed-data-sign	--typed-data	text	EIP-712 typed data: {domain, types, primaryType, message}, as eth_signTypedData_v4 takes it.
+flag	evm-typed-data-sign	--typed-data	text	The EIP-712 typed data to sign. {domain, types, primaryType, message}, as eth_signTypedData_v4 take…
 '
 
 # The data directory, as wallet resolves it: $WALLET_HOME, else the platform's user data dir.

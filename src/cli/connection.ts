@@ -1,4 +1,6 @@
 import { RemoteProtocolError, type EraVerdict, type ListedTool, type McpSession } from '../mcp/session.js';
+import { isJsonSchema } from '../shared/json-schema.js';
+import { describeAllArgumentsOf, FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
 import { readBuiltInTools } from './builtin-tools.js';
 import type { Target } from './target.js';
@@ -64,9 +66,10 @@ export class Connection {
       }
     }
     let session = await this.open();
-    let tools: ListedTool[];
+    const timeoutMs = this.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    let listed: ListedTool[];
     try {
-      tools = await session.listTools({ timeoutMs: this.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+      listed = await session.listTools({ timeoutMs });
     } catch (error) {
       // The first request of a session opened in a remembered 2026-era verdict fails when the
       // server no longer speaks that era: forget it, and when the server answered (it is there,
@@ -77,8 +80,9 @@ export class Connection {
       await this.session?.close().catch(() => undefined);
       this.session = undefined;
       session = await this.open();
-      tools = await session.listTools({ timeoutMs: this.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+      listed = await session.listTools({ timeoutMs });
     }
+    const tools = await withFullDefinitions(session, listed, timeoutMs);
     // The cache only saves a trip: failing to write it must not fail the command.
     if (target.kind !== 'built-in') {
       await (await this.cache()).write(target.spec, session.server, tools, session.era).catch(() => undefined);
@@ -149,4 +153,38 @@ export class Connection {
     await this.pending.catch(() => undefined);
     await this.session?.close();
   }
+}
+
+/**
+ * A lean tool list (`wallet serve`'s default) made whole: when a listed tool declares that it
+ * describes every tool (`DESCRIBE_ALL_META_KEY`), it is called once and each tool gets its full
+ * description and output schema back, so help and rendering are as good as with `--profile full`;
+ * the cache then keeps them with the list. A failed or odd answer leaves the list as it was.
+ */
+async function withFullDefinitions(session: McpSession, tools: ListedTool[], timeoutMs: number): Promise<ListedTool[]> {
+  const describer = tools.find((tool) => describeAllArgumentsOf(tool) !== undefined);
+  const args = describer && describeAllArgumentsOf(describer);
+  if (!describer || !args) return tools;
+  const result = await session.callTool(describer.name, args, { timeoutMs }).catch(() => undefined);
+  const described = (result?.isError === false ? result.structuredContent : undefined) as
+    { tools?: unknown } | undefined;
+  if (!Array.isArray(described?.tools)) return tools;
+  const byName = new Map<string, { description?: unknown; output_schema?: unknown }>();
+  for (const entry of described.tools as unknown[]) {
+    if (isJsonSchema(entry) && typeof entry['name'] === 'string') byName.set(entry['name'], entry);
+  }
+  return tools.map((tool) => {
+    const full = byName.get(tool.name);
+    if (!full) return tool;
+    return {
+      ...tool,
+      ...(tool.outputSchema === undefined && isJsonSchema(full.output_schema)
+        ? { outputSchema: full.output_schema }
+        : {}),
+      _meta: {
+        ...(typeof full.description === 'string' ? { [FULL_DESCRIPTION_META_KEY]: full.description } : {}),
+        ...tool._meta,
+      },
+    };
+  });
 }

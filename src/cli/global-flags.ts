@@ -1,5 +1,6 @@
 import yargsParser from 'yargs-parser';
 import { FUNCTION_DIALECTS } from '../shared/function-catalogue.js';
+import { isProfile, PROFILES, type Profile } from '../shared/profiles.js';
 import { UsageError } from './usage-error.js';
 
 /** A flag of the CLI itself (not generated from a tool). */
@@ -75,6 +76,18 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
     description: 'Print every tool as one function-calling JSON document.',
   },
   {
+    name: 'read-only',
+    type: 'boolean',
+    description: 'With --get-tool-definition: only the tools wallet serve --read-only serves.',
+  },
+  {
+    name: 'profile',
+    type: 'string',
+    value: 'profile',
+    choices: PROFILES,
+    description: 'With --get-tool-definition: the tools as wallet serve --profile lists them (default default).',
+  },
+  {
     name: 'format',
     type: 'string',
     value: 'dialect',
@@ -118,6 +131,8 @@ export type GlobalOptions = {
   passphraseStdin: boolean;
   getToolDefinition: boolean;
   format: string | undefined;
+  readOnly: boolean;
+  profile: Profile | undefined;
   color: boolean | undefined;
   debug: boolean;
   help: boolean;
@@ -185,6 +200,10 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
   if (format !== undefined && !(FUNCTION_DIALECTS as readonly string[]).includes(format)) {
     throw new UsageError(`--format must be one of ${FUNCTION_DIALECTS.join(', ')}; got '${format}'.`);
   }
+  const profile = text('profile');
+  if (profile !== undefined && !isProfile(profile)) {
+    throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}; got '${profile}'.`);
+  }
   return {
     json: parsed['json'] === true,
     server: text('server'),
@@ -200,6 +219,8 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
     passphraseStdin: parsed['passphrase-stdin'] === true,
     getToolDefinition: parsed['get-tool-definition'] === true,
     format,
+    readOnly: parsed['read-only'] === true,
+    profile,
     color: typeof parsed['color'] === 'boolean' ? parsed['color'] : undefined,
     debug: parsed['debug'] === true,
     help: parsed['help'] === true,

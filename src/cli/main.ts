@@ -85,6 +85,18 @@ async function dispatch(run: Run): Promise<number> {
   const { io, globals, verb, connection, style } = run;
   if (verb === 'completion') return printCompletion(run);
   if (verb === 'tools') return printToolList(run);
+  if (globals.getToolDefinition && connection.isBuiltIn) {
+    // Meant to be pasted into an agent's config: the tools `wallet serve` serves, as it lists them.
+    const { servedToolDefinitions } = await import('../mcp/setup.js');
+    const document = servedToolDefinitions({ readOnly: globals.readOnly, profile: globals.profile ?? 'default' });
+    io.stdout.write(
+      JSON.stringify(inDialect(document, (globals.format ?? 'wallet') as FunctionDialect), null, 2) + '\n',
+    );
+    return EXIT.ok;
+  }
+  if (!globals.getToolDefinition && (globals.readOnly || globals.profile !== undefined)) {
+    throw new UsageError('--read-only and --profile go with --get-tool-definition (or wallet serve).');
+  }
   let list = await connection.tools('allow');
   let commands = toolCommands(list.tools);
   if (globals.getToolDefinition) {
@@ -184,6 +196,11 @@ function refuseBuiltInFlags(globals: GlobalOptions): void {
   }
   if (globals.endpoints.length > 0)
     throw new UsageError('--endpoint configures the built-in server; not with --server or --url.');
+  if (globals.readOnly || globals.profile !== undefined) {
+    throw new UsageError(
+      "--read-only and --profile choose what the built-in server's --get-tool-definition shows; not with --server or --url.",
+    );
+  }
 }
 
 function definitionDocument(list: ToolList, connection: Connection, format: string | undefined): unknown {

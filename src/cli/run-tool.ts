@@ -1,4 +1,5 @@
 import { RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/session.js';
+import { inDialect, isToolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { isJsonSchema } from '../shared/json-schema.js';
 import { dryRunFieldOf, readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
 import type { Activity } from './activity.js';
@@ -50,6 +51,9 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
   rejectUnknownFlags(parsed, [...GLOBAL_FLAGS, ...commandFlags], entry.command, {
     echoStrayWords: !specs.some((spec) => spec.secret),
   });
+  if (globals.format !== undefined && entry.tool.annotations?.readOnlyHint !== true) {
+    throw new UsageError(`--format applies to tool definition documents; '${entry.command}' does not return one.`);
+  }
   const args = await collectArguments(specs, parsed, globals, io);
   const timeoutMs = globals.timeoutMs ?? (connection.isBuiltIn ? undefined : DEFAULT_TIMEOUT_MS);
   const call = async (callArgs: Record<string, unknown>): Promise<ToolCallResult> => {
@@ -172,6 +176,15 @@ async function printResult(
     io.stderr.write(`${style.error('error')}: ${terminalSafe(message)}\n`);
     if (meta?.hint) io.stderr.write(`hint: ${terminalSafe(inCliWords(meta.hint, words))}\n`);
     return exitCodeOfToolError(meta?.code);
+  }
+  if (globals.format !== undefined) {
+    // `--format` prints a function-calling document in a dialect, whichever tool returned it.
+    if (!isToolDefinitionDocument(result.structuredContent)) {
+      throw new UsageError(`--format applies to tool definition documents; '${tool.name}' did not return one.`);
+    }
+    const dialect = inDialect(result.structuredContent, globals.format as FunctionDialect);
+    io.stdout.write(JSON.stringify(dialect, null, 2) + '\n');
+    return EXIT.ok;
   }
   if (globals.json) {
     const value = result.structuredContent ?? { content: result.content };

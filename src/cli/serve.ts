@@ -2,6 +2,7 @@ import { MIN_API_KEY_LENGTH } from '../mcp/http/guards.js';
 import { DEFAULT_LISTEN, isLoopbackHost, parseListenAddress, type ListenAddress } from '../mcp/http/listen-address.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logger.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
+import { isProfile, PROFILES } from '../shared/profiles.js';
 import { startStdioServer } from '../mcp/stdio/serve.js';
 import { parseFlags, repeatedValues, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
@@ -13,6 +14,12 @@ const DEFAULT_LISTEN_TEXT = `${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}`;
 
 export const SERVE_FLAGS: readonly CliFlag[] = [
   { name: 'read-only', type: 'boolean', description: 'Serve only the tools whose annotations say read-only.' },
+  {
+    name: 'profile',
+    type: 'string',
+    choices: PROFILES,
+    description: 'How tools/list shows the tools: default (lean), full (everything) or compact (action tools).',
+  },
   {
     name: 'log-level',
     type: 'string',
@@ -56,7 +63,7 @@ export const SERVE_FLAGS: readonly CliFlag[] = [
 
 const SERVE_HELP = `wallet serve — the wallet's tools over MCP, on stdio or Streamable HTTP
 
-Usage: wallet serve [--read-only] [--log-level debug] [--passphrase-file <path>]
+Usage: wallet serve [--read-only] [--profile default|full|compact] [--log-level debug] [--passphrase-file <path>]
        wallet serve --http [--listen ${DEFAULT_LISTEN_TEXT}] [--api-key-file <path>] …
 
 Speaks MCP for an agent (Claude, Codex, Gemini CLI, …): both the 2025 'initialize' handshake and
@@ -72,8 +79,17 @@ HTTP (--http): POST/GET/DELETE /mcp, and GET /health without a token. /mcp needs
 ${MIN_API_KEY_LENGTH} characters, compared in constant time). Requests whose Host or Origin names another
 host are refused (DNS rebinding). Listens on loopback unless --allow-remote.
 
+Profiles (what every agent pays for in its context, docs/PERFORMANCE.md has the figures):
+  default   every tool, lean: summaries, short field descriptions; the full text, exact schemas
+            and output schemas come from tool_describe.
+  full      every tool with everything: full descriptions (in _meta), input and output schemas.
+  compact   at most 8 tools, one per domain and object (core_wallet, evm_tx, …), each taking an
+            'action' and that action's arguments; every action of the other profiles is there.
+
 Flags:
   --read-only                  Serve only the tools whose annotations say read-only.
+  --profile <default|full|compact>
+                               How tools/list shows the tools (default: default).
   --log-level <${LOG_LEVELS.join('|')}>
                                Log each request to stderr; default $WALLET_LOG_LEVEL, else off.
   --passphrase-file <path>     Unlock the keystore at start (owner-only file).
@@ -88,6 +104,7 @@ Flags:
 
 Examples:
   claude mcp add wallet -- wallet serve
+  claude mcp add wallet -- wallet serve --profile compact
   MCP_API_KEY=$(cat ~/.wallet-token) wallet serve --http --passphrase-file ~/.wallet-pass
   wallet serve --http --read-only --no-auth --listen 127.0.0.1:0
   wallet --url http://127.0.0.1:9527/mcp --header 'Authorization: Bearer \${MCP_API_KEY}' tools
@@ -110,10 +127,14 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   if (strays.length > 0) throw new UsageError(`${strays.join(', ')} ${strays.length === 1 ? 'needs' : 'need'} --http.`);
   const http = parsed['http'] === true ? await httpSettings(parsed, io) : undefined;
   const passphraseFile = parsed['passphrase-file'];
+  const profile = parsed['profile'] ?? 'default';
+  if (!isProfile(profile))
+    throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}; got '${String(profile)}'.`);
   const setup: Omit<WalletServerSetup, 'localOnly'> = {
     // An agent calls: every call that signs or deletes needs a human yes or the policy's autonomy.
     caller: 'agent',
     readOnly: parsed['read-only'] === true,
+    profile,
     logLevel: level satisfies LogLevel,
     env: io.env,
     endpoints: repeatedValues(parsed, 'endpoint'),

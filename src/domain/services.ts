@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { readConfigFile } from './config/config-file.js';
+import { readConfigFile, type ConfigFile } from './config/config-file.js';
 import { resolveDataDir } from '../shared/data-dir.js';
 import { shownValue } from '../shared/text.js';
 import { WalletError } from './errors.js';
@@ -43,6 +43,7 @@ export class WalletServices {
   private readonly env: Readonly<Record<string, string | undefined>>;
   private readonly endpointOverrides: readonly EndpointOverride[];
   private settings: Promise<NetworkSettings> | undefined;
+  private config: Promise<ConfigFile> | undefined;
   private readonly passphraseSource: PassphraseSource | undefined;
   private asked: Promise<string | undefined> | undefined;
   private keystoreInstance: Keystore | undefined;
@@ -102,9 +103,23 @@ export class WalletServices {
     return found;
   }
 
+  /** The config file's `default_wallet`, if it names one. */
+  async defaultWallet(): Promise<string | undefined> {
+    return (await this.configFile()).default_wallet;
+  }
+
+  /** The config file, read once. */
+  private configFile(): Promise<ConfigFile> {
+    this.config ??= readConfigFile(this.dataDir).catch((error: unknown) => {
+      this.config = undefined;
+      throw error;
+    });
+    return this.config;
+  }
+
   /** The configured networks of every chain, read once from the config file and the environment. */
   networks(): Promise<NetworkSettings> {
-    this.settings ??= readConfigFile(this.dataDir)
+    this.settings ??= this.configFile()
       .then((config) => resolveNetworks(config, this.env, this.endpointOverrides))
       .catch((error: unknown) => {
         this.settings = undefined;

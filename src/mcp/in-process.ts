@@ -15,11 +15,11 @@ import { walletServerOptions, type WalletServerSetup } from './setup.js';
  * built-in server, its tools and their libraries.
  */
 export async function openInProcessSession(
-  setup: Omit<WalletServerSetup, 'localOnly' | 'readOnly' | 'caller'> = {},
+  setup: Omit<WalletServerSetup, 'localOnly' | 'readOnly' | 'caller' | 'profile'> = {},
 ): Promise<McpSession> {
   tuneForOneShotProcess();
   const server = createWalletServer(
-    walletServerOptions({ ...setup, localOnly: true, readOnly: false, caller: 'owner' }),
+    walletServerOptions({ ...setup, localOnly: true, readOnly: false, caller: 'owner', profile: 'full' }),
   );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

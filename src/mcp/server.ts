@@ -2,12 +2,28 @@ import type { ProgressReporter } from '../domain/net/chain-backend.js';
 import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
-import { DRY_RUN_META_KEY, FULL_DESCRIPTION_META_KEY, RECEIVE_ADDRESS_META_KEY } from '../shared/protocol-meta.js';
-import { clipForDisplay } from '../shared/text.js';
-import { packageInfo } from '../shared/package-info.js';
-import { describeTool, type AnyTool, type ToolCatalogue } from '../tools/index.js';
+import {
+  DESCRIBE_ALL_META_KEY,
+  DRY_RUN_META_KEY,
+  FULL_DESCRIPTION_META_KEY,
+  RECEIVE_ADDRESS_META_KEY,
+} from '../shared/protocol-meta.js';
 import { ApprovalStore } from '../domain/policy/approvals.js';
 import type { Authority } from '../domain/policy/authority.js';
+import { clipForDisplay } from '../shared/text.js';
+import { packageInfo } from '../shared/package-info.js';
+import {
+  ACTION_ARGUMENT,
+  COMPACT_META_TOOL,
+  compactProblems,
+  compactTools,
+  describeTool,
+  leanInputSchema,
+  routeCompactCall,
+  type AnyTool,
+  type CompactTool,
+  type ToolCatalogue,
+} from '../tools/index.js';
 import { invokeTool } from '../tools/invoke.js';
 import { errorResult, successResult } from './results.js';
 import { canAskForm, Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS, requestClientCapabilities } from './confirmation.js';
@@ -34,9 +50,22 @@ export type WalletServerOptions = {
 
 const INSTRUCTIONS = [
   'A Dash Core and Ethereum wallet. Tool names are domain_object_action (core_*, evm_*).',
-  'tools/list keeps descriptions short: call tool_describe for the full text of a tool.',
+  'tools/list keeps descriptions and schemas short: call tool_describe for the full text of a tool.',
   'Tools that spend funds or delete data require an explicit network.',
 ].join(' ');
+
+const COMPACT_INSTRUCTIONS = [
+  'A Dash Core and Ethereum wallet. Each tool (core_*, evm_*) groups the actions on one object:',
+  `pass "${ACTION_ARGUMENT}" and that action's arguments side by side.`,
+  `${COMPACT_META_TOOL} with ${ACTION_ARGUMENT} tool_describe and a tool's name describes each action and its arguments.`,
+  'Actions that spend funds or delete data require an explicit network.',
+].join(' ');
+
+/**
+ * tools/list is fixed for the life of a process (no list_changed) and the same for every caller
+ * of one server: a client on 2026-07-28 may keep it for an hour, in a shared cache too.
+ */
+const LIST_CACHE_TTL_MS = 60 * 60 * 1000;
 
 /**
  * An MCP server for the given tools: tools/list from their definitions, tools/call through
@@ -53,13 +82,15 @@ export function createWalletServer({
 }: WalletServerOptions): Server {
   const gate = new ConsentGate(confirmations, new ApprovalStore(services.dataDir));
   const { name, version } = packageInfo();
+  const listing = toolListing(catalogue);
   const server = new Server(
     { name, version, title: 'wallet' },
     {
       capabilities: { tools: { listChanged: false } },
-      instructions: INSTRUCTIONS,
+      instructions: catalogue.profile === 'compact' ? COMPACT_INSTRUCTIONS : INSTRUCTIONS,
       requestState: { verify: confirmations.verify },
       inputRequired: { roundTimeoutMs: confirmTimeoutMs, maxRounds: 3 },
+      cacheHints: { 'tools/list': { ttlMs: LIST_CACHE_TTL_MS, cacheScope: 'public' } },
     },
   );
   server.setRequestHandler('tools/list', (request) => {
@@ -70,11 +101,11 @@ export function createWalletServer({
         'Invalid cursor: this server lists every tool in one page; call tools/list without a cursor.',
       );
     }
-    return { tools: catalogue.list().map(toMcpTool) };
+    return { tools: listing.tools() };
   });
   server.setRequestHandler('tools/call', async (request, context) => {
-    const tool = catalogue.get(request.params.name);
-    if (!tool) {
+    const called = listing.find(request.params.name);
+    if (!called) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
         `Unknown tool: ${clipForDisplay(request.params.name)}. Call tools/list for the tools of this server.`,
@@ -82,7 +113,19 @@ export function createWalletServer({
     }
     const progress = progressReporter(context.mcpReq._meta?.progressToken, context.mcpReq.notify);
     const toolContext = { services, catalogue, signal: context.mcpReq.signal, progress: progress.report };
-    const args = request.params.arguments ?? {};
+    const failed = (tool: string, error: unknown) => {
+      logger.debug('tool-failure', { tool, error: describeFailure(error) });
+      return errorResult(error);
+    };
+    let tool: AnyTool;
+    let args = request.params.arguments ?? {};
+    try {
+      // A compact tool's action picks the tool; from here on the call is that tool's, exactly as
+      // the other profiles run it (confirmation, policy, audit).
+      ({ tool, args } = 'compact' in called ? routeCompactCall(called.compact, args) : { tool: called.tool, args });
+    } catch (error) {
+      return failed(request.params.name, error);
+    }
     try {
       // An agent's call that signs or deletes goes through the consent gate; a dry run signs
       // nothing. The rest, and invalid arguments, go straight to invokeTool, which parses (and
@@ -102,8 +145,7 @@ export function createWalletServer({
       }
       return successResult(await invokeTool(tool, args, { ...toolContext, authority: caller }));
     } catch (error) {
-      logger.debug('tool-failure', { tool: tool.name, error: describeFailure(error) });
-      return errorResult(error);
+      return failed(tool.name, error);
     } finally {
       // A notification still on its way when the result goes out would reach a client that has
       // stopped listening for it: the result waits for them.
@@ -137,29 +179,97 @@ function progressReporter(
   };
 }
 
-const mcpTools = new WeakMap<AnyTool, Tool>();
+/** What one server lists, and how a called name maps back to a tool, for its catalogue's profile. */
+type ToolListing = {
+  tools: () => Tool[];
+  find: (name: string) => { tool: AnyTool } | { compact: CompactTool } | undefined;
+};
 
-/** A tool as tools/list carries it: the summary is the description, the full text rides in `_meta`. */
-function toMcpTool(tool: AnyTool): Tool {
-  let listed = mcpTools.get(tool);
-  if (!listed) {
-    const described = describeTool(tool);
-    listed = {
-      name: described.name,
-      title: described.title,
-      description: described.summary,
-      inputSchema: described.inputSchema as Tool['inputSchema'],
-      outputSchema: described.outputSchema as Tool['outputSchema'],
-      annotations: { title: described.title, ...described.annotations },
-      _meta: {
-        [FULL_DESCRIPTION_META_KEY]: described.description,
-        ...(described.receiveAddressField ? { [RECEIVE_ADDRESS_META_KEY]: described.receiveAddressField } : {}),
-        ...(described.dryRunField ? { [DRY_RUN_META_KEY]: described.dryRunField } : {}),
+function toolListing(catalogue: ToolCatalogue): ToolListing {
+  if (catalogue.profile === 'compact') {
+    let compact: CompactTool[] | undefined;
+    const tools = (): CompactTool[] => {
+      if (!compact) {
+        compact = compactTools(catalogue.list());
+        const problems = compactProblems(compact);
+        if (problems.length > 0) throw new Error(`Invalid compact profile:\n  ${problems.join('\n  ')}`);
+      }
+      return compact;
+    };
+    let listed: Tool[] | undefined;
+    return {
+      tools: () => (listed ??= tools().map(toCompactMcpTool)),
+      find: (name) => {
+        const found = tools().find((candidate) => candidate.name === name);
+        return found && { compact: found };
       },
     };
-    mcpTools.set(tool, listed);
   }
-  return listed;
+  const toMcp = catalogue.profile === 'full' ? toFullMcpTool : toLeanMcpTool;
+  let listed: Tool[] | undefined;
+  return {
+    tools: () => (listed ??= catalogue.list().map(toMcp)),
+    find: (name) => {
+      const tool = catalogue.get(name);
+      return tool && { tool };
+    },
+  };
+}
+
+/** `--profile full`: everything, the full description in `_meta`, exact input and output schemas. */
+function toFullMcpTool(tool: AnyTool): Tool {
+  const described = describeTool(tool);
+  return {
+    name: described.name,
+    title: described.title,
+    description: described.summary,
+    inputSchema: described.inputSchema as Tool['inputSchema'],
+    outputSchema: described.outputSchema as Tool['outputSchema'],
+    annotations: { title: described.title, ...described.annotations },
+    _meta: {
+      [FULL_DESCRIPTION_META_KEY]: described.description,
+      ...(described.receiveAddressField ? { [RECEIVE_ADDRESS_META_KEY]: described.receiveAddressField } : {}),
+      ...(described.dryRunField ? { [DRY_RUN_META_KEY]: described.dryRunField } : {}),
+    },
+  };
+}
+
+/**
+ * The default profile: the summary and the lean input schema, the four hints. The full text, the
+ * exact schemas and the output schema come from `tool_describe` (declared on its entry, for clients
+ * like our CLI that fetch them once), so no entry repeats them.
+ */
+function toLeanMcpTool(tool: AnyTool): Tool {
+  const meta = {
+    ...(tool.receiveAddressField ? { [RECEIVE_ADDRESS_META_KEY]: tool.receiveAddressField } : {}),
+    ...(tool.dryRunField ? { [DRY_RUN_META_KEY]: tool.dryRunField } : {}),
+    ...describeAllMeta(tool.name === 'tool_describe' ? {} : undefined),
+  };
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.summary,
+    inputSchema: leanInputSchema(tool) as Tool['inputSchema'],
+    annotations: { ...tool.annotations },
+    ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+  };
+}
+
+/** `--profile compact`: one tool per domain and object, an `action` argument, the strongest hints. */
+function toCompactMcpTool(compact: CompactTool): Tool {
+  const describes = compact.actions.some(({ tool }) => tool.name === 'tool_describe');
+  return {
+    name: compact.name,
+    description: compact.summary,
+    inputSchema: compact.inputSchema as Tool['inputSchema'],
+    annotations: compact.annotations,
+    ...(describes ? { _meta: describeAllMeta({ [ACTION_ARGUMENT]: 'tool_describe' }) } : {}),
+  };
+}
+
+/** On the tool that describes every tool when called with these arguments (see DESCRIBE_ALL_META_KEY). */
+function describeAllMeta(args: Record<string, unknown> | undefined): Record<string, unknown> {
+  return args ? { [DESCRIBE_ALL_META_KEY]: args } : {};
 }
 
 /**

@@ -1,7 +1,10 @@
 import { parseEndpointOverride } from '../domain/config/endpoints.js';
 import { WalletError } from '../domain/errors.js';
 import { WalletServices } from '../domain/services.js';
-import { servedTools } from '../tools/index.js';
+import type { Profile } from '../shared/profiles.js';
+import { toolDefinitionDocument, type ToolDefinitionDocument } from '../shared/function-catalogue.js';
+import { packageInfo } from '../shared/package-info.js';
+import { profileFunctions, servedTools } from '../tools/index.js';
 import { Confirmations } from './confirmation.js';
 import { createLogger, type LogLevel } from './logger.js';
 import type { WalletServerOptions } from './server.js';
@@ -13,6 +16,8 @@ export type WalletServerSetup = {
   localOnly: boolean;
   /** Serve only read-only tools. */
   readOnly: boolean;
+  /** How tools/list shows the tools (`default` when not given). */
+  profile?: Profile | undefined;
   env?: Readonly<Record<string, string | undefined>> | undefined;
   /** `<chain>.<network>=<url>` endpoint overrides, as given on the command line. */
   endpoints?: readonly string[] | undefined;
@@ -33,10 +38,20 @@ export function walletServerOptions(setup: WalletServerSetup): WalletServerOptio
     throw error;
   }
   return {
-    catalogue: servedTools({ localOnly: setup.localOnly, readOnly: setup.readOnly }),
+    catalogue: servedTools({ localOnly: setup.localOnly, readOnly: setup.readOnly, profile: setup.profile }),
     services: new WalletServices({ env: setup.env, endpointOverrides, passphrase: setup.passphrase }),
     logger: createLogger(setup.logLevel ?? 'off'),
     confirmations: new Confirmations(),
     caller: setup.caller,
   };
+}
+
+/**
+ * The function-calling document of the tools `wallet serve` serves with these flags, as its
+ * tools/list shows them (what `wallet --get-tool-definition` prints), without starting a server.
+ */
+export function servedToolDefinitions(options: { readOnly: boolean; profile: Profile }): ToolDefinitionDocument {
+  const { name, description } = packageInfo();
+  const catalogue = servedTools({ localOnly: false, readOnly: options.readOnly, profile: options.profile });
+  return toolDefinitionDocument({ name, description }, profileFunctions(catalogue.list(), options.profile));
 }

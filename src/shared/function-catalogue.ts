@@ -24,6 +24,27 @@ export function toolDefinitionDocument(
   return { tool: { name: server.name, description: server.description, functions: [...functions] } };
 }
 
+/** Whether a tool's result is such a document (so the CLI can print it in the `--format` dialect). */
+export function isToolDefinitionDocument(value: unknown): value is ToolDefinitionDocument {
+  if (typeof value !== 'object' || value === null) return false;
+  const tool = (value as { tool?: unknown }).tool;
+  if (typeof tool !== 'object' || tool === null) return false;
+  const { name, description, functions } = tool as Record<string, unknown>;
+  return (
+    typeof name === 'string' &&
+    typeof description === 'string' &&
+    Array.isArray(functions) &&
+    functions.every(
+      (fn: unknown) =>
+        typeof fn === 'object' &&
+        fn !== null &&
+        typeof (fn as FunctionSpec).name === 'string' &&
+        typeof (fn as FunctionSpec).description === 'string' &&
+        typeof (fn as FunctionSpec).parameters === 'object',
+    )
+  );
+}
+
 /**
  * The same functions in another dialect: OpenAI's `tools` array of `{type: "function", function}`
  * or Anthropic's `tools` array of `{name, description, input_schema}`.

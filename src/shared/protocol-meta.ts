@@ -34,6 +34,24 @@ export function dryRunFieldOf(tool: { _meta?: Record<string, unknown> | undefine
   return typeof field === 'string' ? field : undefined;
 }
 
+/**
+ * On the one tools/list entry that describes every tool (our `tool_describe`) when the list is
+ * lean: the arguments that make it do so. Its result is `{ tools: [{ name, description,
+ * output_schema, … }] }`; the CLI calls it once and keeps the full text and output schemas with
+ * the tool list.
+ */
+export const DESCRIBE_ALL_META_KEY = 'wallet/describes-all';
+
+/** The arguments that make a listed tool describe every tool, if it is the one that can. */
+export function describeAllArgumentsOf(tool: {
+  _meta?: Record<string, unknown> | undefined;
+}): Record<string, unknown> | undefined {
+  const args = tool._meta?.[DESCRIBE_ALL_META_KEY];
+  return typeof args === 'object' && args !== null && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
+    : undefined;
+}
+
 /** On each `isError` tool result: `{ code, message, hint? }`, the WalletError as data. */
 export const ERROR_META_KEY = 'wallet/error';
 

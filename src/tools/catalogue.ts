@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { isSecretSchema, isJsonSchema, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
 import { isValidToolName, toolNameToCommand } from '../shared/naming.js';
 import type { AnyTool, ToolAnnotations } from './define.js';
+import type { Profile } from '../shared/profiles.js';
+import { BRIEF_MAX_LENGTH, briefOf, leanSchema } from './lean-schema.js';
 
 export const SUMMARY_MAX_LENGTH = 60;
 
@@ -25,6 +27,7 @@ export type ToolDescription = {
 const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 const JSON_SCHEMA_TARGET = 'draft-2020-12';
 const descriptions = new WeakMap<AnyTool, ToolDescription>();
+const leanInputs = new WeakMap<AnyTool, JsonSchema>();
 
 /** A tool's input or output schema as JSON Schema, by zod's own conversion (the one the MCP SDK uses). */
 export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
@@ -51,6 +54,16 @@ export function describeTool(tool: AnyTool): ToolDescription {
     descriptions.set(tool, description);
   }
   return description;
+}
+
+/** The input schema as the default profile lists it: lean (see {@link leanSchema}), computed once per tool. */
+export function leanInputSchema(tool: AnyTool): JsonSchema {
+  let lean = leanInputs.get(tool);
+  if (!lean) {
+    lean = leanSchema(toJsonSchema(tool.input, 'input'));
+    leanInputs.set(tool, lean);
+  }
+  return lean;
 }
 
 /**
@@ -106,6 +119,12 @@ export function definitionProblems(tool: AnyTool): string[] {
         problems.push(`dryRunField ${dryRun} is not an optional boolean input field`);
       }
     }
+    // Local-only tools are never served, so never listed lean.
+    for (const [path, brief] of tool.localOnly === true ? [] : longBriefs(leanInputSchema(tool))) {
+      problems.push(
+        `input field ${path}: its brief is ${brief.length} characters (at most ${BRIEF_MAX_LENGTH}); shorten its first sentence or give it a brief (describedWithBrief)`,
+      );
+    }
     const secrets = secretFields(input);
     if (secrets.length > 0 && tool.localOnly !== true) {
       problems.push(`input field ${secrets.join(', ')} is secret, so the tool must be localOnly`);
@@ -130,6 +149,17 @@ function undescribedFields(schema: JsonSchema, prefix = ''): string[] {
     for (const nested of objectMembers(property)) missing.push(...undescribedFields(nested, `${path}.`));
   }
   return missing;
+}
+
+/** Fields whose lean description is too long for the default profile's budget. */
+function longBriefs(lean: JsonSchema, prefix = ''): [string, string][] {
+  const found: [string, string][] = [];
+  for (const [name, property] of schemaProperties(lean)) {
+    const brief = briefOf(property);
+    if (brief.length > BRIEF_MAX_LENGTH) found.push([prefix + name, brief]);
+    for (const nested of objectMembers(property)) found.push(...longBriefs(nested, `${prefix}${name}.`));
+  }
+  return found;
 }
 
 function secretFields(schema: JsonSchema, prefix = ''): string[] {
@@ -164,7 +194,14 @@ export class ToolCatalogue {
   private readonly byName = new Map<string, AnyTool>();
   private readonly sound = new WeakSet<AnyTool>();
 
-  constructor(tools: readonly AnyTool[]) {
+  /**
+   * @param profile how the server lists these tools (see `src/tools/profiles.ts`); the meta tools
+   *   describe them in the same terms.
+   */
+  constructor(
+    tools: readonly AnyTool[],
+    readonly profile: Profile = 'default',
+  ) {
     const twice = tools.filter((tool, index) => tools.findIndex((other) => other.name === tool.name) !== index);
     if (twice.length > 0) {
       throw new Error(

@@ -3,55 +3,74 @@ import { CHAINS, CORE_NETWORKS } from '../domain/config/networks.js';
 import { DUFFS_PATTERN } from '../domain/core/amount.js';
 import { WEI_PATTERN } from '../domain/evm/amount.js';
 import { ALIAS_PATTERN } from '../domain/keystore/keystore-format.js';
+import { describedWithBrief } from './lean-schema.js';
 
 /**
  * Field types shared by tools, so the same thing has the same name, shape and description
- * everywhere. Add a field here before a second tool needs it.
+ * everywhere. Add a field here before a second tool needs it. A brief (`describedWithBrief`) is
+ * the short description the default profile lists (else the first sentence of the description);
+ * the full text reaches agents through tool_describe.
  */
 
 export const Chain = z.enum(CHAINS).describe('The chain: core (Dash Core) or evm (Ethereum and EVM chains).');
 
-export const ToolName = z
-  .string()
-  .min(1)
-  .max(128)
-  .describe('A tool name as in tools/list, e.g. core_address_create (the CLI command with - for _ works too).');
+export const ToolName = describedWithBrief(
+  z.string().min(1).max(128),
+  'A tool name as in tools/list, e.g. core_address_create (the CLI command with - for _ works too).',
+  'A tool name',
+);
 
 export const JsonSchemaObject = z.record(z.string(), z.unknown());
 
-export const WalletId = z
-  .string()
-  .min(1)
-  .max(64)
-  .describe('The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).');
+/**
+ * Optional everywhere: when omitted, the keystore's only wallet (on the tool's network, when it
+ * takes one), else the config file's default_wallet; with several, the tool refuses, naming them.
+ */
+export const WalletId = describedWithBrief(
+  z.string().min(1).max(64).optional(),
+  "The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both). When omitted: the keystore's only wallet (on the network given), else default_wallet from config.json; with several, the call is refused, naming them.",
+  'Alias or fingerprint; default: the only one',
+);
 
-export const Alias = z
-  .string()
-  .regex(ALIAS_PATTERN, 'a lower-case letter, then up to 31 letters, digits, - or _')
-  .describe('A short name for the wallet, e.g. main: a lower-case letter, then letters, digits, - or _ (max 32).');
+export const Alias = describedWithBrief(
+  z.string().regex(ALIAS_PATTERN, 'a lower-case letter, then up to 31 letters, digits, - or _'),
+  'A short name for the wallet, e.g. main: a lower-case letter, then letters, digits, - or _ (max 32).',
+  'Wallet alias: a-z first, then a-z0-9-_',
+);
 
-export const CoreNetwork = z.enum(CORE_NETWORKS).describe('The Dash network: mainnet, testnet or regtest.');
+export const CoreNetwork = describedWithBrief(
+  z.enum(CORE_NETWORKS),
+  'The Dash network: mainnet, testnet or regtest.',
+  'Dash network',
+);
 
 /** For tools that spend or delete: the network must be given, and must be the wallet's. */
-export const RequiredCoreNetwork = CoreNetwork.describe(
+export const RequiredCoreNetwork = describedWithBrief(
+  CoreNetwork,
   "The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet's.",
+  '',
 );
 
 /** For tools that only read or derive: the wallet's own network when omitted; refused if it differs. */
-export const OptionalCoreNetwork = CoreNetwork.optional().describe(
+export const OptionalCoreNetwork = describedWithBrief(
+  CoreNetwork.optional(),
   "The Dash network; defaults to the wallet's. A different one is refused (NETWORK_MISMATCH).",
+  "Default: the wallet's",
 );
 
-export const Duffs = z
-  .string()
-  .regex(DUFFS_PATTERN, 'a whole number of duffs written in digits, e.g. "150000" (1 DASH = 100000000 duffs)')
-  .describe('An amount in duffs, as a string of digits (1 DASH = 100000000 duffs).');
+export const Duffs = describedWithBrief(
+  z
+    .string()
+    .regex(DUFFS_PATTERN, 'a whole number of duffs written in digits, e.g. "150000" (1 DASH = 100000000 duffs)'),
+  'An amount in duffs, as a string of digits (1 DASH = 100000000 duffs).',
+  'Duffs, in digits',
+);
 
-export const CoreAddress = z
-  .string()
-  .min(1)
-  .max(128)
-  .describe('A Dash address (Base58Check: X… or 7… on mainnet, y… or 8… on testnet/regtest).');
+export const CoreAddress = describedWithBrief(
+  z.string().min(1).max(128),
+  'A Dash address (Base58Check: X… or 7… on mainnet, y… or 8… on testnet/regtest).',
+  'A Dash address',
+);
 
 /** A secret input: never in argv, never in `wallet serve` (the tool must be local-only). */
 export function secretString(description: string): z.ZodString {
@@ -61,42 +80,53 @@ export function secretString(description: string): z.ZodString {
 const EVM_NETWORK_PATTERN = /^[a-z][a-z0-9-]*$/;
 
 /** An EVM network: a built-in (mainnet, sepolia, local) or one named in the config file. */
-export const EvmNetwork = z
-  .string()
-  .regex(EVM_NETWORK_PATTERN, 'a network name: lower-case letters, digits and dashes')
-  .describe('The EVM network: mainnet, sepolia, local (anvil, chain id 31337) or one from the config file.');
+export const EvmNetwork = describedWithBrief(
+  z.string().regex(EVM_NETWORK_PATTERN, 'a network name: lower-case letters, digits and dashes'),
+  'The EVM network: mainnet, sepolia, local (anvil, chain id 31337) or one from the config file.',
+  'e.g. mainnet, sepolia, local',
+);
 
 /** For tools that spend or sign for a chain: the network must be given; its chain id is checked. */
-export const RequiredEvmNetwork = EvmNetwork.describe(
+export const RequiredEvmNetwork = describedWithBrief(
+  EvmNetwork,
   "The EVM network (mainnet, sepolia, local or a configured one); required: the node's and the transaction's chain id must be its own.",
+  'e.g. mainnet, sepolia, local',
 );
 
 /** For tools that only read: the configured default EVM network when omitted. */
-export const OptionalEvmNetwork = EvmNetwork.optional().describe(
+export const OptionalEvmNetwork = describedWithBrief(
+  EvmNetwork.optional(),
   'The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.',
+  'Default: the configured one',
 );
 
-export const EvmAddress = z
-  .string()
-  .min(1)
-  .max(64)
-  .describe('An EVM address: 0x and 40 hex digits; mixed case must be a correct EIP-55 checksum.');
+export const EvmAddress = describedWithBrief(
+  z.string().min(1).max(64),
+  'An EVM address: 0x and 40 hex digits; mixed case must be a correct EIP-55 checksum.',
+  'An EVM address',
+);
 
 /** One of the keystore's EVM accounts, by address or alias. */
-export const EvmAccount = z
-  .string()
-  .min(1)
-  .max(64)
-  .describe('A keystore EVM account: its 0x address or its alias (evm-accounts-list shows both).');
+export const EvmAccount = describedWithBrief(
+  z.string().min(1).max(64),
+  'A keystore EVM account: its 0x address or its alias (evm-accounts-list shows both).',
+  'Keystore account: address or alias',
+);
 
-export const Wei = z
-  .string()
-  .regex(WEI_PATTERN, 'a whole number of wei written in digits, e.g. "1000000000000000000" (1 ether)')
-  .describe('An amount in wei, as a string of digits (1 ether = 10^18 wei).');
+export const Wei = describedWithBrief(
+  z.string().regex(WEI_PATTERN, 'a whole number of wei written in digits, e.g. "1000000000000000000" (1 ether)'),
+  'An amount in wei, as a string of digits (1 ether = 10^18 wei).',
+  'Wei, in digits',
+);
 
-export const HexData = z
-  .string()
-  .max(300_000)
-  .describe('Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).');
+export const HexData = describedWithBrief(
+  z.string().max(300_000),
+  'Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).',
+  'Calldata, 0x hex',
+);
 
-export const TxHash = z.string().min(1).max(80).describe('A transaction hash: 0x and 64 hex digits.');
+export const TxHash = describedWithBrief(
+  z.string().min(1).max(80),
+  'A transaction hash: 0x and 64 hex digits.',
+  'Transaction hash',
+);

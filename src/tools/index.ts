@@ -1,5 +1,6 @@
 import { ToolCatalogue } from './catalogue.js';
 import type { AnyTool } from './define.js';
+import type { Profile } from '../shared/profiles.js';
 import { getToolDefinition } from './meta/get-tool-definition.js';
 import { networkInfo } from './meta/network-info.js';
 import { toolDescribe } from './meta/tool-describe.js';
@@ -65,6 +66,8 @@ export type ServedToolsOptions = {
   localOnly: boolean;
   /** Only tools whose annotations say read-only (`wallet serve --read-only`). */
   readOnly: boolean;
+  /** How tools/list shows them (`wallet serve --profile`); `default` when not given. */
+  profile?: Profile | undefined;
 };
 
 /** The catalogue a server serves: all tools, less the local-only ones unless asked, less writers when read-only. */
@@ -73,8 +76,10 @@ export function servedTools(options: ServedToolsOptions, tools: readonly AnyTool
     tools.filter(
       (tool) => (options.localOnly || tool.localOnly !== true) && (!options.readOnly || tool.annotations.readOnlyHint),
     ),
+    options.profile,
   );
 }
 
-export { ToolCatalogue, describeTool, definitionProblems, type ToolDescription } from './catalogue.js';
+export { ToolCatalogue, describeTool, definitionProblems, leanInputSchema, type ToolDescription } from './catalogue.js';
+export * from './profiles.js';
 export type { AnyTool, ToolContext } from './define.js';

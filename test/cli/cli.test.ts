@@ -23,8 +23,8 @@ describe('wallet CLI on its own server (in-process)', () => {
     assert.match(stdout, /--chain <core\|evm> +Only this chain/);
     assert.match(stdout, /--args-json <json\|->/);
     assert.match(stdout, /read-only: yes {2}destructive: no {2}idempotent: yes {2}open-world: no/);
-    const required = await wallet(['tool-describe', '--help']);
-    assert.match(required.stdout, /--name <string> +A tool name .*\[required\]/);
+    const required = await wallet(['core-address-validate', '--help']);
+    assert.match(required.stdout, /--address <string> +A Dash address .*\[required\]/);
   });
 
   it('runs a tool and renders it for people; --json prints exactly the structured result', async () => {
@@ -39,10 +39,12 @@ describe('wallet CLI on its own server (in-process)', () => {
   });
 
   it('takes the whole argument object from --args-json, inline or on stdin', async () => {
+    const nameOf = (stdout: string): string =>
+      (JSON.parse(stdout) as { tools: { name: string }[] }).tools[0]?.name ?? '';
     const inline = await wallet(['tool-describe', '--args-json', '{"name":"network_info"}', '--json']);
-    assert.equal(JSON.parse(inline.stdout).name, 'network_info');
+    assert.equal(nameOf(inline.stdout), 'network_info');
     const piped = await wallet(['tool-describe', '--args-json', '-', '--json'], { stdin: '{"name":"tool_describe"}' });
-    assert.equal(JSON.parse(piped.stdout).name, 'tool_describe');
+    assert.equal(nameOf(piped.stdout), 'tool_describe');
     const overridden = await wallet([
       'tool-describe',
       '--args-json',
@@ -51,11 +53,11 @@ describe('wallet CLI on its own server (in-process)', () => {
       'network_info',
       '--json',
     ]);
-    assert.equal(JSON.parse(overridden.stdout).name, 'network_info');
+    assert.equal(nameOf(overridden.stdout), 'network_info');
   });
 
   const usage: [string, string[], RegExp][] = [
-    ['a missing required flag', ['tool-describe'], /error: Missing required flag: --name\./],
+    ['a missing required flag', ['core-address-validate'], /error: Missing required flag: --address\./],
     [
       'an unknown flag',
       ['network-info', '--chian', 'evm'],
@@ -98,7 +100,7 @@ describe('wallet CLI on its own server (in-process)', () => {
     [
       'a tool error for invalid input',
       ['tool-describe', '--name', 'nope'],
-      /error: INVALID_PARAM: Unknown tool 'nope'\.\nhint: Tools here:/,
+      /error: INVALID_PARAM: No tool of this server has that name\.\nhint: Tools here:/,
     ],
   ];
   for (const [label, argv, expected] of usage) {
@@ -129,11 +131,13 @@ describe('wallet CLI on its own server (in-process)', () => {
       };
     };
     assert.equal(document.tool.name, 'wallet');
+    // What wallet serve serves (test/cli/tool-definition.test.ts checks the flags).
+    const served = ALL_TOOLS.filter((tool) => tool.localOnly !== true);
     assert.deepEqual(
       document.tool.functions.map((fn) => fn.name),
-      ALL_TOOLS.map((tool) => tool.name),
+      served.map((tool) => tool.name),
     );
-    assert.equal(document.tool.functions[0]?.description, ALL_TOOLS[0]?.description);
+    assert.equal(document.tool.functions[0]?.description, served[0]?.summary);
     const openai = JSON.parse((await wallet(['--get-tool-definition', '--format', 'openai'])).stdout) as {
       type: string;
     }[];

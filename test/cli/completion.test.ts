@@ -217,6 +217,7 @@ function checkCommon(results: Record<Case, Completions>, shell: string): void {
     names('serveFlags'),
     sorted([
       '--read-only',
+      '--profile',
       '--log-level',
       '--passphrase-file',
       '--endpoint',
@@ -231,7 +232,8 @@ function checkCommon(results: Record<Case, Completions>, shell: string): void {
     ]),
     message('serveFlags'),
   );
-  assert.deepEqual(names('refresh'), ['--refresh'], message('refresh'));
+  // --read-only is a global flag (it goes with --get-tool-definition), so it completes here too.
+  assert.deepEqual(names('refresh'), ['--read-only', '--refresh'], message('refresh'));
   assert.deepEqual(names('importFrom'), ['claude-code', 'claude-desktop', 'cursor'], message('importFrom'));
 
   const other = names('serverCommands');

@@ -360,14 +360,18 @@ const GOLDEN_CASES: readonly { name: string; render: () => string }[] = [
       assert.ok(tool);
       const described = describeTool(tool);
       return renderToolResult('tool_describe', {
-        name: described.name,
-        title: described.title,
-        summary: described.summary,
-        description: described.description,
-        command: described.command,
-        input_schema: described.inputSchema,
-        output_schema: described.outputSchema,
-        annotations: described.annotations,
+        tools: [
+          {
+            name: described.name,
+            title: described.title,
+            summary: described.summary,
+            description: described.description,
+            command: described.command,
+            input_schema: described.inputSchema,
+            output_schema: described.outputSchema,
+            annotations: described.annotations,
+          },
+        ],
       });
     },
   },

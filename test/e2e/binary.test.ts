@@ -36,9 +36,13 @@ describe('the wallet binary', () => {
   });
 
   it('wallet tool-describe --name network_info', () => {
-    const result = run(['tool-describe', '--name', 'network_info']);
+    const result = run(['tool-describe', '--name', 'network_info', '--json']);
     assert.equal(result.status, 0, result.stderr);
-    assert.match(result.stdout, /^command +network-info$/m);
+    const described = JSON.parse(result.stdout) as { tools: { command: string }[] };
+    assert.deepEqual(
+      described.tools.map((tool) => tool.command),
+      ['network-info'],
+    );
   });
 
   it('wallet --get-tool-definition prints valid JSON and exits 0', () => {

@@ -42,6 +42,8 @@ export async function localServer(options: {
       localOnly: options.localOnly ?? true,
       caller: options.caller ?? 'owner',
       readOnly: false,
+      // As the CLI's in-process server: the exact schemas (test/mcp/profiles.test.ts covers the others).
+      profile: 'full',
       env: options.env,
       passphrase: options.passphrase,
     }),

@@ -166,7 +166,7 @@ describe('wallet serve over stdio', () => {
     const { tools } = await client.listTools();
     assert.ok(tools.some((tool) => tool.name === 'network_info'));
     const result = await client.callTool({ name: 'tool_describe', arguments: { name: 'network_info' } });
-    assert.equal((result.structuredContent as { command: string }).command, 'network-info');
+    assert.equal((result.structuredContent as { tools: { command: string }[] }).tools[0]?.command, 'network-info');
     await client.close();
   });
 

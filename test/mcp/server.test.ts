@@ -10,11 +10,13 @@ import { tempHome } from '../helpers/io.js';
 
 /** A real SDK client on the real server, in memory: the full MCP path. */
 async function connect(env: Record<string, string> = {}): Promise<Client> {
+  // The full profile: this suite checks every part of a listed tool (test/mcp/profiles.test.ts the others).
   const server = createWalletServer(
     walletServerOptions({
       localOnly: false,
       caller: 'agent',
       readOnly: false,
+      profile: 'full',
       env: { WALLET_HOME: tempHome(), ...env },
     }),
   );
@@ -80,8 +82,8 @@ describe('MCP server', () => {
     assert.equal((result._meta?.[ERROR_META_KEY] as { code: string }).code, 'INVALID_PARAM');
     const unknownKey = await client.callTool({ name: 'tool_describe', arguments: { name: 'network_info', nmae: 'x' } });
     assert.match((unknownKey.content[0] as { text: string }).text, /Unknown argument 'nmae'/);
-    const missing = await client.callTool({ name: 'tool_describe', arguments: {} });
-    assert.match((missing.content[0] as { text: string }).text, /Missing required argument 'name'/);
+    const missing = await client.callTool({ name: 'core_address_validate', arguments: {} });
+    assert.match((missing.content[0] as { text: string }).text, /Missing required argument 'address'/);
   });
 
   it('names unknown argument keys clipped, five at most, so the message stays one short line', async () => {
@@ -113,10 +115,12 @@ describe('MCP server', () => {
 
   it('tool_describe returns the full definition and the CLI command', async () => {
     const result = await client.callTool({ name: 'tool_describe', arguments: { name: 'tool-describe' } });
-    const described = result.structuredContent as Record<string, unknown>;
+    const [described, ...others] = (result.structuredContent as { tools: Record<string, unknown>[] }).tools;
+    assert.equal(others.length, 0);
+    assert.ok(described);
     assert.equal(described['name'], 'tool_describe');
     assert.equal(described['command'], 'tool-describe');
-    assert.match(String(described['description']), /Example: wallet tool-describe/);
+    assert.match(String(described['description']), /Examples: wallet tool-describe --name network_info/);
     assert.deepEqual(Object.keys(described['input_schema'] as object).includes('properties'), true);
     assert.deepEqual(described['annotations'], {
       readOnlyHint: true,

@@ -117,6 +117,8 @@ const EvmNetworkConfig = z.strictObject({
 
 /** The config file's schema. Every section and field is optional; unknown keys are mistakes. */
 export const ConfigFileSchema = z.strictObject({
+  /** The wallet (alias or fingerprint) a tool uses when wallet_id is omitted and several could be meant. */
+  default_wallet: z.string().trim().min(1).max(64).optional(),
   core: z
     .strictObject({
       default_network: z.enum(CORE_NETWORKS).optional(),

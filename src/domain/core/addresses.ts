@@ -103,7 +103,7 @@ export function watched(addresses: readonly WalletAddress[]): WatchedAddress[] {
 /** The next receive address; its index is recorded before it is returned, so it is never reused. */
 export async function createAddress(
   services: WalletServices,
-  walletId: string,
+  walletId: string | undefined,
   network?: CoreNetwork,
 ): Promise<WalletAddress & { entry: WalletEntry }> {
   const entry = await openWallet(services, walletId, network);

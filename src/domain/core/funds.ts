@@ -64,7 +64,7 @@ export type AddressBalances = {
 
 export async function walletBalances(
   services: WalletServices,
-  walletId: string,
+  walletId: string | undefined,
   network: CoreNetwork | undefined,
   signal?: AbortSignal,
 ): Promise<AddressBalances & { entry: WalletEntry }> {
@@ -88,7 +88,7 @@ export type WalletUtxo = Utxo & { spendable: boolean; path: string };
 
 export async function walletUtxos(
   services: WalletServices,
-  walletId: string,
+  walletId: string | undefined,
   network: CoreNetwork | undefined,
   signal?: AbortSignal,
 ): Promise<{ entry: WalletEntry; utxos: WalletUtxo[]; tip: number }> {
@@ -129,7 +129,7 @@ export type CreatedTransaction = {
 };
 
 type SpendRequest = {
-  walletId: string;
+  walletId: string | undefined;
   network: CoreNetwork;
   payments: Payment[];
   feeRate?: bigint | undefined;
@@ -365,7 +365,7 @@ async function checkPolicy(
 export async function signTransaction(
   services: WalletServices,
   request: {
-    walletId: string;
+    walletId: string | undefined;
     network: CoreNetwork;
     psbt: string;
     maxFee?: bigint | undefined;

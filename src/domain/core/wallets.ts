@@ -46,19 +46,44 @@ export async function listWallets(
   return { wallets: entries.map(summarize), unreadable };
 }
 
-/** The wallet named by `walletId`, checked against `network` when one is given. */
+/**
+ * The wallet named by `walletId`, checked against `network` when one is given. Without a
+ * `walletId`: the keystore's only wallet (of `network`, when given), else the config file's
+ * `default_wallet`; with several and no default, INVALID_PARAM naming them.
+ */
 export async function openWallet(
   services: WalletServices,
-  walletId: string,
+  walletId: string | undefined,
   network?: CoreNetwork,
 ): Promise<WalletEntry> {
-  const entry = await services.keystore.resolve(walletId);
+  const entry = await services.keystore.resolve(walletId ?? (await defaultWalletId(services, network)));
   if (network !== undefined && network !== entry.network) {
     throw new WalletError('NETWORK_MISMATCH', `Wallet '${entry.alias}' is a ${entry.network} wallet, not ${network}.`, {
       hint: `Pass \`network: ${entry.network}\`, or use a ${network} wallet.`,
     });
   }
   return entry;
+}
+
+/** The wallet meant when none is named (see {@link openWallet}). */
+export async function defaultWalletId(services: WalletServices, network?: CoreNetwork): Promise<string> {
+  const { entries } = await services.keystore.list();
+  const candidates = entries.filter((entry) => network === undefined || entry.network === network);
+  const [only] = candidates;
+  if (only && candidates.length === 1) return only.alias;
+  const configured = await services.defaultWallet();
+  if (configured !== undefined) return configured;
+  const where = network === undefined ? 'in the keystore' : `on ${network}`;
+  if (!only) {
+    throw new WalletError('INVALID_PARAM', `wallet_id is needed: there is no wallet ${where}.`, {
+      hint: 'Create one with core_wallet_create or core_wallet_import.',
+    });
+  }
+  throw new WalletError(
+    'INVALID_PARAM',
+    `wallet_id is needed: there are ${candidates.length} wallets ${where} (${candidates.map((entry) => entry.alias).join(', ')}).`,
+    { hint: 'Pass wallet_id, or name one as default_wallet in config.json.' },
+  );
 }
 
 /** Unlocks a wallet's master key and checks it is the key the entry describes. */
@@ -114,7 +139,7 @@ export function importWallet(services: WalletServices, request: NewWalletRequest
 /** The secret of a wallet, for a local backup: unlocks it first. */
 export async function exportWallet(
   services: WalletServices,
-  walletId: string,
+  walletId: string | undefined,
 ): Promise<{ entry: WalletEntry; mnemonic: string; mnemonicPassphrase: string }> {
   const entry = await openWallet(services, walletId);
   const secret = await services.keystore.unlock(entry, await services.passphrase('unlock'));
@@ -127,7 +152,7 @@ export async function exportWallet(
  */
 export async function deleteWallet(
   services: WalletServices,
-  request: { walletId: string; network: CoreNetwork; confirmFingerprint: string },
+  request: { walletId: string | undefined; network: CoreNetwork; confirmFingerprint: string },
 ): Promise<WalletEntry> {
   const entry = await openWallet(services, request.walletId, request.network);
   if (request.confirmFingerprint.trim().toLowerCase() !== entry.id) {

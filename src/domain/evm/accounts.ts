@@ -6,7 +6,7 @@ import { sealImportedKey, type ImportedKeyEntry } from '../keystore/imported-key
 import { RESTORE, shownName } from '../keystore/keystore-format.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { WalletServices } from '../services.js';
-import { unlockMaster } from '../core/wallets.js';
+import { openWallet, unlockMaster } from '../core/wallets.js';
 import { looksLikeEvmAddress, parseEvmAddress, type EvmAddress } from './address.js';
 import { evmAccountPath, evmAddressAt, evmChainXpub, evmPrivateKeyAt } from './hd.js';
 import { decryptKeystoreV3, encryptKeystoreV3 } from './keystore-v3.js';
@@ -74,9 +74,9 @@ export async function listAccounts(
  */
 export async function createAccount(
   services: WalletServices,
-  request: { walletId: string; alias: string | null },
+  request: { walletId: string | undefined; alias: string | null },
 ): Promise<EvmAccount> {
-  const wallet = await services.keystore.resolve(request.walletId);
+  const wallet = await openWallet(services, request.walletId);
   const xpub = wallet.evm?.xpub ?? evmChainXpub(await unlockMaster(services, wallet));
   const { entry, account } = await services.keystore.addEvmAccount(wallet, {
     xpub,

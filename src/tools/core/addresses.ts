@@ -92,7 +92,7 @@ export const coreAddressValidate = defineTool({
     network: z
       .enum(['mainnet', 'testnet', 'regtest'])
       .optional()
-      .describe('Also require the address to be for this network.'),
+      .describe('Also check the network. The address must be for this one.'),
   }),
   output: z.object({
     valid: z.boolean().describe('Whether it is a valid Dash address (for network, when given).'),

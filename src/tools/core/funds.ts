@@ -10,10 +10,10 @@ import { CoreAddress, Duffs, OptionalCoreNetwork, RequiredCoreNetwork, WalletId 
 const funds = () => import('../../domain/core/funds.js');
 
 const FeeRate = Duffs.optional().describe(
-  "Fee rate in duffs per 1000 bytes; 1000 (Dash's minimum relay fee) when omitted.",
+  "Duffs per 1000 bytes. The fee rate; 1000 (Dash's minimum relay fee) when omitted.",
 );
 const MaxFee = Duffs.optional().describe(
-  `Refuse to send if the fee is above this many duffs; ${DEFAULT_MAX_FEE_DUFFS} (0.01 DASH) when omitted.`,
+  `A fee cap in duffs. Refuse to send if the fee is above it; ${DEFAULT_MAX_FEE_DUFFS} (0.01 DASH) when omitted.`,
 );
 
 const optionalDuffs = (value: string | undefined, field: string): bigint | undefined =>
@@ -177,7 +177,7 @@ export const coreTxCreate = defineTool({
   input: z.strictObject({
     wallet_id: WalletId,
     network: RequiredCoreNetwork,
-    outputs: z.array(Payment).min(1).max(100).describe('The payments: address and amount_duffs each.'),
+    outputs: z.array(Payment).min(1).max(100).describe('The payments. Each an address and amount_duffs.'),
     fee_rate_duffs_per_kb: FeeRate,
   }),
   output: z.object({
@@ -223,7 +223,7 @@ export const coreTxSign = defineTool({
     network: RequiredCoreNetwork,
     psbt: z.string().min(1).max(1_000_000).describe('The unsigned PSBT, Base64.'),
     max_fee_duffs: MaxFee.describe(
-      `Refuse to sign if the fee is above this many duffs; ${DEFAULT_MAX_FEE_DUFFS} (0.01 DASH) when omitted.`,
+      `A fee cap in duffs. Refuse to sign if the fee is above it; ${DEFAULT_MAX_FEE_DUFFS} (0.01 DASH) when omitted.`,
     ),
   }),
   output: z.object({
@@ -294,7 +294,7 @@ export const coreTxSend = defineTool({
   ].join('\n'),
   input: z.strictObject({
     network: RequiredCoreNetwork,
-    hex: z.string().min(20).max(2_000_000).describe("The signed transaction, hex (core-tx-sign's hex)."),
+    hex: z.string().min(20).max(2_000_000).describe("The signed transaction, hex. core-tx-sign's hex."),
     max_fee_duffs: MaxFee,
   }),
   output: z.object({
@@ -354,7 +354,7 @@ export const coreFundsSend = defineTool({
     wallet_id: WalletId,
     network: RequiredCoreNetwork,
     address: CoreAddress.describe('The address to pay.'),
-    amount_duffs: Duffs.describe('The amount to pay, in duffs (1 DASH = 100000000).'),
+    amount_duffs: Duffs.describe('The amount to pay, in duffs. 1 DASH = 100000000 duffs.'),
     fee_rate_duffs_per_kb: FeeRate,
     max_fee_duffs: MaxFee,
     dry_run: z.boolean().default(false).describe('Only plan: show fee, coins and outputs; sign and send nothing.'),

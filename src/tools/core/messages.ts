@@ -4,7 +4,7 @@ import { openWallet } from '../../domain/core/wallets.js';
 import { defineTool } from '../define.js';
 import { CoreAddress, OptionalCoreNetwork, WalletId } from '../fields.js';
 
-const Message = z.string().max(100_000).describe('The message text (UTF-8).');
+const Message = z.string().max(100_000).describe('UTF-8 text. The message itself.');
 
 export const coreMessageSign = defineTool({
   name: 'core_message_sign',
@@ -20,7 +20,7 @@ export const coreMessageSign = defineTool({
   input: z.strictObject({
     wallet_id: WalletId,
     network: OptionalCoreNetwork,
-    address: CoreAddress.describe('The wallet address whose key signs (from core-addresses-list).'),
+    address: CoreAddress.describe('The wallet address whose key signs. core-addresses-list lists them.'),
     message: Message,
   }),
   output: z.object({
@@ -53,7 +53,7 @@ export const coreMessageVerify = defineTool({
     'Example: wallet core-message-verify --address yRd4… --message "I own this" --signature H…=',
   ].join('\n'),
   input: z.strictObject({
-    address: CoreAddress.describe('The P2PKH address that supposedly signed.'),
+    address: CoreAddress.describe('The claimed signer. A P2PKH address.'),
     message: Message,
     signature: z.string().min(1).max(200).describe('The signature, Base64.'),
   }),

@@ -90,7 +90,7 @@ export const coreWalletCreate = defineTool({
     words: z
       .union([z.literal(12), z.literal(24)])
       .default(12)
-      .describe('Mnemonic length: 12 words (128 bits) or 24 (256 bits).'),
+      .describe('Mnemonic length in words. 12 (128 bits) or 24 (256 bits).'),
   }),
   output: z.object({
     ...WalletFields,
@@ -211,7 +211,7 @@ export const coreWalletDelete = defineTool({
       .string()
       .min(1)
       .max(16)
-      .describe("The wallet's fingerprint (8 hex digits), typed out as a confirmation."),
+      .describe("The wallet's fingerprint, to confirm. Type out its 8 hex digits."),
   }),
   output: z.object({
     deleted: z.boolean().describe('True: the wallet is gone.'),

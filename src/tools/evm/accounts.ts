@@ -27,7 +27,7 @@ function accountFields(account: EvmAccount) {
 }
 
 const AccountAlias = Alias.optional().describe(
-  'A short name for the account, usable wherever an address of yours is asked for: a lower-case letter, then letters, digits, - or _.',
+  'An alias for the account. Usable as its address wherever an address of yours is asked for; a lower-case letter, then letters, digits, - or _.',
 );
 
 export const evmAccountsList = defineTool({
@@ -42,7 +42,7 @@ export const evmAccountsList = defineTool({
     'Example: wallet evm-accounts-list --wallet-id main',
   ].join('\n'),
   input: z.strictObject({
-    wallet_id: WalletId.optional().describe("Only this wallet's derived accounts (alias or fingerprint)."),
+    wallet_id: WalletId.optional().describe("Only this wallet's derived accounts. Its alias or fingerprint."),
   }),
   output: z.object({
     accounts: z.array(z.object(AccountFields)).describe('Derived accounts by wallet and index, then imported keys.'),

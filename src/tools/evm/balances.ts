@@ -17,9 +17,9 @@ export const evmBalanceGet = defineTool({
     '  wallet evm-balance-get --address savings --network sepolia --token 0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
   ].join('\n'),
   input: z.strictObject({
-    address: EvmAddress.describe('The address to look at, or the alias of a keystore account.'),
+    address: EvmAddress.describe('The address to look at. Or the alias of a keystore account.'),
     network: OptionalEvmNetwork,
-    token: EvmAddress.optional().describe('An ERC-20 contract address: also read this token balance.'),
+    token: EvmAddress.optional().describe("Also this ERC-20 token's balance. The token contract's address."),
   }),
   output: z.object({
     address: z.string().describe('The address, checksummed.'),

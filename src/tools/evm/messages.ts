@@ -5,8 +5,8 @@ import { EvmAccount, EvmAddress, RequiredEvmNetwork } from '../fields.js';
 /** The EVM domain (and viem) load on a call's first use. */
 const messages = () => import('../../domain/evm/messages.js');
 
-const Message = z.string().max(100_000).describe('The message text (UTF-8).');
-const Signature = z.string().min(1).max(200).describe('The signature: 65 bytes in hex (0x and 130 hex digits).');
+const Message = z.string().max(100_000).describe('UTF-8 text. The message itself.');
+const Signature = z.string().min(1).max(200).describe('The signature, 65 bytes in hex. 0x and 130 hex digits.');
 
 export const evmMessageSign = defineTool({
   name: 'evm_message_sign',
@@ -20,7 +20,7 @@ export const evmMessageSign = defineTool({
     'Example: wallet evm-message-sign --address savings --message "I own this"',
   ].join('\n'),
   input: z.strictObject({
-    address: EvmAccount.describe('The signing account: a keystore address or alias.'),
+    address: EvmAccount.describe('The signing account. A keystore address or alias.'),
     message: Message,
   }),
   output: z.object({
@@ -52,7 +52,7 @@ export const evmMessageVerify = defineTool({
     'Example: wallet evm-message-verify --address 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 --message "I own this" --signature <0x… from evm-message-sign>',
   ].join('\n'),
   input: z.strictObject({
-    address: EvmAddress.describe('The address that supposedly signed.'),
+    address: EvmAddress.describe('The claimed signer.'),
     message: Message,
     signature: Signature,
   }),
@@ -72,12 +72,12 @@ const TypedData = z
   .strictObject({
     domain: z
       .record(z.string(), z.unknown())
-      .describe('The EIP-712 domain: name, version, chainId, verifyingContract, salt.'),
-    types: z.record(z.string(), z.array(TypedDataField)).describe('The struct types, each a list of {name, type}.'),
+      .describe('The EIP-712 domain. Its fields: name, version, chainId, verifyingContract, salt.'),
+    types: z.record(z.string(), z.array(TypedDataField)).describe('The struct types. Each a list of {name, type}.'),
     primaryType: z.string().min(1).describe('The type of message.'),
     message: z.record(z.string(), z.unknown()).describe('The values to sign.'),
   })
-  .describe('EIP-712 typed data: {domain, types, primaryType, message}, as eth_signTypedData_v4 takes it.');
+  .describe('The EIP-712 typed data to sign. {domain, types, primaryType, message}, as eth_signTypedData_v4 takes it.');
 
 export const evmTypedDataSign = defineTool({
   name: 'evm_typed_data_sign',
@@ -92,7 +92,7 @@ export const evmTypedDataSign = defineTool({
     'Example: wallet evm-typed-data-sign --address savings --network sepolia --typed-data "$(cat permit.json)"',
   ].join('\n'),
   input: z.strictObject({
-    address: EvmAccount.describe('The signing account: a keystore address or alias.'),
+    address: EvmAccount.describe('The signing account. A keystore address or alias.'),
     network: RequiredEvmNetwork,
     typed_data: TypedData,
   }),

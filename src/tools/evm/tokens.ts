@@ -32,13 +32,13 @@ export const evmTokenTransfer = defineTool({
     'Example: wallet evm-token-transfer --address savings --token 0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238 --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --amount 1500000 --network sepolia --wait',
   ].join('\n'),
   input: z.strictObject({
-    address: EvmAccount.describe('The sending account: a keystore address or alias.'),
+    address: EvmAccount.describe('The sending account. A keystore address or alias.'),
     token: EvmAddress.describe('The ERC-20 token contract.'),
     to: EvmAddress.describe('The recipient of the tokens.'),
     amount: z
       .string()
       .regex(TOKEN_UNITS_PATTERN, 'a whole number of token base units in digits, e.g. "1500000"')
-      .describe("The amount in the token's base units, as a string of digits (1.5 tokens of 6 decimals: 1500000)."),
+      .describe("Token base units, digits. The token's smallest unit: 1.5 tokens of 6 decimals is 1500000."),
     network: RequiredEvmNetwork,
     dry_run: z.boolean().default(false).describe('Only plan: show nonce, gas and fee; sign and send nothing.'),
     wait: Wait,

@@ -9,18 +9,16 @@ const transactions = () => import('../../domain/evm/transactions.js');
 
 const DEFAULT_WAIT_SECONDS = 120;
 
-const From = EvmAccount.describe('The sending account: a keystore address or alias.');
-export const Wait = z.boolean().default(false).describe('Wait for the receipt (with progress) before answering.');
+const From = EvmAccount.describe('The sending account. A keystore address or alias.');
+export const Wait = z.boolean().default(false).describe('Wait for the receipt. With progress, before answering.');
 export const WaitSeconds = z
   .int()
   .min(1)
   .max(3600)
   .default(DEFAULT_WAIT_SECONDS)
-  .describe(
-    `How long wait waits for the receipt, in seconds (${DEFAULT_WAIT_SECONDS} by default); then status stays pending.`,
-  );
+  .describe(`Seconds to wait. ${DEFAULT_WAIT_SECONDS} by default; then the status stays pending.`);
 export const MaxFee = Wei.optional().describe(
-  `Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas exceeds this many wei; ${DEFAULT_MAX_FEE_WEI} (0.01 ether) when omitted.`,
+  `A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas exceeds it; ${DEFAULT_MAX_FEE_WEI} (0.01 ether) when omitted.`,
 );
 
 const PlanFields = {
@@ -111,17 +109,13 @@ export const evmTxCreate = defineTool({
     'Example: wallet evm-tx-create --address savings --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --value-wei 1000000000000000 --network sepolia',
   ].join('\n'),
   input: z.strictObject({
-    address: EvmAddress.describe('The sender: any address, or the alias of a keystore account.'),
+    address: EvmAddress.describe('The sender. Any address, or the alias of a keystore account.'),
     to: EvmAddress.optional().describe('The recipient or contract called; omit to deploy a contract.'),
-    value_wei: Wei.default('0').describe('The value to send in wei (digits); 0 when omitted.'),
+    value_wei: Wei.default('0').describe('Value in wei (digits); 0 when omitted.'),
     data: HexData.optional(),
     network: RequiredEvmNetwork,
-    gas_limit: Wei.optional().describe("A gas limit to use instead of the node's estimate (digits)."),
-    nonce: z
-      .int()
-      .min(0)
-      .optional()
-      .describe("A nonce to use instead of the sender's next one (to replace a pending transaction)."),
+    gas_limit: Wei.optional().describe("A gas limit, in digits. Instead of the node's estimate."),
+    nonce: z.int().min(0).optional().describe('Overrides the next nonce. To replace a pending transaction.'),
   }),
   output: z.object({ ...PlanFields, unsigned_tx: z.string().describe('The unsigned transaction, serialized (hex).') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -159,8 +153,8 @@ export const evmTxSign = defineTool({
     'Example: wallet evm-tx-sign --address savings --unsigned-tx <unsigned_tx from evm-tx-create> --network sepolia',
   ].join('\n'),
   input: z.strictObject({
-    address: From.describe('The signing account: a keystore address or alias.'),
-    unsigned_tx: HexData.describe('The unsigned transaction, serialized hex (evm-tx-create gives it).'),
+    address: From.describe('The signing account. A keystore address or alias.'),
+    unsigned_tx: HexData.describe('Unsigned transaction, hex. evm-tx-create gives it, serialized.'),
     network: RequiredEvmNetwork,
     max_fee_wei: MaxFee,
   }),
@@ -227,7 +221,7 @@ export const evmTxSend = defineTool({
     'Example: wallet evm-tx-send --signed-tx <signed_tx from evm-tx-sign> --network sepolia --wait',
   ].join('\n'),
   input: z.strictObject({
-    signed_tx: HexData.describe('The signed transaction, serialized hex (evm-tx-sign gives it).'),
+    signed_tx: HexData.describe('Signed transaction, hex. evm-tx-sign gives it, serialized.'),
     network: RequiredEvmNetwork,
     wait: Wait,
     wait_seconds: WaitSeconds,
@@ -332,8 +326,8 @@ export const evmFundsSend = defineTool({
   ].join('\n'),
   input: z.strictObject({
     address: From,
-    to: EvmAddress.describe('The recipient (or contract called).'),
-    value_wei: Wei.describe('The value to send, in wei (digits).'),
+    to: EvmAddress.describe('Recipient or contract called.'),
+    value_wei: Wei.describe('Value in wei (digits).'),
     data: HexData.optional(),
     network: RequiredEvmNetwork,
     dry_run: z.boolean().default(false).describe('Only plan: show nonce, gas and fee; sign and send nothing.'),

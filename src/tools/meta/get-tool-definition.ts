@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { toolDefinitionDocument } from '../../shared/function-catalogue.js';
 import { packageInfo } from '../../shared/package-info.js';
-import { describeTool } from '../catalogue.js';
+import { profileFunctions } from '../profiles.js';
 import { defineTool } from '../define.js';
 import { JsonSchemaObject } from '../fields.js';
 
@@ -12,9 +12,11 @@ export const getToolDefinition = defineTool({
   description: [
     'Returns one JSON document that describes every tool of this server, shaped',
     '{"tool":{"name","description","functions":[{"name","description","parameters"}]}}, where',
-    'parameters is the JSON Schema of the tool input. Paste it into an agent function-calling',
-    'config. The CLI prints the same document with `wallet --get-tool-definition`, and other',
-    'dialects with `--format openai|anthropic`.',
+    'parameters is the JSON Schema of the tool input, as tools/list shows it: lean by default, the',
+    'full description and exact schema with --profile full, the action tools with --profile compact.',
+    'Paste it into an agent function-calling config. The CLI prints the same document with',
+    '`wallet --get-tool-definition` (honouring --read-only and --profile), and other dialects with',
+    '`--format openai|anthropic`.',
   ].join('\n'),
   input: z.strictObject({}),
   output: z.object({
@@ -26,8 +28,8 @@ export const getToolDefinition = defineTool({
           .array(
             z.object({
               name: z.string().describe('The tool name.'),
-              description: z.string().describe('The full description of the tool.'),
-              parameters: JsonSchemaObject.describe('The JSON Schema of the tool input.'),
+              description: z.string().describe('The description of the tool, as tools/list gives it.'),
+              parameters: JsonSchemaObject.describe('The JSON Schema of the tool input, as tools/list gives it.'),
             }),
           )
           .describe('One function per tool.'),
@@ -37,12 +39,6 @@ export const getToolDefinition = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, { catalogue }) => {
     const { name, description } = packageInfo();
-    return toolDefinitionDocument(
-      { name, description },
-      catalogue.list().map((tool) => {
-        const described = describeTool(tool);
-        return { name: described.name, description: described.description, parameters: described.inputSchema };
-      }),
-    );
+    return toolDefinitionDocument({ name, description }, profileFunctions(catalogue.list(), catalogue.profile));
   },
 });

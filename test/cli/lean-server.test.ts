@@ -1,0 +1,58 @@
+/**
+ * The CLI against `wallet serve`'s lean default list (issue 18): it asks tool_describe once for
+ * the full descriptions and output schemas, so help and human output are what they are against
+ * the built-in server (which keeps the full profile); and it works against the compact profile.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { tempHome, wallet } from '../helpers/io.js';
+import { WALLET_BIN } from '../helpers/paths.js';
+
+describe('wallet --server "wallet serve": the lean list made whole', () => {
+  let home: string;
+  const serve = (...flags: string[]): string => [process.execPath, WALLET_BIN, 'serve', ...flags].join(' ');
+  const run = (argv: string[]) => wallet(argv, { home });
+  before(() => {
+    home = tempHome();
+  });
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  it('help shows the full description, as against the built-in server', async () => {
+    const viaServe = await run(['--server', serve(), 'network-info', '--help']);
+    assert.equal(viaServe.code, 0, viaServe.stderr);
+    assert.match(viaServe.stdout, /Reads configuration only: it does not contact any node\./);
+  });
+
+  it('renders results by their output schema exactly as the built-in server does', async () => {
+    for (const argv of [
+      ['network-info', '--chain', 'core'],
+      ['core-wallets-list'],
+      ['tool-describe', '--name', 'core-address-validate'],
+    ]) {
+      const builtIn = await run(argv);
+      const viaServe = await run(['--server', serve(), ...argv]);
+      assert.equal(builtIn.code, 0, builtIn.stderr);
+      assert.equal(viaServe.code, 0, viaServe.stderr);
+      if (argv[0] !== 'tool-describe') assert.equal(viaServe.stdout, builtIn.stdout, argv.join(' '));
+    }
+  });
+
+  it('works against the compact profile: an action and its arguments', async () => {
+    const result = await run([
+      '--server',
+      serve('--profile', 'compact'),
+      'core-address',
+      '--action',
+      'validate',
+      '--args-json',
+      '{"address":"yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt"}',
+      '--json',
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal((JSON.parse(result.stdout) as { valid: boolean }).valid, true);
+    const wrong = await run(['--server', serve('--profile', 'compact'), 'core-address', '--action', 'explode']);
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /--action must be one of create, list, validate, discover; got 'explode'/);
+  });
+});
