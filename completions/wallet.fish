@@ -347,8 +347,8 @@ flag	evm-funds-send	--to	text	Recipient or contract called.
 flag	evm-funds-send	--value-wei	text	Value in wei (digits).
 flag	evm-funds-send	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
 flag	evm-funds-send	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
-flag	evm-funds-send	--dry-run	none	Only plan: show nonce, gas and fee; sign and send nothing.
-flag	evm-funds-send	--no-dry-run	none	Only plan: show nonce, gas and fee; sign and send nothing.
+flag	evm-funds-send	--dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
+flag	evm-funds-send	--no-dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
 flag	evm-funds-send	--wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-funds-send	--no-wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-funds-send	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
@@ -360,8 +360,8 @@ flag	evm-token-transfer	--token	text	The ERC-20 token contract.
 flag	evm-token-transfer	--to	text	The recipient of the tokens.
 flag	evm-token-transfer	--amount	text	Token base units, digits. The token\'s smallest unit: 1.5 tokens of 6 decimals is 1500000.
 flag	evm-token-transfer	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
-flag	evm-token-transfer	--dry-run	none	Only plan: show nonce, gas and fee; sign and send nothing.
-flag	evm-token-transfer	--no-dry-run	none	Only plan: show nonce, gas and fee; sign and send nothing.
+flag	evm-token-transfer	--dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
+flag	evm-token-transfer	--no-dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
 flag	evm-token-transfer	--wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-token-transfer	--no-wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-token-transfer	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.

@@ -147,6 +147,9 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** The arguments whose content a question must show: what is signed is more than an amount. */
+const PAYLOAD_ARGUMENTS = ['data', 'unsigned_tx', 'signed_tx', 'typed_data', 'message'];
+
 /** The fee fields of a dry run, most telling first. */
 const FEE_FIELDS: readonly [string, 'duffs' | 'wei', string][] = [
   ['fee_duffs', 'duffs', 'fee'],
@@ -186,6 +189,11 @@ export async function confirmationMessage(
   }
   if (fields.wallet_id) lines.push(`  wallet: ${fields.wallet_id}`);
   if (fields.from) lines.push(`  from: ${fields.from}`);
+  if (PAYLOAD_ARGUMENTS.some((name) => name in args)) {
+    // What calldata, typed data or a message would do: loaded (with viem) only for such a call.
+    const { payloadLines } = await import('../domain/evm/payload.js');
+    lines.push(...payloadLines(args));
+  }
   lines.push(
     planned ? 'Confirm to sign and send it. Declining sends nothing.' : 'Confirm to go ahead. Declining does nothing.',
   );

@@ -61,7 +61,11 @@ export class ConsentGate {
       throw lookup.error;
     }
     // Still waiting for the owner: the same request again, unless this client can ask its user now.
-    if (lookup.kind === 'pending' && !canAsk) throw approvalRequired(lookup.approval);
+    if (lookup.kind === 'pending' && !canAsk) {
+      const owner = { ...toolContext, authority: 'owner' as const };
+      await auditStoppedCall(tool, input, owner, { asked: undefined, approval: lookup.approval.id });
+      throw approvalRequired(lookup.approval);
+    }
     let reason = `${tool.name} always needs a human yes`;
     if (tool.consent === 'policy') {
       try {
@@ -101,11 +105,23 @@ function approvalSummary(tool: AnyTool, fields: AuditFields, text: string, reaso
     ...(fields.amount !== undefined ? { amount: fields.amount } : {}),
     ...(fields.unit ? { unit: fields.unit } : {}),
     ...(fields.token ? { token: fields.token } : {}),
-    ...(recipient === undefined ? {} : { recipient: typeof recipient === 'string' ? recipient : [...recipient] }),
+    ...(recipient === undefined
+      ? {}
+      : { recipient: typeof recipient === 'string' ? recipient : clipped([...recipient]) }),
     ...(fields.fee !== undefined ? { fee: fields.fee } : {}),
-    text,
+    text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text,
     reason: reason.slice(0, 500),
   };
+}
+
+/** The most recipients an approval lists, and the longest question it keeps. */
+const MAX_RECIPIENTS = 64;
+const MAX_TEXT = 4000;
+
+/** At most MAX_RECIPIENTS addresses, the last place saying how many more there are. */
+function clipped(recipients: string[]): string[] {
+  if (recipients.length <= MAX_RECIPIENTS) return recipients;
+  return [...recipients.slice(0, MAX_RECIPIENTS - 1), `(and ${recipients.length - MAX_RECIPIENTS + 1} more)`];
 }
 
 /** The command the owner types to approve `id`. */

@@ -29,7 +29,7 @@ export const JsonSchemaObject = z.record(z.string(), z.unknown());
 export const WalletId = describedWithBrief(
   z.string().min(1).max(64).optional(),
   "The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both). When omitted: the keystore's only wallet (on the network given), else default_wallet from config.json; with several, the call is refused, naming them.",
-  'Alias or fingerprint; default: the only one',
+  'Alias or fingerprint',
 );
 
 export const Alias = describedWithBrief(
@@ -83,14 +83,14 @@ const EVM_NETWORK_PATTERN = /^[a-z][a-z0-9-]*$/;
 export const EvmNetwork = describedWithBrief(
   z.string().regex(EVM_NETWORK_PATTERN, 'a network name: lower-case letters, digits and dashes'),
   'The EVM network: mainnet, sepolia, local (anvil, chain id 31337) or one from the config file.',
-  'e.g. mainnet, sepolia, local',
+  'e.g. mainnet or local',
 );
 
 /** For tools that spend or sign for a chain: the network must be given; its chain id is checked. */
 export const RequiredEvmNetwork = describedWithBrief(
   EvmNetwork,
   "The EVM network (mainnet, sepolia, local or a configured one); required: the node's and the transaction's chain id must be its own.",
-  'e.g. mainnet, sepolia, local',
+  'e.g. mainnet or local',
 );
 
 /** For tools that only read: the configured default EVM network when omitted. */

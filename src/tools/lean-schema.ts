@@ -33,16 +33,25 @@ const SCHEMA_ARRAYS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
 
 /**
- * Keywords the lean form leaves out: the dialect (draft 2020-12 is MCP's default), the length and
- * size bounds, the patterns and the refusal of unknown keys. The server checks every one of them
+ * Keywords the lean form leaves out: the dialect (draft 2020-12 is MCP's default), the length,
+ * size and numeric bounds, the patterns and the refusal of unknown keys. The server checks every one of them
  * and names the field in its INVALID_PARAM answer; the descriptions say what a value looks like
  * ("in digits"), and tool_describe gives the exact schema.
  */
-const LEAN_DROPPED = new Set(['$schema', 'minLength', 'maxLength', 'minItems', 'maxItems', 'pattern', 'propertyNames']);
+const LEAN_DROPPED = new Set([
+  '$schema',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'pattern',
+  'propertyNames',
+  'minimum',
+  'maximum',
+]);
 
 /**
- * The lean form of a schema: without the keywords above, integer bounds that only restate
- * JavaScript's safe range, or a `type` beside an `enum`; each description cut to its brief (the
+ * The lean form of a schema: without the keywords above, or a `type` beside an `enum`; each description cut to its brief (the
  * brief declared with it, else its first sentence). What is left still says every field, its
  * type, its allowed values, its default and what is required; the server validates the rest.
  */
@@ -51,7 +60,6 @@ export function leanSchema(schema: JsonSchema): JsonSchema {
     const lean: Record<string, unknown> = {};
     for (const [keyword, value] of Object.entries(node)) {
       if (LEAN_DROPPED.has(keyword)) continue;
-      if ((keyword === 'minimum' || keyword === 'maximum') && isSafeIntegerBound(value)) continue;
       // false: unknown keys are refused (by the server, naming them); {}: anything, as without it.
       if (keyword === 'additionalProperties' && (value === false || isEmptySchema(value))) continue;
       if (keyword === 'type' && Array.isArray(node['enum'])) continue;
@@ -104,10 +112,6 @@ function firstSentenceEnd(text: string): number {
 
 function isEmptySchema(value: unknown): boolean {
   return isJsonSchema(value) && Object.keys(value).length === 0;
-}
-
-function isSafeIntegerBound(value: unknown): boolean {
-  return value === Number.MAX_SAFE_INTEGER || value === Number.MIN_SAFE_INTEGER;
 }
 
 /** Applies `change` to every schema node, bottom-up, keeping property names apart from keywords. */

@@ -255,7 +255,7 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
     );
   });
 
-  it('a wallet file whose network was edited is KEYSTORE_DAMAGED (exit 5) naming the file, never INTERNAL', async () => {
+  it('a wallet file whose network was edited is KEYSTORE_DAMAGED (exit 6) naming the file, never INTERNAL', async () => {
     const name = readdirSync(join(home, 'keystore')).find((file) => file.endsWith('-testnet.json'));
     assert.ok(name);
     const path = join(home, 'keystore', name);
@@ -267,7 +267,7 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
         ['core-address-create', '--wallet-id', 'main'],
         ['core-addresses-list', '--wallet-id', '73c5da0a'],
       ]) {
-        const stderr = await expectError(argv, 'KEYSTORE_DAMAGED', 5);
+        const stderr = await expectError(argv, 'KEYSTORE_DAMAGED', 6);
         assert.match(stderr, new RegExp(`The keystore file .*${name} says wallet 73c5da0a on mainnet`));
         assert.match(
           stderr,

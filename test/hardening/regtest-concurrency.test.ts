@@ -16,7 +16,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
@@ -224,6 +224,20 @@ describe(
       startingBalance = BigInt((await ok(['core-balances-get', '--wallet-id', 'main']))['confirmed_duffs'] as string);
       assert.ok(startingBalance > 0n);
 
+      // The agent behind `wallet serve` may pay alone (the owner's policy grants it room for the
+      // whole burst), so its payments race the CLI's instead of waiting for an approval.
+      writeFileSync(
+        join(home, 'config.json'),
+        JSON.stringify({
+          core: {
+            networks: {
+              regtest: {
+                policy: { autonomous: { max_per_tx_duffs: '2100000000000000', max_per_24h_duffs: '2100000000000000' } },
+              },
+            },
+          },
+        }),
+      );
       // The long-running server, up before the burst: one MCP client over stdio.
       const transport = new StdioClientTransport({
         command: process.execPath,

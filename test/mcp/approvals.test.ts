@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { serializeTransaction } from 'viem';
 import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/shared/protocol-meta.js';
 import { ANVIL_FIRST_ACCOUNT, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
@@ -224,6 +225,15 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
       },
     });
     assert.equal(typed.error?.code, 'APPROVAL_REQUIRED');
+    // The owner is shown what would be signed, not only who signs.
+    const questions = (
+      JSON.parse(readFileSync(approvalsFile(), 'utf8')) as { approvals: { summary: { text: string } }[] }
+    ).approvals.map((approval) => approval.summary.text);
+    assert.ok(
+      questions.some((text) => text.includes('message: "log me in"')),
+      questions.join('\n---\n'),
+    );
+    assert.ok(questions.some((text) => /typed data: Mail, not a permit the wallet recognises/.test(text)));
     const dry = await pay(MILLI, { dry_run: true });
     assert.equal(dry.result?.['status'], 'planned', 'a dry run signs nothing: no approval needed');
   });
@@ -269,7 +279,12 @@ describe('autonomy: what the policy lets an agent do alone', () => {
             local: {
               policy: {
                 max_per_tx_wei: (100n * MILLI).toString(),
-                autonomous: { max_per_tx_wei: (10n * MILLI).toString(), max_per_24h_wei: (25n * MILLI).toString() },
+                // Room for the fees too (an agent's spend counts the most its fee can be; a few
+                // hundredths of a milli-ether on anvil).
+                autonomous: {
+                  max_per_tx_wei: ((105n * MILLI) / 10n).toString(),
+                  max_per_24h_wei: (27n * MILLI).toString(),
+                },
               },
             },
             // A second name for the same chain: the same policy, the same ledger.
@@ -294,7 +309,7 @@ describe('autonomy: what the policy lets an agent do alone', () => {
     const above = await pay(11n * MILLI);
     assert.equal(above.error?.code, 'APPROVAL_REQUIRED');
     assert.match(String(above.error?.details?.['reason']), /autonomous\.max_per_tx_wei/);
-    // 10 of 25 spent; racing payments of 5 each through both names: exactly three fit.
+    // 10 (and fees) of 27 spent; racing payments of 5 each through both names: exactly three fit.
     const racing = await Promise.all([1, 2, 3, 4, 5].map((i) => pay(5n * MILLI, i % 2 === 0 ? 'local2' : 'local')));
     assert.deepEqual(
       racing.map((outcome) => (outcome.result?.['sent'] === true ? 'sent' : outcome.error?.code)).sort(),
@@ -309,6 +324,29 @@ describe('autonomy: what the policy lets an agent do alone', () => {
       ledger.entries.map((entry) => entry.by),
       ['agent', 'agent', 'agent', 'agent'],
     );
+  });
+
+  it('fees count against autonomy: a zero-value transaction with a huge fee waits for approval', async () => {
+    const nonce = Number(await node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'pending']));
+    // 21000 gas at 1 milli-ether per gas: a fee of 21 ether, value 0.
+    const unsigned = serializeTransaction({
+      type: 'eip1559',
+      chainId: 31337,
+      nonce,
+      to: RECIPIENT,
+      value: 0n,
+      gas: 21000n,
+      maxFeePerGas: MILLI,
+      maxPriorityFeePerGas: MILLI,
+    });
+    const signed = await served.call('evm_tx_sign', {
+      address: 'payer',
+      unsigned_tx: unsigned,
+      network: 'local',
+      max_fee_wei: (10n ** 20n).toString(),
+    });
+    assert.equal(signed.error?.code, 'APPROVAL_REQUIRED', JSON.stringify(signed));
+    assert.match(String(signed.error?.details?.['reason']), /fee included/);
   });
 
   it('a second policy for the same chain id is refused with a clear error', async () => {

@@ -94,8 +94,9 @@ describe('tokens under the policy (anvil, PermitToken)', () => {
             local: {
               policy: {
                 allowed_recipients: [FRIEND, SPENDER, VAULT, token],
-                // The agent may spend no ether alone, only the token, within its own caps.
-                autonomous: { max_per_tx_wei: '0', max_per_24h_wei: '0' },
+                // The agent may spend ether alone only on fees (0.01 ether a day), the token within
+                // its own caps.
+                autonomous: { max_per_tx_wei: (10n ** 16n).toString(), max_per_24h_wei: (10n ** 16n).toString() },
                 tokens: {
                   [token.toLowerCase()]: {
                     max_per_tx: (5n * TOKEN).toString(),
@@ -135,9 +136,14 @@ describe('tokens under the policy (anvil, PermitToken)', () => {
     assert.equal((await transfer(agent, TOKEN)).sent, true);
     assert.equal(await codeOf(transfer(agent, 1n)), 'APPROVAL_REQUIRED', 'the agent spent its 3 of the day');
     assert.equal(await balanceOf(FRIEND), before + 3n * TOKEN, 'exactly what went through');
-    // An ether payment: no autonomy for ether (its caps are 0).
+    // An ether payment above what the agent may spend alone.
     const ether = await codeOf(
-      agent.call('evm_funds_send', { address: 'holder', to: FRIEND, value_wei: '1', network: 'local' }),
+      agent.call('evm_funds_send', {
+        address: 'holder',
+        to: FRIEND,
+        value_wei: (2n * 10n ** 16n).toString(),
+        network: 'local',
+      }),
     );
     assert.equal(ether, 'APPROVAL_REQUIRED');
   });
@@ -308,5 +314,29 @@ describe('a permit within autonomy works on chain', () => {
       .catch((error: unknown) => error);
     assert.ok(next instanceof ToolFailure);
     assert.equal(next.code, 'APPROVAL_REQUIRED');
+    // An EIP712Domain type that leaves the chainId out of the hash is refused: the signature would
+    // be good on every chain, though the domain object names one.
+    const hidden = await agent
+      .call('evm_typed_data_sign', {
+        address: 'holder',
+        network: 'local',
+        typed_data: {
+          domain,
+          types: {
+            ...types,
+            EIP712Domain: [
+              { name: 'name', type: 'string' },
+              { name: 'version', type: 'string' },
+              { name: 'verifyingContract', type: 'address' },
+            ],
+          },
+          primaryType: 'Permit',
+          message: { ...message, nonce: '1', value: '1' },
+        },
+      })
+      .catch((error: unknown) => error);
+    assert.ok(hidden instanceof ToolFailure);
+    assert.equal(hidden.code, 'INVALID_PARAM');
+    assert.match(hidden.message, /EIP712Domain must list exactly the fields of typed_data\.domain/);
   });
 });

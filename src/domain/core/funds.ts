@@ -399,7 +399,7 @@ export async function signTransaction(
   checkFee(summary.fee, request.maxFee, 'is', policy);
   const master = await unlockMaster(services, entry);
   try {
-    const { value } = await reserveSpend(services.dataDir, policy, spend, async () => {
+    const { value } = await reserveSpend(services.dataDir, policy, { ...spend, fee: summary.fee }, async () => {
       const signed = signWith(master, entry, tx);
       return { value: signed, txid: signed.txid };
     });
@@ -464,7 +464,7 @@ export async function sendTransaction(
     request.network,
     addressed.map((output) => output.address),
   );
-  const spend = { ...countedSpend(addressed, own), key: tx.unsignedTxid, authority: request.authority };
+  const spend = { ...countedSpend(addressed, own), key: tx.unsignedTxid, authority: request.authority, fee };
   checkSpend(policy, spend);
   checkAutonomy(policy, spend, request.authority);
   checkFee(fee, request.maxFee, 'is', policy);
@@ -512,7 +512,7 @@ async function spendFunds(
   const master = await unlockMaster(services, prepared.entry);
   try {
     // The change index is reserved and the payment signed only once the 24-hour cap has room.
-    const reservation = await reserveSpend(services.dataDir, policy, spend, async () => {
+    const reservation = await reserveSpend(services.dataDir, policy, { ...spend, fee: prepared.plan.fee }, async () => {
       const created = await finalizeSpend(services, prepared);
       const psbt = readPsbt(created.psbt);
       const key = unsignedTxid(psbt);

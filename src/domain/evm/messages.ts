@@ -71,6 +71,7 @@ export async function signTypedData(
     ...request.typedData,
     domain: { ...request.typedData.domain, ...(chainId === undefined ? {} : { chainId }) },
   });
+  refuseHiddenDomainFields(request.typedData);
   // A permit or transfer authorization moves tokens as surely as a transaction: the policy counts
   // it (allowlist, token caps, unlimited approvals, the agent's autonomy). Anything else, or a
   // domain bound to no chain, the policy cannot bound: an agent needs a human yes for it.
@@ -100,6 +101,25 @@ export async function signTypedData(
     reserveSpend(services.dataDir, network.policy, spend, async () => ({ value: await sign(privateKey), txid: hash })),
   );
   return { address: account.address, signature, hash };
+}
+
+/**
+ * Refuses an `EIP712Domain` type that leaves out a field the domain object carries (or names one
+ * it lacks): the signature would hash a domain other than the one read here, e.g. without the
+ * chainId the network check and the permit's classification rely on.
+ */
+function refuseHiddenDomainFields(typedData: TypedData): void {
+  const declared = typedData.types['EIP712Domain'];
+  if (!declared) return;
+  const hashed = declared.map((field) => field.name).sort();
+  const present = Object.keys(typedData.domain).sort();
+  if (hashed.length !== present.length || hashed.some((name, i) => name !== present[i])) {
+    throw new WalletError(
+      'INVALID_PARAM',
+      'typed_data.types.EIP712Domain must list exactly the fields of typed_data.domain: the signature hashes only the listed ones.',
+      { hint: 'Leave EIP712Domain out of types (it is derived from the domain), or list every domain field in it.' },
+    );
+  }
 }
 
 /**

@@ -193,6 +193,7 @@ export async function signTransaction(
     ...countedSpend(transaction),
     key: spendKey(account.address, transaction),
     authority: request.authority,
+    fee: maxFeeOf(transaction),
   };
   await checkBeforeSigning(services.dataDir, network.policy, spend);
   checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
@@ -351,7 +352,12 @@ export async function sendTransaction(
   const signed = request.signed.trim() as Hex;
   const from = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
   const summary = describeSigned(signed, from);
-  const spend = { ...countedSpend(transaction), key: spendKey(from, transaction), authority: request.authority };
+  const spend = {
+    ...countedSpend(transaction),
+    key: spendKey(from, transaction),
+    authority: request.authority,
+    fee: summary.maxFee,
+  };
   checkSpend(network.policy, spend);
   checkAutonomy(network.policy, spend, request.authority);
   checkFeeCap(summary.maxFee, request.maxFee, network.policy);
@@ -514,6 +520,7 @@ export async function sendFunds(
     const reservation = await signReserved(services, account, transaction, policy, {
       ...spend,
       key: spendKey(account.address, transaction),
+      fee: planned.maxFee,
     });
     const signed = reservation.value;
     await broadcastReserved(reservation, () => broadcast(node, signed, keccak256(signed)));

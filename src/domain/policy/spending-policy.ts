@@ -81,6 +81,12 @@ export type CountedSpend = {
    * is never autonomous.
    */
   unreadable?: string | undefined;
+  /**
+   * The most its fee can be, in the chain's unit, once known: an agent alone spends it too, so its
+   * autonomous caps count amount and fee together (a zero-value transaction with a huge fee is a
+   * spend).
+   */
+  fee?: bigint | undefined;
 };
 
 const REFUSED_TAIL = 'Nothing was signed or sent.';
@@ -243,9 +249,10 @@ export function checkAutonomy(policy: SpendingPolicy | null, spend: CountedSpend
   if (spend.unreadable !== undefined) throw needsHuman(spend.unreadable);
   const blind = spend.recipients.find((recipient) => recipient.address === null);
   if (blind) throw needsHuman(`${blind.what} has no address the policy can check`);
-  if (spend.amount > policy.autonomy.maxPerTx) {
+  const cost = spend.amount + (spend.fee ?? 0n);
+  if (cost > policy.autonomy.maxPerTx) {
     throw needsHuman(
-      `${shown(policy, spend.amount)} is above what an agent may spend alone in one transaction (${ruleName(policy, 'max_per_tx', true)} ${shown(policy, policy.autonomy.maxPerTx)})`,
+      `${shown(policy, cost)}${spend.fee ? ' (fee included)' : ''} is above what an agent may spend alone in one transaction (${ruleName(policy, 'max_per_tx', true)} ${shown(policy, policy.autonomy.maxPerTx)})`,
     );
   }
   for (const move of spend.tokens ?? []) {
@@ -309,10 +316,12 @@ function countersOf(dataDir: string, policy: SpendingPolicy | null, spend: Ledge
   if (!policy) return [];
   const agent = spend.authority === 'agent';
   const counters: Counter[] = [];
-  if (spend.amount > 0n && (policy.maxPer24h !== null || (agent && policy.autonomy))) {
+  // An agent's spend counts its fee too (see CountedSpend.fee); the owner's, its amount.
+  const counted = agent ? spend.amount + (spend.fee ?? 0n) : spend.amount;
+  if (counted > 0n && (policy.maxPer24h !== null || (agent && policy.autonomy))) {
     counters.push({
       ledger: new SpendLedger(dataDir, policy.chain, policy.ledger),
-      amount: spend.amount,
+      amount: counted,
       cap: policy.maxPer24h,
       capName: ruleName(policy, 'max_per_24h'),
       agentCap: agent ? (policy.autonomy?.maxPer24h ?? null) : null,
@@ -320,7 +329,10 @@ function countersOf(dataDir: string, policy: SpendingPolicy | null, spend: Ledge
       show: (amount) => shown(policy, amount),
     });
   }
-  for (const [token, amount] of tokenTotals(spend, policy)) {
+  // Locks are taken in this order: the chain's, then the tokens' by address, never the caller's
+  // order (two permits listing the same tokens in other orders would each wait for the other).
+  const tokens = [...tokenTotals(spend, policy)].sort(([a], [b]) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
+  for (const [token, amount] of tokens) {
     const rules = policy.tokens.get(token);
     if (!rules || amount === 0n || (rules.maxPer24h === null && !(agent && rules.autonomy))) continue;
     counters.push({
@@ -385,6 +397,8 @@ export async function reserveSpend<T>(
   spend: LedgerSpend,
   sign: () => Promise<{ value: T; txid: string; key?: string }>,
 ): Promise<Reservation<T>> {
+  // Checked again here: the fee may only be known now (a one-step payment plans it under its lock).
+  checkAutonomy(policy, spend, spend.authority);
   const counters = countersOf(dataDir, policy, spend);
   if (counters.length === 0) return { value: (await sign()).value, release: forgetNothing };
   type Signed = { value: T; txid: string; key: string; recorded: boolean };

@@ -40,7 +40,7 @@ export const evmTokenTransfer = defineTool({
       .regex(TOKEN_UNITS_PATTERN, 'a whole number of token base units in digits, e.g. "1500000"')
       .describe("Token base units, digits. The token's smallest unit: 1.5 tokens of 6 decimals is 1500000."),
     network: RequiredEvmNetwork,
-    dry_run: z.boolean().default(false).describe('Only plan: show nonce, gas and fee; sign and send nothing.'),
+    dry_run: z.boolean().default(false).describe('Plan only. Show nonce, gas and fee; sign and send nothing.'),
     wait: Wait,
     wait_seconds: WaitSeconds,
     max_fee_wei: MaxFee,

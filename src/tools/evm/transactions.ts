@@ -330,7 +330,7 @@ export const evmFundsSend = defineTool({
     value_wei: Wei.describe('Value in wei (digits).'),
     data: HexData.optional(),
     network: RequiredEvmNetwork,
-    dry_run: z.boolean().default(false).describe('Only plan: show nonce, gas and fee; sign and send nothing.'),
+    dry_run: z.boolean().default(false).describe('Plan only. Show nonce, gas and fee; sign and send nothing.'),
     wait: Wait,
     wait_seconds: WaitSeconds,
     max_fee_wei: MaxFee,
