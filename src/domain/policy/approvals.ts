@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
-import { hasSystemCode, WalletError } from '../errors.js';
+import { WalletError } from '../errors.js';
 import { withNamedLock } from '../keystore/lock.js';
+import { readStateFile } from './state-file.js';
 
 export const APPROVALS_FILE_NAME = 'approvals.json';
 /** How long a request waits for the owner, and how long a yes waits for the agent's retry. */
@@ -218,22 +218,11 @@ export class ApprovalStore {
   }
 
   private async read(): Promise<Approval[]> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (error) {
-      if (hasSystemCode(error, 'ENOENT')) return [];
-      throw this.damaged('it cannot be read', error);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw this.damaged('it is not valid JSON', error);
-    }
-    const parsed = ApprovalsFileSchema.safeParse(json);
-    if (!parsed.success) throw this.damaged(`it is not a ${FORMAT} file of version ${VERSION}`, parsed.error);
-    return parsed.data.approvals;
+    const what = `a ${FORMAT} file of version ${VERSION}`;
+    const file = await readStateFile(this.path, ApprovalsFileSchema, what, (reason, cause) =>
+      this.damaged(reason, cause),
+    );
+    return file?.approvals ?? [];
   }
 
   /** A damaged file approves nothing: every call that needs an approval is refused until it is fixed. */

@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { CHAINS, type Chain } from '../config/networks.js';
-import { hasSystemCode, WalletError } from '../errors.js';
+import { WalletError } from '../errors.js';
 import { withNamedLock } from '../keystore/lock.js';
+import { readStateFile } from './state-file.js';
 
 export const LEDGER_DIR_NAME = 'ledger';
 /** How far back a 24-hour cap looks. */
@@ -97,25 +97,13 @@ export class SpendLedger {
   }
 
   private async read(): Promise<LedgerEntry[]> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (error) {
-      if (hasSystemCode(error, 'ENOENT')) return [];
-      throw this.damaged('it cannot be read', error);
+    const what = `a ${FORMAT} file of version ${VERSION}`;
+    const file = await readStateFile(this.path, LedgerFileSchema, what, (reason, cause) => this.damaged(reason, cause));
+    if (!file) return [];
+    if (file.chain !== this.chain || file.network !== this.network) {
+      throw this.damaged(`it is the ledger of ${file.chain}.${file.network}`);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw this.damaged('it is not valid JSON', error);
-    }
-    const parsed = LedgerFileSchema.safeParse(json);
-    if (!parsed.success) throw this.damaged(`it is not a ${FORMAT} file of version ${VERSION}`, parsed.error);
-    if (parsed.data.chain !== this.chain || parsed.data.network !== this.network) {
-      throw this.damaged(`it is the ledger of ${parsed.data.chain}.${parsed.data.network}`);
-    }
-    return parsed.data.entries.map((entry) => ({
+    return file.entries.map((entry) => ({
       key: entry.key,
       txid: entry.txid,
       amount: BigInt(entry.amount),
