@@ -176,16 +176,14 @@ export async function confirmationMessage(
   const fields = await auditFields(tool, args, planned);
   const lines = [`${tool.title} (${tool.name})${fields.network ? ` on ${fields.network}` : ''}:`];
   if (fields.amount !== undefined && fields.unit) {
-    lines.push(
-      `  amount: ${fields.unit === 'token' ? tokenAmount(fields.amount, fields.token, planned) : amount(fields.amount, fields.unit)}`,
-    );
+    lines.push(`  amount: ${amountText(fields.amount, fields.unit, fields.token, planned)}`);
   }
   const recipients = [fields.recipient ?? []].flat();
   if (recipients.length > 0) lines.push(`  to: ${recipients.join(', ')}`);
   const fee = FEE_FIELDS.find(([field]) => typeof planned?.[field] === 'string');
-  if (fee) lines.push(`  ${fee[2]}: ${amount(String(planned?.[fee[0]]), fee[1])}`);
+  if (fee) lines.push(`  ${fee[2]}: ${amountText(String(planned?.[fee[0]]), fee[1])}`);
   else if (fields.fee !== undefined && fields.unit && fields.unit !== 'token') {
-    lines.push(`  fee at most: ${amount(fields.fee, fields.unit)}`);
+    lines.push(`  fee at most: ${amountText(fields.fee, fields.unit)}`);
   }
   if (fields.wallet_id) lines.push(`  wallet: ${fields.wallet_id}`);
   if (fields.from) lines.push(`  from: ${fields.from}`);
@@ -200,8 +198,15 @@ export async function confirmationMessage(
   return lines.join('\n');
 }
 
-function amount(base: string, unit: 'duffs' | 'wei'): string {
-  return /^\d+$/.test(base) ? showAmount(BigInt(base), unit) : `${base} ${unit}`;
+/**
+ * An amount in base units as a question shows it: "1 ether (1000000000000000000 wei)", or for a
+ * token "2.5 USDC (2500000 base units of token 0xA0b8…)" (the symbol where a dry run tells it).
+ */
+export function amountText(base: string, unit: string, token?: string, planned?: Record<string, unknown>): string {
+  if (unit === 'token') return tokenAmount(base, token, planned);
+  return /^\d+$/.test(base) && (unit === 'duffs' || unit === 'wei')
+    ? showAmount(BigInt(base), unit)
+    : `${base} ${unit}`;
 }
 
 /** "2.5 USDC (2500000 base units of 0xA0b8…)": the dry run tells the symbol and decimals where it has them. */

@@ -4,10 +4,9 @@ import type { ApprovalStore } from '../domain/policy/approvals.js';
 import { type Approval, type ApprovalSummary } from '../domain/policy/approvals.js';
 import type { AuditFields } from '../domain/policy/audit-log.js';
 import type { Authority } from '../domain/policy/authority.js';
-import { showAmount } from '../domain/policy/spending-policy.js';
 import type { AnyTool, ToolContext } from '../tools/index.js';
 import { auditFields, auditStoppedCall, invokeTool } from '../tools/invoke.js';
-import { callDigest, confirmationMessage, plannedFee, type Confirmations } from './confirmation.js';
+import { amountText, callDigest, confirmationMessage, plannedFee, type Confirmations } from './confirmation.js';
 
 /** What a call that needs consent came to: its result, or a question for the client to ask. */
 export type ConsentOutcome =
@@ -47,22 +46,23 @@ export class ConsentGate {
       kind: 'done',
       output: await invokeTool(tool, args, { ...toolContext, authority }, approval ? { approval } : {}),
     });
+    // The audit lines and the dry run of a call stopped here: nothing signs under this context.
+    const owner = { ...toolContext, authority: 'owner' as const };
     const digest = callDigest(tool.name, input);
     const answer = this.confirmations.answer(tool, digest, context);
     if (answer.kind === 'yes') return run('owner');
     if (answer.kind === 'declined') {
-      await auditStoppedCall(tool, input, { ...toolContext, authority: 'agent' }, { error: answer.error });
+      await auditStoppedCall(tool, input, owner, { error: answer.error });
       throw answer.error;
     }
     const lookup = await this.approvals.take(digest);
     if (lookup.kind === 'approved') return run('owner', lookup.approval.id);
     if (lookup.kind === 'refused') {
-      await auditStoppedCall(tool, input, { ...toolContext, authority: 'agent' }, { error: lookup.error });
+      await auditStoppedCall(tool, input, owner, { error: lookup.error });
       throw lookup.error;
     }
     // Still waiting for the owner: the same request again, unless this client can ask its user now.
     if (lookup.kind === 'pending' && !canAsk) {
-      const owner = { ...toolContext, authority: 'owner' as const };
       await auditStoppedCall(tool, input, owner, { asked: undefined, approval: lookup.approval.id });
       throw approvalRequired(lookup.approval);
     }
@@ -77,7 +77,6 @@ export class ConsentGate {
     }
     // The plan the question shows: a dry run signs nothing, so it runs as the owner's (the policy's
     // own refusals still end the call here, before anyone is asked).
-    const owner = { ...toolContext, authority: 'owner' as const };
     const planned = tool.dryRunField
       ? await invokeTool(tool, { ...args, [tool.dryRunField]: true }, owner, { audited: false })
       : undefined;
@@ -135,6 +134,8 @@ export function approveCommand(id: string): string {
  */
 export function approvalRequired(approval: Approval): WalletError {
   const { summary } = approval;
+  // What it would sign, as data: the summary less the question's prose.
+  const { text: _text, ...facts } = summary;
   const gist = [
     summary.network ? `on ${summary.network}` : undefined,
     summary.amount !== undefined && summary.unit ? amountText(summary.amount, summary.unit, summary.token) : undefined,
@@ -155,24 +156,8 @@ export function approvalRequired(approval: Approval): WalletError {
         status: approval.status,
         expires: approval.expires,
         command: approveCommand(approval.id),
-        tool: summary.tool,
-        ...(summary.network ? { network: summary.network } : {}),
-        ...(summary.from ? { from: summary.from } : {}),
-        ...(summary.wallet_id ? { wallet_id: summary.wallet_id } : {}),
-        ...(summary.amount !== undefined ? { amount: summary.amount } : {}),
-        ...(summary.unit ? { unit: summary.unit } : {}),
-        ...(summary.token ? { token: summary.token } : {}),
-        ...(summary.recipient !== undefined ? { recipient: summary.recipient } : {}),
-        ...(summary.fee !== undefined ? { fee: summary.fee } : {}),
-        reason: summary.reason,
+        ...facts,
       },
     },
   );
-}
-
-function amountText(base: string, unit: string, token?: string): string {
-  if (unit === 'token') return `${base} base units of token ${token ?? '(unknown)'}`;
-  return /^\d+$/.test(base) && (unit === 'duffs' || unit === 'wei')
-    ? showAmount(BigInt(base), unit)
-    : `${base} ${unit}`;
 }
