@@ -3,7 +3,7 @@ import { formatTokenAmount, TOKEN_UNITS_PATTERN } from '../../domain/evm/amount.
 import { ALIAS_PATTERN } from '../../domain/keystore/keystore-format.js';
 import { defineTool } from '../define.js';
 import { EvmAccount, EvmAddress, RequiredEvmNetwork } from '../fields.js';
-import { MaxFee, StatusFields, statusFields, Wait, WaitSeconds } from './transactions.js';
+import { MaxFee, PaymentFields, statusFields, Wait, WaitSeconds } from './transactions.js';
 
 /** The EVM domain (and viem) load on a call's first use. */
 const tokens = () => import('../../domain/evm/tokens.js');
@@ -61,14 +61,7 @@ export const evmTokenTransfer = defineTool({
     max_fee_per_gas: z.string().describe('EIP-1559 max fee per gas, in wei.'),
     max_priority_fee_per_gas: z.string().describe('EIP-1559 priority fee (tip) per gas, in wei.'),
     max_fee_wei: z.string().describe('The most the fee can be: gas limit × max fee per gas, in wei.'),
-    sent: z.boolean().describe('False for a dry run.'),
-    hash: z.string().nullable().describe('The transaction hash; null for a dry run.'),
-    status: z
-      .enum(['planned', 'pending', 'success', 'reverted'])
-      .describe('planned (dry run), pending (not mined yet or not waited for), success or reverted.'),
-    block_number: StatusFields.block_number,
-    gas_used: StatusFields.gas_used,
-    fee_wei: StatusFields.fee_wei,
+    ...PaymentFields,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',

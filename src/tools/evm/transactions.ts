@@ -64,6 +64,18 @@ export const StatusFields = {
   contract_address: z.string().nullable().describe('The contract a deployment created; else null.'),
 };
 
+/** What a one-step payment (evm_funds_send, evm_token_transfer) says of its sending. */
+export const PaymentFields = {
+  sent: z.boolean().describe('False for a dry run.'),
+  hash: z.string().nullable().describe('The transaction hash; null for a dry run.'),
+  status: z
+    .enum(['planned', 'pending', 'success', 'reverted'])
+    .describe('planned (dry run), pending (not mined yet or not waited for), success or reverted.'),
+  block_number: StatusFields.block_number,
+  gas_used: StatusFields.gas_used,
+  fee_wei: StatusFields.fee_wei,
+};
+
 export function statusFields(status: TxStatus) {
   return {
     hash: status.hash,
@@ -337,14 +349,7 @@ export const evmFundsSend = defineTool({
   }),
   output: z.object({
     ...PlanFields,
-    sent: z.boolean().describe('False for a dry run.'),
-    hash: z.string().nullable().describe('The transaction hash; null for a dry run.'),
-    status: z
-      .enum(['planned', 'pending', 'success', 'reverted'])
-      .describe('planned (dry run), pending (not mined yet or not waited for), success or reverted.'),
-    block_number: StatusFields.block_number,
-    gas_used: StatusFields.gas_used,
-    fee_wei: StatusFields.fee_wei,
+    ...PaymentFields,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
