@@ -1,4 +1,5 @@
 import { stripVTControlCharacters } from 'node:util';
+import { formatUnits, parseUnits } from '../shared/amounts.js';
 import { isJsonSchema, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
 import type { CliIo } from './io.js';
 
@@ -238,7 +239,7 @@ function amountText(key: string, record: Record<string, unknown>, style: Style):
   if (!unit || typeof value !== 'string' || !BASE_UNITS.test(value)) return undefined;
   const units = BigInt(value);
   const base = units === 1n || units === -1n ? unit.base[1] : unit.base[0];
-  return `${style.amount(`${formatCoins(units, unit.decimals)} ${unit.coin}`)} (${value} ${base})`;
+  return `${style.amount(`${formatUnits(units, unit.decimals)} ${unit.coin}`)} (${value} ${base})`;
 }
 
 /**
@@ -253,29 +254,10 @@ function repeatsAnAmount(key: string, record: Record<string, unknown>): boolean 
     if (twin === undefined) return true;
     if (base === null && twin === null) return true;
     if (typeof base === 'string' && BASE_UNITS.test(base) && typeof twin === 'string') {
-      return parseCoins(twin, unit.decimals) === BigInt(base);
+      return parseUnits(twin, unit.decimals) === BigInt(base);
     }
   }
   return false;
-}
-
-/** Base units as a decimal number of coins, exact, without trailing zeros: 226n, 8 -> "0.00000226". */
-function formatCoins(units: bigint, decimals: number): string {
-  const sign = units < 0n ? '-' : '';
-  const magnitude = units < 0n ? -units : units;
-  const scale = 10n ** BigInt(decimals);
-  const fraction = (magnitude % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return `${sign}${magnitude / scale}${fraction === '' ? '' : `.${fraction}`}`;
-}
-
-/** A decimal number of coins as base units; undefined when it is not one, or is finer than a base unit. */
-function parseCoins(text: string, decimals: number): bigint | undefined {
-  const match = /^(-?)([0-9]+)(?:\.([0-9]+))?$/.exec(text);
-  if (!match) return undefined;
-  const fraction = (match[3] ?? '').replace(/0+$/, '');
-  if (fraction.length > decimals) return undefined;
-  const magnitude = BigInt(match[2] ?? '0') * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
-  return match[1] === '-' ? -magnitude : magnitude;
 }
 
 type Field = { key: string; value: unknown; schema: JsonSchema | undefined };

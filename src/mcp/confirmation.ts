@@ -9,8 +9,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
-import { formatTokenAmount } from '../domain/evm/amount.js';
-import { showAmount } from '../domain/policy/spending-policy.js';
+import { formatUnits, showAmount } from '../shared/amounts.js';
 import type { AnyTool } from '../tools/index.js';
 import { auditFields } from '../tools/invoke.js';
 
@@ -215,5 +214,5 @@ function tokenAmount(base: string, token: string | undefined, planned: Record<st
   const decimals = planned?.['token_decimals'];
   const units = `${base} base units of token ${token ?? '(unknown)'}`;
   if (typeof decimals !== 'number' || !/^\d+$/.test(base)) return units;
-  return `${formatTokenAmount(BigInt(base), decimals)} ${typeof symbol === 'string' ? symbol : 'tokens'} (${units})`;
+  return `${formatUnits(BigInt(base), decimals)} ${typeof symbol === 'string' ? symbol : 'tokens'} (${units})`;
 }

@@ -4,7 +4,7 @@ import { base64, hex } from '@scure/base';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import { addressScript, requireAddress, scriptAddress } from './address.js';
-import { formatDash } from './amount.js';
+import { formatDash } from '../../shared/amounts.js';
 import { COINBASE_MATURITY, DASH_TX_VERSION, DUST_LIMIT_DUFFS } from './params.js';
 
 /** An unspent output the wallet can spend, as a backend reports it. */

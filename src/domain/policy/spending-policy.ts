@@ -1,9 +1,8 @@
 import type { CorePolicyConfig, EvmPolicyConfig } from '../config/config-file.js';
+import { showAmount } from '../../shared/amounts.js';
 import type { Chain } from '../config/networks.js';
-import { formatDash } from '../core/amount.js';
 import { WalletError } from '../errors.js';
 import { checksumEvmAddress } from '../evm/address.js';
-import { weiToEther } from '../evm/amount.js';
 import { needsHuman, type Authority } from './authority.js';
 import { SpendLedger, totalOf, type LedgerEntry } from './spend-ledger.js';
 
@@ -506,13 +505,6 @@ function refusal(policy: SpendingPolicy, rule: PolicyRule, why: string, hint: st
 
 function shown(policy: SpendingPolicy, amount: bigint): string {
   return showAmount(amount, policy.unit);
-}
-
-/** An amount as people read it, with its base units: "1.5 ether (1500000000000000000 wei)". */
-export function showAmount(amount: bigint, unit: PolicyUnit): string {
-  return unit === 'duffs'
-    ? `${formatDash(amount)} DASH (${amount} duffs)`
-    : `${weiToEther(amount)} ether (${amount} wei)`;
 }
 
 function optionalAmount(text: string | undefined): bigint | null {

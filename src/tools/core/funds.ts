@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_FEE_DUFFS, formatDash, parseDuffs } from '../../domain/core/amount.js';
+import { DEFAULT_MAX_FEE_DUFFS, parseDuffs } from '../../domain/core/amount.js';
+import { formatDash } from '../../shared/amounts.js';
 import type { CreatedTransaction } from '../../domain/core/funds.js';
 import type { TransactionGist } from '../../domain/core/transaction.js';
 import type { CoreNetwork } from '../../domain/config/networks.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatTokenAmount, weiToEther } from '../../domain/evm/amount.js';
+import { formatEther, formatUnits } from '../../shared/amounts.js';
 import { defineTool } from '../define.js';
 import { EvmAddress, OptionalEvmNetwork } from '../fields.js';
 
@@ -40,12 +40,12 @@ export const evmBalanceGet = defineTool({
       address: balance.address,
       network: balance.network,
       wei: balance.wei.toString(),
-      ether: weiToEther(balance.wei),
+      ether: formatEther(balance.wei),
       token: balance.token?.address ?? null,
       token_symbol: balance.token?.symbol ?? null,
       token_decimals: balance.token?.decimals ?? null,
       token_balance: balance.token?.balance.toString() ?? null,
-      token_amount: balance.token ? formatTokenAmount(balance.token.balance, balance.token.decimals) : null,
+      token_amount: balance.token ? formatUnits(balance.token.balance, balance.token.decimals) : null,
     };
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { formatTokenAmount, TOKEN_UNITS_PATTERN } from '../../domain/evm/amount.js';
+import { TOKEN_UNITS_PATTERN } from '../../domain/evm/amount.js';
+import { formatUnits } from '../../shared/amounts.js';
 import { ALIAS_PATTERN } from '../../domain/keystore/keystore-format.js';
 import { defineTool } from '../define.js';
 import { EvmAccount, EvmAddress, RequiredEvmNetwork } from '../fields.js';
@@ -95,7 +96,7 @@ export const evmTokenTransfer = defineTool({
       token_symbol: transfer.symbol,
       token_decimals: transfer.decimals,
       amount: transfer.amount.toString(),
-      token_amount: formatTokenAmount(transfer.amount, transfer.decimals),
+      token_amount: formatUnits(transfer.amount, transfer.decimals),
       data: plan.data,
       nonce: plan.nonce,
       gas_limit: plan.gasLimit.toString(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_FEE_WEI, weiToEther } from '../../domain/evm/amount.js';
+import { DEFAULT_MAX_FEE_WEI } from '../../domain/evm/amount.js';
+import { formatEther } from '../../shared/amounts.js';
 import type { EvmTxPlan, TransactionGist, SignedTx, TxStatus } from '../../domain/evm/transactions.js';
 import { defineTool } from '../define.js';
 import { EvmAccount, EvmAddress, HexData, OptionalEvmNetwork, RequiredEvmNetwork, TxHash, Wei } from '../fields.js';
@@ -43,7 +44,7 @@ function planFields(plan: EvmTxPlan) {
     from: plan.from,
     to: plan.to,
     value_wei: plan.value.toString(),
-    value_ether: weiToEther(plan.value),
+    value_ether: formatEther(plan.value),
     data: plan.data,
     nonce: plan.nonce,
     gas_limit: plan.gasLimit.toString(),
