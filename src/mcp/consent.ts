@@ -86,7 +86,7 @@ export class ConsentGate {
       return { kind: 'ask', result: await this.confirmations.ask(digest, text) };
     }
     const fields = await auditFields(tool, input, planned);
-    const fee = fields.fee ?? plannedFee(planned);
+    const fee = fields.fee ?? plannedFee(tool, planned)?.units;
     const approval = await this.approvals.request(digest, approvalSummary(tool, { ...fields, fee }, text, reason));
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
     throw approvalRequired(approval);

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { isSecretSchema, isJsonSchema, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
+import { isBaseUnitName } from '../shared/amounts.js';
+import {
+  declaredUnitOf,
+  fieldsNamedBy,
+  isSecretSchema,
+  isJsonSchema,
+  schemaProperties,
+  type JsonSchema,
+} from '../shared/json-schema.js';
 import { isValidToolName, toolNameToCommand } from '../shared/naming.js';
 import type { AnyTool, ToolAnnotations } from './define.js';
 import type { Profile } from '../shared/profiles.js';
@@ -111,6 +119,7 @@ export function definitionProblems(tool: AnyTool): string[] {
     if (input['additionalProperties'] !== false)
       problems.push('input must be z.strictObject (unknown keys are mistakes)');
     for (const path of undescribedFields(input)) problems.push(`input field ${path} has no description`);
+    problems.push(...unitProblems(input, 'input'));
     const dryRun = tool.dryRunField;
     if (dryRun !== undefined) {
       const field = schemaProperties(input).find(([name]) => name === dryRun)?.[1];
@@ -133,10 +142,50 @@ export function definitionProblems(tool: AnyTool): string[] {
   if (output) {
     if (output['type'] !== 'object') problems.push('output must be an object schema');
     for (const path of undescribedFields(output)) problems.push(`output field ${path} has no description`);
+    problems.push(...unitProblems(output, 'output'));
     const field = tool.receiveAddressField;
     if (field !== undefined && !schemaProperties(output).some(([name]) => name === field)) {
       problems.push(`receiveAddressField ${field} is not an output field`);
     }
+    const fee = tool.feeField;
+    if (fee !== undefined) {
+      const unit = declaredUnitOf(schemaProperties(output).find(([name]) => name === fee.field)?.[1]);
+      if (unit?.kind !== 'base' || !isBaseUnitName(unit.unit)) {
+        problems.push(`feeField ${fee.field} is not an output field declaring duffs or wei`);
+      }
+      if (tool.dryRunField === undefined) problems.push('feeField needs a dryRunField (the fee is read from the plan)');
+    }
+  }
+  return problems;
+}
+
+/**
+ * A field whose name says "amount" (…_duffs, …_wei, …_dash, …_eth, fee, amount, value, balance):
+ * it must declare its unit, since clients render and convert amounts from declarations alone.
+ */
+const AMOUNT_LOOKING = /(^|_)(duffs|wei|gwei|dash|eth|ether|fee|amount|value|balance)$/;
+
+/** Amount fields without a declared unit, and declared units that are unknown or name absent fields. */
+function unitProblems(schema: JsonSchema, side: 'input' | 'output', prefix = ''): string[] {
+  const problems: string[] = [];
+  const properties = schemaProperties(schema);
+  const siblings = new Set(properties.map(([name]) => name));
+  for (const [name, property] of properties) {
+    const path = prefix + name;
+    const unit = declaredUnitOf(property);
+    if (!unit && AMOUNT_LOOKING.test(name)) {
+      problems.push(
+        `${side} field ${path} looks like an amount but declares no unit (x-unit: use Duffs, Wei, DuffsAmount, WeiAmount, tokenUnits or coinsOf from fields.ts)`,
+      );
+    }
+    if (unit?.kind === 'base' && !isBaseUnitName(unit.unit)) {
+      problems.push(`${side} field ${path} declares an unknown unit ${unit.unit} (duffs, wei or gwei)`);
+    }
+    for (const named of unit ? fieldsNamedBy(unit) : []) {
+      if (!siblings.has(named))
+        problems.push(`${side} field ${path} names ${named} in its unit, which is not a field beside it`);
+    }
+    for (const nested of objectMembers(property)) problems.push(...unitProblems(nested, side, `${path}.`));
   }
   return problems;
 }

@@ -17,6 +17,9 @@ export type ToolAnnotations = {
   openWorldHint: boolean;
 };
 
+/** See {@link ToolDefinition.feeField}. */
+export type FeeField = { readonly field: string; readonly atMost?: boolean };
+
 /** See {@link ToolDefinition.consent}. */
 export type Consent = 'policy' | 'human';
 
@@ -68,6 +71,11 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
    * confirmations show that plan first. Declared, never guessed from a field's name.
    */
   dryRunField?: string;
+  /**
+   * The output field of a plan (the dry run) holding its fee, in a unit the field declares:
+   * confirmations show it, as the fee or, with `atMost`, the most the fee can be.
+   */
+  feeField?: FeeField;
   /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
   handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
   /**
@@ -91,6 +99,7 @@ export type AnyTool = {
   readonly consent?: Consent;
   readonly receiveAddressField?: string;
   readonly dryRunField?: string;
+  readonly feeField?: FeeField;
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
   readonly audit?: (input: unknown, output: unknown) => AuditFields | Promise<AuditFields>;
 };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { commandToToolName, isValidToolName, toolNameToCommand } from '../../src/shared/naming.js';
 import { ToolCatalogue, definitionProblems, describeTool } from '../../src/tools/catalogue.js';
 import { defineTool } from '../../src/tools/define.js';
+import { coinsOf, tokenUnits, WeiAmount } from '../../src/tools/fields.js';
 import { ALL_TOOLS, servedTools } from '../../src/tools/index.js';
 
 const HINTS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -115,6 +116,50 @@ describe('definition checks name the tool and the problem', () => {
       'dry-run field that is required',
       { dryRunField: 'plan', input: z.strictObject({ plan: z.boolean().describe('Plan only.') }) },
       /dryRunField plan is not an optional boolean/,
+    ],
+    [
+      'amount field without a unit',
+      { output: z.object({ fee_dash: z.string().describe('The fee.') }) },
+      /output field fee_dash looks like an amount but declares no unit/,
+    ],
+    [
+      'nested amount field without a unit',
+      {
+        input: z.strictObject({
+          to: z.array(z.strictObject({ amount: z.string().describe('How much.') })).describe('Payees.'),
+        }),
+      },
+      /input field to\.amount looks like an amount but declares no unit/,
+    ],
+    [
+      'unknown unit',
+      { output: z.object({ fee: z.string().meta({ 'x-unit': 'satoshi' }).describe('The fee.') }) },
+      /output field fee declares an unknown unit satoshi/,
+    ],
+    [
+      'token unit naming an absent decimals field',
+      { output: z.object({ balance: tokenUnits('decimals').describe('Held.') }) },
+      /output field balance names decimals in its unit, which is not a field beside it/,
+    ],
+    [
+      'coin twin of an absent field',
+      { output: z.object({ total_dash: coinsOf('total_duffs').describe('Total.') }) },
+      /output field total_dash names total_duffs in its unit/,
+    ],
+    [
+      'fee field that declares no unit',
+      {
+        dryRunField: 'dry_run',
+        feeField: { field: 'cost' },
+        input: z.strictObject({ dry_run: z.boolean().optional().describe('Plan only.') }),
+        output: z.object({ cost: z.string().describe('What it costs.') }),
+      },
+      /feeField cost is not an output field declaring duffs or wei/,
+    ],
+    [
+      'fee field without a dry run',
+      { feeField: { field: 'fee' }, output: z.object({ fee: WeiAmount.describe('The fee.') }) },
+      /feeField needs a dryRunField/,
     ],
   ];
   for (const [label, overrides, expected] of cases) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatEther, formatUnits } from '../../shared/amounts.js';
 import { defineTool } from '../define.js';
-import { EvmAddress, OptionalEvmNetwork } from '../fields.js';
+import { coinsOf, EvmAddress, OptionalEvmNetwork, tokenUnits, WeiAmount } from '../fields.js';
 
 export const evmBalanceGet = defineTool({
   name: 'evm_balance_get',
@@ -24,13 +24,15 @@ export const evmBalanceGet = defineTool({
   output: z.object({
     address: z.string().describe('The address, checksummed.'),
     network: z.string().describe('The EVM network asked.'),
-    wei: z.string().describe('The native balance in wei (digits).'),
-    ether: z.string().describe('The native balance in ether (decimal).'),
+    wei: WeiAmount.describe('The native balance in wei (digits).'),
+    ether: coinsOf('wei').describe('The native balance in ether (decimal).'),
     token: z.string().nullable().describe('The ERC-20 contract, checksummed; null without token.'),
     token_symbol: z.string().nullable().describe("The token's symbol; null if it has none readable."),
     token_decimals: z.int().nullable().describe("The token's decimals."),
-    token_balance: z.string().nullable().describe('The token balance in base units (digits).'),
-    token_amount: z.string().nullable().describe('The token balance in whole tokens (decimal).'),
+    token_balance: tokenUnits('token_decimals', 'token_symbol')
+      .nullable()
+      .describe('The token balance in base units (digits).'),
+    token_amount: coinsOf('token_balance').nullable().describe('The token balance in whole tokens (decimal).'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ address, network, token }, { services, signal }) => {
