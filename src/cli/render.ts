@@ -209,6 +209,8 @@ type AmountUnit = {
   coin: string;
   /** The base unit, plural and singular. */
   base: readonly [plural: string, singular: string];
+  /** What it is a price of (`x-per`: gas, kB), if anything. */
+  per?: string | undefined;
 };
 
 const MAX_TOKEN_DECIMALS = 255;
@@ -219,10 +221,15 @@ function amountUnit(key: string, record: Record<string, unknown>, schemas: Field
   const declared = declaredUnitOf(schemas.get(key));
   if (declared?.kind === 'base' && isBaseUnitName(declared.unit)) {
     if (declared.unit === 'wei' && declared.per === 'gas') {
-      return { decimals: GWEI_DECIMALS, coin: 'gwei', base: BASE_UNITS.wei.names };
+      return { decimals: GWEI_DECIMALS, coin: 'gwei', base: BASE_UNITS.wei.names, per: 'gas' };
     }
     const { decimals, coin, names } = BASE_UNITS[declared.unit];
-    return { decimals, coin, base: names };
+    return {
+      decimals,
+      coin,
+      base: names,
+      per: declared.per === undefined ? undefined : terminalSafe(declared.per, true),
+    };
   }
   if (declared?.kind !== 'token') return undefined;
   const decimals = ownValue(record, declared.decimalsField);
@@ -249,7 +256,8 @@ function amountText(
   if (!unit || typeof value !== 'string' || !BASE_UNITS_TEXT.test(value)) return undefined;
   const units = BigInt(value);
   const base = units === 1n || units === -1n ? unit.base[1] : unit.base[0];
-  return `${style.amount(`${formatUnits(units, unit.decimals)} ${unit.coin}`)} (${value} ${base})`;
+  const per = unit.per === undefined ? '' : ` per ${unit.per}`;
+  return `${style.amount(`${formatUnits(units, unit.decimals)} ${unit.coin}`)} (${value} ${base})${per}`;
 }
 
 /**

@@ -15,6 +15,7 @@ import { renderHuman, terminalSafe, type Style } from './render.js';
 import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
 import { promptHidden, readSecretFile, readSecretStdin } from './secrets.js';
 import { inCliWords, type ToolWords } from './tool-words.js';
+import { withBaseUnits } from './typed-amounts.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
 import { EXIT, exitCodeOfToolError, UsageError } from './usage-error.js';
 
@@ -54,7 +55,7 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
   if (globals.format !== undefined && entry.tool.annotations?.readOnlyHint !== true) {
     throw new UsageError(`--format applies to tool definition documents; '${entry.command}' does not return one.`);
   }
-  const args = await collectArguments(specs, parsed, globals, io);
+  const args = await collectArguments(specs, withBaseUnits(entry.tool.inputSchema, specs, parsed), globals, io);
   const timeoutMs = globals.timeoutMs ?? (connection.isBuiltIn ? undefined : DEFAULT_TIMEOUT_MS);
   const call = async (callArgs: Record<string, unknown>): Promise<ToolCallResult> => {
     const session = await connection.open();

@@ -136,6 +136,9 @@ export const TxHash = describedWithBrief(
   'Transaction hash',
 );
 
+/** A fee rate: duffs per 1000 bytes of transaction. */
+export const DuffsPerKb = Duffs.meta({ [PER_KEYWORD]: 'kB' });
+
 /** A count in digits that is no amount (a gas limit). */
 export const Digits = z.string().regex(WEI_PATTERN, 'a whole number written in digits');
 

@@ -10,6 +10,7 @@ import {
   CoreAddress,
   Duffs,
   DuffsAmount,
+  DuffsPerKb,
   OptionalCoreNetwork,
   RequiredCoreNetwork,
   WalletId,
@@ -18,7 +19,7 @@ import {
 /** Transactions (and @scure/btc-signer) load on a call's first use, not when an address is made. */
 const funds = () => import('../../domain/core/funds.js');
 
-const FeeRate = Duffs.optional().describe(
+const FeeRate = DuffsPerKb.optional().describe(
   "Duffs per 1000 bytes. The fee rate; 1000 (Dash's minimum relay fee) when omitted.",
 );
 const MaxFee = Duffs.optional().describe(
