@@ -43,7 +43,8 @@ export async function createStyle(enabled: boolean): Promise<Style> {
 /**
  * A structured result for people, shaped by the tool's output schema when there is one: objects
  * as aligned `key  value` blocks in the schema's property order, arrays of objects as tables whose
- * columns are the schema's properties, nested values indented, null as `-`. Nothing is truncated:
+ * columns are the schema's properties, nested values indented, absent (null) fields left out of a
+ * block and `-` in a table cell. Nothing is truncated:
  * addresses, txids, hashes and xpubs stay whole. A field whose schema declares its unit (`x-unit`,
  * see `src/shared/json-schema.ts`) reads as coins with the exact base units after them (a gas
  * price in gwei), and a field declared as the same amount in coins (`coins-of`) is folded into that
@@ -279,7 +280,11 @@ function repeatsAnAmount(key: string, record: Record<string, unknown>, schemas: 
 
 type Field = { key: string; value: unknown; schema: JsonSchema | undefined };
 
-/** An object's fields in the schema's order, then the rest in the value's order; coin twins folded. */
+/**
+ * An object's fields in the schema's order, then the rest in the value's order; coin twins folded,
+ * and fields that are absent (null: a balance without a token, a plan not yet sent) left out, so
+ * no block fills with rows of `-`. Tables keep their columns, `-` in a cell; `--json` keeps all.
+ */
 function fieldsOf(
   record: Record<string, unknown>,
   schema: JsonSchema | undefined,
@@ -290,7 +295,7 @@ function fieldsOf(
   const keys = [...new Set([...declared.keys(), ...Object.keys(record)])];
   const schemas = new Map(keys.map((key) => [key, declared.get(key) ?? shape.additional]));
   return keys
-    .filter((key) => ownValue(record, key) !== undefined && !repeatsAnAmount(key, record, schemas))
+    .filter((key) => ownValue(record, key) != null && !repeatsAnAmount(key, record, schemas))
     .map((key) => ({ key, value: ownValue(record, key), schema: schemas.get(key) }));
 }
 

@@ -609,7 +609,6 @@ describe('renderHuman', () => {
       'fee_rate          0.00001 DASH (1000 duffs) per kB',
       'held              1 tokens (1 base unit)',
       'token_decimals    0',
-      'token_symbol      -',
       'undeclared_duffs  226',
       'unknown_unit      7',
       '',
@@ -665,7 +664,25 @@ describe('renderHuman', () => {
   it('renders a list of scalars, nested lists and an empty object', () => {
     assert.equal(renderHuman(['a', 'b'], PLAIN), '- a\n- b\n');
     assert.equal(renderHuman([{}, [1, 2], 'x'], PLAIN), '- (empty)\n- - 1\n  - 2\n- x\n');
-    assert.equal(renderHuman({ nested: { deeper: { a: null } } }, PLAIN), 'nested\n  deeper\n    a  -\n');
+    assert.equal(renderHuman({ nested: { deeper: { a: 1 } } }, PLAIN), 'nested\n  deeper\n    a  1\n');
+  });
+
+  it('leaves absent (null) fields out of a block, keeps them as - in a table', () => {
+    assert.equal(renderHuman({ a: 1, b: null, c: 'x' }, PLAIN), 'a  1\nc  x\n');
+    assert.equal(renderHuman({ only: null }, PLAIN), '(empty)\n');
+    assert.equal(
+      renderHuman(
+        {
+          rows: [
+            { a: 1, b: null },
+            { a: 2, b: 3 },
+          ],
+        },
+        PLAIN,
+      ),
+      'rows\n  a  b\n  1  -\n  2  3\n',
+    );
+    assert.equal(renderHuman([null, 'x'], PLAIN), '- -\n- x\n');
   });
 });
 
