@@ -1,7 +1,7 @@
 import { RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/session.js';
 import { inDialect, isToolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { isJsonSchema } from '../shared/json-schema.js';
-import { dryRunFieldOf, readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
+import { checkFieldOf, dryRunFieldOf, readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
 import type { Activity } from './activity.js';
 import { argumentsFromFlags, checkRequired, parseArgsJson, secretValue } from './arguments.js';
 import { flagsOfCommand } from './commands.js';
@@ -190,7 +190,7 @@ async function printResult(
   if (globals.json) {
     const value = result.structuredContent ?? { content: result.content };
     io.stdout.write(JSON.stringify(value, null, 2) + '\n');
-    return EXIT.ok;
+    return checkExit(tool, result);
   }
   if (result.structuredContent === undefined) {
     io.stdout.write(renderHuman(textOf(result), style));
@@ -206,7 +206,14 @@ async function printResult(
     if (qr) io.stdout.write('\n' + qr);
     else io.stderr.write(`note: ${field} is too long for a QR code.\n`);
   }
-  return EXIT.ok;
+  return checkExit(tool, result);
+}
+
+/** A check the tool declares (`wallet/check-field`) that came back false exits 1; the result is printed all the same. */
+function checkExit(tool: ListedTool, result: ToolCallResult): number {
+  const field = checkFieldOf(tool);
+  const content = result.structuredContent as Record<string, unknown> | null | undefined;
+  return field !== undefined && content?.[field] === false ? EXIT.toolError : EXIT.ok;
 }
 
 /** The words a hint may use as flags: the called tool's arguments and the CLI's own flags. */

@@ -30,6 +30,8 @@ export type ToolDescription = {
   receiveAddressField: string | undefined;
   /** The input field that makes the tool only plan (a dry run), if any. */
   dryRunField: string | undefined;
+  /** The boolean output field that says whether the tool's check passed, if any. */
+  checkField: string | undefined;
 };
 
 const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
@@ -58,6 +60,7 @@ export function describeTool(tool: AnyTool): ToolDescription {
       localOnly: tool.localOnly === true,
       receiveAddressField: tool.receiveAddressField,
       dryRunField: tool.dryRunField,
+      checkField: tool.checkField,
     };
     descriptions.set(tool, description);
   }
@@ -146,6 +149,13 @@ export function definitionProblems(tool: AnyTool): string[] {
     const field = tool.receiveAddressField;
     if (field !== undefined && !schemaProperties(output).some(([name]) => name === field)) {
       problems.push(`receiveAddressField ${field} is not an output field`);
+    }
+    const check = tool.checkField;
+    if (check !== undefined) {
+      const field = schemaProperties(output).find(([name]) => name === check)?.[1];
+      if (field?.['type'] !== 'boolean' || !((output['required'] as string[] | undefined) ?? []).includes(check)) {
+        problems.push(`checkField ${check} is not a required boolean output field`);
+      }
     }
     const fee = tool.feeField;
     if (fee !== undefined) {

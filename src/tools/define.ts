@@ -76,6 +76,11 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
    * confirmations show it, as the fee or, with `atMost`, the most the fee can be.
    */
   feeField?: FeeField;
+  /**
+   * The required boolean output field that says whether the tool's check passed (`valid`): the
+   * CLI exits 1 when it is false. Declared, never guessed from a field's name.
+   */
+  checkField?: string;
   /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
   handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
   /**
@@ -100,6 +105,7 @@ export type AnyTool = {
   readonly receiveAddressField?: string;
   readonly dryRunField?: string;
   readonly feeField?: FeeField;
+  readonly checkField?: string;
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
   readonly audit?: (input: unknown, output: unknown) => AuditFields | Promise<AuditFields>;
 };

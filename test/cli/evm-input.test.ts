@@ -119,6 +119,27 @@ describe('evm_* tools through the CLI', () => {
     assert.equal(ethers.verifyTypedData(domain, types, message, signed.signature), ABANDON_ETH);
   });
 
+  it('a signature that does not verify exits 1 (declared check), the result printed unchanged', async () => {
+    const { signature } = await json<{ signature: string }>([
+      'evm-message-sign',
+      '--address',
+      'spend',
+      '--message',
+      'hi',
+    ]);
+    const verify = (message: string) =>
+      run(['evm-message-verify', '--address', ABANDON_ETH, '--message', message, '--signature', signature, '--json'], {
+        passphrase: 'none',
+      });
+    const good = await verify('hi');
+    assert.equal(good.code, 0, good.stderr);
+    assert.deepEqual(JSON.parse(good.stdout), { valid: true });
+    const other = await verify('bye');
+    assert.equal(other.code, 1, other.stderr);
+    assert.deepEqual(JSON.parse(other.stdout), { valid: false });
+    assert.equal(other.stderr, '');
+  });
+
   it('refuses a fee above the cap (0.01 ether by default) before signing', async () => {
     const expensive = ethers.Transaction.from({
       type: 2,

@@ -157,6 +157,16 @@ describe('definition checks name the tool and the problem', () => {
       /feeField cost is not an output field declaring duffs or wei/,
     ],
     [
+      'check field that is not an output field',
+      { checkField: 'valid' },
+      /checkField valid is not a required boolean output field/,
+    ],
+    [
+      'check field that is optional',
+      { checkField: 'ok', output: z.object({ ok: z.boolean().optional().describe('Passed.') }) },
+      /checkField ok is not a required boolean output field/,
+    ],
+    [
       'fee field without a dry run',
       { feeField: { field: 'fee' }, output: z.object({ fee: WeiAmount.describe('The fee.') }) },
       /feeField needs a dryRunField/,
@@ -308,6 +318,11 @@ describe('wallet tool annotations (the design contract)', () => {
       assert.equal(typeof tool.audit, 'function', `${tool.name} is destructive: give it audit(input, output)`);
       assert.ok(tool.consent !== undefined, `${tool.name} is destructive: declare consent ('policy' or 'human')`);
     }
+  });
+  it('a tool that checks something declares its check field, so the CLI exits 1 when it fails', () => {
+    const checking = ALL_TOOLS.filter((tool) => 'valid' in tool.output.shape);
+    assert.ok(checking.length >= 3, checking.map((tool) => tool.name).join(', '));
+    for (const tool of checking) assert.equal(tool.checkField, 'valid', `${tool.name}: declare checkField`);
   });
   it('a tool with a dry run declares it, so confirmations can show its plan', () => {
     const planning = ALL_TOOLS.filter((tool) => 'dry_run' in tool.input.shape);
