@@ -110,6 +110,11 @@ export function definitionProblems(tool: AnyTool): string[] {
   if (tool.consent !== undefined && typeof tool.audit !== 'function') {
     problems.push('a tool that needs consent must declare audit (its approval shows those fields)');
   }
+  if (tool.outcome !== undefined && !tool.annotations.destructiveHint && tool.consent === undefined) {
+    problems.push(
+      `outcome ${tool.outcome} is for the audit line, which only a destructive tool or one that needs consent has`,
+    );
+  }
   let input: JsonSchema | undefined;
   let output: JsonSchema | undefined;
   try {

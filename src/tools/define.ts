@@ -81,6 +81,12 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
    * CLI exits 1 when it is false. Declared, never guessed from a field's name.
    */
   checkField?: string;
+  /**
+   * What a call that succeeded did, for its audit-log line: `signed` (a transaction signed, not
+   * broadcast) or `sent` (broadcast). A call with the `dryRunField` set is `dry_run`; a tool
+   * without `outcome` is `ok`. Declared, never read from the names of its audit fields.
+   */
+  outcome?: 'signed' | 'sent';
   /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
   handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
   /**
@@ -106,6 +112,7 @@ export type AnyTool = {
   readonly dryRunField?: string;
   readonly feeField?: FeeField;
   readonly checkField?: string;
+  readonly outcome?: 'signed' | 'sent';
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
   readonly audit?: (input: unknown, output: unknown) => AuditFields | Promise<AuditFields>;
 };

@@ -166,6 +166,7 @@ describe('definition checks name the tool and the problem', () => {
       { checkField: 'ok', output: z.object({ ok: z.boolean().optional().describe('Passed.') }) },
       /checkField ok is not a required boolean output field/,
     ],
+    ['outcome on a tool that is not audited', { outcome: 'sent' }, /outcome sent is for the audit line/],
     [
       'fee field without a dry run',
       { feeField: { field: 'fee' }, output: z.object({ fee: WeiAmount.describe('The fee.') }) },

@@ -217,6 +217,7 @@ export const coreTxCreate = defineTool({
 
 export const coreTxSign = defineTool({
   name: 'core_tx_sign',
+  outcome: 'signed',
   title: 'Sign a transaction',
   summary: "Sign a PSBT with the wallet's keys",
   description: [
@@ -291,6 +292,7 @@ function outputAddresses(gist: TransactionGist | undefined): string[] | undefine
 
 export const coreTxSend = defineTool({
   name: 'core_tx_send',
+  outcome: 'sent',
   title: 'Broadcast a transaction',
   summary: 'Broadcast a signed transaction (fee-capped)',
   description: [
@@ -347,6 +349,7 @@ export const coreTxSend = defineTool({
 
 export const coreFundsSend = defineTool({
   name: 'core_funds_send',
+  outcome: 'sent',
   dryRunField: 'dry_run',
   feeField: { field: 'fee_duffs' },
   title: 'Send Dash',

@@ -165,6 +165,7 @@ export const evmTxCreate = defineTool({
 
 export const evmTxSign = defineTool({
   name: 'evm_tx_sign',
+  outcome: 'signed',
   title: 'Sign an EVM transaction',
   summary: 'Sign an unsigned transaction offline',
   description: [
@@ -234,6 +235,7 @@ function gistFields(gist: TransactionGist | undefined) {
 
 export const evmTxSend = defineTool({
   name: 'evm_tx_send',
+  outcome: 'sent',
   title: 'Send a signed EVM transaction',
   summary: 'Broadcast a signed transaction, optionally wait',
   description: [
@@ -336,6 +338,7 @@ export const evmTxGet = defineTool({
 
 export const evmFundsSend = defineTool({
   name: 'evm_funds_send',
+  outcome: 'sent',
   dryRunField: 'dry_run',
   feeField: { field: 'max_fee_wei', atMost: true },
   title: 'Send ether',
