@@ -17,7 +17,7 @@ export type Style = {
 const asIs = (text: string): string => text;
 
 /** No colours: what a pipe, NO_COLOR or --no-color gets. */
-export const PLAIN_STYLE: Style = { key: asIs, dim: asIs, heading: asIs, error: asIs, amount: asIs, qr: asIs };
+const PLAIN_STYLE: Style = { key: asIs, dim: asIs, heading: asIs, error: asIs, amount: asIs, qr: asIs };
 
 /** Whether to colour: `--color` (true) or a terminal, never `--no-color` (false) or NO_COLOR. */
 export function colorEnabled(color: boolean | undefined, io: Pick<CliIo, 'env' | 'stdout'>): boolean {

@@ -124,7 +124,7 @@ function clipped(recipients: string[]): string[] {
 }
 
 /** The command the owner types to approve `id`. */
-export function approveCommand(id: string): string {
+function approveCommand(id: string): string {
   return `wallet approvals approve ${id}`;
 }
 
@@ -132,7 +132,7 @@ export function approveCommand(id: string): string {
  * The tool error an agent gets while its call waits for the owner: the approval's id, what it
  * would sign, and the command to approve it; `details` carries the same as data.
  */
-export function approvalRequired(approval: Approval): WalletError {
+function approvalRequired(approval: Approval): WalletError {
   const { summary } = approval;
   // What it would sign, as data: the summary less the question's prose.
   const { text: _text, ...facts } = summary;

@@ -7,7 +7,7 @@
 /** Digits after the decimal point of one DASH (1 DASH = 10^8 duffs). */
 export const DASH_DECIMALS = 8;
 /** Digits after the decimal point of one ether (1 ether = 10^18 wei). */
-export const ETHER_DECIMALS = 18;
+const ETHER_DECIMALS = 18;
 /** Wei per gwei, as a power of ten (1 gwei = 10^9 wei). */
 export const GWEI_DECIMALS = 9;
 

@@ -40,7 +40,7 @@ const descriptions = new WeakMap<AnyTool, ToolDescription>();
 const leanInputs = new WeakMap<AnyTool, JsonSchema>();
 
 /** A tool's input or output schema as JSON Schema, by zod's own conversion (the one the MCP SDK uses). */
-export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return z.toJSONSchema(schema, { target: JSON_SCHEMA_TARGET, io }) as JsonSchema;
 }
 

@@ -18,10 +18,10 @@ export type ToolAnnotations = {
 };
 
 /** See {@link ToolDefinition.feeField}. */
-export type FeeField = { readonly field: string; readonly atMost?: boolean };
+type FeeField = { readonly field: string; readonly atMost?: boolean };
 
 /** See {@link ToolDefinition.consent}. */
-export type Consent = 'policy' | 'human';
+type Consent = 'policy' | 'human';
 
 /** What a handler gets besides its input: the wallet's services and the tools this server serves. */
 export type ToolContext = {

@@ -82,7 +82,7 @@ export function secretString(description: string): z.ZodString {
 const EVM_NETWORK_PATTERN = /^[a-z][a-z0-9-]*$/;
 
 /** An EVM network: a built-in (mainnet, sepolia, local) or one named in the config file. */
-export const EvmNetwork = describedWithBrief(
+const EvmNetwork = describedWithBrief(
   z.string().regex(EVM_NETWORK_PATTERN, 'a network name: lower-case letters, digits and dashes'),
   'The EVM network: mainnet, sepolia, local (anvil, chain id 31337) or one from the config file.',
   'e.g. mainnet or local',

@@ -152,7 +152,7 @@ const MAX_KEYS_SHOWN = 5;
  * The first problem of a zod input error as one line that names the field. The offending value
  * is never echoed: it may be a secret.
  */
-export function invalidInputError(error: z.ZodError, args: unknown): WalletError {
+function invalidInputError(error: z.ZodError, args: unknown): WalletError {
   const [first, ...rest] = error.issues;
   const more = rest.length > 0 ? ` (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})` : '';
   if (!first) return new WalletError('INVALID_PARAM', 'Invalid arguments.');

@@ -2,7 +2,7 @@ import { DASH_DECIMALS, parseUnits } from '../../shared/amounts.js';
 import { WalletError } from '../errors.js';
 
 /** Duffs per DASH. */
-export const DUFFS_PER_DASH = 100_000_000n;
+const DUFFS_PER_DASH = 100_000_000n;
 
 /** Dash Core's MAX_MONEY: no amount, balance or fee can exceed it. */
 export const MAX_MONEY_DUFFS = 21_000_000n * DUFFS_PER_DASH;

@@ -66,7 +66,7 @@ function planFields(plan: EvmTxPlan) {
   };
 }
 
-export const StatusFields = {
+const StatusFields = {
   hash: z.string().describe('The transaction hash.'),
   status: z
     .enum(['pending', 'success', 'reverted'])
