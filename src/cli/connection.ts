@@ -1,5 +1,5 @@
 import { RemoteProtocolError, type EraVerdict, type ListedTool, type McpSession } from '../mcp/session.js';
-import { isJsonSchema } from '../shared/json-schema.js';
+import { isJsonSchema, PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';
 import { describeAllArgumentsOf, FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
 import { readBuiltInTools } from './builtin-tools.js';
@@ -158,7 +158,8 @@ export class Connection {
 /**
  * A lean tool list (`wallet serve`'s default) made whole: when a listed tool declares that it
  * describes every tool (`DESCRIBE_ALL_META_KEY`), it is called once and each tool gets its full
- * description and output schema back, so help and rendering are as good as with `--profile full`;
+ * description, output schema and its arguments' declared units back, so help, rendering and typed
+ * coin amounts are as good as with `--profile full`;
  * the cache then keeps them with the list. A failed or odd answer leaves the list as it was.
  */
 async function withFullDefinitions(session: McpSession, tools: ListedTool[], timeoutMs: number): Promise<ListedTool[]> {
@@ -169,7 +170,7 @@ async function withFullDefinitions(session: McpSession, tools: ListedTool[], tim
   const described = (result?.isError === false ? result.structuredContent : undefined) as
     { tools?: unknown } | undefined;
   if (!Array.isArray(described?.tools)) return tools;
-  const byName = new Map<string, { description?: unknown; output_schema?: unknown }>();
+  const byName = new Map<string, { description?: unknown; input_schema?: unknown; output_schema?: unknown }>();
   for (const entry of described.tools as unknown[]) {
     if (isJsonSchema(entry) && typeof entry['name'] === 'string') byName.set(entry['name'], entry);
   }
@@ -178,6 +179,7 @@ async function withFullDefinitions(session: McpSession, tools: ListedTool[], tim
     if (!full) return tool;
     return {
       ...tool,
+      inputSchema: withDeclaredUnits(tool.inputSchema, full.input_schema),
       ...(tool.outputSchema === undefined && isJsonSchema(full.output_schema)
         ? { outputSchema: full.output_schema }
         : {}),
@@ -187,4 +189,20 @@ async function withFullDefinitions(session: McpSession, tools: ListedTool[], tim
       },
     };
   });
+}
+
+/** The lean input schema with the unit declarations (`x-unit`, `x-per`) of the full one's arguments. */
+function withDeclaredUnits(lean: ListedTool['inputSchema'], full: unknown): ListedTool['inputSchema'] {
+  const fullProperties = isJsonSchema(full) && isJsonSchema(full['properties']) ? full['properties'] : undefined;
+  const leanProperties = lean['properties'];
+  if (!fullProperties || !isJsonSchema(leanProperties)) return lean;
+  const properties = Object.fromEntries(
+    Object.entries(leanProperties).map(([name, property]) => {
+      const declared = fullProperties[name];
+      if (!isJsonSchema(property) || !isJsonSchema(declared)) return [name, property];
+      const units = Object.entries(declared).filter(([key]) => key === UNIT_KEYWORD || key === PER_KEYWORD);
+      return [name, units.length > 0 ? { ...property, ...Object.fromEntries(units) } : property];
+    }),
+  );
+  return { ...lean, properties };
 }

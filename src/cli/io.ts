@@ -6,7 +6,7 @@ export type OutputStream = {
   readonly columns?: number | undefined;
 };
 
-export type InputStream = Readable & {
+type InputStream = Readable & {
   readonly isTTY?: boolean | undefined;
   setRawMode?: ((mode: boolean) => unknown) | undefined;
 };

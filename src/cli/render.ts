@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
-import { isJsonSchema, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
+import { BASE_UNITS, formatUnits, GWEI_DECIMALS, isBaseUnitName, parseUnits } from '../shared/amounts.js';
+import { declaredUnitOf, isJsonSchema, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
 import type { CliIo } from './io.js';
 
 export type Style = {
@@ -16,7 +17,7 @@ export type Style = {
 const asIs = (text: string): string => text;
 
 /** No colours: what a pipe, NO_COLOR or --no-color gets. */
-export const PLAIN_STYLE: Style = { key: asIs, dim: asIs, heading: asIs, error: asIs, amount: asIs, qr: asIs };
+const PLAIN_STYLE: Style = { key: asIs, dim: asIs, heading: asIs, error: asIs, amount: asIs, qr: asIs };
 
 /** Whether to colour: `--color` (true) or a terminal, never `--no-color` (false) or NO_COLOR. */
 export function colorEnabled(color: boolean | undefined, io: Pick<CliIo, 'env' | 'stdout'>): boolean {
@@ -42,10 +43,12 @@ export async function createStyle(enabled: boolean): Promise<Style> {
 /**
  * A structured result for people, shaped by the tool's output schema when there is one: objects
  * as aligned `key  value` blocks in the schema's property order, arrays of objects as tables whose
- * columns are the schema's properties, nested values indented, null as `-`. Nothing is truncated:
- * addresses, txids, hashes and xpubs stay whole. Amounts in base units (`*_duffs`, `wei`, `*_wei`,
- * `<p>balance` with `<p>decimals`) read as coins with the exact base units after them, and a coin
- * field that only repeats one (`total_dash` beside `total_duffs`) is folded into its line. Control
+ * columns are the schema's properties, nested values indented, absent (null) fields left out of a
+ * block and `-` in a table cell. Nothing is truncated:
+ * addresses, txids, hashes and xpubs stay whole. A field whose schema declares its unit (`x-unit`,
+ * see `src/shared/json-schema.ts`) reads as coins with the exact base units after them (a gas
+ * price in gwei), and a field declared as the same amount in coins (`coins-of`) is folded into that
+ * line when it agrees. Nothing is inferred from a field's name. Control
  * characters from the server are shown escaped, never sent to the terminal. A table wider than
  * `options.width` becomes one block per row.
  *
@@ -103,6 +106,7 @@ function block(value: unknown, schema: JsonSchema | undefined, context: Context,
   // A name of its own: the narrowing of a parameter does not reach the callbacks below.
   const record = value;
   const fields = fieldsOf(record, resolved, context.root);
+  const schemas = new Map(fields.map(({ key, schema: fieldSchema }) => [key, fieldSchema]));
   const { style } = context;
   if (fields.length === 0) return [indent + style.dim('(empty)')];
   const labels = fields.map(({ key }) => terminalSafe(key, true));
@@ -113,7 +117,7 @@ function block(value: unknown, schema: JsonSchema | undefined, context: Context,
       : `${indent}${padVisible(style.key(labels[position] ?? ''), width)}  ${text}`;
   const lines: string[] = [];
   fields.forEach(({ key, value: entry, schema: entrySchema }, position) => {
-    const amount = amountText(key, record, style);
+    const amount = amountText(key, record, schemas, style);
     if (amount !== undefined) {
       lines.push(keyed(position, amount));
     } else if (isScalar(entry)) {
@@ -157,13 +161,14 @@ function table(
   indent: string,
 ): string[] {
   const { style, root } = context;
-  const declared = objectShape(schemaFor(itemSchema, rows[0], root), root).properties.map(([key]) => key);
+  const shape = objectShape(schemaFor(itemSchema, rows[0], root), root);
+  const schemas = new Map(shape.properties);
   const seen = rows.flatMap((row) => Object.keys(row).filter((key) => ownValue(row, key) !== undefined));
-  const columns = [...new Set([...declared, ...seen])].filter(
-    (column) => !rows.every((row) => repeatsAnAmount(column, row)),
+  const columns = [...new Set([...schemas.keys(), ...seen])].filter(
+    (column) => !rows.every((row) => repeatsAnAmount(column, row, schemas)),
   );
   const header = columns.map((column) => style.key(terminalSafe(column, true)));
-  const cells = rows.map((row) => columns.map((column) => cellText(column, row, style)));
+  const cells = rows.map((row) => columns.map((column) => cellText(column, row, schemas, style)));
   const widths = columns.map((_, index) =>
     Math.max(...[header, ...cells].map((line) => visibleLength(line[index] ?? ''))),
   );
@@ -176,10 +181,10 @@ function table(
   return [line(header), ...cells.map(line)];
 }
 
-function cellText(column: string, row: Record<string, unknown>, style: Style): string {
+function cellText(column: string, row: Record<string, unknown>, schemas: FieldSchemas, style: Style): string {
   const value = ownValue(row, column);
   if (value === undefined) return '';
-  const amount = amountText(column, row, style);
+  const amount = amountText(column, row, schemas, style);
   if (amount !== undefined) return amount;
   if (isScalar(value)) return value === null ? style.dim('-') : terminalSafe(String(value), true);
   if (Array.isArray(value) && value.length === 0) return style.dim('(none)');
@@ -195,92 +200,91 @@ function scalarText(value: unknown, style: Style): string {
   return value === null || value === undefined ? style.dim('-') : terminalSafe(String(value));
 }
 
+/** The schemas of an object's fields, by name. */
+type FieldSchemas = ReadonlyMap<string, JsonSchema | undefined>;
+
 type AmountUnit = {
-  /** Digits after the decimal point of one coin. */
+  /** Digits after the decimal point of one coin (or of one gwei, for a gas price). */
   decimals: number;
-  /** The coin, e.g. DASH, ether or a token's symbol. */
+  /** The coin, e.g. DASH, ether, gwei or a token's symbol. */
   coin: string;
   /** The base unit, plural and singular. */
   base: readonly [plural: string, singular: string];
-  /** The field that may carry the same amount in coins. */
-  twin: string;
+  /** What it is a price of (`x-per`: gas, kB), if anything. */
+  per?: string | undefined;
 };
 
 const MAX_TOKEN_DECIMALS = 255;
-const BASE_UNITS = /^-?[0-9]+$/;
+const BASE_UNITS_TEXT = /^-?[0-9]+$/;
 
-/** The unit of `record[key]` when its name says it is an amount in base units. */
-function amountUnit(key: string, record: Record<string, unknown>): AmountUnit | undefined {
-  const duffs = /^(.*_)?duffs$/.exec(key);
-  if (duffs) return { decimals: 8, coin: 'DASH', base: ['duffs', 'duff'], twin: `${duffs[1] ?? ''}dash` };
-  const wei = /^(.*_)?wei$/.exec(key);
-  if (wei) return { decimals: 18, coin: 'ether', base: ['wei', 'wei'], twin: `${wei[1] ?? ''}ether` };
-  const token = /^(.*_)?balance$/.exec(key);
-  if (!token) return undefined;
-  const prefix = token[1] ?? '';
-  const decimals = ownValue(record, `${prefix}decimals`);
+/** The unit the schema of `record[key]` declares, with a token's decimals and symbol from their fields. */
+function amountUnit(key: string, record: Record<string, unknown>, schemas: FieldSchemas): AmountUnit | undefined {
+  const declared = declaredUnitOf(schemas.get(key));
+  if (declared?.kind === 'base' && isBaseUnitName(declared.unit)) {
+    if (declared.unit === 'wei' && declared.per === 'gas') {
+      return { decimals: GWEI_DECIMALS, coin: 'gwei', base: BASE_UNITS.wei.names, per: 'gas' };
+    }
+    const { decimals, coin, names } = BASE_UNITS[declared.unit];
+    return {
+      decimals,
+      coin,
+      base: names,
+      per: declared.per === undefined ? undefined : terminalSafe(declared.per, true),
+    };
+  }
+  if (declared?.kind !== 'token') return undefined;
+  const decimals = ownValue(record, declared.decimalsField);
   if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > MAX_TOKEN_DECIMALS) {
     return undefined;
   }
-  const symbol = ownValue(record, `${prefix}symbol`);
+  const symbol = declared.symbolField === undefined ? undefined : ownValue(record, declared.symbolField);
   return {
     decimals,
     coin: typeof symbol === 'string' && symbol.trim() !== '' ? terminalSafe(symbol, true) : 'tokens',
     base: ['base units', 'base unit'],
-    twin: `${prefix}amount`,
   };
 }
 
 /** `1.5 ether (1500000000000000000 wei)` for an amount field holding digits; otherwise undefined. */
-function amountText(key: string, record: Record<string, unknown>, style: Style): string | undefined {
-  const unit = amountUnit(key, record);
+function amountText(
+  key: string,
+  record: Record<string, unknown>,
+  schemas: FieldSchemas,
+  style: Style,
+): string | undefined {
+  const unit = amountUnit(key, record, schemas);
   const value = ownValue(record, key);
-  if (!unit || typeof value !== 'string' || !BASE_UNITS.test(value)) return undefined;
+  if (!unit || typeof value !== 'string' || !BASE_UNITS_TEXT.test(value)) return undefined;
   const units = BigInt(value);
   const base = units === 1n || units === -1n ? unit.base[1] : unit.base[0];
-  return `${style.amount(`${formatCoins(units, unit.decimals)} ${unit.coin}`)} (${value} ${base})`;
+  const per = unit.per === undefined ? '' : ` per ${unit.per}`;
+  return `${style.amount(`${formatUnits(units, unit.decimals)} ${unit.coin}`)} (${value} ${base})${per}`;
 }
 
 /**
- * Whether `record[key]` is a coin field that says no more than its base-unit sibling's line: the
- * same amount, or null beside a null amount. A twin that disagrees is shown, never hidden.
+ * Whether `record[key]` is declared as another field's amount in coins (`coins-of`) and says no
+ * more than that field's line: the same amount, or null beside a null amount. A twin that
+ * disagrees is shown, never hidden.
  */
-function repeatsAnAmount(key: string, record: Record<string, unknown>): boolean {
+function repeatsAnAmount(key: string, record: Record<string, unknown>, schemas: FieldSchemas): boolean {
+  const declared = declaredUnitOf(schemas.get(key));
+  if (declared?.kind !== 'coins-of') return false;
   const twin = ownValue(record, key);
-  for (const [baseKey, base] of Object.entries(record)) {
-    const unit = amountUnit(baseKey, record);
-    if (!unit || unit.twin !== key || baseKey === key) continue;
-    if (twin === undefined) return true;
-    if (base === null && twin === null) return true;
-    if (typeof base === 'string' && BASE_UNITS.test(base) && typeof twin === 'string') {
-      return parseCoins(twin, unit.decimals) === BigInt(base);
-    }
-  }
-  return false;
-}
-
-/** Base units as a decimal number of coins, exact, without trailing zeros: 226n, 8 -> "0.00000226". */
-function formatCoins(units: bigint, decimals: number): string {
-  const sign = units < 0n ? '-' : '';
-  const magnitude = units < 0n ? -units : units;
-  const scale = 10n ** BigInt(decimals);
-  const fraction = (magnitude % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return `${sign}${magnitude / scale}${fraction === '' ? '' : `.${fraction}`}`;
-}
-
-/** A decimal number of coins as base units; undefined when it is not one, or is finer than a base unit. */
-function parseCoins(text: string, decimals: number): bigint | undefined {
-  const match = /^(-?)([0-9]+)(?:\.([0-9]+))?$/.exec(text);
-  if (!match) return undefined;
-  const fraction = (match[3] ?? '').replace(/0+$/, '');
-  if (fraction.length > decimals) return undefined;
-  const magnitude = BigInt(match[2] ?? '0') * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
-  return match[1] === '-' ? -magnitude : magnitude;
+  const base = ownValue(record, declared.field);
+  if (twin === undefined) return true;
+  if (base === null && twin === null) return true;
+  const unit = amountUnit(declared.field, record, schemas);
+  if (!unit || unit.coin === 'gwei' || typeof base !== 'string' || !BASE_UNITS_TEXT.test(base)) return false;
+  return typeof twin === 'string' && parseUnits(twin, unit.decimals) === BigInt(base);
 }
 
 type Field = { key: string; value: unknown; schema: JsonSchema | undefined };
 
-/** An object's fields in the schema's order, then the rest in the value's order; coin twins folded. */
+/**
+ * An object's fields in the schema's order, then the rest in the value's order; coin twins folded,
+ * and fields that are absent (null: a balance without a token, a plan not yet sent) left out, so
+ * no block fills with rows of `-`. Tables keep their columns, `-` in a cell; `--json` keeps all.
+ */
 function fieldsOf(
   record: Record<string, unknown>,
   schema: JsonSchema | undefined,
@@ -289,9 +293,10 @@ function fieldsOf(
   const shape = objectShape(schema, root);
   const declared = new Map(shape.properties);
   const keys = [...new Set([...declared.keys(), ...Object.keys(record)])];
+  const schemas = new Map(keys.map((key) => [key, declared.get(key) ?? shape.additional]));
   return keys
-    .filter((key) => ownValue(record, key) !== undefined && !repeatsAnAmount(key, record))
-    .map((key) => ({ key, value: ownValue(record, key), schema: declared.get(key) ?? shape.additional }));
+    .filter((key) => ownValue(record, key) != null && !repeatsAnAmount(key, record, schemas))
+    .map((key) => ({ key, value: ownValue(record, key), schema: schemas.get(key) }));
 }
 
 type ObjectShape = { properties: [string, JsonSchema][]; additional: JsonSchema | undefined };

@@ -1,7 +1,7 @@
 import { RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/session.js';
 import { inDialect, isToolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { isJsonSchema } from '../shared/json-schema.js';
-import { dryRunFieldOf, readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
+import { checkFieldOf, dryRunFieldOf, readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
 import type { Activity } from './activity.js';
 import { argumentsFromFlags, checkRequired, parseArgsJson, secretValue } from './arguments.js';
 import { flagsOfCommand } from './commands.js';
@@ -15,6 +15,7 @@ import { renderHuman, terminalSafe, type Style } from './render.js';
 import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
 import { promptHidden, readSecretFile, readSecretStdin } from './secrets.js';
 import { inCliWords, type ToolWords } from './tool-words.js';
+import { withBaseUnits } from './typed-amounts.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
 import { EXIT, exitCodeOfToolError, UsageError } from './usage-error.js';
 
@@ -54,7 +55,7 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
   if (globals.format !== undefined && entry.tool.annotations?.readOnlyHint !== true) {
     throw new UsageError(`--format applies to tool definition documents; '${entry.command}' does not return one.`);
   }
-  const args = await collectArguments(specs, parsed, globals, io);
+  const args = await collectArguments(specs, withBaseUnits(entry.tool.inputSchema, specs, parsed), globals, io);
   const timeoutMs = globals.timeoutMs ?? (connection.isBuiltIn ? undefined : DEFAULT_TIMEOUT_MS);
   const call = async (callArgs: Record<string, unknown>): Promise<ToolCallResult> => {
     const session = await connection.open();
@@ -189,7 +190,7 @@ async function printResult(
   if (globals.json) {
     const value = result.structuredContent ?? { content: result.content };
     io.stdout.write(JSON.stringify(value, null, 2) + '\n');
-    return EXIT.ok;
+    return checkExit(tool, result);
   }
   if (result.structuredContent === undefined) {
     io.stdout.write(renderHuman(textOf(result), style));
@@ -205,7 +206,14 @@ async function printResult(
     if (qr) io.stdout.write('\n' + qr);
     else io.stderr.write(`note: ${field} is too long for a QR code.\n`);
   }
-  return EXIT.ok;
+  return checkExit(tool, result);
+}
+
+/** A check the tool declares (`wallet/check-field`) that came back false exits 1; the result is printed all the same. */
+function checkExit(tool: ListedTool, result: ToolCallResult): number {
+  const field = checkFieldOf(tool);
+  const content = result.structuredContent as Record<string, unknown> | null | undefined;
+  return field !== undefined && content?.[field] === false ? EXIT.toolError : EXIT.ok;
 }
 
 /** The words a hint may use as flags: the called tool's arguments and the CLI's own flags. */

@@ -9,7 +9,7 @@ import { propertyToFlag } from '../shared/naming.js';
 import { GLOBAL_FLAGS } from './global-flags.js';
 
 /** How a flag's text becomes a JSON value. `json` parses the text as JSON (objects, unions, anything untyped). */
-export type FlagKind = 'string' | 'number' | 'integer' | 'boolean' | 'json';
+type FlagKind = 'string' | 'number' | 'integer' | 'boolean' | 'json';
 
 export type FlagSpec = {
   /** The schema property this flag fills. */
@@ -37,7 +37,7 @@ export type FlagSpec = {
  * Flags the CLI itself takes on every tool command (the global flags, their aliases, `--args-json`);
  * a property that would be named like one gets `--arg-` in front.
  */
-export const RESERVED_FLAGS: readonly string[] = [
+const RESERVED_FLAGS: readonly string[] = [
   'args-json',
   ...GLOBAL_FLAGS.flatMap((flag) => [flag.name, ...(flag.alias ? [flag.alias] : [])]),
 ];

@@ -16,7 +16,7 @@ export function closestNames(typed: string, candidates: readonly string[], limit
 }
 
 /** Levenshtein distance, one row at a time. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

@@ -2,7 +2,7 @@ import type { HttpServerAddress, StdioServerCommand } from '../mcp/client.js';
 import type { GlobalOptions } from './global-flags.js';
 import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
-import { splitCommandLine } from './server-command.js';
+import { splitCommandLine } from './servers/command-line.js';
 import { expandReferences, hasReference, MissingVariableError } from './servers/expand.js';
 import { SERVER_NAME } from './servers/names.js';
 import { parseEnvFlags, parseHeaderFlags, SECRET_NAME } from './servers/pairs.js';

@@ -31,7 +31,7 @@ export type CachedToolList = {
  * the connection in the older era for ever. A modern verdict that went wrong fails at the first
  * request, and the CLI then probes again.
  */
-export const LEGACY_ERA_HORIZON_MS = 24 * 60 * 60 * 1000;
+const LEGACY_ERA_HORIZON_MS = 24 * 60 * 60 * 1000;
 
 const CACHE_VERSION = 1;
 

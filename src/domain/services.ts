@@ -32,7 +32,7 @@ export type PassphrasePurpose = 'unlock' | 'new';
 export type PassphraseSource = (purpose: PassphrasePurpose) => Promise<string | undefined>;
 
 /** The shortest passphrase a new wallet is sealed with. */
-export const MIN_PASSPHRASE_LENGTH = 8;
+const MIN_PASSPHRASE_LENGTH = 8;
 
 /**
  * The wallet's domain services, shared by every tool call of one server. Reads lazily: nothing

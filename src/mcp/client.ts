@@ -24,16 +24,7 @@ import {
   type SessionEvents,
 } from './session.js';
 
-export {
-  ConnectionError,
-  RemoteProtocolError,
-  type CallOptions,
-  type EraVerdict,
-  type ListedTool,
-  type McpSession,
-  type SessionEvents,
-  type ToolCallResult,
-} from './session.js';
+export { type EraVerdict, type ListedTool, type McpSession, type SessionEvents } from './session.js';
 
 export type StdioServerCommand = {
   command: string;
@@ -92,7 +83,7 @@ export async function openHttpSession(
  * The answer has been printed by then; a server with work left after it is rare, and waiting out
  * a slow exit was most of a `--server` run's time (docs/PERFORMANCE.md).
  */
-export const SERVER_EXIT_GRACE_MS = 100;
+const SERVER_EXIT_GRACE_MS = 100;
 
 export type SessionOptions = {
   /** `'legacy'`: the 2025 `initialize` handshake only; `'auto'`: probe for the 2026 era first. */
@@ -222,7 +213,7 @@ async function translate<T>(call: () => Promise<T>): Promise<T> {
 }
 
 /** How much longer than its timeout a call that keeps reporting progress may take in all. */
-export const PROGRESS_TIMEOUT_FACTOR = 10;
+const PROGRESS_TIMEOUT_FACTOR = 10;
 
 async function withDeadline<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T> {
   if (timeoutMs === undefined) return work;

@@ -9,8 +9,9 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
-import { formatTokenAmount } from '../domain/evm/amount.js';
-import { showAmount } from '../domain/policy/spending-policy.js';
+import { formatUnits, isBaseUnitName, showAmount, type BaseUnitName } from '../shared/amounts.js';
+import { declaredUnitOf, schemaProperties } from '../shared/json-schema.js';
+import { describeTool } from '../tools/index.js';
 import type { AnyTool } from '../tools/index.js';
 import { auditFields } from '../tools/invoke.js';
 
@@ -150,18 +151,18 @@ function canonical(value: unknown): string {
 /** The arguments whose content a question must show: what is signed is more than an amount. */
 const PAYLOAD_ARGUMENTS = ['data', 'unsigned_tx', 'signed_tx', 'typed_data', 'message'];
 
-/** The fee fields of a dry run, most telling first. */
-const FEE_FIELDS: readonly [string, 'duffs' | 'wei', string][] = [
-  ['fee_duffs', 'duffs', 'fee'],
-  ['max_fee_wei', 'wei', 'fee at most'],
-  ['fee_wei', 'wei', 'fee'],
-];
+/** A planned fee: its base units (digits), their unit, and whether it is a bound rather than the fee. */
+export type PlannedFee = { units: string; unit: BaseUnitName; atMost: boolean };
 
-/** The fee a dry run planned, in base units (digits), or undefined. */
-export function plannedFee(planned: Record<string, unknown> | undefined): string | undefined {
-  const field = FEE_FIELDS.find(([name]) => typeof planned?.[name] === 'string');
-  const fee = field ? planned?.[field[0]] : undefined;
-  return typeof fee === 'string' && /^\d+$/.test(fee) ? fee : undefined;
+/** The fee a dry run planned, from the field the tool declares (`feeField`, in its declared unit). */
+export function plannedFee(tool: AnyTool, planned: Record<string, unknown> | undefined): PlannedFee | undefined {
+  const declared = tool.feeField;
+  const units = declared ? planned?.[declared.field] : undefined;
+  if (!declared || typeof units !== 'string' || !/^\d+$/.test(units)) return undefined;
+  const property = schemaProperties(describeTool(tool).outputSchema).find(([name]) => name === declared.field)?.[1];
+  const unit = declaredUnitOf(property);
+  if (unit?.kind !== 'base' || !isBaseUnitName(unit.unit)) return undefined;
+  return { units, unit: unit.unit, atMost: declared.atMost === true };
 }
 
 /**
@@ -180,8 +181,8 @@ export async function confirmationMessage(
   }
   const recipients = [fields.recipient ?? []].flat();
   if (recipients.length > 0) lines.push(`  to: ${recipients.join(', ')}`);
-  const fee = FEE_FIELDS.find(([field]) => typeof planned?.[field] === 'string');
-  if (fee) lines.push(`  ${fee[2]}: ${amountText(String(planned?.[fee[0]]), fee[1])}`);
+  const fee = plannedFee(tool, planned);
+  if (fee) lines.push(`  ${fee.atMost ? 'fee at most' : 'fee'}: ${amountText(fee.units, fee.unit)}`);
   else if (fields.fee !== undefined && fields.unit && fields.unit !== 'token') {
     lines.push(`  fee at most: ${amountText(fields.fee, fields.unit)}`);
   }
@@ -215,5 +216,5 @@ function tokenAmount(base: string, token: string | undefined, planned: Record<st
   const decimals = planned?.['token_decimals'];
   const units = `${base} base units of token ${token ?? '(unknown)'}`;
   if (typeof decimals !== 'number' || !/^\d+$/.test(base)) return units;
-  return `${formatTokenAmount(BigInt(base), decimals)} ${typeof symbol === 'string' ? symbol : 'tokens'} (${units})`;
+  return `${formatUnits(BigInt(base), decimals)} ${typeof symbol === 'string' ? symbol : 'tokens'} (${units})`;
 }

@@ -86,7 +86,7 @@ export class ConsentGate {
       return { kind: 'ask', result: await this.confirmations.ask(digest, text) };
     }
     const fields = await auditFields(tool, input, planned);
-    const fee = fields.fee ?? plannedFee(planned);
+    const fee = fields.fee ?? plannedFee(tool, planned)?.units;
     const approval = await this.approvals.request(digest, approvalSummary(tool, { ...fields, fee }, text, reason));
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
     throw approvalRequired(approval);
@@ -124,7 +124,7 @@ function clipped(recipients: string[]): string[] {
 }
 
 /** The command the owner types to approve `id`. */
-export function approveCommand(id: string): string {
+function approveCommand(id: string): string {
   return `wallet approvals approve ${id}`;
 }
 
@@ -132,7 +132,7 @@ export function approveCommand(id: string): string {
  * The tool error an agent gets while its call waits for the owner: the approval's id, what it
  * would sign, and the command to approve it; `details` carries the same as data.
  */
-export function approvalRequired(approval: Approval): WalletError {
+function approvalRequired(approval: Approval): WalletError {
   const { summary } = approval;
   // What it would sign, as data: the summary less the question's prose.
   const { text: _text, ...facts } = summary;

@@ -2,7 +2,7 @@
 export const LOG_LEVELS = ['off', 'error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
 
 export type Logger = {
   readonly level: LogLevel;

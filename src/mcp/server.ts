@@ -4,6 +4,7 @@ import { WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
 import {
   DESCRIBE_ALL_META_KEY,
+  CHECK_FIELD_META_KEY,
   DRY_RUN_META_KEY,
   FULL_DESCRIPTION_META_KEY,
   RECEIVE_ADDRESS_META_KEY,
@@ -230,6 +231,7 @@ function toFullMcpTool(tool: AnyTool): Tool {
       [FULL_DESCRIPTION_META_KEY]: described.description,
       ...(described.receiveAddressField ? { [RECEIVE_ADDRESS_META_KEY]: described.receiveAddressField } : {}),
       ...(described.dryRunField ? { [DRY_RUN_META_KEY]: described.dryRunField } : {}),
+      ...(described.checkField ? { [CHECK_FIELD_META_KEY]: described.checkField } : {}),
     },
   };
 }
@@ -243,6 +245,7 @@ function toLeanMcpTool(tool: AnyTool): Tool {
   const meta = {
     ...(tool.receiveAddressField ? { [RECEIVE_ADDRESS_META_KEY]: tool.receiveAddressField } : {}),
     ...(tool.dryRunField ? { [DRY_RUN_META_KEY]: tool.dryRunField } : {}),
+    ...(tool.checkField ? { [CHECK_FIELD_META_KEY]: tool.checkField } : {}),
     ...describeAllMeta(tool.name === 'tool_describe' ? {} : undefined),
   };
   return {

@@ -39,3 +39,65 @@ export function isSecretSchema(schema: JsonSchema): boolean {
 function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
+
+/**
+ * The JSON Schema keyword that declares what an amount field counts (zod: `.meta({ 'x-unit': … })`,
+ * carried by `z.toJSONSchema`; `src/tools/fields.ts` declares it for the shared amount types):
+ * - `"duffs"`, `"wei"` or `"gwei"`: base units of the chain's coin, in digits (a price per
+ *   something names it in `x-per`: `"gas"` for a gas price, which people read in gwei);
+ * - `{ "decimals": "<field>", "symbol": "<field>" }`: a token's base units, its decimals (and
+ *   symbol) in those sibling fields;
+ * - `{ "token": "<field>" }`: base units of the token whose contract that sibling field names,
+ *   decimals unknown to the schema;
+ * - `{ "coins-of": "<field>" }`: the amount of that sibling field again, in coins (decimal).
+ * Clients read units from here, never from a field's name.
+ */
+export const UNIT_KEYWORD = 'x-unit';
+export const PER_KEYWORD = 'x-per';
+
+export type DeclaredUnit =
+  | { kind: 'base'; unit: string; per: string | undefined }
+  | { kind: 'token'; decimalsField: string; symbolField: string | undefined }
+  | { kind: 'token-of'; tokenField: string }
+  | { kind: 'coins-of'; field: string };
+
+/** The unit a field's schema declares (on itself or on a member of its nullable union), if any. */
+export function declaredUnitOf(schema: JsonSchema | undefined): DeclaredUnit | undefined {
+  if (!schema) return undefined;
+  const declared = schema[UNIT_KEYWORD];
+  if (typeof declared === 'string') {
+    const per = schema[PER_KEYWORD];
+    return { kind: 'base', unit: declared, per: typeof per === 'string' ? per : undefined };
+  }
+  if (isJsonSchema(declared)) {
+    const { decimals, symbol, token } = declared;
+    const coinsOf = declared['coins-of'];
+    if (typeof decimals === 'string') {
+      return { kind: 'token', decimalsField: decimals, symbolField: typeof symbol === 'string' ? symbol : undefined };
+    }
+    if (typeof token === 'string') return { kind: 'token-of', tokenField: token };
+    if (typeof coinsOf === 'string') return { kind: 'coins-of', field: coinsOf };
+    return undefined;
+  }
+  for (const key of ['anyOf', 'oneOf']) {
+    for (const member of asArray(schema[key])) {
+      const unit = isJsonSchema(member) ? declaredUnitOf(member) : undefined;
+      if (unit) return unit;
+    }
+  }
+  return undefined;
+}
+
+/** The sibling fields a declared unit names. */
+export function fieldsNamedBy(unit: DeclaredUnit): string[] {
+  switch (unit.kind) {
+    case 'base':
+      return [];
+    case 'token':
+      return [unit.decimalsField, ...(unit.symbolField === undefined ? [] : [unit.symbolField])];
+    case 'token-of':
+      return [unit.tokenField];
+    case 'coins-of':
+      return [unit.field];
+  }
+}

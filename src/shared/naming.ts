@@ -4,10 +4,10 @@
  */
 
 /** `domain_object_action`: lower snake case, three parts or more. */
-export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+){2,}$/;
+const TOOL_NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+){2,}$/;
 
 /** Names agents already know from the seed systems; the only exceptions to the pattern. */
-export const META_TOOL_NAMES: readonly string[] = ['network_info', 'tool_describe', 'get_tool_definition'];
+const META_TOOL_NAMES: readonly string[] = ['network_info', 'tool_describe', 'get_tool_definition'];
 
 export function isValidToolName(name: string): boolean {
   return TOOL_NAME_PATTERN.test(name) || META_TOOL_NAMES.includes(name);

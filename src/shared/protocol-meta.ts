@@ -35,6 +35,18 @@ export function dryRunFieldOf(tool: { _meta?: Record<string, unknown> | undefine
 }
 
 /**
+ * On a tools/list entry: the boolean output field that says whether the tool's check passed (an
+ * address is valid, a signature verifies). The CLI exits non-zero when it is false, as
+ * `cast wallet verify` does; the result itself is printed unchanged.
+ */
+export const CHECK_FIELD_META_KEY = 'wallet/check-field';
+
+export function checkFieldOf(tool: { _meta?: Record<string, unknown> | undefined }): string | undefined {
+  const field = tool._meta?.[CHECK_FIELD_META_KEY];
+  return typeof field === 'string' ? field : undefined;
+}
+
+/**
  * On the one tools/list entry that describes every tool (our `tool_describe`) when the list is
  * lean: the arguments that make it do so. Its result is `{ tools: [{ name, description,
  * output_schema, … }] }`; the CLI calls it once and keeps the full text and output schemas with

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { isSecretSchema, isJsonSchema, schemaProperties, type JsonSchema } from '../shared/json-schema.js';
+import { isBaseUnitName } from '../shared/amounts.js';
+import {
+  declaredUnitOf,
+  fieldsNamedBy,
+  isSecretSchema,
+  isJsonSchema,
+  schemaProperties,
+  type JsonSchema,
+} from '../shared/json-schema.js';
 import { isValidToolName, toolNameToCommand } from '../shared/naming.js';
 import type { AnyTool, ToolAnnotations } from './define.js';
 import type { Profile } from '../shared/profiles.js';
@@ -22,6 +30,8 @@ export type ToolDescription = {
   receiveAddressField: string | undefined;
   /** The input field that makes the tool only plan (a dry run), if any. */
   dryRunField: string | undefined;
+  /** The boolean output field that says whether the tool's check passed, if any. */
+  checkField: string | undefined;
 };
 
 const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
@@ -30,7 +40,7 @@ const descriptions = new WeakMap<AnyTool, ToolDescription>();
 const leanInputs = new WeakMap<AnyTool, JsonSchema>();
 
 /** A tool's input or output schema as JSON Schema, by zod's own conversion (the one the MCP SDK uses). */
-export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return z.toJSONSchema(schema, { target: JSON_SCHEMA_TARGET, io }) as JsonSchema;
 }
 
@@ -50,6 +60,7 @@ export function describeTool(tool: AnyTool): ToolDescription {
       localOnly: tool.localOnly === true,
       receiveAddressField: tool.receiveAddressField,
       dryRunField: tool.dryRunField,
+      checkField: tool.checkField,
     };
     descriptions.set(tool, description);
   }
@@ -99,6 +110,11 @@ export function definitionProblems(tool: AnyTool): string[] {
   if (tool.consent !== undefined && typeof tool.audit !== 'function') {
     problems.push('a tool that needs consent must declare audit (its approval shows those fields)');
   }
+  if (tool.outcome !== undefined && !tool.annotations.destructiveHint && tool.consent === undefined) {
+    problems.push(
+      `outcome ${tool.outcome} is for the audit line, which only a destructive tool or one that needs consent has`,
+    );
+  }
   let input: JsonSchema | undefined;
   let output: JsonSchema | undefined;
   try {
@@ -111,6 +127,7 @@ export function definitionProblems(tool: AnyTool): string[] {
     if (input['additionalProperties'] !== false)
       problems.push('input must be z.strictObject (unknown keys are mistakes)');
     for (const path of undescribedFields(input)) problems.push(`input field ${path} has no description`);
+    problems.push(...unitProblems(input, 'input'));
     const dryRun = tool.dryRunField;
     if (dryRun !== undefined) {
       const field = schemaProperties(input).find(([name]) => name === dryRun)?.[1];
@@ -133,10 +150,57 @@ export function definitionProblems(tool: AnyTool): string[] {
   if (output) {
     if (output['type'] !== 'object') problems.push('output must be an object schema');
     for (const path of undescribedFields(output)) problems.push(`output field ${path} has no description`);
+    problems.push(...unitProblems(output, 'output'));
     const field = tool.receiveAddressField;
     if (field !== undefined && !schemaProperties(output).some(([name]) => name === field)) {
       problems.push(`receiveAddressField ${field} is not an output field`);
     }
+    const check = tool.checkField;
+    if (check !== undefined) {
+      const field = schemaProperties(output).find(([name]) => name === check)?.[1];
+      if (field?.['type'] !== 'boolean' || !((output['required'] as string[] | undefined) ?? []).includes(check)) {
+        problems.push(`checkField ${check} is not a required boolean output field`);
+      }
+    }
+    const fee = tool.feeField;
+    if (fee !== undefined) {
+      const unit = declaredUnitOf(schemaProperties(output).find(([name]) => name === fee.field)?.[1]);
+      if (unit?.kind !== 'base' || !isBaseUnitName(unit.unit)) {
+        problems.push(`feeField ${fee.field} is not an output field declaring duffs or wei`);
+      }
+      if (tool.dryRunField === undefined) problems.push('feeField needs a dryRunField (the fee is read from the plan)');
+    }
+  }
+  return problems;
+}
+
+/**
+ * A field whose name says "amount" (…_duffs, …_wei, …_dash, …_eth, fee, amount, value, balance):
+ * it must declare its unit, since clients render and convert amounts from declarations alone.
+ */
+const AMOUNT_LOOKING = /(^|_)(duffs|wei|gwei|dash|eth|ether|fee|amount|value|balance)$/;
+
+/** Amount fields without a declared unit, and declared units that are unknown or name absent fields. */
+function unitProblems(schema: JsonSchema, side: 'input' | 'output', prefix = ''): string[] {
+  const problems: string[] = [];
+  const properties = schemaProperties(schema);
+  const siblings = new Set(properties.map(([name]) => name));
+  for (const [name, property] of properties) {
+    const path = prefix + name;
+    const unit = declaredUnitOf(property);
+    if (!unit && AMOUNT_LOOKING.test(name)) {
+      problems.push(
+        `${side} field ${path} looks like an amount but declares no unit (x-unit: use Duffs, Wei, DuffsAmount, WeiAmount, tokenUnits or coinsOf from fields.ts)`,
+      );
+    }
+    if (unit?.kind === 'base' && !isBaseUnitName(unit.unit)) {
+      problems.push(`${side} field ${path} declares an unknown unit ${unit.unit} (duffs, wei or gwei)`);
+    }
+    for (const named of unit ? fieldsNamedBy(unit) : []) {
+      if (!siblings.has(named))
+        problems.push(`${side} field ${path} names ${named} in its unit, which is not a field beside it`);
+    }
+    for (const nested of objectMembers(property)) problems.push(...unitProblems(nested, side, `${path}.`));
   }
   return problems;
 }

@@ -17,8 +17,11 @@ export type ToolAnnotations = {
   openWorldHint: boolean;
 };
 
+/** See {@link ToolDefinition.feeField}. */
+type FeeField = { readonly field: string; readonly atMost?: boolean };
+
 /** See {@link ToolDefinition.consent}. */
-export type Consent = 'policy' | 'human';
+type Consent = 'policy' | 'human';
 
 /** What a handler gets besides its input: the wallet's services and the tools this server serves. */
 export type ToolContext = {
@@ -68,6 +71,22 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
    * confirmations show that plan first. Declared, never guessed from a field's name.
    */
   dryRunField?: string;
+  /**
+   * The output field of a plan (the dry run) holding its fee, in a unit the field declares:
+   * confirmations show it, as the fee or, with `atMost`, the most the fee can be.
+   */
+  feeField?: FeeField;
+  /**
+   * The required boolean output field that says whether the tool's check passed (`valid`): the
+   * CLI exits 1 when it is false. Declared, never guessed from a field's name.
+   */
+  checkField?: string;
+  /**
+   * What a call that succeeded did, for its audit-log line: `signed` (a transaction signed, not
+   * broadcast) or `sent` (broadcast). A call with the `dryRunField` set is `dry_run`; a tool
+   * without `outcome` is `ok`. Declared, never read from the names of its audit fields.
+   */
+  outcome?: 'signed' | 'sent';
   /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
   handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
   /**
@@ -91,6 +110,9 @@ export type AnyTool = {
   readonly consent?: Consent;
   readonly receiveAddressField?: string;
   readonly dryRunField?: string;
+  readonly feeField?: FeeField;
+  readonly checkField?: string;
+  readonly outcome?: 'signed' | 'sent';
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
   readonly audit?: (input: unknown, output: unknown) => AuditFields | Promise<AuditFields>;
 };

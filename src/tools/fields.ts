@@ -3,6 +3,7 @@ import { CHAINS, CORE_NETWORKS } from '../domain/config/networks.js';
 import { DUFFS_PATTERN } from '../domain/core/amount.js';
 import { WEI_PATTERN } from '../domain/evm/amount.js';
 import { ALIAS_PATTERN } from '../domain/keystore/keystore-format.js';
+import { PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';
 import { describedWithBrief } from './lean-schema.js';
 
 /**
@@ -61,7 +62,8 @@ export const OptionalCoreNetwork = describedWithBrief(
 export const Duffs = describedWithBrief(
   z
     .string()
-    .regex(DUFFS_PATTERN, 'a whole number of duffs written in digits, e.g. "150000" (1 DASH = 100000000 duffs)'),
+    .regex(DUFFS_PATTERN, 'a whole number of duffs written in digits, e.g. "150000" (1 DASH = 100000000 duffs)')
+    .meta({ [UNIT_KEYWORD]: 'duffs' }),
   'An amount in duffs, as a string of digits (1 DASH = 100000000 duffs).',
   'Duffs, in digits',
 );
@@ -80,7 +82,7 @@ export function secretString(description: string): z.ZodString {
 const EVM_NETWORK_PATTERN = /^[a-z][a-z0-9-]*$/;
 
 /** An EVM network: a built-in (mainnet, sepolia, local) or one named in the config file. */
-export const EvmNetwork = describedWithBrief(
+const EvmNetwork = describedWithBrief(
   z.string().regex(EVM_NETWORK_PATTERN, 'a network name: lower-case letters, digits and dashes'),
   'The EVM network: mainnet, sepolia, local (anvil, chain id 31337) or one from the config file.',
   'e.g. mainnet or local',
@@ -114,7 +116,10 @@ export const EvmAccount = describedWithBrief(
 );
 
 export const Wei = describedWithBrief(
-  z.string().regex(WEI_PATTERN, 'a whole number of wei written in digits, e.g. "1000000000000000000" (1 ether)'),
+  z
+    .string()
+    .regex(WEI_PATTERN, 'a whole number of wei written in digits, e.g. "1000000000000000000" (1 ether)')
+    .meta({ [UNIT_KEYWORD]: 'wei' }),
   'An amount in wei, as a string of digits (1 ether = 10^18 wei).',
   'Wei, in digits',
 );
@@ -130,3 +135,36 @@ export const TxHash = describedWithBrief(
   'A transaction hash: 0x and 64 hex digits.',
   'Transaction hash',
 );
+
+/** A fee rate: duffs per 1000 bytes of transaction. */
+export const DuffsPerKb = Duffs.meta({ [PER_KEYWORD]: 'kB' });
+
+/** A count in digits that is no amount (a gas limit). */
+export const Digits = z.string().regex(WEI_PATTERN, 'a whole number written in digits');
+
+/**
+ * Amounts in results: digits (with a sign where they may be negative), each declaring its unit in
+ * its JSON Schema (`x-unit`, see `src/shared/json-schema.ts`), so any client renders it without
+ * guessing from the field's name. Describe each where it is used.
+ */
+export const DuffsAmount = z.string().meta({ [UNIT_KEYWORD]: 'duffs' });
+export const WeiAmount = z.string().meta({ [UNIT_KEYWORD]: 'wei' });
+/** A gas price: wei per unit of gas (people read it in gwei). */
+export const WeiPerGas = z.string().meta({ [UNIT_KEYWORD]: 'wei', [PER_KEYWORD]: 'gas' });
+
+/** A token amount in its base units, whose decimals (and symbol) are the sibling fields named. */
+export function tokenUnits(decimalsField: string, symbolField?: string): z.ZodString {
+  return z.string().meta({
+    [UNIT_KEYWORD]: { decimals: decimalsField, ...(symbolField ? { symbol: symbolField } : {}) },
+  });
+}
+
+/** A token amount in base units of the token whose contract the sibling field names. */
+export function tokenUnitsOf(tokenField: string): z.ZodString {
+  return z.string().meta({ [UNIT_KEYWORD]: { token: tokenField } });
+}
+
+/** The amount of the sibling field again, in coins (a decimal, e.g. "1.5"). */
+export function coinsOf(field: string): z.ZodString {
+  return z.string().meta({ [UNIT_KEYWORD]: { 'coins-of': field } });
+}

@@ -80,6 +80,6 @@ export function servedTools(options: ServedToolsOptions, tools: readonly AnyTool
   );
 }
 
-export { ToolCatalogue, describeTool, definitionProblems, leanInputSchema, type ToolDescription } from './catalogue.js';
+export { ToolCatalogue, describeTool, leanInputSchema } from './catalogue.js';
 export * from './profiles.js';
 export type { AnyTool, ToolContext } from './define.js';

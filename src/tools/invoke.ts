@@ -42,7 +42,13 @@ export async function invokeTool(
     }
     throw error;
   }
-  await audit(tool, context, { ...(await auditFields(tool, input.data, output)), ...by });
+  await audit(
+    tool,
+    context,
+    { ...(await auditFields(tool, input.data, output)), ...by },
+    undefined,
+    outcomeOf(tool, input.data),
+  );
   return output;
 }
 
@@ -96,20 +102,10 @@ async function audit(
   context: ToolContext,
   fields: AuditFields,
   failure?: { error: unknown },
-  asked?: 'asked',
+  done: AuditOutcome = 'ok',
 ): Promise<void> {
   const failed = failure !== undefined;
-  const outcome: AuditOutcome =
-    asked ??
-    (failed
-      ? 'error'
-      : fields.dry_run === true
-        ? 'dry_run'
-        : fields.signed_only === true
-          ? 'signed'
-          : fields.txid !== undefined || fields.hash !== undefined
-            ? 'sent'
-            : 'ok');
+  const outcome: AuditOutcome = failed ? 'error' : done;
   // Only a WalletError's message is written: any other may quote its input, which can be a secret.
   const walletError = !failure
     ? undefined
@@ -132,6 +128,16 @@ async function audit(
   }
 }
 
+/**
+ * What a call that succeeded did, as the tool declares it: a dry run when its `dryRunField` is set,
+ * else its `outcome` (`signed`, `sent`), else `ok`. Never read from the names of its audit fields.
+ */
+function outcomeOf(tool: AnyTool, input: unknown): AuditOutcome {
+  const dryRun = tool.dryRunField;
+  if (dryRun !== undefined && (input as Record<string, unknown>)[dryRun] === true) return 'dry_run';
+  return tool.outcome ?? 'ok';
+}
+
 /** The network a call named, when it is written like a network name (nothing else is echoed). */
 function networkArgument(args: unknown): string | undefined {
   if (typeof args !== 'object' || args === null) return undefined;
@@ -146,7 +152,7 @@ const MAX_KEYS_SHOWN = 5;
  * The first problem of a zod input error as one line that names the field. The offending value
  * is never echoed: it may be a secret.
  */
-export function invalidInputError(error: z.ZodError, args: unknown): WalletError {
+function invalidInputError(error: z.ZodError, args: unknown): WalletError {
   const [first, ...rest] = error.issues;
   const more = rest.length > 0 ? ` (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})` : '';
   if (!first) return new WalletError('INVALID_PARAM', 'Invalid arguments.');

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { isJsonSchema, type JsonSchema } from '../shared/json-schema.js';
+import { isJsonSchema, PER_KEYWORD, UNIT_KEYWORD, type JsonSchema } from '../shared/json-schema.js';
 
 /**
  * The JSON Schema forms of a tool's input. zod's conversion is exact and verbose; what every agent
@@ -36,7 +36,9 @@ const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'defini
  * Keywords the lean form leaves out: the dialect (draft 2020-12 is MCP's default), the length,
  * size and numeric bounds, the patterns and the refusal of unknown keys. The server checks every one of them
  * and names the field in its INVALID_PARAM answer; the descriptions say what a value looks like
- * ("in digits"), and tool_describe gives the exact schema.
+ * ("in digits"), and tool_describe gives the exact schema. Declared units (`x-unit`, `x-per`) are
+ * for clients that render amounts or convert typed coins (our CLI takes them from tool_describe);
+ * an agent reads the unit in the field's brief, so the budget does not pay for them twice.
  */
 const LEAN_DROPPED = new Set([
   '$schema',
@@ -48,6 +50,8 @@ const LEAN_DROPPED = new Set([
   'propertyNames',
   'minimum',
   'maximum',
+  UNIT_KEYWORD,
+  PER_KEYWORD,
 ]);
 
 /**

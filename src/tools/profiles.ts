@@ -6,7 +6,7 @@ import type { AnyTool, ToolAnnotations } from './define.js';
 
 import type { Profile } from '../shared/profiles.js';
 
-export { PROFILES, isProfile, type Profile } from '../shared/profiles.js';
+export { type Profile } from '../shared/profiles.js';
 
 /** The argument of a compact tool that names the action. */
 export const ACTION_ARGUMENT = 'action';
@@ -49,7 +49,7 @@ const OBJECT_GROUPS: Readonly<Record<string, Readonly<Record<string, string>>>> 
 const DOMAIN_LABELS: Readonly<Record<string, string>> = { core: 'Dash', evm: 'EVM', meta: 'Wallet' };
 
 /** One action of a compact tool: the tool it runs. */
-export type CompactAction = { action: string; tool: AnyTool };
+type CompactAction = { action: string; tool: AnyTool };
 
 /** A tool of the compact profile: several tools of one domain and object behind an `action` argument. */
 export type CompactTool = {
@@ -152,7 +152,7 @@ export function routeCompactCall(
 }
 
 /** One action of a compact tool, as `tool_describe` describes it. */
-export type ActionDescription = {
+type ActionDescription = {
   action: string;
   tool: string;
   summary: string;

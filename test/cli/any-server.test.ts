@@ -472,7 +472,7 @@ describe('destructive tools: confirmation', () => {
     });
     assert.equal(declined.code, 1);
     assert.match(declined.stderr, /funds-burn-now will run with:/);
-    assert.match(declined.stderr, /amount +5/);
+    assert.match(declined.stderr, /amount +0\.00000005 DASH \(5 duffs\)/);
     assert.match(declined.stderr, /fee +7/);
     assert.match(declined.stderr, /Proceed\? \[y\/N\]/);
     assert.match(declined.stderr, /Cancelled: nothing was sent/);
@@ -486,6 +486,23 @@ describe('destructive tools: confirmation', () => {
     assert.equal(accepted.code, 0, accepted.stderr);
     // The dry run sent nothing: the one real call is the first burn.
     assert.deepEqual(JSON.parse(accepted.stdout), { amount: '5', fee: '7', dry_run: false, burns: 1 });
+  });
+
+  it('takes a coin amount for a flag declared in base units, converted exactly and echoed in both', async () => {
+    const typed = await wallet(['--server', fixture, 'funds-burn-now', '--amount', '1.5dash', '--json'], {
+      tty: true,
+      stdin: 'y\n',
+      env: { NO_COLOR: '1' },
+    });
+    assert.equal(typed.code, 0, typed.stderr);
+    assert.match(typed.stderr, /amount +1\.5 DASH \(150000000 duffs\)/);
+    assert.equal((JSON.parse(typed.stdout) as { amount: string }).amount, '150000000');
+    const tooFine = await wallet(['--server', fixture, 'funds-burn-now', '--amount', '0.000000001dash', '--yes']);
+    assert.equal(tooFine.code, 2);
+    assert.match(tooFine.stderr, /--amount '0\.000000001dash' is finer than one duff/);
+    const otherChain = await wallet(['--server', fixture, 'funds-burn-now', '--amount', '1ether', '--yes']);
+    assert.equal(otherChain.code, 2);
+    assert.match(otherChain.stderr, /--amount takes duffs, or a coin amount in duff, duffs, dash; got '1ether'/);
   });
 
   it('guards the built-in destructive tools the same way (core-wallet-delete keeps the wallet)', async () => {

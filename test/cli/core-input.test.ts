@@ -116,13 +116,15 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
         ['core-address-validate', '--address', address, ...(network ? ['--network', network] : []), '--json'],
         { passphrase: 'none' },
       );
-      assert.equal(result.code, 0, result.stderr);
-      return JSON.parse(result.stdout) as {
+      const parsed = JSON.parse(result.stdout) as {
         valid: boolean;
         network: string | null;
         problem: string | null;
         type: string | null;
       };
+      // A failed check exits 1 (declared checkField), with the --json result printed all the same.
+      assert.equal(result.code, parsed.valid ? 0 : 1, result.stderr);
+      return parsed;
     };
     assert.deepEqual(await check(MAINNET_ADDRESS), {
       valid: true,
@@ -239,8 +241,20 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
       run(['core-message-verify', '--address', TESTNET_ADDRESS, '--message', message, '--signature', sig, '--json'], {
         passphrase: 'none',
       });
-    assert.deepEqual(JSON.parse((await verify('hi', signature)).stdout), { valid: true });
-    assert.deepEqual(JSON.parse((await verify('hi!', signature)).stdout), { valid: false });
+    const good = await verify('hi', signature);
+    assert.equal(good.code, 0, good.stderr);
+    assert.deepEqual(JSON.parse(good.stdout), { valid: true });
+    const forged = await verify('hi!', signature);
+    assert.equal(forged.code, 1, 'a signature that does not verify exits 1, like cast wallet verify');
+    assert.deepEqual(JSON.parse(forged.stdout), { valid: false });
+    const human = await run(
+      ['core-message-verify', '--address', TESTNET_ADDRESS, '--message', 'hi!', '--signature', signature],
+      {
+        passphrase: 'none',
+      },
+    );
+    assert.equal(human.code, 1);
+    assert.equal(human.stdout, 'valid  false\n');
     await expectError(
       ['core-message-verify', '--address', TESTNET_ADDRESS, '--message', 'hi', '--signature', 'not*base64'],
       'INVALID_PARAM',

@@ -119,6 +119,27 @@ describe('evm_* tools through the CLI', () => {
     assert.equal(ethers.verifyTypedData(domain, types, message, signed.signature), ABANDON_ETH);
   });
 
+  it('a signature that does not verify exits 1 (declared check), the result printed unchanged', async () => {
+    const { signature } = await json<{ signature: string }>([
+      'evm-message-sign',
+      '--address',
+      'spend',
+      '--message',
+      'hi',
+    ]);
+    const verify = (message: string) =>
+      run(['evm-message-verify', '--address', ABANDON_ETH, '--message', message, '--signature', signature, '--json'], {
+        passphrase: 'none',
+      });
+    const good = await verify('hi');
+    assert.equal(good.code, 0, good.stderr);
+    assert.deepEqual(JSON.parse(good.stdout), { valid: true });
+    const other = await verify('bye');
+    assert.equal(other.code, 1, other.stderr);
+    assert.deepEqual(JSON.parse(other.stdout), { valid: false });
+    assert.equal(other.stderr, '');
+  });
+
   it('refuses a fee above the cap (0.01 ether by default) before signing', async () => {
     const expensive = ethers.Transaction.from({
       type: 2,
@@ -134,6 +155,14 @@ describe('evm_* tools through the CLI', () => {
     await expectError(argv, 'POLICY_VIOLATION', 1);
     const signed = await json<{ max_fee_wei: string }>([...argv, '--max-fee-wei', '21000000000000000000']);
     assert.equal(signed.max_fee_wei, '21000000000000000000');
+    // The same cap typed in coins: converted exactly, so 21 ether passes and a wei less does not.
+    const typed = await json<{ max_fee_wei: string }>([...argv, '--max-fee-wei', '21ether']);
+    assert.equal(typed.max_fee_wei, '21000000000000000000');
+    await expectError([...argv, '--max-fee-wei', '20.999999999999999999ether'], 'POLICY_VIOLATION', 1);
+    await expectError([...argv, '--max-fee-wei', '20999999999gwei'], 'POLICY_VIOLATION', 1);
+    const tooFine = await run([...argv, '--max-fee-wei', '0.0000000000000000001ether']);
+    assert.equal(tooFine.code, 2);
+    assert.match(tooFine.stderr, /--max-fee-wei '0\.0000000000000000001ether' is finer than one wei/);
   });
 
   it('never echoes a key pasted where an account name belongs', async () => {

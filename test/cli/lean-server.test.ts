@@ -38,6 +38,13 @@ describe('wallet --server "wallet serve": the lean list made whole', () => {
     }
   });
 
+  it('takes coin amounts for arguments whose units the lean list leaves out (from tool_describe)', async () => {
+    const argv = ['evm-tx-sign', '--address', 'nobody', '--unsigned-tx', '0x02', '--network', 'local'];
+    const wrongUnit = await run(['--server', serve(), ...argv, '--max-fee-wei', '1dash']);
+    assert.equal(wrongUnit.code, 2);
+    assert.match(wrongUnit.stderr, /--max-fee-wei takes wei, or a coin amount in wei, gwei, ether, eth; got '1dash'/);
+  });
+
   it('works against the compact profile: an action and its arguments', async () => {
     const result = await run([
       '--server',

@@ -484,7 +484,7 @@ const SCHEMA_ORDER: JsonSchema = {
       properties: {
         address: { type: 'string' },
         memo: { type: ['string', 'null'] },
-        amount_duffs: { type: 'string' },
+        amount_duffs: { type: 'string', 'x-unit': 'duffs' },
       },
       required: ['address', 'amount_duffs'],
     },
@@ -493,7 +493,7 @@ const SCHEMA_ORDER: JsonSchema = {
     title: { type: 'string' },
     payments: { anyOf: [{ type: 'array', items: { $ref: '#/$defs/Payment' } }, { type: 'null' }] },
     refunds: { type: 'array', items: { $ref: '#/$defs/Payment' } },
-    fee_duffs: { type: 'string' },
+    fee_duffs: { type: 'string', 'x-unit': 'duffs' },
   },
 };
 
@@ -550,55 +550,95 @@ describe('renderHuman', () => {
     assert.equal(stripVTControlCharacters(coloured), plain);
   });
 
-  it('converts base units to coins exactly, by the field name, and leaves anything else alone', () => {
+  it('converts base units to coins exactly, by the declared unit, and leaves anything else alone', () => {
+    const duffs = { type: 'string', 'x-unit': 'duffs' };
+    const wei = { type: 'string', 'x-unit': 'wei' };
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: {
+        fee: duffs,
+        one_duffs: duffs,
+        change: duffs,
+        huge: wei,
+        wei,
+        zero_wei: { anyOf: [wei, { type: 'null' }] },
+        not_digits_duffs: duffs,
+        number_duffs: duffs,
+        max_fee_per_gas: { type: 'string', 'x-unit': 'wei', 'x-per': 'gas' },
+        fee_rate: { type: 'string', 'x-unit': 'duffs', 'x-per': 'kB' },
+        held: { type: 'string', 'x-unit': { decimals: 'token_decimals', symbol: 'token_symbol' } },
+        token_decimals: { type: 'integer' },
+        token_symbol: { type: ['string', 'null'] },
+        undeclared_duffs: { type: 'string' },
+        unknown_unit: { type: 'string', 'x-unit': 'furlongs' },
+      },
+    };
     const lines = renderHuman(
       {
-        fee_duffs: '226',
+        fee: '226',
         one_duffs: '1',
-        change_duffs: '-150000000',
-        huge_wei: '115792089237316195423570985008687907853269984665640564039457584007913129639935',
+        change: '-150000000',
+        huge: '115792089237316195423570985008687907853269984665640564039457584007913129639935',
         wei: '1',
         zero_wei: '0',
         not_digits_duffs: '1.5',
         number_duffs: 226,
-        max_fee_per_gas: '3000000000',
-        token_balance: '1',
+        max_fee_per_gas: '3500000000',
+        fee_rate: '1000',
+        held: '1',
         token_decimals: 0,
         token_symbol: null,
+        undeclared_duffs: '226',
+        unknown_unit: '7',
       },
       PLAIN,
+      schema,
     ).split('\n');
     assert.deepEqual(lines, [
-      'fee_duffs         0.00000226 DASH (226 duffs)',
+      'fee               0.00000226 DASH (226 duffs)',
       'one_duffs         0.00000001 DASH (1 duff)',
-      'change_duffs      -1.5 DASH (-150000000 duffs)',
-      'huge_wei         ' +
+      'change            -1.5 DASH (-150000000 duffs)',
+      'huge             ' +
         ' 115792089237316195423570985008687907853269984665640564039457.584007913129639935 ether' +
         ' (115792089237316195423570985008687907853269984665640564039457584007913129639935 wei)',
       'wei               0.000000000000000001 ether (1 wei)',
       'zero_wei          0 ether (0 wei)',
       'not_digits_duffs  1.5',
       'number_duffs      226',
-      'max_fee_per_gas   3000000000',
-      'token_balance     1 tokens (1 base unit)',
+      'max_fee_per_gas   3.5 gwei (3500000000 wei) per gas',
+      'fee_rate          0.00001 DASH (1000 duffs) per kB',
+      'held              1 tokens (1 base unit)',
       'token_decimals    0',
-      'token_symbol      -',
+      'undeclared_duffs  226',
+      'unknown_unit      7',
       '',
     ]);
   });
 
-  it('folds a coin twin into its amount line only when it says the same', () => {
+  it('folds a declared coin twin into its amount line only when it says the same', () => {
+    const schema = (base: string, twin: string, unit: string): JsonSchema => ({
+      type: 'object',
+      properties: {
+        [base]: { type: 'string', 'x-unit': unit },
+        [twin]: { type: 'string', 'x-unit': { 'coins-of': base } },
+      },
+    });
     assert.equal(
-      renderHuman({ value_wei: '1500000000000000000', value_ether: '1.50' }, PLAIN),
+      renderHuman(
+        { value_wei: '1500000000000000000', value_ether: '1.50' },
+        PLAIN,
+        schema('value_wei', 'value_ether', 'wei'),
+      ),
       'value_wei  1.5 ether (1500000000000000000 wei)\n',
     );
     assert.equal(
-      renderHuman({ total_duffs: '150000000', total_dash: '1.4' }, PLAIN),
+      renderHuman({ total_duffs: '150000000', total_dash: '1.4' }, PLAIN, schema('total_duffs', 'total_dash', 'duffs')),
       'total_duffs  1.5 DASH (150000000 duffs)\ntotal_dash   1.4\n',
     );
+    // Without a declaration a twin is just another field, whatever its name.
     assert.equal(
-      renderHuman({ token_balance: null, token_decimals: null, token_amount: null }, PLAIN),
-      'token_balance   -\ntoken_decimals  -\ntoken_amount    -\n',
+      renderHuman({ value_wei: '1500000000000000000', value_ether: '1.5' }, PLAIN),
+      'value_wei    1500000000000000000\nvalue_ether  1.5\n',
     );
   });
 
@@ -624,7 +664,25 @@ describe('renderHuman', () => {
   it('renders a list of scalars, nested lists and an empty object', () => {
     assert.equal(renderHuman(['a', 'b'], PLAIN), '- a\n- b\n');
     assert.equal(renderHuman([{}, [1, 2], 'x'], PLAIN), '- (empty)\n- - 1\n  - 2\n- x\n');
-    assert.equal(renderHuman({ nested: { deeper: { a: null } } }, PLAIN), 'nested\n  deeper\n    a  -\n');
+    assert.equal(renderHuman({ nested: { deeper: { a: 1 } } }, PLAIN), 'nested\n  deeper\n    a  1\n');
+  });
+
+  it('leaves absent (null) fields out of a block, keeps them as - in a table', () => {
+    assert.equal(renderHuman({ a: 1, b: null, c: 'x' }, PLAIN), 'a  1\nc  x\n');
+    assert.equal(renderHuman({ only: null }, PLAIN), '(empty)\n');
+    assert.equal(
+      renderHuman(
+        {
+          rows: [
+            { a: 1, b: null },
+            { a: 2, b: 3 },
+          ],
+        },
+        PLAIN,
+      ),
+      'rows\n  a  b\n  1  -\n  2  3\n',
+    );
+    assert.equal(renderHuman([null, 'x'], PLAIN), '- -\n- x\n');
   });
 });
 

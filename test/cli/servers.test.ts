@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import type { CliIo } from '../../src/cli/io.js';
 import { agentConfigLocations } from '../../src/cli/servers/agent-configs.js';
 import { runServers } from '../../src/cli/servers/command.js';
-import { splitStoredCommandLine } from '../../src/cli/servers/command-line.js';
+import { splitCommandLine } from '../../src/cli/servers/command-line.js';
 import { loadServers, resolveNamedServer, saveServers, type NamedServers } from '../../src/cli/servers/config.js';
 import { EXIT, UsageError } from '../../src/cli/usage-error.js';
 import { resolveDataDir } from '../../src/shared/data-dir.js';
@@ -568,13 +568,15 @@ describe('resolveNamedServer', () => {
 
 describe('pieces', () => {
   it('splits a stored command line like a shell, keeping ${VAR} references and refusing operators', () => {
-    assert.deepEqual(splitStoredCommandLine(`node "a b" 'c d' e\\ f "\\"q\\"" \${X:-a b} '\${Y}' "\${Z}"`), {
+    assert.deepEqual(splitCommandLine(`node "a b" 'c d' e\\ f "\\"q\\"" \${X:-a b} '\${Y}' "\${Z}"`), {
       command: 'node',
       args: ['a b', 'c d', 'e f', '"q"', '${X:-a', 'b}', '${Y}', '${Z}'],
     });
-    assert.deepEqual(splitStoredCommandLine('  npx   -y  ""  '), { command: 'npx', args: ['-y', ''] });
-    assert.throws(() => splitStoredCommandLine('node s.js > out'), /not shell syntax/);
-    assert.throws(() => splitStoredCommandLine('   '), /needs a command/);
+    assert.deepEqual(splitCommandLine('  npx   -y  ""  '), { command: 'npx', args: ['-y', ''] });
+    assert.throws(() => splitCommandLine('node s.js > out'), /not shell syntax/);
+    assert.throws(() => splitCommandLine('   '), /needs a command/);
+    assert.throws(() => splitCommandLine("node 's.js"), /unclosed single quote/);
+    assert.throws(() => splitCommandLine('node `id`'), /not shell syntax \('`'\)/);
   });
 
   it('knows where each agent keeps its file on Linux, macOS and Windows', () => {

@@ -27,7 +27,7 @@ export type Fault = FaultKind | { kind: 'rewrite'; change: (reply: unknown) => u
 /** What a rule sees of a request: its path, and its JSON-RPC method when it is one. */
 export type Seen = { path: string; rpcMethod: string | undefined };
 
-export type Exchange = Seen & { fault: string | null; forwarded: boolean };
+type Exchange = Seen & { fault: string | null; forwarded: boolean };
 
 export type FaultProxy = {
   /** `http://127.0.0.1:<port>` (no trailing slash). */

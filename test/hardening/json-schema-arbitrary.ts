@@ -163,7 +163,7 @@ function anyString(maxLength: number): fc.Arbitrary<string> {
 }
 
 /** A value `schema` accepts; `name` picks hints. */
-export function validValue(schema: Schema, hints: Hints = {}, name?: string): fc.Arbitrary<Json> {
+function validValue(schema: Schema, hints: Hints = {}, name?: string): fc.Arbitrary<Json> {
   const generic = genericValid(schema, hints);
   const hinted = (name === undefined ? [] : (hints[name] ?? [])).filter((value) => satisfies(schema, value));
   if (hinted.length === 0) return generic;

@@ -157,7 +157,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** A JSON-RPC 2.0 response: jsonrpc "2.0", an id (or null), and exactly one of result and error. */
-export function isReply(value: unknown): value is Reply {
+function isReply(value: unknown): value is Reply {
   return isRecord(value) && !('method' in value) && 'id' in value && ('result' in value || 'error' in value);
 }
 

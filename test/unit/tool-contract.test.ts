@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { commandToToolName, isValidToolName, toolNameToCommand } from '../../src/shared/naming.js';
 import { ToolCatalogue, definitionProblems, describeTool } from '../../src/tools/catalogue.js';
 import { defineTool } from '../../src/tools/define.js';
+import { coinsOf, tokenUnits, WeiAmount } from '../../src/tools/fields.js';
 import { ALL_TOOLS, servedTools } from '../../src/tools/index.js';
 
 const HINTS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -115,6 +116,61 @@ describe('definition checks name the tool and the problem', () => {
       'dry-run field that is required',
       { dryRunField: 'plan', input: z.strictObject({ plan: z.boolean().describe('Plan only.') }) },
       /dryRunField plan is not an optional boolean/,
+    ],
+    [
+      'amount field without a unit',
+      { output: z.object({ fee_dash: z.string().describe('The fee.') }) },
+      /output field fee_dash looks like an amount but declares no unit/,
+    ],
+    [
+      'nested amount field without a unit',
+      {
+        input: z.strictObject({
+          to: z.array(z.strictObject({ amount: z.string().describe('How much.') })).describe('Payees.'),
+        }),
+      },
+      /input field to\.amount looks like an amount but declares no unit/,
+    ],
+    [
+      'unknown unit',
+      { output: z.object({ fee: z.string().meta({ 'x-unit': 'satoshi' }).describe('The fee.') }) },
+      /output field fee declares an unknown unit satoshi/,
+    ],
+    [
+      'token unit naming an absent decimals field',
+      { output: z.object({ balance: tokenUnits('decimals').describe('Held.') }) },
+      /output field balance names decimals in its unit, which is not a field beside it/,
+    ],
+    [
+      'coin twin of an absent field',
+      { output: z.object({ total_dash: coinsOf('total_duffs').describe('Total.') }) },
+      /output field total_dash names total_duffs in its unit/,
+    ],
+    [
+      'fee field that declares no unit',
+      {
+        dryRunField: 'dry_run',
+        feeField: { field: 'cost' },
+        input: z.strictObject({ dry_run: z.boolean().optional().describe('Plan only.') }),
+        output: z.object({ cost: z.string().describe('What it costs.') }),
+      },
+      /feeField cost is not an output field declaring duffs or wei/,
+    ],
+    [
+      'check field that is not an output field',
+      { checkField: 'valid' },
+      /checkField valid is not a required boolean output field/,
+    ],
+    [
+      'check field that is optional',
+      { checkField: 'ok', output: z.object({ ok: z.boolean().optional().describe('Passed.') }) },
+      /checkField ok is not a required boolean output field/,
+    ],
+    ['outcome on a tool that is not audited', { outcome: 'sent' }, /outcome sent is for the audit line/],
+    [
+      'fee field without a dry run',
+      { feeField: { field: 'fee' }, output: z.object({ fee: WeiAmount.describe('The fee.') }) },
+      /feeField needs a dryRunField/,
     ],
   ];
   for (const [label, overrides, expected] of cases) {
@@ -263,6 +319,11 @@ describe('wallet tool annotations (the design contract)', () => {
       assert.equal(typeof tool.audit, 'function', `${tool.name} is destructive: give it audit(input, output)`);
       assert.ok(tool.consent !== undefined, `${tool.name} is destructive: declare consent ('policy' or 'human')`);
     }
+  });
+  it('a tool that checks something declares its check field, so the CLI exits 1 when it fails', () => {
+    const checking = ALL_TOOLS.filter((tool) => 'valid' in tool.output.shape);
+    assert.ok(checking.length >= 3, checking.map((tool) => tool.name).join(', '));
+    for (const tool of checking) assert.equal(tool.checkField, 'valid', `${tool.name}: declare checkField`);
   });
   it('a tool with a dry run declares it, so confirmations can show its plan', () => {
     const planning = ALL_TOOLS.filter((tool) => 'dry_run' in tool.input.shape);

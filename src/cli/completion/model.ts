@@ -19,7 +19,7 @@ export const COMPLETION_FILES: Readonly<Record<CompletionShell, string>> = {
  * What a flag's value completes to: nothing to complete (`none`, a boolean), free text (`text`),
  * one of `choices` (`choice`), a path (`file`), or a wallet of the local keystore (`wallet`).
  */
-export type ValueKind = 'none' | 'text' | 'choice' | 'file' | 'wallet';
+type ValueKind = 'none' | 'text' | 'choice' | 'file' | 'wallet';
 
 export type CompletionFlag = {
   /** As typed: `--network`, `-y`. */
@@ -44,7 +44,7 @@ export type CompletionCommand = {
  * What completes after a flag of the CLI: a boolean takes no value, choices complete to
  * themselves, `…-file` to a path, `--wallet-id` to the keystore's wallets.
  */
-export function valueKindOf(name: string, type: CliFlag['type'], choices: readonly string[]): ValueKind {
+function valueKindOf(name: string, type: CliFlag['type'], choices: readonly string[]): ValueKind {
   if (type === 'boolean') return 'none';
   if (choices.length > 0) return 'choice';
   if (name.endsWith('-file')) return 'file';

@@ -7,7 +7,7 @@ import { cliFlagCompletions, COMPLETION_SHELLS, type CompletionCommand, type Com
 import { renderTable } from './table.js';
 
 /** The global flags, valid before the command and after every command that takes them. */
-export function globalCompletionFlags(): CompletionFlag[] {
+function globalCompletionFlags(): CompletionFlag[] {
   return GLOBAL_FLAGS.flatMap(cliFlagCompletions);
 }
 
@@ -81,7 +81,7 @@ const VERB_SHAPES: Readonly<Record<string, readonly VerbShape[]>> = {
 };
 
 /** The CLI's own verbs (`serve`, `tools`, `servers`, `completion`) and their subcommands. */
-export function verbCompletionCommands(): CompletionCommand[] {
+function verbCompletionCommands(): CompletionCommand[] {
   return CLI_VERBS.flatMap((verb) =>
     (VERB_SHAPES[verb.name] ?? [{ path: [verb.name], acceptsGlobals: true, acceptsFiles: false, flags: [] }]).map(
       (shape) => ({ ...shape, summary: shape.summary ?? verb.summary }),

@@ -1,6 +1,6 @@
 import { repeatedValues } from '../global-flags.js';
 import { EXIT, UsageError } from '../usage-error.js';
-import { splitStoredCommandLine } from './command-line.js';
+import { splitCommandLine } from './command-line.js';
 import {
   isHttpEntry,
   loadServers,
@@ -60,7 +60,7 @@ function entryFromFlags(parsed: Readonly<Record<string, unknown>>): ServerEntry 
   if (server !== undefined) {
     if (headers.length > 0)
       throw new UsageError('--header is for an HTTP server (--url); a --server command takes --env.');
-    const { command, args } = splitStoredCommandLine(server);
+    const { command, args } = splitCommandLine(server);
     const parsedEnv = parseEnvFlags(env);
     return { command, args, ...(Object.keys(parsedEnv).length > 0 ? { env: parsedEnv } : {}) };
   }

@@ -117,7 +117,7 @@ const HTTP_TYPES = new Set(['http', 'streamable-http', 'streamableHttp']);
  * and HTTP `{url, headers?, type?: "http" | "streamable-http"}` (Cursor leaves `type` out). Other
  * keys (`disabled`, `autoApprove`, …) are not ours: left out and reported.
  */
-export function candidateEntry(raw: unknown): { entry: ServerEntry; ignoredKeys: string[] } | { skip: string } {
+function candidateEntry(raw: unknown): { entry: ServerEntry; ignoredKeys: string[] } | { skip: string } {
   if (!isRecord(raw)) return { skip: 'not an object' };
   const type = raw['type'];
   if (type !== undefined && typeof type !== 'string') return { skip: '"type" is not text' };

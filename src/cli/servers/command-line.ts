@@ -3,16 +3,17 @@ import { UsageError } from '../usage-error.js';
 const SHELL_OPERATOR = /[|&;<>()`]/;
 
 /**
- * Splits the `--server "<command line>"` of `wallet servers add` into words, with the quoting of a
- * POSIX shell and nothing else: `$` is never substituted, so `${TOKEN}` and `${PORT:-8080}` stay
- * references to expand when connecting (splitCommandLine, for a one-off --server, rewrites them).
- * Operators outside quotes are refused: no shell will ever run this line.
+ * Splits a `--server "<command line>"` (a one-off, or the one `wallet servers add` stores) into
+ * words, with the quoting of a POSIX shell and nothing else: `$` is never substituted, so
+ * `${TOKEN}` and `${PORT:-8080}` stay as written (a stored line's references are expanded when
+ * connecting). Operators outside quotes and unclosed quotes are refused: no shell will ever run
+ * this line. (shell-quote, used before for one-off lines, cannot keep `${PORT:-8080}`.)
  *
  * @example
- * splitStoredCommandLine(`npx -y server --token '\${TOKEN}' "a b"`)
+ * splitCommandLine(`npx -y server --token '\${TOKEN}' "a b"`)
  * // { command: 'npx', args: ['-y', 'server', '--token', '${TOKEN}', 'a b'] }
  */
-export function splitStoredCommandLine(line: string): { command: string; args: string[] } {
+export function splitCommandLine(line: string): { command: string; args: string[] } {
   const words: string[] = [];
   let word: string | undefined;
   let index = 0;

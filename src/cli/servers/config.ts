@@ -8,7 +8,7 @@ import { expandReferences, MissingVariableError } from './expand.js';
 import { describeIssue, describeJsonError } from './json-problems.js';
 import { ENV_NAME, HEADER_NAME, SERVER_NAME, SERVER_NAME_RULE } from './names.js';
 
-export { ENV_NAME, HEADER_NAME, SERVER_NAME, SERVER_NAME_RULE } from './names.js';
+export { SERVER_NAME, SERVER_NAME_RULE } from './names.js';
 
 const NoLineBreaks = z.string().regex(/^[^\r\n\0]*$/, 'must not contain line breaks');
 
@@ -37,7 +37,7 @@ const ServersFile = z.strictObject({
 });
 
 /** A server started as a child process, speaking MCP on stdio. Values may hold `${VAR}` references. */
-export type StdioServerEntry = { command: string; args?: string[]; env?: Record<string, string> };
+type StdioServerEntry = { command: string; args?: string[]; env?: Record<string, string> };
 
 /** A server reached over Streamable HTTP. Values may hold `${VAR}` references. */
 export type HttpServerEntry = { url: string; headers?: Record<string, string> };

@@ -45,7 +45,7 @@ const REFERENCE_ONLY = /^\$\{[^}]+\}$/;
  * @example
  * maskCredentials('https://u:hunter2@example.com/mcp?api_key=abc') // 'https://u:***@example.com/mcp?api_key=***'
  */
-export function maskCredentials(text: string): string {
+function maskCredentials(text: string): string {
   return text
     .replace(USERINFO_PASSWORD, (match, head: string, password: string) =>
       REFERENCE_ONLY.test(password) ? match : `${head}***@`,

@@ -59,7 +59,7 @@ export function planImport(
 }
 
 /** Same server, whatever the key order or an `args: []` left out. */
-export function sameEntry(a: ServerEntry, b: ServerEntry): boolean {
+function sameEntry(a: ServerEntry, b: ServerEntry): boolean {
   return JSON.stringify(normalized(a)) === JSON.stringify(normalized(b));
 }
 

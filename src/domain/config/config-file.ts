@@ -8,7 +8,7 @@ import { isEvmAddress } from '../evm/address.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { CORE_BACKENDS, CORE_NETWORKS, type CoreNetwork } from './networks.js';
 
-export const CONFIG_FILE_NAME = 'config.json';
+const CONFIG_FILE_NAME = 'config.json';
 
 const NetworkName = z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 const HttpUrl = z.url({ protocol: /^https?$/ });
@@ -116,7 +116,7 @@ const EvmNetworkConfig = z.strictObject({
 });
 
 /** The config file's schema. Every section and field is optional; unknown keys are mistakes. */
-export const ConfigFileSchema = z.strictObject({
+const ConfigFileSchema = z.strictObject({
   /** The wallet (alias or fingerprint) a tool uses when wallet_id is omitted and several could be meant. */
   default_wallet: z.string().trim().min(1).max(64).optional(),
   core: z

@@ -4,7 +4,7 @@ import type { ConfigFile } from './config-file.js';
 import { BUILTIN_NETWORKS, CHAINS, DEFAULT_NETWORKS, type Backend, type Chain, type CoreBackend } from './networks.js';
 
 /** Where an endpoint came from, strongest first: a flag, an environment variable, the config file, a built-in default. */
-export type EndpointSource = 'flag' | 'env' | 'config' | 'default';
+type EndpointSource = 'flag' | 'env' | 'config' | 'default';
 
 /** An endpoint given on the command line as `<chain>.<network>=<url>`. */
 export type EndpointOverride = { chain: Chain; network: string; url: string };

@@ -1,7 +1,8 @@
+import { DASH_DECIMALS, parseUnits } from '../../shared/amounts.js';
 import { WalletError } from '../errors.js';
 
 /** Duffs per DASH. */
-export const DUFFS_PER_DASH = 100_000_000n;
+const DUFFS_PER_DASH = 100_000_000n;
 
 /** Dash Core's MAX_MONEY: no amount, balance or fee can exceed it. */
 export const MAX_MONEY_DUFFS = 21_000_000n * DUFFS_PER_DASH;
@@ -27,23 +28,14 @@ export function parseDuffs(text: string, field: string, options: { allowZero?: b
   return value;
 }
 
-/** Duffs to a DASH decimal string for display, exact: 150000000n -> "1.5". */
-export function formatDash(duffs: bigint): string {
-  const sign = duffs < 0n ? '-' : '';
-  const abs = duffs < 0n ? -duffs : duffs;
-  const whole = abs / DUFFS_PER_DASH;
-  const fraction = (abs % DUFFS_PER_DASH).toString().padStart(8, '0').replace(/0+$/, '');
-  return `${sign}${whole}${fraction ? `.${fraction}` : ''}`;
-}
-
 /** An exact DASH decimal (as a node reports it, e.g. 0.001 or "0.00100000") to duffs. */
 export function dashToDuffs(value: number | string): bigint {
-  const text = typeof value === 'number' ? value.toFixed(8) : value;
-  const match = /^(\d+)(?:\.(\d{1,8}))?$/.exec(text);
-  if (!match)
+  const text = typeof value === 'number' ? value.toFixed(DASH_DECIMALS) : value;
+  const duffs = /^\d+(?:\.\d+)?$/.test(text) ? parseUnits(text, DASH_DECIMALS) : undefined;
+  if (duffs === undefined)
     throw new WalletError(
       'BACKEND_UNAVAILABLE',
       `The backend sent an amount that is not a DASH decimal: ${text.slice(0, 32)}.`,
     );
-  return BigInt(match[1] ?? '0') * DUFFS_PER_DASH + BigInt((match[2] ?? '').padEnd(8, '0'));
+  return duffs;
 }

@@ -26,7 +26,8 @@ import {
   walletAddress,
   type WalletAddress,
 } from './addresses.js';
-import { DEFAULT_MAX_FEE_DUFFS, formatDash, MAX_MONEY_DUFFS } from './amount.js';
+import { formatDash } from '../../shared/amounts.js';
+import { DEFAULT_MAX_FEE_DUFFS, MAX_MONEY_DUFFS } from './amount.js';
 import { CHAIN_INDEX, HARDENED, type AddressChain } from './hd.js';
 import { DEFAULT_FEE_RATE_DUFFS_PER_KB, dashParams } from './params.js';
 import { signPsbt } from './signer.js';

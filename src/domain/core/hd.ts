@@ -17,7 +17,7 @@ export const CHAIN_INDEX: Readonly<Record<AddressChain, number>> = { receive: 0,
 /** Added to a BIP32 index to make it hardened (the ' in m/44'). */
 export const HARDENED = 0x80000000;
 
-export const MNEMONIC_WORD_COUNTS = [12, 24] as const;
+const MNEMONIC_WORD_COUNTS = [12, 24] as const;
 export type MnemonicWordCount = (typeof MNEMONIC_WORD_COUNTS)[number];
 
 /** A new English BIP39 mnemonic: 128 bits of entropy for 12 words, 256 for 24. */

@@ -8,14 +8,14 @@ import { MESSAGE_MAGIC } from './params.js';
 const encoder = new TextEncoder();
 
 /** Bitcoin's CompactSize prefix. */
-export function varint(n: number): Uint8Array {
+function varint(n: number): Uint8Array {
   if (n < 0xfd) return Uint8Array.of(n);
   if (n <= 0xffff) return Uint8Array.of(0xfd, n & 0xff, n >>> 8);
   return Uint8Array.of(0xfe, n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24);
 }
 
 /** The double SHA-256 a Dash signed message commits to: magic and message, each length-prefixed. */
-export function messageHash(message: string): Uint8Array {
+function messageHash(message: string): Uint8Array {
   const magic = encoder.encode(MESSAGE_MAGIC);
   const body = encoder.encode(message);
   const parts = [varint(magic.length), magic, varint(body.length), body];

@@ -4,7 +4,7 @@ import { base64, hex } from '@scure/base';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import { addressScript, requireAddress, scriptAddress } from './address.js';
-import { formatDash } from './amount.js';
+import { formatDash } from '../../shared/amounts.js';
 import { COINBASE_MATURITY, DASH_TX_VERSION, DUST_LIMIT_DUFFS } from './params.js';
 
 /** An unspent output the wallet can spend, as a backend reports it. */
@@ -46,7 +46,7 @@ const P2PKH_INPUT_BYTES = 32 + 4 + 1 + (1 + 72) + (1 + 33) + 4; // outpoint, scr
 const outputBytes = (scriptLength: number): number => 8 + 1 + scriptLength;
 const compactSizeBytes = (n: number): number => (n < 0xfd ? 1 : n <= 0xffff ? 3 : 5);
 
-export function estimateSize(inputCount: number, outputScriptLengths: readonly number[]): number {
+function estimateSize(inputCount: number, outputScriptLengths: readonly number[]): number {
   return (
     TX_OVERHEAD_BYTES +
     compactSizeBytes(inputCount) +
@@ -57,7 +57,7 @@ export function estimateSize(inputCount: number, outputScriptLengths: readonly n
 }
 
 /** The fee for `size` bytes at `rate` duffs per 1000 bytes, rounded up. */
-export function feeFor(size: number, ratePerKb: bigint): bigint {
+function feeFor(size: number, ratePerKb: bigint): bigint {
   return (BigInt(size) * ratePerKb + 999n) / 1000n;
 }
 
@@ -163,7 +163,7 @@ export function planToPsbt(plan: SpendPlan, origins: ReadonlyMap<string, KeyOrig
   return base64.encode(tx.toPSBT());
 }
 
-export type PsbtInput = { txid: string; vout: number; amount: bigint; origins: KeyOrigin[] };
+type PsbtInput = { txid: string; vout: number; amount: bigint; origins: KeyOrigin[] };
 export type PsbtSummary = {
   inputs: PsbtInput[];
   outputs: Array<{ address: string | undefined; amount: bigint }>;
@@ -275,8 +275,6 @@ function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return (text.split('\n')[0] ?? '').slice(0, 160);
 }
-
-export { TX_OPTIONS as DASH_TX_OPTIONS };
 
 /** The outputs of a PSBT or a raw transaction, read offline: for questions and audit lines. */
 export type TransactionGist = { outputs: Array<{ address: string | undefined; amount: bigint }>; fee?: bigint };

@@ -66,7 +66,7 @@ export async function openWallet(
 }
 
 /** The wallet meant when none is named (see {@link openWallet}). */
-export async function defaultWalletId(services: WalletServices, network?: CoreNetwork): Promise<string> {
+async function defaultWalletId(services: WalletServices, network?: CoreNetwork): Promise<string> {
   const { entries } = await services.keystore.list();
   const candidates = entries.filter((entry) => network === undefined || entry.network === network);
   const [only] = candidates;

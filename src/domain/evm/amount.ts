@@ -26,20 +26,3 @@ export function parseWei(text: string, field: string): bigint {
   if (value > MAX_UINT256) throw new WalletError('INVALID_PARAM', `${field} is larger than 2^256 - 1.`);
   return value;
 }
-
-/** Wei as ether in decimal, without trailing zeros: 1500000000000000000n -> "1.5". */
-export function weiToEther(wei: bigint): string {
-  return formatTokenAmount(wei, 18);
-}
-
-/**
- * Base units as whole tokens: 1234500n with 6 decimals -> "1.2345" (viem's `formatUnits`,
- * written here: this module is loaded by every call, and importing viem initialises all of it).
- */
-export function formatTokenAmount(units: bigint, decimals: number): string {
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(decimals + 1, '0');
-  const whole = digits.slice(0, digits.length - decimals);
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
-}

@@ -13,7 +13,7 @@ import type { EvmAddress } from './address.js';
  * `Permit` is not recognised.
  */
 
-export type TokenMoveKind =
+type TokenMoveKind =
   | 'transfer'
   | 'transferFrom'
   | 'approve'

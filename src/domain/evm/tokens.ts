@@ -5,7 +5,8 @@ import type { ProgressReporter } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
 import { resolveAccount } from './accounts.js';
 import { parseEvmAddress, type EvmAddress } from './address.js';
-import { formatTokenAmount, MAX_UINT256, TOKEN_UNITS_PATTERN } from './amount.js';
+import { formatUnits } from '../../shared/amounts.js';
+import { MAX_UINT256, TOKEN_UNITS_PATTERN } from './amount.js';
 import { connectEvm } from './network.js';
 import { sendFunds, type EvmTxPlan, type SignedTx, type TxStatus } from './transactions.js';
 
@@ -68,7 +69,7 @@ export async function transferToken(
   if (held.balance < amount) {
     throw new WalletError(
       'INSUFFICIENT_FUNDS',
-      `${account.address} holds ${formatTokenAmount(held.balance, held.decimals)} ${unit} (${held.balance} base units) of token ${token}; this transfer needs ${amount}.`,
+      `${account.address} holds ${formatUnits(held.balance, held.decimals)} ${unit} (${held.balance} base units) of token ${token}; this transfer needs ${amount}.`,
       { hint: 'Lower amount (in base units), or fund the account with the token first.' },
     );
   }

@@ -3,7 +3,7 @@ import { WalletError } from '../errors.js';
 import { RESTORE } from './keystore-format.js';
 
 /** scrypt cost: N = 2^17, r = 8, p = 1 (128 MiB, a fraction of a second), the floor files must meet. */
-export const SCRYPT_PARAMS = { n: 2 ** 17, r: 8, p: 1, dklen: 32 } as const;
+const SCRYPT_PARAMS = { n: 2 ** 17, r: 8, p: 1, dklen: 32 } as const;
 const MIN_LOG_N = 17;
 /** Refuse absurd costs a tampered file could ask for (memory exhaustion). */
 const MAX_LOG_N = 20;

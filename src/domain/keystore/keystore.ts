@@ -15,7 +15,7 @@ import {
 } from './imported-keys.js';
 import { withLock, withNamedLock } from './lock.js';
 
-export const KEYSTORE_DIR_NAME = 'keystore';
+const KEYSTORE_DIR_NAME = 'keystore';
 const FORMAT = 'wallet-keystore';
 const VERSION = 1;
 
@@ -26,7 +26,7 @@ const FINGERPRINT_PATTERN = /^[0-9a-f]{8}$/;
  * stops 20 past the last used one), it keeps a damaged or altered `next_receive` (2^31, say) from
  * making every call derive addresses for minutes: such a file is refused with a clear error.
  */
-export const MAX_ISSUED_ADDRESSES = 100_000;
+const MAX_ISSUED_ADDRESSES = 100_000;
 const WALLET_FILE = /^[0-9a-f]{8}-[a-z]+\.json$/;
 
 const EvmAccountRecord = z.strictObject({
@@ -495,7 +495,7 @@ export class Keystore {
   }
 }
 
-export function checkAlias(alias: string): void {
+function checkAlias(alias: string): void {
   if (!ALIAS_PATTERN.test(alias)) {
     throw new WalletError(
       'INVALID_PARAM',

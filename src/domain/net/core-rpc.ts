@@ -12,7 +12,7 @@ import type { AddressBalance, CoreChainBackend, WatchedAddress } from './chain-b
 import { httpJson } from './http.js';
 
 /** A node's JSON-RPC error: the node answered, and said no. */
-export class RpcError extends Error {
+class RpcError extends Error {
   override name = 'RpcError';
   constructor(
     readonly code: number,

@@ -208,7 +208,7 @@ function orUndefined(name: string): (error: unknown) => undefined {
 }
 
 /** What a failed node call means for the caller, as a `WalletError` with the node's own words. */
-export function nodeFailure(error: unknown, endpoint: string, refusal: 'request' | 'read'): WalletError {
+function nodeFailure(error: unknown, endpoint: string, refusal: 'request' | 'read'): WalletError {
   if (error instanceof WalletError) return error;
   if (!(error instanceof BaseError)) {
     // viem read an answer it could not use (a balance that is no number, a block of the wrong

@@ -6,9 +6,9 @@ import { WalletError } from '../errors.js';
 import { withNamedLock } from '../keystore/lock.js';
 import { readStateFile } from './state-file.js';
 
-export const APPROVALS_FILE_NAME = 'approvals.json';
+const APPROVALS_FILE_NAME = 'approvals.json';
 /** How long a request waits for the owner, and how long a yes waits for the agent's retry. */
-export const APPROVAL_TTL_MS = 15 * 60_000;
+const APPROVAL_TTL_MS = 15 * 60_000;
 /** Requests waiting at once, at most: an agent cannot bury the owner (or the disk) in them. */
 const MAX_PENDING = 50;
 /** Decided and used records are kept this long, for `wallet approvals` to show, then dropped. */

@@ -5,7 +5,7 @@ import { ensurePrivateDir } from '../../shared/private-files.js';
 import { decodeAddress } from '../core/address.js';
 import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
 
-export const AUDIT_LOG_FILE_NAME = 'audit.log';
+const AUDIT_LOG_FILE_NAME = 'audit.log';
 
 /**
  * What one destructive call contributes to its audit line, from fields each tool names
@@ -66,7 +66,7 @@ export const INVALID_AUDIT_VALUE = '(invalid)';
 export const NETWORK_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 
 /** What a recipient may be besides an address: the markers the tools write themselves. */
-export const RECIPIENT_MARKERS = ['(contract creation)', '(no address)'] as const;
+const RECIPIENT_MARKERS = ['(contract creation)', '(no address)'] as const;
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const FINGERPRINT = /^[0-9a-fA-F]{8}$/;

@@ -6,9 +6,9 @@ import { WalletError } from '../errors.js';
 import { withNamedLock } from '../keystore/lock.js';
 import { readStateFile } from './state-file.js';
 
-export const LEDGER_DIR_NAME = 'ledger';
+const LEDGER_DIR_NAME = 'ledger';
 /** How far back a 24-hour cap looks. */
-export const LEDGER_WINDOW_MS = 24 * 60 * 60 * 1000;
+const LEDGER_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 const FORMAT = 'wallet-spend-ledger';
 const VERSION = 1;

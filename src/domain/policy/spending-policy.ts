@@ -1,14 +1,13 @@
 import type { CorePolicyConfig, EvmPolicyConfig } from '../config/config-file.js';
+import { showAmount } from '../../shared/amounts.js';
 import type { Chain } from '../config/networks.js';
-import { formatDash } from '../core/amount.js';
 import { WalletError } from '../errors.js';
 import { checksumEvmAddress } from '../evm/address.js';
-import { weiToEther } from '../evm/amount.js';
 import { needsHuman, type Authority } from './authority.js';
 import { SpendLedger, totalOf, type LedgerEntry } from './spend-ledger.js';
 
 /** The base unit a network's amounts are counted in. */
-export type PolicyUnit = 'duffs' | 'wei';
+type PolicyUnit = 'duffs' | 'wei';
 
 /**
  * The spending rules the config file sets for one network (`<chain>.networks.<network>.policy`);
@@ -35,10 +34,10 @@ export type SpendingPolicy = {
 };
 
 /** An agent's room to act alone: a spend within both caps needs no human yes. */
-export type Autonomy = { maxPerTx: bigint; maxPer24h: bigint };
+type Autonomy = { maxPerTx: bigint; maxPer24h: bigint };
 
 /** The rules of one ERC-20 token, amounts in its base units. */
-export type TokenPolicy = {
+type TokenPolicy = {
   token: string;
   maxPerTx: bigint | null;
   maxPer24h: bigint | null;
@@ -47,13 +46,13 @@ export type TokenPolicy = {
   unlimitedSpenders: ReadonlySet<string>;
 };
 
-export type PolicyRule = 'max_per_tx' | 'max_per_24h' | 'allowed_recipients' | 'max_fee';
+type PolicyRule = 'max_per_tx' | 'max_per_24h' | 'allowed_recipients' | 'max_fee';
 
 /**
  * A token that a transaction or a signature moves or lets someone move: an ERC-20 `transfer`,
  * `transferFrom`, `approve`, `increaseAllowance`, a permit, a transfer authorization.
  */
-export type TokenSpend = {
+type TokenSpend = {
   kind: string;
   /** Checksummed. */
   token: string;
@@ -163,7 +162,7 @@ export function evmPolicy(
  * @example
  * ruleName(policy, 'max_per_24h') // 'evm.networks.local.policy.max_per_24h_wei'
  */
-export function ruleName(policy: SpendingPolicy, rule: PolicyRule, autonomous = false): string {
+function ruleName(policy: SpendingPolicy, rule: PolicyRule, autonomous = false): string {
   const field = rule === 'allowed_recipients' ? rule : `${rule}_${policy.unit}`;
   return `${policy.chain}.networks.${policy.network}.policy.${autonomous ? 'autonomous.' : ''}${field}`;
 }
@@ -506,13 +505,6 @@ function refusal(policy: SpendingPolicy, rule: PolicyRule, why: string, hint: st
 
 function shown(policy: SpendingPolicy, amount: bigint): string {
   return showAmount(amount, policy.unit);
-}
-
-/** An amount as people read it, with its base units: "1.5 ether (1500000000000000000 wei)". */
-export function showAmount(amount: bigint, unit: PolicyUnit): string {
-  return unit === 'duffs'
-    ? `${formatDash(amount)} DASH (${amount} duffs)`
-    : `${weiToEther(amount)} ether (${amount} wei)`;
 }
 
 function optionalAmount(text: string | undefined): bigint | null {

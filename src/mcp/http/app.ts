@@ -8,7 +8,7 @@ import { MAX_BODY_BYTES } from './limits.js';
 
 export const MCP_PATH = '/mcp';
 
-export const HEALTH_PATH = '/health';
+const HEALTH_PATH = '/health';
 
 export type HttpAppOptions = {
   /** A fresh server instance: one per legacy session, one per modern request. */

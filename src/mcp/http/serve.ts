@@ -21,10 +21,10 @@ export type HttpServeOptions = WalletServerOptions & {
 };
 
 /** A client that has not sent its headers after this long is cut off (Node's default is 60 s). */
-export const HEADERS_TIMEOUT_MS = 10_000;
+const HEADERS_TIMEOUT_MS = 10_000;
 
 /** A client that has not sent its whole request (a 2 MiB body at most) after this long gets 408. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export type HttpServing = {
   /** The MCP endpoint, with the port actually bound. */
@@ -35,7 +35,7 @@ export type HttpServing = {
 };
 
 /** Serves the wallet over Streamable HTTP at `/mcp` (see {@link createHttpApp}) until closed. */
-export async function serveWalletHttp(options: HttpServeOptions): Promise<HttpServing> {
+async function serveWalletHttp(options: HttpServeOptions): Promise<HttpServing> {
   const logger = options.logger ?? createLogger('off');
   const app = createHttpApp({
     createServer: () => createWalletServer({ ...options, logger }),

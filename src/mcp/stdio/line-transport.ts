@@ -19,7 +19,7 @@ type RequestId = string | number;
 type Batch = { waiting: Set<RequestId>; replies: JSONRPCMessage[] };
 
 /** How long the requests in flight when stdin ends may take to be answered before the connection closes. */
-export const END_OF_INPUT_DRAIN_MS = 30_000;
+const END_OF_INPUT_DRAIN_MS = 30_000;
 
 /** The only protocol revision whose JSON-RPC allows batches (2025-06-18 removed them). */
 const BATCH_REVISION = '2025-03-26';

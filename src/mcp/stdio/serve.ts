@@ -6,7 +6,7 @@ import { walletServerOptions, type WalletServerSetup } from '../setup.js';
 import { StdioLineTransport } from './line-transport.js';
 import { ServedTransport } from './served-transport.js';
 
-export type StdioServeOptions = WalletServerOptions & {
+type StdioServeOptions = WalletServerOptions & {
   stdin?: Readable;
   stdout?: Writable;
   /** How long requests in flight at the end of stdin may take (default 30 s). */
@@ -14,7 +14,7 @@ export type StdioServeOptions = WalletServerOptions & {
 };
 
 /** How long SIGTERM lets the requests in flight finish (shorter than the end of input's bound). */
-export const SIGTERM_DRAIN_MS = 5_000;
+const SIGTERM_DRAIN_MS = 5_000;
 
 export type StdioServing = {
   /** Resolves when the connection ends: stdin closed, or {@link StdioServing.close} called. */
@@ -31,7 +31,7 @@ export type StdioServing = {
  * instance, a 2026-07-28 `server/discover` a modern one (the SDK's `serveStdio` decides). stdout
  * carries JSON-RPC only; malformed lines are answered by {@link StdioLineTransport}.
  */
-export function serveWalletStdio(options: StdioServeOptions): StdioServing {
+function serveWalletStdio(options: StdioServeOptions): StdioServing {
   const logger = options.logger ?? createLogger('off');
   const stdin = options.stdin ?? process.stdin;
   const inner = new StdioLineTransport(

@@ -77,6 +77,7 @@ export const coreAddressesList = defineTool({
 
 export const coreAddressValidate = defineTool({
   name: 'core_address_validate',
+  checkField: 'valid',
   title: 'Validate an address',
   summary: 'Check a Dash address: checksum, type and network',
   description: [

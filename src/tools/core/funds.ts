@@ -1,15 +1,25 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_FEE_DUFFS, formatDash, parseDuffs } from '../../domain/core/amount.js';
+import { DEFAULT_MAX_FEE_DUFFS, parseDuffs } from '../../domain/core/amount.js';
+import { formatDash } from '../../shared/amounts.js';
 import type { CreatedTransaction } from '../../domain/core/funds.js';
 import type { TransactionGist } from '../../domain/core/transaction.js';
 import type { CoreNetwork } from '../../domain/config/networks.js';
 import { defineTool } from '../define.js';
-import { CoreAddress, Duffs, OptionalCoreNetwork, RequiredCoreNetwork, WalletId } from '../fields.js';
+import {
+  coinsOf,
+  CoreAddress,
+  Duffs,
+  DuffsAmount,
+  DuffsPerKb,
+  OptionalCoreNetwork,
+  RequiredCoreNetwork,
+  WalletId,
+} from '../fields.js';
 
 /** Transactions (and @scure/btc-signer) load on a call's first use, not when an address is made. */
 const funds = () => import('../../domain/core/funds.js');
 
-const FeeRate = Duffs.optional().describe(
+const FeeRate = DuffsPerKb.optional().describe(
   "Duffs per 1000 bytes. The fee rate; 1000 (Dash's minimum relay fee) when omitted.",
 );
 const MaxFee = Duffs.optional().describe(
@@ -25,11 +35,11 @@ const InputRow = z.object({
   txid: z.string().describe('The transaction of the coin spent.'),
   vout: z.int().describe('Its output index.'),
   address: z.string().describe('The wallet address that held it.'),
-  amount_duffs: z.string().describe('Its value in duffs.'),
+  amount_duffs: DuffsAmount.describe('Its value in duffs.'),
 });
 const OutputRow = z.object({
   address: z.string().describe('Where the output pays.'),
-  amount_duffs: z.string().describe('Its value in duffs.'),
+  amount_duffs: DuffsAmount.describe('Its value in duffs.'),
   change: z.boolean().describe('True for the change back to the wallet.'),
 });
 
@@ -62,18 +72,18 @@ export const coreBalancesGet = defineTool({
   output: z.object({
     wallet_id: z.string().describe("The wallet's fingerprint."),
     network: z.string().describe("The wallet's network."),
-    confirmed_duffs: z.string().describe('Confirmed balance in duffs.'),
-    unconfirmed_duffs: z.string().describe('Net unconfirmed (mempool) change in duffs; may be negative.'),
-    total_duffs: z.string().describe('Confirmed plus unconfirmed, in duffs.'),
-    total_dash: z.string().describe('The total in DASH, exact, for display.'),
+    confirmed_duffs: DuffsAmount.describe('Confirmed balance in duffs.'),
+    unconfirmed_duffs: DuffsAmount.describe('Net unconfirmed (mempool) change in duffs; may be negative.'),
+    total_duffs: DuffsAmount.describe('Confirmed plus unconfirmed, in duffs.'),
+    total_dash: coinsOf('total_duffs').describe('The total in DASH, exact, for display.'),
     backend: z.string().describe('The backend kind asked (core-rpc or insight).'),
     addresses: z
       .array(
         z.object({
           address: z.string().describe('The address.'),
           path: z.string().describe('Its derivation path.'),
-          confirmed_duffs: z.string().describe('Its confirmed balance.'),
-          unconfirmed_duffs: z.string().describe('Its unconfirmed change.'),
+          confirmed_duffs: DuffsAmount.describe('Its confirmed balance.'),
+          unconfirmed_duffs: DuffsAmount.describe('Its unconfirmed change.'),
         }),
       )
       .describe('Addresses with a non-zero balance.'),
@@ -119,8 +129,8 @@ export const coreUtxosList = defineTool({
     wallet_id: z.string().describe("The wallet's fingerprint."),
     network: z.string().describe("The wallet's network."),
     tip_height: z.int().describe("The backend's chain height."),
-    total_duffs: z.string().describe('Sum of all listed outputs.'),
-    spendable_duffs: z.string().describe('Sum of the outputs spendable now.'),
+    total_duffs: DuffsAmount.describe('Sum of all listed outputs.'),
+    spendable_duffs: DuffsAmount.describe('Sum of the outputs spendable now.'),
     utxos: z
       .array(
         z.object({
@@ -128,7 +138,7 @@ export const coreUtxosList = defineTool({
           vout: z.int().describe('Output index.'),
           address: z.string().describe('The wallet address it pays.'),
           path: z.string().describe("That address's derivation path."),
-          amount_duffs: z.string().describe('Value in duffs.'),
+          amount_duffs: DuffsAmount.describe('Value in duffs.'),
           height: z.int().nullable().describe('Block height; null while in the mempool.'),
           spendable: z.boolean().describe('False for coinbase outputs younger than 100 blocks.'),
         }),
@@ -182,7 +192,7 @@ export const coreTxCreate = defineTool({
   }),
   output: z.object({
     psbt: z.string().describe('The unsigned transaction, Base64 PSBT.'),
-    fee_duffs: z.string().describe('The fee in duffs.'),
+    fee_duffs: DuffsAmount.describe('The fee in duffs.'),
     size_bytes: z.int().describe('The estimated signed size in bytes.'),
     inputs: z.array(InputRow).describe('The coins spent.'),
     outputs: z.array(OutputRow).describe('The outputs, change last.'),
@@ -207,6 +217,7 @@ export const coreTxCreate = defineTool({
 
 export const coreTxSign = defineTool({
   name: 'core_tx_sign',
+  outcome: 'signed',
   title: 'Sign a transaction',
   summary: "Sign a PSBT with the wallet's keys",
   description: [
@@ -229,7 +240,7 @@ export const coreTxSign = defineTool({
   output: z.object({
     hex: z.string().describe('The signed transaction, hex.'),
     txid: z.string().describe('Its transaction id.'),
-    fee_duffs: z.string().describe('The fee, its input amounts checked against the chain.'),
+    fee_duffs: DuffsAmount.describe('The fee, its input amounts checked against the chain.'),
     size_bytes: z.int().describe('The signed size in bytes.'),
   }),
   // A signed transaction can be broadcast by anyone, through any node: signing it is spending.
@@ -281,6 +292,7 @@ function outputAddresses(gist: TransactionGist | undefined): string[] | undefine
 
 export const coreTxSend = defineTool({
   name: 'core_tx_send',
+  outcome: 'sent',
   title: 'Broadcast a transaction',
   summary: 'Broadcast a signed transaction (fee-capped)',
   description: [
@@ -299,11 +311,11 @@ export const coreTxSend = defineTool({
   }),
   output: z.object({
     txid: z.string().describe('The transaction id the backend accepted.'),
-    fee_duffs: z.string().describe("The fee, from the backend's view of the coins spent."),
+    fee_duffs: DuffsAmount.describe("The fee, from the backend's view of the coins spent."),
     size_bytes: z.int().describe('The size in bytes.'),
-    amount_duffs: z
-      .string()
-      .describe("What it pays to addresses outside this keystore's wallets of that network, in duffs."),
+    amount_duffs: DuffsAmount.describe(
+      "What it pays to addresses outside this keystore's wallets of that network, in duffs.",
+    ),
     recipients: z.array(z.string()).describe('Those addresses.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
@@ -337,7 +349,9 @@ export const coreTxSend = defineTool({
 
 export const coreFundsSend = defineTool({
   name: 'core_funds_send',
+  outcome: 'sent',
   dryRunField: 'dry_run',
+  feeField: { field: 'fee_duffs' },
   title: 'Send Dash',
   summary: 'Pay an address: create, sign and broadcast',
   description: [
@@ -363,7 +377,7 @@ export const coreFundsSend = defineTool({
     sent: z.boolean().describe('True when broadcast; false for a dry run.'),
     txid: z.string().nullable().describe('The transaction id; null for a dry run.'),
     hex: z.string().nullable().describe('The signed transaction, hex; null for a dry run (nothing is signed).'),
-    fee_duffs: z.string().describe('The fee in duffs.'),
+    fee_duffs: DuffsAmount.describe('The fee in duffs.'),
     size_bytes: z.int().describe('The estimated signed size in bytes.'),
     inputs: z.array(InputRow).describe('The coins spent.'),
     outputs: z.array(OutputRow).describe('The outputs, change last.'),

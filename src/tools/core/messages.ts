@@ -43,6 +43,7 @@ export const coreMessageSign = defineTool({
 
 export const coreMessageVerify = defineTool({
   name: 'core_message_verify',
+  checkField: 'valid',
   title: 'Verify a message',
   summary: 'Verify a Dash signed message',
   description: [

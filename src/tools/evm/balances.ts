@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { formatTokenAmount, weiToEther } from '../../domain/evm/amount.js';
+import { formatEther, formatUnits } from '../../shared/amounts.js';
 import { defineTool } from '../define.js';
-import { EvmAddress, OptionalEvmNetwork } from '../fields.js';
+import { coinsOf, EvmAddress, OptionalEvmNetwork, tokenUnits, WeiAmount } from '../fields.js';
 
 export const evmBalanceGet = defineTool({
   name: 'evm_balance_get',
@@ -24,13 +24,15 @@ export const evmBalanceGet = defineTool({
   output: z.object({
     address: z.string().describe('The address, checksummed.'),
     network: z.string().describe('The EVM network asked.'),
-    wei: z.string().describe('The native balance in wei (digits).'),
-    ether: z.string().describe('The native balance in ether (decimal).'),
+    wei: WeiAmount.describe('The native balance in wei (digits).'),
+    ether: coinsOf('wei').describe('The native balance in ether (decimal).'),
     token: z.string().nullable().describe('The ERC-20 contract, checksummed; null without token.'),
     token_symbol: z.string().nullable().describe("The token's symbol; null if it has none readable."),
     token_decimals: z.int().nullable().describe("The token's decimals."),
-    token_balance: z.string().nullable().describe('The token balance in base units (digits).'),
-    token_amount: z.string().nullable().describe('The token balance in whole tokens (decimal).'),
+    token_balance: tokenUnits('token_decimals', 'token_symbol')
+      .nullable()
+      .describe('The token balance in base units (digits).'),
+    token_amount: coinsOf('token_balance').nullable().describe('The token balance in whole tokens (decimal).'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ address, network, token }, { services, signal }) => {
@@ -40,12 +42,12 @@ export const evmBalanceGet = defineTool({
       address: balance.address,
       network: balance.network,
       wei: balance.wei.toString(),
-      ether: weiToEther(balance.wei),
+      ether: formatEther(balance.wei),
       token: balance.token?.address ?? null,
       token_symbol: balance.token?.symbol ?? null,
       token_decimals: balance.token?.decimals ?? null,
       token_balance: balance.token?.balance.toString() ?? null,
-      token_amount: balance.token ? formatTokenAmount(balance.token.balance, balance.token.decimals) : null,
+      token_amount: balance.token ? formatUnits(balance.token.balance, balance.token.decimals) : null,
     };
   },
 });

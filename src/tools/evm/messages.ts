@@ -42,6 +42,7 @@ export const evmMessageSign = defineTool({
 
 export const evmMessageVerify = defineTool({
   name: 'evm_message_verify',
+  checkField: 'valid',
   title: 'Verify a message (EIP-191)',
   summary: 'Verify an EIP-191 signed message',
   description: [

@@ -1,8 +1,18 @@
 import { z } from 'zod';
-import { formatTokenAmount, TOKEN_UNITS_PATTERN } from '../../domain/evm/amount.js';
+import { TOKEN_UNITS_PATTERN } from '../../domain/evm/amount.js';
+import { formatUnits } from '../../shared/amounts.js';
 import { ALIAS_PATTERN } from '../../domain/keystore/keystore-format.js';
 import { defineTool } from '../define.js';
-import { EvmAccount, EvmAddress, RequiredEvmNetwork } from '../fields.js';
+import {
+  coinsOf,
+  EvmAccount,
+  EvmAddress,
+  RequiredEvmNetwork,
+  tokenUnits,
+  tokenUnitsOf,
+  WeiAmount,
+  WeiPerGas,
+} from '../fields.js';
 import { MaxFee, PaymentFields, statusFields, Wait, WaitSeconds } from './transactions.js';
 
 /** The EVM domain (and viem) load on a call's first use. */
@@ -17,6 +27,7 @@ function addressOrUndefined(text: string): string | undefined {
 
 export const evmTokenTransfer = defineTool({
   name: 'evm_token_transfer',
+  outcome: 'sent',
   title: 'Send ERC-20 tokens',
   summary: 'Send an ERC-20 token amount in one call',
   description: [
@@ -35,8 +46,7 @@ export const evmTokenTransfer = defineTool({
     address: EvmAccount.describe('The sending account. A keystore address or alias.'),
     token: EvmAddress.describe('The ERC-20 token contract.'),
     to: EvmAddress.describe('The recipient of the tokens.'),
-    amount: z
-      .string()
+    amount: tokenUnitsOf('token')
       .regex(TOKEN_UNITS_PATTERN, 'a whole number of token base units in digits, e.g. "1500000"')
       .describe("Token base units, digits. The token's smallest unit: 1.5 tokens of 6 decimals is 1500000."),
     network: RequiredEvmNetwork,
@@ -53,19 +63,20 @@ export const evmTokenTransfer = defineTool({
     token: z.string().describe('The token contract, checksummed: the transaction goes to it.'),
     token_symbol: z.string().nullable().describe("The token's symbol; null if it has none readable."),
     token_decimals: z.int().describe("The token's decimals."),
-    amount: z.string().describe('The amount sent, in token base units (digits).'),
-    token_amount: z.string().describe('The amount sent, in whole tokens (decimal).'),
+    amount: tokenUnits('token_decimals', 'token_symbol').describe('The amount sent, in token base units (digits).'),
+    token_amount: coinsOf('amount').describe('The amount sent, in whole tokens (decimal).'),
     data: z.string().describe('The calldata: transfer(to, amount).'),
     nonce: z.int().describe("The sender's nonce."),
     gas_limit: z.string().describe("The gas limit (the node's estimate)."),
-    max_fee_per_gas: z.string().describe('EIP-1559 max fee per gas, in wei.'),
-    max_priority_fee_per_gas: z.string().describe('EIP-1559 priority fee (tip) per gas, in wei.'),
-    max_fee_wei: z.string().describe('The most the fee can be: gas limit × max fee per gas, in wei.'),
+    max_fee_per_gas: WeiPerGas.describe('EIP-1559 max fee per gas, in wei.'),
+    max_priority_fee_per_gas: WeiPerGas.describe('EIP-1559 priority fee (tip) per gas, in wei.'),
+    max_fee_wei: WeiAmount.describe('The most the fee can be: gas limit × max fee per gas, in wei.'),
     ...PaymentFields,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
   dryRunField: 'dry_run',
+  feeField: { field: 'max_fee_wei', atMost: true },
   handler: async (input, { services, signal, progress, authority }) => {
     const { transferToken } = await tokens();
     const transfer = await transferToken(
@@ -95,7 +106,7 @@ export const evmTokenTransfer = defineTool({
       token_symbol: transfer.symbol,
       token_decimals: transfer.decimals,
       amount: transfer.amount.toString(),
-      token_amount: formatTokenAmount(transfer.amount, transfer.decimals),
+      token_amount: formatUnits(transfer.amount, transfer.decimals),
       data: plan.data,
       nonce: plan.nonce,
       gas_limit: plan.gasLimit.toString(),

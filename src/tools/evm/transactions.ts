@@ -1,8 +1,21 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_FEE_WEI, weiToEther } from '../../domain/evm/amount.js';
+import { DEFAULT_MAX_FEE_WEI } from '../../domain/evm/amount.js';
+import { formatEther } from '../../shared/amounts.js';
 import type { EvmTxPlan, TransactionGist, SignedTx, TxStatus } from '../../domain/evm/transactions.js';
 import { defineTool } from '../define.js';
-import { EvmAccount, EvmAddress, HexData, OptionalEvmNetwork, RequiredEvmNetwork, TxHash, Wei } from '../fields.js';
+import {
+  coinsOf,
+  Digits,
+  EvmAccount,
+  EvmAddress,
+  HexData,
+  OptionalEvmNetwork,
+  RequiredEvmNetwork,
+  TxHash,
+  Wei,
+  WeiAmount,
+  WeiPerGas,
+} from '../fields.js';
 
 /** The EVM domain (and viem) load on a call's first use, not when a Dash call starts the CLI. */
 const transactions = () => import('../../domain/evm/transactions.js');
@@ -26,14 +39,14 @@ const PlanFields = {
   chain_id: z.int().describe('Its chain id, as signed into the transaction.'),
   from: z.string().describe('The sender.'),
   to: z.string().nullable().describe('The recipient; null for a contract deployment.'),
-  value_wei: z.string().describe('The value sent, in wei.'),
-  value_ether: z.string().describe('The value sent, in ether.'),
+  value_wei: WeiAmount.describe('The value sent, in wei.'),
+  value_ether: coinsOf('value_wei').describe('The value sent, in ether.'),
   data: z.string().describe('The calldata (0x when none).'),
   nonce: z.int().describe("The sender's nonce."),
   gas_limit: z.string().describe("The gas limit (the node's estimate unless given)."),
-  max_fee_per_gas: z.string().describe('EIP-1559 max fee per gas, in wei.'),
-  max_priority_fee_per_gas: z.string().describe('EIP-1559 priority fee (tip) per gas, in wei.'),
-  max_fee_wei: z.string().describe('The most the fee can be: gas limit × max fee per gas, in wei.'),
+  max_fee_per_gas: WeiPerGas.describe('EIP-1559 max fee per gas, in wei.'),
+  max_priority_fee_per_gas: WeiPerGas.describe('EIP-1559 priority fee (tip) per gas, in wei.'),
+  max_fee_wei: WeiAmount.describe('The most the fee can be: gas limit × max fee per gas, in wei.'),
 };
 
 function planFields(plan: EvmTxPlan) {
@@ -43,7 +56,7 @@ function planFields(plan: EvmTxPlan) {
     from: plan.from,
     to: plan.to,
     value_wei: plan.value.toString(),
-    value_ether: weiToEther(plan.value),
+    value_ether: formatEther(plan.value),
     data: plan.data,
     nonce: plan.nonce,
     gas_limit: plan.gasLimit.toString(),
@@ -53,14 +66,14 @@ function planFields(plan: EvmTxPlan) {
   };
 }
 
-export const StatusFields = {
+const StatusFields = {
   hash: z.string().describe('The transaction hash.'),
   status: z
     .enum(['pending', 'success', 'reverted'])
     .describe('pending (not mined yet, or not waited for), success or reverted.'),
   block_number: z.int().nullable().describe('The block that mined it; null while pending.'),
   gas_used: z.string().nullable().describe('Gas used; null while pending.'),
-  fee_wei: z.string().nullable().describe('The fee paid, gas used × effective gas price, in wei; null while pending.'),
+  fee_wei: WeiAmount.nullable().describe('The fee paid, gas used × effective gas price, in wei; null while pending.'),
   contract_address: z.string().nullable().describe('The contract a deployment created; else null.'),
 };
 
@@ -92,8 +105,8 @@ const SignedFields = {
   to: z.string().nullable().describe('The recipient; null for a contract deployment.'),
   chain_id: z.int().describe('The chain id signed into it.'),
   nonce: z.int().describe("The signer's nonce."),
-  value_wei: z.string().describe('The value, in wei.'),
-  max_fee_wei: z.string().describe('The most the fee can be, in wei.'),
+  value_wei: WeiAmount.describe('The value, in wei.'),
+  max_fee_wei: WeiAmount.describe('The most the fee can be, in wei.'),
 };
 
 function signedFields(signed: SignedTx) {
@@ -126,7 +139,7 @@ export const evmTxCreate = defineTool({
     value_wei: Wei.default('0').describe('Value in wei (digits); 0 when omitted.'),
     data: HexData.optional(),
     network: RequiredEvmNetwork,
-    gas_limit: Wei.optional().describe("A gas limit, in digits. Instead of the node's estimate."),
+    gas_limit: Digits.optional().describe("A gas limit, in digits. Instead of the node's estimate."),
     nonce: z.int().min(0).optional().describe('Overrides the next nonce. To replace a pending transaction.'),
   }),
   output: z.object({ ...PlanFields, unsigned_tx: z.string().describe('The unsigned transaction, serialized (hex).') }),
@@ -152,6 +165,7 @@ export const evmTxCreate = defineTool({
 
 export const evmTxSign = defineTool({
   name: 'evm_tx_sign',
+  outcome: 'signed',
   title: 'Sign an EVM transaction',
   summary: 'Sign an unsigned transaction offline',
   description: [
@@ -221,6 +235,7 @@ function gistFields(gist: TransactionGist | undefined) {
 
 export const evmTxSend = defineTool({
   name: 'evm_tx_send',
+  outcome: 'sent',
   title: 'Send a signed EVM transaction',
   summary: 'Broadcast a signed transaction, optionally wait',
   description: [
@@ -282,7 +297,7 @@ export const evmTxGet = defineTool({
     network: z.string().describe('The EVM network asked.'),
     from: z.string().nullable().describe('The sender; null when not found.'),
     to: z.string().nullable().describe('The recipient; null for a deployment or when not found.'),
-    value_wei: z.string().nullable().describe('The value, in wei; null when not found.'),
+    value_wei: WeiAmount.nullable().describe('The value, in wei; null when not found.'),
     nonce: z.int().nullable().describe("The sender's nonce; null when not found."),
     data: z.string().nullable().describe('The calldata; null when not found.'),
     confirmations: z.int().nullable().describe('Blocks since it was mined, counting its own; 0 while pending.'),
@@ -323,7 +338,9 @@ export const evmTxGet = defineTool({
 
 export const evmFundsSend = defineTool({
   name: 'evm_funds_send',
+  outcome: 'sent',
   dryRunField: 'dry_run',
+  feeField: { field: 'max_fee_wei', atMost: true },
   title: 'Send ether',
   summary: 'Pay ether in one call (create, sign, send)',
   description: [
