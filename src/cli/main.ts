@@ -52,6 +52,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     const dataDir = resolveDataDir({ env: io.env, platform: process.platform, home: homedir() });
     if (verb === 'servers') return await (await import('./servers/command.js')).runServers(argv, io, dataDir);
     if (verb === 'approvals') return await (await import('./approvals.js')).runApprovals(argv, io, dataDir);
+    if (verb === 'config') return await (await import('./config.js')).runConfig(argv, io, dataDir);
+    if (verb === 'networks') return await (await import('./config.js')).runNetworks(argv, io, dataDir);
     const style = await createStyle(colorEnabled(globals.color, io));
     const activity = await activityOn(io.stderr);
     const target = await resolveTarget(globals, dataDir, io);
