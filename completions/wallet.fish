@@ -225,6 +225,11 @@ val	core-wallet-delete	--network	mainnet
 val	core-wallet-delete	--network	testnet
 val	core-wallet-delete	--network	regtest
 flag	core-wallet-delete	--confirm-fingerprint	text	The wallet\'s fingerprint, to confirm. Type out its 8 hex digits.
+cmd	-	core-wallet-passphrase-change	globals	Re-encrypt the keystore under a new passphrase (local only)
+flag	core-wallet-passphrase-change	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	core-wallet-passphrase-change	--new-passphrase-stdin	none	The new keystore passphrase, 8 characters or more. (read from stdin)
+flag	core-wallet-passphrase-change	--new-passphrase-file	file	The new keystore passphrase, 8 characters or more. (read from an owner-only file)
+flag	core-wallet-passphrase-change	--wallet-id	wallet	Only this wallet: one sealed with a passphrase of its own, brought to the keystore passphrase.
 cmd	-	core-address-create	globals	Hand out the next BIP44 receive address
 flag	core-address-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	core-address-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
