@@ -61,7 +61,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     if (!builtIn) refuseBuiltInFlags(globals);
     const connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup);
     try {
-      const code = await dispatch({ argv, io, globals, verb, connection, style, activity });
+      const interrupted = (): boolean => builtIn?.prompt?.interrupted() ?? false;
+      const code = await dispatch({ argv, io, globals, verb, connection, style, activity, interrupted });
       if (builtIn?.prompt?.interrupted()) throw new PromptInterrupted();
       return code;
     } finally {
@@ -81,6 +82,7 @@ type Run = {
   connection: Connection;
   style: Style;
   activity: Activity;
+  interrupted: () => boolean;
 };
 
 async function dispatch(run: Run): Promise<number> {
