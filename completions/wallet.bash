@@ -134,6 +134,45 @@ flag	approvals deny	--color	none	Colour the output on a terminal.
 flag	approvals deny	--debug	none	Show error causes and stack traces.
 flag	approvals deny	--help	none	Show help.
 flag	approvals deny	-h	none	Show help.
+cmd	-	config	-	Read and change config.json: list, get, set, unset
+flag	config	--json	none	Print the result as JSON.
+flag	config	--color	none	Colour the output on a terminal.
+flag	config	--debug	none	Show error causes and stack traces.
+flag	config	--help	none	Show help.
+flag	config	-h	none	Show help.
+cmd	config	list	-	Every setting of config.json, policy included
+flag	config list	--json	none	Print the result as JSON.
+flag	config list	--color	none	Colour the output on a terminal.
+flag	config list	--debug	none	Show error causes and stack traces.
+flag	config list	--help	none	Show help.
+flag	config list	-h	none	Show help.
+cmd	config	get	-	One setting of config.json
+flag	config get	--json	none	Print the result as JSON.
+flag	config get	--color	none	Colour the output on a terminal.
+flag	config get	--debug	none	Show error causes and stack traces.
+flag	config get	--help	none	Show help.
+flag	config get	-h	none	Show help.
+cmd	config	set	-	Set one key, validated as the wallet reads it
+flag	config set	--json	none	Print the result as JSON.
+flag	config set	--color	none	Colour the output on a terminal.
+flag	config set	--debug	none	Show error causes and stack traces.
+flag	config set	--help	none	Show help.
+flag	config set	-h	none	Show help.
+cmd	config	unset	-	Remove one key
+flag	config unset	--json	none	Print the result as JSON.
+flag	config unset	--color	none	Colour the output on a terminal.
+flag	config unset	--debug	none	Show error causes and stack traces.
+flag	config unset	--help	none	Show help.
+flag	config unset	-h	none	Show help.
+cmd	-	networks	-	Add an EVM network of your own: networks add
+cmd	networks	add	-	Add an EVM network: its RPC URL and chain id
+flag	networks add	--rpc-url	text	The network'\''s JSON-RPC endpoint (- reads stdin).
+flag	networks add	--chain-id	text	Its chain id; checked against the node when it answers, else asked from it.
+flag	networks add	--json	none	Print the result as JSON.
+flag	networks add	--color	none	Colour the output on a terminal.
+flag	networks add	--debug	none	Show error causes and stack traces.
+flag	networks add	--help	none	Show help.
+flag	networks add	-h	none	Show help.
 cmd	-	completion	-	Print a shell completion script: bash, zsh or fish
 cmd	completion	bash	-	The bash completion script
 cmd	completion	zsh	-	The zsh completion script
@@ -187,6 +226,11 @@ val	core-wallet-delete	--network	mainnet
 val	core-wallet-delete	--network	testnet
 val	core-wallet-delete	--network	regtest
 flag	core-wallet-delete	--confirm-fingerprint	text	The wallet'\''s fingerprint, to confirm. Type out its 8 hex digits.
+cmd	-	core-wallet-passphrase-change	globals	Re-encrypt the keystore under a new passphrase (local only)
+flag	core-wallet-passphrase-change	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	core-wallet-passphrase-change	--new-passphrase-stdin	none	The new keystore passphrase, 8 characters or more. (read from stdin)
+flag	core-wallet-passphrase-change	--new-passphrase-file	file	The new keystore passphrase, 8 characters or more. (read from an owner-only file)
+flag	core-wallet-passphrase-change	--wallet-id	wallet	Only this wallet: one sealed with a passphrase of its own, brought to the keystore passphrase.
 cmd	-	core-address-create	globals	Hand out the next BIP44 receive address
 flag	core-address-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-address-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…

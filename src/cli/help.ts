@@ -19,6 +19,8 @@ export const CLI_VERBS: readonly { name: string; summary: string }[] = [
   { name: 'tools', summary: 'List the tools of the server with their badges (--refresh)' },
   { name: 'servers', summary: 'Named MCP servers: list, add, remove, import' },
   { name: 'approvals', summary: 'Answer what agents wait on: list, approve, deny' },
+  { name: 'config', summary: 'Read and change config.json: list, get, set, unset' },
+  { name: 'networks', summary: 'Add an EVM network of your own: networks add' },
   { name: 'completion', summary: 'Print a shell completion script: bash, zsh or fish' },
 ];
 

@@ -52,6 +52,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     const dataDir = resolveDataDir({ env: io.env, platform: process.platform, home: homedir() });
     if (verb === 'servers') return await (await import('./servers/command.js')).runServers(argv, io, dataDir);
     if (verb === 'approvals') return await (await import('./approvals.js')).runApprovals(argv, io, dataDir);
+    if (verb === 'config') return await (await import('./config.js')).runConfig(argv, io, dataDir);
+    if (verb === 'networks') return await (await import('./config.js')).runNetworks(argv, io, dataDir);
     const style = await createStyle(colorEnabled(globals.color, io));
     const activity = await activityOn(io.stderr);
     const target = await resolveTarget(globals, dataDir, io);
@@ -59,7 +61,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     if (!builtIn) refuseBuiltInFlags(globals);
     const connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup);
     try {
-      const code = await dispatch({ argv, io, globals, verb, connection, style, activity });
+      const interrupted = (): boolean => builtIn?.prompt?.interrupted() ?? false;
+      const code = await dispatch({ argv, io, globals, verb, connection, style, activity, interrupted });
       if (builtIn?.prompt?.interrupted()) throw new PromptInterrupted();
       return code;
     } finally {
@@ -79,6 +82,7 @@ type Run = {
   connection: Connection;
   style: Style;
   activity: Activity;
+  interrupted: () => boolean;
 };
 
 async function dispatch(run: Run): Promise<number> {

@@ -13,7 +13,7 @@ import { readAll, type CliIo } from './io.js';
 import { renderQr } from './qr.js';
 import { renderHuman, terminalSafe, type Style } from './render.js';
 import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
-import { promptHidden, readSecretFile, readSecretStdin } from './secrets.js';
+import { PromptInterrupted, promptHidden, readSecretFile, readSecretStdin } from './secrets.js';
 import { inCliWords, type ToolWords } from './tool-words.js';
 import { withBaseUnits } from './typed-amounts.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
@@ -28,6 +28,8 @@ export type ToolRun = {
   activity: Activity;
   /** Every listed tool's command: a server's hints name tools, printed here as commands. */
   commands: readonly ToolCommand[];
+  /** Whether Ctrl-C was pressed at the passphrase prompt: the call's WALLET_LOCKED is then no news. */
+  interrupted?: () => boolean;
 };
 
 /** A tool's result that ended the run early (a failed dry run before a confirmation). */
@@ -166,8 +168,10 @@ function secretInArgv(spec: FlagSpec): UsageError {
 async function printResult(
   tool: ListedTool,
   result: ToolCallResult,
-  { globals, io, style, commands }: ToolRun,
+  { globals, io, style, commands, interrupted }: ToolRun,
 ): Promise<number> {
+  // Ctrl-C at the prompt left the server without a passphrase: say "interrupted", not WALLET_LOCKED.
+  if (result.isError && interrupted?.() === true) throw new PromptInterrupted();
   if (result.isError) {
     const meta = readToolErrorMeta(result._meta);
     const words = toolWords(tool, commands);

@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { MIN_PASSPHRASE_LENGTH } from '../shared/passphrase.js';
 import { readAll, type CliIo } from './io.js';
 import { UsageError } from './usage-error.js';
 
@@ -99,8 +100,12 @@ export function passphrasePrompt(io: CliIo): PassphrasePrompt {
     source: async (purpose) => {
       if (purpose === 'unlock') return ask('Keystore passphrase (hidden): ');
       for (let attempt = 0; attempt < 3; attempt++) {
-        const first = await ask('New keystore passphrase (hidden, 8+ characters): ');
+        const first = await ask(`New keystore passphrase (hidden, ${MIN_PASSPHRASE_LENGTH}+ characters): `);
         if (first === undefined) return undefined;
+        if (first.length < MIN_PASSPHRASE_LENGTH) {
+          io.stderr.write(`At least ${MIN_PASSPHRASE_LENGTH} characters; try again.\n`);
+          continue;
+        }
         const second = await ask('Repeat it: ');
         if (second === undefined) return undefined;
         if (first === second) return first;

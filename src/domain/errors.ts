@@ -78,3 +78,49 @@ function oneLine(text: string): string {
 export function hasSystemCode(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && (error as { code: unknown }).code === code;
 }
+
+/**
+ * The causes under an error, one line, for `--debug` and `--log-level debug`: each link's class,
+ * and of a system error its code, call and address (`Error ECONNREFUSED connect 127.0.0.1:8545`).
+ * Only what cannot carry an argument is shown: a cause's own message may quote input (a zod
+ * error does), so it is left out unless the link is a `WalletError` (whose message is shown anyway).
+ *
+ * @example
+ * causeChain(new WalletError('BACKEND_UNAVAILABLE', 'Cannot reach x.', { cause: fetchError }))
+ * // 'TypeError <- Error ECONNREFUSED connect 127.0.0.1:8545'
+ */
+export function causeChain(error: unknown): string {
+  const links: string[] = [];
+  const seen = new Set<unknown>([error]);
+  let current: unknown = error instanceof Error ? error.cause : undefined;
+  while (current !== undefined && current !== null && !seen.has(current) && links.length < 10) {
+    seen.add(current);
+    links.push(describeLink(current));
+    current =
+      current instanceof Error
+        ? (current.cause ?? (current instanceof AggregateError ? current.errors[0] : undefined))
+        : undefined;
+  }
+  return links.join(' <- ');
+}
+
+function describeLink(link: unknown): string {
+  if (link instanceof WalletError) return `WalletError ${link.code}: ${link.message}`;
+  if (!(link instanceof Error)) return typeof link;
+  const system = link as Error & {
+    code?: unknown;
+    syscall?: unknown;
+    address?: unknown;
+    port?: unknown;
+    hostname?: unknown;
+  };
+  const where =
+    typeof system.address === 'string'
+      ? `${system.address}${typeof system.port === 'number' ? `:${system.port}` : ''}`
+      : typeof system.hostname === 'string'
+        ? system.hostname
+        : undefined;
+  return [link.name, system.code, system.syscall, where]
+    .filter((part) => typeof part === 'string' && /^[\w.:[\]-]+$/.test(part))
+    .join(' ');
+}

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { readConfigFile, type ConfigFile } from './config/config-file.js';
 import { resolveDataDir } from '../shared/data-dir.js';
+import { MIN_PASSPHRASE_LENGTH } from '../shared/passphrase.js';
 import { shownValue } from '../shared/text.js';
 import { WalletError } from './errors.js';
 import {
@@ -31,8 +32,7 @@ export type PassphrasePurpose = 'unlock' | 'new';
 /** Supplies the passphrase on demand; resolves `undefined` when it cannot ask (then: locked). */
 export type PassphraseSource = (purpose: PassphrasePurpose) => Promise<string | undefined>;
 
-/** The shortest passphrase a new wallet is sealed with. */
-const MIN_PASSPHRASE_LENGTH = 8;
+export { MIN_PASSPHRASE_LENGTH } from '../shared/passphrase.js';
 
 /**
  * The wallet's domain services, shared by every tool call of one server. Reads lazily: nothing

@@ -1,6 +1,6 @@
 import type { ProgressReporter } from '../domain/net/chain-backend.js';
 import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
-import { WalletError } from '../domain/errors.js';
+import { causeChain, WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
 import {
   DESCRIBE_ALL_META_KEY,
@@ -115,7 +115,8 @@ export function createWalletServer({
     const progress = progressReporter(context.mcpReq._meta?.progressToken, context.mcpReq.notify);
     const toolContext = { services, catalogue, signal: context.mcpReq.signal, progress: progress.report };
     const failed = (tool: string, error: unknown) => {
-      logger.debug('tool-failure', { tool, error: describeFailure(error) });
+      const causes = causeChain(error);
+      logger.debug('tool-failure', { tool, error: describeFailure(error), ...(causes ? { cause: causes } : {}) });
       return errorResult(error);
     };
     let tool: AnyTool;

@@ -12,6 +12,7 @@ import {
   coreWalletDelete,
   coreWalletExport,
   coreWalletImport,
+  coreWalletPassphraseChange,
   coreWalletsList,
 } from './core/wallets.js';
 import { evmAccountCreate, evmAccountExport, evmAccountImport, evmAccountsList } from './evm/accounts.js';
@@ -32,6 +33,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   coreWalletImport,
   coreWalletExport,
   coreWalletDelete,
+  coreWalletPassphraseChange,
   coreAddressCreate,
   coreAddressesList,
   coreAddressValidate,

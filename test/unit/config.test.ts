@@ -8,7 +8,10 @@ import {
   redactUrl,
   resolveNetworks,
 } from '../../src/domain/config/endpoints.js';
-import { WalletError } from '../../src/domain/errors.js';
+import { causeChain, WalletError } from '../../src/domain/errors.js';
+import { PUBLIC_EVM_RPC_URLS, PUBLIC_INSIGHT_URLS } from '../../src/domain/config/networks.js';
+import { hintingBackend } from '../../src/domain/net/endpoint-hint.js';
+import { mainnet, sepolia } from 'viem/chains';
 import { WalletServices } from '../../src/domain/services.js';
 
 const find = (networks: ReturnType<typeof resolveNetworks>['networks'], chain: string, network: string) =>
@@ -70,6 +73,111 @@ describe('network endpoints', () => {
       () => resolveNetworks({}, {}, [parseEndpointOverride('evm.nope=http://x')]),
       /Unknown network 'evm\.nope'/,
     );
+  });
+});
+
+describe('public default endpoints', () => {
+  const settings = resolveNetworks({}, {});
+  const row = (chain: string, network: string) => {
+    const entry = find(settings.networks, chain, network);
+    return [entry?.backend, entry?.url, entry?.source];
+  };
+  it('reads Dash mainnet and testnet through public Insight explorers', () => {
+    assert.deepEqual(row('core', 'mainnet'), ['insight', 'https://insight.dash.org/insight-api', 'public']);
+    assert.deepEqual(row('core', 'testnet'), [
+      'insight',
+      'https://insight.testnet.networks.dash.org/insight-api',
+      'public',
+    ]);
+    assert.equal(PUBLIC_INSIGHT_URLS.mainnet, 'https://insight.dash.org/insight-api');
+  });
+  it("reads EVM mainnet and sepolia through viem's own public RPC defaults", () => {
+    assert.equal(PUBLIC_EVM_RPC_URLS.mainnet, mainnet.rpcUrls.default.http[0]);
+    assert.equal(PUBLIC_EVM_RPC_URLS.sepolia, sepolia.rpcUrls.default.http[0]);
+    assert.deepEqual(row('evm', 'mainnet'), ['evm-rpc', mainnet.rpcUrls.default.http[0], 'public']);
+    assert.deepEqual(row('evm', 'sepolia'), ['evm-rpc', sepolia.rpcUrls.default.http[0], 'public']);
+    assert.equal(settings.defaults.evm, 'sepolia');
+  });
+  it('keeps regtest and local on this machine', () => {
+    assert.deepEqual(row('core', 'regtest'), ['core-rpc', 'http://127.0.0.1:19898', 'default']);
+    assert.deepEqual(row('evm', 'local'), ['evm-rpc', 'http://127.0.0.1:8545', 'default']);
+  });
+  it("takes a URL of one's own as a Dash Core node unless a backend is named", () => {
+    const byEnv = resolveNetworks({}, { WALLET_CORE_MAINNET_URL: 'http://u:p@127.0.0.1:9998' });
+    assert.equal(find(byEnv.networks, 'core', 'mainnet')?.backend, 'core-rpc');
+    const prefixed = resolveNetworks({}, { WALLET_CORE_MAINNET_URL: 'insight+https://explorer.example/insight-api' });
+    assert.deepEqual(
+      [find(prefixed.networks, 'core', 'mainnet')?.backend, find(prefixed.networks, 'core', 'mainnet')?.url],
+      ['insight', 'https://explorer.example/insight-api'],
+    );
+    const fromConfig = resolveNetworks(
+      parseConfigText('{"core":{"networks":{"testnet":{"url":"http://127.0.0.1:19998"}}}}', 'c.json'),
+      {},
+    );
+    assert.deepEqual(
+      [find(fromConfig.networks, 'core', 'testnet')?.backend, find(fromConfig.networks, 'core', 'testnet')?.source],
+      ['core-rpc', 'config'],
+    );
+    const configInsight = parseConfigText('{"core":{"networks":{"testnet":{"backend":"insight"}}}}', 'c.json');
+    const kept = resolveNetworks(configInsight, { WALLET_CORE_TESTNET_URL: 'https://explorer.example/insight-api' });
+    assert.equal(find(kept.networks, 'core', 'testnet')?.backend, 'insight');
+  });
+  it("takes backend core-rpc alone as a node of one's own at Dash Core's port", () => {
+    const config = parseConfigText('{"core":{"networks":{"mainnet":{"backend":"core-rpc"}}}}', 'c.json');
+    const entry = find(resolveNetworks(config, {}).networks, 'core', 'mainnet');
+    assert.deepEqual([entry?.backend, entry?.url, entry?.source], ['core-rpc', 'http://127.0.0.1:9998', 'default']);
+  });
+});
+
+describe('BACKEND_UNAVAILABLE hints', () => {
+  it("name the network's config key, environment variable and endpoint argument", async () => {
+    const backend = hintingBackend(
+      {
+        read: () =>
+          Promise.reject(
+            new WalletError('BACKEND_UNAVAILABLE', 'Cannot reach https://x.example: ECONNREFUSED.', {
+              hint: 'Check it.',
+            }),
+          ),
+        refuse: () => Promise.reject(new WalletError('INVALID_PARAM', 'bad')),
+      },
+      'core',
+      'testnet',
+    );
+    await assert.rejects(backend.read(), (error: unknown) => {
+      assert.ok(error instanceof WalletError);
+      assert.equal(error.code, 'BACKEND_UNAVAILABLE');
+      assert.match(error.hint ?? '', /^Check it\. Set another endpoint: /);
+      for (const part of [
+        'core.networks.testnet.url',
+        'WALLET_CORE_TESTNET_URL',
+        '`endpoint: core.testnet=<url>`',
+        'insight+https://',
+      ]) {
+        assert.ok(error.hint?.includes(part), part);
+      }
+      return true;
+    });
+    await assert.rejects(
+      backend.refuse(),
+      (error: unknown) => error instanceof WalletError && error.hint === undefined,
+    );
+  });
+});
+
+describe('cause chains', () => {
+  it('name each cause with its system code and address, never a message that may quote input', () => {
+    const system = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8545'), {
+      code: 'ECONNREFUSED',
+      syscall: 'connect',
+      address: '127.0.0.1',
+      port: 8545,
+    });
+    const fetchFailed = new TypeError('fetch failed', { cause: system });
+    const top = new WalletError('BACKEND_UNAVAILABLE', 'Cannot reach http://127.0.0.1:8545.', { cause: fetchFailed });
+    assert.equal(causeChain(top), 'TypeError <- Error ECONNREFUSED connect 127.0.0.1:8545');
+    const quoting = new WalletError('INVALID_PARAM', 'bad', { cause: new Error('value was hunter2') });
+    assert.equal(causeChain(quoting), 'Error');
   });
 });
 

@@ -248,6 +248,7 @@ const EXPECTED_FLAGS: Record<string, string> = {
   core_wallet_import: 'W L',
   core_wallet_export: 'R I L',
   core_wallet_delete: 'D I N',
+  core_wallet_passphrase_change: 'L',
   core_address_create: '',
   core_addresses_list: 'R I',
   core_address_validate: 'R I',

@@ -3,6 +3,14 @@ import { CLI_VERBS, TOOLS_FLAGS } from '../help.js';
 import { SERVE_FLAGS } from '../serve.js';
 import { SERVERS_FLAGS, SERVERS_FLAGS_OF, SERVERS_SUBCOMMANDS } from '../servers/command.js';
 import { APPROVALS_FLAGS, APPROVALS_SUBCOMMANDS, APPROVALS_SUMMARIES } from '../approvals.js';
+import {
+  CONFIG_FLAGS,
+  CONFIG_SUBCOMMANDS,
+  CONFIG_SUMMARIES,
+  NETWORKS_FLAGS,
+  NETWORKS_SUBCOMMANDS,
+  NETWORKS_SUMMARIES,
+} from '../config.js';
 import { cliFlagCompletions, COMPLETION_SHELLS, type CompletionCommand, type CompletionFlag } from './model.js';
 import { renderTable } from './table.js';
 
@@ -66,6 +74,26 @@ const VERB_SHAPES: Readonly<Record<string, readonly VerbShape[]>> = {
       acceptsGlobals: false,
       acceptsFiles: false,
       flags: APPROVALS_FLAGS.filter((flag) => name === 'list' || flag.name !== 'all').flatMap(cliFlagCompletions),
+    })),
+  ],
+  config: [
+    { path: ['config'], acceptsGlobals: false, acceptsFiles: false, flags: CONFIG_FLAGS.flatMap(cliFlagCompletions) },
+    ...CONFIG_SUBCOMMANDS.map((name) => ({
+      path: ['config', name],
+      summary: CONFIG_SUMMARIES[name],
+      acceptsGlobals: false,
+      acceptsFiles: false,
+      flags: CONFIG_FLAGS.flatMap(cliFlagCompletions),
+    })),
+  ],
+  networks: [
+    { path: ['networks'], acceptsGlobals: false, acceptsFiles: false, flags: [] },
+    ...NETWORKS_SUBCOMMANDS.map((name) => ({
+      path: ['networks', name],
+      summary: NETWORKS_SUMMARIES[name],
+      acceptsGlobals: false,
+      acceptsFiles: false,
+      flags: NETWORKS_FLAGS.flatMap(cliFlagCompletions),
     })),
   ],
   completion: [

@@ -1,10 +1,22 @@
 import { WalletError } from '../errors.js';
 import { corePolicy, evmPolicy, type SpendingPolicy } from '../policy/spending-policy.js';
 import type { ConfigFile } from './config-file.js';
-import { BUILTIN_NETWORKS, CHAINS, DEFAULT_NETWORKS, type Backend, type Chain, type CoreBackend } from './networks.js';
+import {
+  BUILTIN_NETWORKS,
+  CHAINS,
+  DEFAULT_NETWORKS,
+  LOCAL_CORE_RPC_URLS,
+  type Backend,
+  type Chain,
+  type CoreBackend,
+  type CoreNetwork,
+} from './networks.js';
 
-/** Where an endpoint came from, strongest first: a flag, an environment variable, the config file, a built-in default. */
-type EndpointSource = 'flag' | 'env' | 'config' | 'default';
+/**
+ * Where an endpoint came from, strongest first: a flag, an environment variable, the config file,
+ * a built-in local default (a node on this machine), a built-in public service.
+ */
+export type EndpointSource = 'flag' | 'env' | 'config' | 'default' | 'public';
 
 /** An endpoint given on the command line as `<chain>.<network>=<url>`. */
 export type EndpointOverride = { chain: Chain; network: string; url: string };
@@ -48,25 +60,38 @@ export function resolveNetworks(
     evm: config.evm?.default_network ?? DEFAULT_NETWORKS.evm,
   };
   const networks: ResolvedNetwork[] = [];
+  /** The backend the config file names for a network, which a URL from env or a flag keeps. */
+  const configuredBackends = new Map<ResolvedNetwork, Backend>();
   for (const builtin of BUILTIN_NETWORKS) {
     const configured =
       builtin.chain === 'core'
         ? config.core?.networks?.[builtin.network as 'mainnet']
         : config.evm?.networks?.[builtin.network];
+    const configuredBackend = (configured && 'backend' in configured && configured.backend) || undefined;
+    // A URL of one's own is a Dash Core node unless the config says `backend: insight`; the
+    // built-in URL comes with its own backend (the public explorers are Insight), and
+    // `backend: core-rpc` alone means a node of one's own at Dash Core's usual port.
+    const backend = configuredBackend ?? (configured?.url ? ownBackend(builtin.chain) : builtin.backend);
+    const fallback =
+      backend === builtin.backend
+        ? { url: builtin.defaultUrl, source: builtin.publicDefault ? ('public' as const) : ('default' as const) }
+        : { url: LOCAL_CORE_RPC_URLS[builtin.network as CoreNetwork], source: 'default' as const };
     networks.push({
       chain: builtin.chain,
       network: builtin.network,
       isDefault: false,
-      backend: (configured && 'backend' in configured && configured.backend) || builtin.backend,
+      backend,
       chainId: builtin.chainId,
-      url: configured?.url ?? builtin.defaultUrl,
-      source: configured?.url ? 'config' : builtin.defaultUrl ? 'default' : null,
+      url: configured?.url ?? fallback.url,
+      source: configured?.url ? 'config' : fallback.source,
       cookieFile: (configured && 'cookie_file' in configured && configured.cookie_file) || null,
       policy:
         builtin.chain === 'core'
           ? corePolicy(builtin.network, config.core?.networks?.[builtin.network as 'mainnet']?.policy)
           : evmPolicy(builtin.network, builtin.chainId ?? 0, config.evm?.networks?.[builtin.network]?.policy),
     });
+    const pushed = networks.at(-1);
+    if (configuredBackend && pushed) configuredBackends.set(pushed, configuredBackend);
   }
   for (const [network, custom] of Object.entries(config.evm?.networks ?? {})) {
     if (networks.some((n) => n.chain === 'evm' && n.network === network)) continue;
@@ -92,7 +117,7 @@ export function resolveNetworks(
     const variable = endpointEnvVar(entry.chain, entry.network);
     const fromEnv = env[variable];
     if (fromEnv) {
-      applyUrl(entry, fromEnv, variable);
+      applyUrl(entry, fromEnv, variable, configuredBackends.get(entry));
       entry.source = 'env';
     }
   }
@@ -107,7 +132,12 @@ export function resolveNetworks(
         },
       );
     }
-    applyUrl(entry, override.url, `The endpoint override ${override.chain}.${override.network}`);
+    applyUrl(
+      entry,
+      override.url,
+      `The endpoint override ${override.chain}.${override.network}`,
+      configuredBackends.get(entry),
+    );
     entry.source = 'flag';
   }
   for (const chain of CHAINS) {
@@ -148,11 +178,25 @@ export function endpointEnvVar(chain: Chain, network: string): string {
   return `WALLET_${chain.toUpperCase()}_${network.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_URL`;
 }
 
-/** `BACKEND_UNAVAILABLE` for a network that has no endpoint, saying the three ways to set one. */
+/** `BACKEND_UNAVAILABLE` for a network that has no endpoint, saying the ways to set one. */
 export function noEndpointError(chain: Chain, network: string): WalletError {
   return new WalletError('BACKEND_UNAVAILABLE', `No endpoint is configured for ${chain}.${network}.`, {
-    hint: `Set it in the config file, ${endpointEnvVar(chain, network)} or \`endpoint: ${chain}.${network}=<url>\`.`,
+    hint: endpointHint(chain, network),
   });
+}
+
+/**
+ * How to point a network at another endpoint, for every `BACKEND_UNAVAILABLE` hint: the config
+ * key, the environment variable and the `endpoint` argument (the CLI shows it as its flag). A
+ * Dash URL may name its backend: `insight+https://…` or `core-rpc+http://user:pass@…`.
+ *
+ * @example
+ * endpointHint('core', 'testnet')
+ * // 'Set another endpoint: config key core.networks.testnet.url, WALLET_CORE_TESTNET_URL, or `endpoint: core.testnet=<url>` (insight+https://… or core-rpc+http://…).'
+ */
+export function endpointHint(chain: Chain, network: string): string {
+  const forms = chain === 'core' ? ' (insight+https://… or core-rpc+http://…)' : '';
+  return `Set another endpoint: config key ${chain}.networks.${network}.url, ${endpointEnvVar(chain, network)}, or \`endpoint: ${chain}.${network}=<url>\`${forms}.`;
 }
 
 /** Parses an endpoint override, `<chain>.<network>=<url>` (the CLI's and serve's `--endpoint`). */
@@ -192,14 +236,20 @@ const API_KEY_SEGMENT = /^[A-Za-z0-9_-]{16,}$/;
  * Sets an entry's URL from an environment variable or flag. A Dash Core URL may name its backend
  * kind first, `insight+https://…` or `core-rpc+http://…`, so env and flags can switch it too.
  */
-function applyUrl(entry: ResolvedNetwork, text: string, origin: string): void {
+function applyUrl(entry: ResolvedNetwork, text: string, origin: string, configuredBackend: Backend | undefined): void {
   const prefixed = /^(core-rpc|insight)\+(.*)$/.exec(text);
   if (prefixed && entry.chain === 'core') {
     entry.backend = prefixed[1] as CoreBackend;
     entry.url = checkedUrl(prefixed[2] ?? '', origin);
     return;
   }
+  entry.backend = configuredBackend ?? ownBackend(entry.chain);
   entry.url = checkedUrl(text, origin);
+}
+
+/** The backend of an endpoint someone gives without naming one: a Dash Core node, or an EVM node. */
+function ownBackend(chain: Chain): Backend {
+  return chain === 'core' ? 'core-rpc' : 'evm-rpc';
 }
 
 function checkedUrl(text: string, origin: string): string {

@@ -6,7 +6,7 @@ import { sealImportedKey, type ImportedKeyEntry } from '../keystore/imported-key
 import { RESTORE, shownName } from '../keystore/keystore-format.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { WalletServices } from '../services.js';
-import { openWallet, unlockMaster } from '../core/wallets.js';
+import { keystorePassphraseToSeal, openWallet, unlockMaster } from '../core/wallets.js';
 import { looksLikeEvmAddress, parseEvmAddress, type EvmAddress } from './address.js';
 import { evmAccountPath, evmAddressAt, evmChainXpub, evmPrivateKeyAt } from './hd.js';
 import { decryptKeystoreV3, encryptKeystoreV3 } from './keystore-v3.js';
@@ -102,7 +102,7 @@ export async function importAccount(services: WalletServices, request: ImportReq
       address,
       alias: request.alias,
       privateKey,
-      passphrase: await services.passphrase('new'),
+      passphrase: await keystorePassphraseToSeal(services),
     });
     await services.keystore.addImportedKey(key);
     return imported(key);

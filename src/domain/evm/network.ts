@@ -1,5 +1,6 @@
 import type { ResolvedNetwork } from '../config/endpoints.js';
 import { WalletError } from '../errors.js';
+import { hintingBackend, withEndpointHint } from '../net/endpoint-hint.js';
 import { EvmNode } from '../net/evm-rpc.js';
 import type { WalletServices } from '../services.js';
 
@@ -15,13 +16,20 @@ export async function evmNetwork(
   return { ...settings, chainId: settings.chainId };
 }
 
-/** The node of an EVM network, checked to serve that network's chain id. */
+/**
+ * The node of an EVM network, checked to serve that network's chain id; its `BACKEND_UNAVAILABLE`
+ * hints say how to set that network's endpoint.
+ */
 export async function connectEvm(
   services: WalletServices,
   name: string | undefined,
   signal?: AbortSignal,
 ): Promise<EvmNode> {
-  return EvmNode.connect(await evmNetwork(services, name), signal);
+  const network = await evmNetwork(services, name);
+  const node = await EvmNode.connect(network, signal).catch((error: unknown) => {
+    throw withEndpointHint(error, 'evm', network.network);
+  });
+  return hintingBackend(node, 'evm', network.network);
 }
 
 /** Refuses a chain id that is not the network's: a transaction or signature for another chain. */

@@ -1,4 +1,4 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { open as openFile, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
@@ -11,6 +11,7 @@ import {
   importedKeyFileName,
   openImportedKey,
   parseImportedKey,
+  sealImportedKey,
   type ImportedKeyEntry,
 } from './imported-keys.js';
 import { withLock, withNamedLock } from './lock.js';
@@ -388,6 +389,110 @@ export class Keystore {
     return privateKey;
   }
 
+  /**
+   * Whether `passphrase` is the keystore's: it opens the first sealed file (a wallet, else an
+   * imported key). `empty` when the keystore holds none yet (any passphrase may start it).
+   */
+  async checkPassphrase(passphrase: string): Promise<'ok' | 'wrong' | 'empty'> {
+    const { entries } = await this.list();
+    const [wallet] = entries;
+    if (wallet) {
+      const opened = await open(wallet.crypto, passphrase, associatedData(wallet, wallet.crypto.kdfparams));
+      return opened === undefined ? 'wrong' : 'ok';
+    }
+    const { keys } = await this.listImportedKeys();
+    const [key] = keys;
+    if (!key) return 'empty';
+    return (await openImportedKey(key, passphrase)) === undefined ? 'wrong' : 'ok';
+  }
+
+  /**
+   * Re-seals every wallet and imported key (or only the wallet `only`) from `current` to `next`,
+   * all or nothing, under the keystore lock: each file is opened first (one that does not open
+   * with `current` stops everything), the new files are written beside the old ones and synced,
+   * and only then renamed over them; a failure before the renames removes the new files, one
+   * during them puts back the files already replaced. The old passphrase keeps working until the
+   * change is complete.
+   */
+  async changePassphrase(
+    current: string,
+    next: string,
+    only?: WalletEntry,
+  ): Promise<{ wallets: WalletEntry[]; keys: ImportedKeyEntry[] }> {
+    await ensurePrivateDir(this.dir);
+    return withLock(this.dir, () =>
+      this.resealAll(current, next, only).catch(async (error: unknown) => {
+        await removeStaleStaging(this.dir);
+        throw error;
+      }),
+    );
+  }
+
+  private async resealAll(
+    current: string,
+    next: string,
+    only: WalletEntry | undefined,
+  ): Promise<{ wallets: WalletEntry[]; keys: ImportedKeyEntry[] }> {
+    const listed = await this.list();
+    const listedKeys = await this.listImportedKeys();
+    const unreadable = [...listed.unreadable, ...listedKeys.unreadable];
+    if (only === undefined && unreadable.length > 0) {
+      throw new WalletError(
+        'KEYSTORE_DAMAGED',
+        `Cannot re-encrypt the keystore: ${unreadable.join(', ')} cannot be read; nothing was changed.`,
+        RESTORE,
+      );
+    }
+    const wallets =
+      only === undefined
+        ? listed.entries
+        : listed.entries.filter((entry) => entry.id === only.id && entry.network === only.network);
+    const keys = only === undefined ? listedKeys.keys : [];
+    const staged: { path: string; temp: string; text: string; old: string }[] = [];
+    const resealedWallets: WalletEntry[] = [];
+    const resealedKeys: ImportedKeyEntry[] = [];
+    for (const wallet of wallets) {
+      const secret = await this.unlock(wallet, current);
+      const plaintext = JSON.stringify({ mnemonic: secret.mnemonic, mnemonic_passphrase: secret.mnemonicPassphrase });
+      const crypto = await seal(plaintext, next, (kdf) => associatedData(wallet, kdf));
+      const resealed = { ...wallet, crypto };
+      resealedWallets.push(resealed);
+      staged.push(await this.stage(this.pathOf(wallet), serialize(resealed)));
+    }
+    for (const key of keys) {
+      const privateKey = await this.unlockImportedKey(key, current);
+      try {
+        const sealed = await sealImportedKey({
+          address: key.address,
+          alias: key.alias,
+          privateKey,
+          passphrase: next,
+        });
+        const resealed = { ...sealed, created_at: key.created_at };
+        resealedKeys.push(resealed);
+        staged.push(await this.stage(join(this.dir, importedKeyFileName(key.address)), serialize(resealed)));
+      } finally {
+        privateKey.fill(0);
+      }
+    }
+    await commitStaged(staged, this.dir);
+    return { wallets: resealedWallets, keys: resealedKeys };
+  }
+
+  /** Writes `text` to an owner-only temp file beside `path`, synced; the old contents kept for a rollback. */
+  private async stage(path: string, text: string): Promise<{ path: string; temp: string; text: string; old: string }> {
+    const temp = join(this.dir, `.${basename(path)}${STAGED_SUFFIX}`);
+    const old = await readFile(path, 'utf8');
+    const handle = await openFile(temp, 'w', 0o600);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return { path, temp, text, old };
+  }
+
   /** Every EVM account of the keystore, with who holds it, for uniqueness checks. */
   private async knownEvmAccounts(): Promise<KnownEvmAccount[]> {
     const { entries } = await this.list();
@@ -523,6 +628,41 @@ function checkEvmAliasFree(known: readonly KnownEvmAccount[], alias: string | nu
       hint: 'Choose another alias.',
     });
   }
+}
+
+/** The suffix of a file a passphrase change staged: `.<name>.json.passphrase-change`. */
+const STAGED_SUFFIX = '.passphrase-change';
+
+/**
+ * Renames every staged file over its original, then syncs the folder. When a rename fails, the
+ * files already replaced get their old contents back (atomically), so the old passphrase opens
+ * every file again, and the error is passed on.
+ */
+async function commitStaged(
+  staged: readonly { path: string; temp: string; old: string }[],
+  dir: string,
+): Promise<void> {
+  const done: { path: string; old: string }[] = [];
+  try {
+    for (const file of staged) {
+      await rename(file.temp, file.path);
+      done.push(file);
+    }
+  } catch (error) {
+    for (const file of done.reverse()) await writeFileAtomic(file.path, file.old);
+    throw error;
+  }
+  await syncDir(dir);
+}
+
+/** Removes what a failed passphrase change left staged (never an original file). */
+async function removeStaleStaging(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter((name) => name.endsWith(STAGED_SUFFIX))
+      .map((name) => rm(join(dir, name), { force: true, recursive: true })),
+  );
 }
 
 function serialize(entry: WalletEntry | ImportedKeyEntry): string {

@@ -2,16 +2,23 @@ import { noEndpointError, type ResolvedNetwork } from '../config/endpoints.js';
 import { WalletError } from '../errors.js';
 import type { CoreChainBackend } from './chain-backend.js';
 import { CoreRpcBackend } from './core-rpc.js';
+import { hintingBackend } from './endpoint-hint.js';
 import { InsightBackend } from './insight.js';
 import type { CoreNetwork } from '../config/networks.js';
 
-/** The backend that serves a configured Dash network, of the kind its settings name. */
+/**
+ * The backend that serves a configured Dash network, of the kind its settings name; its
+ * `BACKEND_UNAVAILABLE` hints say how to set that network's endpoint.
+ */
 export function coreBackendFor(settings: ResolvedNetwork): CoreChainBackend {
   if (settings.url === null) {
     throw noEndpointError('core', settings.network);
   }
-  if (settings.backend === 'insight') return new InsightBackend(settings.url);
-  return new CoreRpcBackend(settings.url, settings.network as CoreNetwork, settings.cookieFile);
+  const backend =
+    settings.backend === 'insight'
+      ? new InsightBackend(settings.url)
+      : new CoreRpcBackend(settings.url, settings.network as CoreNetwork, settings.cookieFile);
+  return hintingBackend<CoreChainBackend>(backend, 'core', settings.network);
 }
 
 /** The backend's tip height, after checking it serves `network` (a wrong node is refused). */

@@ -10,11 +10,17 @@ export const networkInfo = defineTool({
   description: [
     'Lists every network the wallet knows, per chain (core: Dash Core; evm: Ethereum and EVM chains),',
     'which one is the default for read-only tools, the backend kind, the EVM chain id, and the',
-    'endpoint with where it came from (flag, env, config or default). Credentials in endpoint URLs',
-    'are never shown. Reads configuration only: it does not contact any node.',
+    'endpoint with where it came from (flag, env, config, default: a node on this machine, or',
+    'public: a public service built in). Credentials in endpoint URLs are never shown.',
+    'Reads configuration only: it does not contact any node.',
     '',
-    'Endpoints come from <data dir>/config.json, overridden by WALLET_<CHAIN>_<NETWORK>_URL',
-    '(e.g. WALLET_EVM_LOCAL_URL) and by the CLI flag --endpoint <chain>.<network>=<url>.',
+    'Out of the box Dash mainnet and testnet use public Insight explorers and EVM mainnet and',
+    "sepolia public RPC endpoints (viem's defaults); a public endpoint sees the addresses you ask",
+    'about and your IP address. regtest and local stay on 127.0.0.1.',
+    '',
+    'Endpoints come from <data dir>/config.json (core.networks.<network>.url,',
+    'evm.networks.<network>.url), overridden by WALLET_<CHAIN>_<NETWORK>_URL (e.g.',
+    'WALLET_EVM_LOCAL_URL) and by the CLI flag --endpoint <chain>.<network>=<url>.',
     '',
     'Example: wallet network-info --chain evm',
   ].join('\n'),
@@ -34,9 +40,9 @@ export const networkInfo = defineTool({
           chain_id: z.int().nullable().describe('The EVM chain id; null for Dash Core.'),
           endpoint: z.string().nullable().describe('The endpoint URL, credentials redacted; null when none is set.'),
           endpoint_source: z
-            .enum(['flag', 'env', 'config', 'default'])
+            .enum(['flag', 'env', 'config', 'default', 'public'])
             .nullable()
-            .describe('Where the endpoint came from; null when none is set.'),
+            .describe('Where the endpoint came from; public: a public service built in; null: none set.'),
           env_var: z.string().describe('The environment variable that overrides the endpoint.'),
         }),
       )
