@@ -231,6 +231,15 @@ flag	core-utxos-list	--network	choice	The Dash network; defaults to the wallet\'
 val	core-utxos-list	--network	mainnet
 val	core-utxos-list	--network	testnet
 val	core-utxos-list	--network	regtest
+cmd	-	core-txs-list	globals	List a Dash wallet\'s transactions, newest first
+flag	core-txs-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	core-txs-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-txs-list	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
+val	core-txs-list	--network	mainnet
+val	core-txs-list	--network	testnet
+val	core-txs-list	--network	regtest
+flag	core-txs-list	--limit	text	Transactions per page. At most 50; 20 when omitted.
+flag	core-txs-list	--page	text	The page, from 1 (the newest). 1 when omitted.
 cmd	-	core-tx-create	globals	Build an unsigned payment (PSBT) from wallet coins
 flag	core-tx-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	core-tx-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…

@@ -6,6 +6,7 @@ import { networkInfo } from './meta/network-info.js';
 import { toolDescribe } from './meta/tool-describe.js';
 import { coreAddressCreate, coreAddressesDiscover, coreAddressesList, coreAddressValidate } from './core/addresses.js';
 import { coreBalancesGet, coreFundsSend, coreTxCreate, coreTxSend, coreTxSign, coreUtxosList } from './core/funds.js';
+import { coreTxsList } from './core/history.js';
 import { coreMessageSign, coreMessageVerify } from './core/messages.js';
 import {
   coreWalletCreate,
@@ -38,6 +39,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   coreAddressesDiscover,
   coreBalancesGet,
   coreUtxosList,
+  coreTxsList,
   coreTxCreate,
   coreTxSign,
   coreTxSend,

@@ -198,6 +198,7 @@ const EXPECTED_FLAGS: Record<string, string> = {
   core_addresses_discover: 'I W',
   core_balances_get: 'R I W',
   core_utxos_list: 'R I W',
+  core_txs_list: 'R I W',
   core_tx_create: 'W N',
   core_tx_sign: 'D I W N',
   core_tx_send: 'D I W N',
