@@ -349,6 +349,12 @@ cmd	-	evm-tx-get	globals	Get a transaction and its receipt by hash
 flag	evm-tx-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-tx-get	--hash	text	A transaction hash: 0x and 64 hex digits.
 flag	evm-tx-get	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+cmd	-	evm-txs-list	globals	List what this wallet sent on an EVM network
+flag	evm-txs-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	evm-txs-list	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+flag	evm-txs-list	--address	text	Only what this account sent. A keystore address or alias.
+flag	evm-txs-list	--limit	text	Transactions per page. At most 50; 20 when omitted.
+flag	evm-txs-list	--page	text	The page, from 1 (the newest). 1 when omitted.
 cmd	-	evm-funds-send	globals	Pay ether in one call (create, sign, send)
 flag	evm-funds-send	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-funds-send	--address	text	The sending account. A keystore address or alias.

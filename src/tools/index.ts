@@ -17,6 +17,7 @@ import {
 } from './core/wallets.js';
 import { evmAccountCreate, evmAccountExport, evmAccountImport, evmAccountsList } from './evm/accounts.js';
 import { evmBalanceGet } from './evm/balances.js';
+import { evmTxsList } from './evm/history.js';
 import { evmMessageSign, evmMessageVerify, evmTypedDataSign } from './evm/messages.js';
 import { evmTokenTransfer } from './evm/tokens.js';
 import { evmFundsSend, evmTxCreate, evmTxGet, evmTxSend, evmTxSign } from './evm/transactions.js';
@@ -56,6 +57,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   evmTxSign,
   evmTxSend,
   evmTxGet,
+  evmTxsList,
   evmFundsSend,
   evmTokenTransfer,
   evmMessageSign,

@@ -214,6 +214,7 @@ const EXPECTED_FLAGS: Record<string, string> = {
   evm_tx_sign: 'D I N',
   evm_tx_send: 'D I W N',
   evm_tx_get: 'R I W',
+  evm_txs_list: 'R I W',
   evm_funds_send: 'D W N',
   evm_token_transfer: 'D W N',
   evm_message_sign: 'I',
