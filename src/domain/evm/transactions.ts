@@ -31,9 +31,9 @@ import {
 import type { Authority } from '../policy/authority.js';
 import { hasTokenCallSelector, tokenMovesOfCalldata } from './token-moves.js';
 import type { WalletServices } from '../services.js';
-import { resolveAccount, resolveAddress, withAccountKey, type EvmAccount } from './accounts.js';
+import { resolveAccount, resolveAddress, resolveCounterparty, withAccountKey, type EvmAccount } from './accounts.js';
 import { SentLog } from './sent-log.js';
-import { parseEvmAddress, type EvmAddress } from './address.js';
+import type { EvmAddress } from './address.js';
 import { DEFAULT_MAX_FEE_WEI, parseWei } from './amount.js';
 import { checkChainId, connectEvm, evmNetwork } from './network.js';
 
@@ -94,7 +94,7 @@ type ParsedTxRequest = {
 
 async function parseTxRequest(services: WalletServices, request: TxRequest): Promise<ParsedTxRequest> {
   const from = await resolveAddress(services, request.from, 'address');
-  const to = request.to === undefined ? null : parseEvmAddress(request.to, 'to');
+  const to = request.to === undefined ? null : await resolveCounterparty(services, request.to, 'to');
   const value = parseWei(request.value, 'value_wei');
   const data = parseData(request.data);
   if (to === null && data === '0x') {

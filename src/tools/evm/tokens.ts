@@ -34,7 +34,7 @@ export const evmTokenTransfer = defineTool({
   input: z.strictObject({
     address: EvmAccount.describe('The sending account. A keystore address or alias.'),
     token: EvmAddress.describe('The ERC-20 token contract.'),
-    to: EvmAddress.describe('The recipient of the tokens.'),
+    to: EvmAddress.describe("The recipient of the tokens. An address, or a keystore account's alias."),
     amount: z
       .string()
       .regex(TOKEN_UNITS_PATTERN, 'a whole number of token base units in digits, e.g. "1500000"')
