@@ -275,6 +275,15 @@ flag	core-utxos-list	--network	choice	The Dash network; defaults to the wallet\'
 val	core-utxos-list	--network	mainnet
 val	core-utxos-list	--network	testnet
 val	core-utxos-list	--network	regtest
+cmd	-	core-txs-list	globals	List a Dash wallet\'s transactions, newest first
+flag	core-txs-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	core-txs-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-txs-list	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
+val	core-txs-list	--network	mainnet
+val	core-txs-list	--network	testnet
+val	core-txs-list	--network	regtest
+flag	core-txs-list	--limit	text	Transactions per page. At most 50; 20 when omitted.
+flag	core-txs-list	--page	text	The page, from 1 (the newest). 1 when omitted.
 cmd	-	core-tx-create	globals	Build an unsigned payment (PSBT) from wallet coins
 flag	core-tx-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	core-tx-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -360,7 +369,7 @@ flag	evm-balance-get	--token	text	Also this ERC-20 token\'s balance. The token c
 cmd	-	evm-tx-create	globals	Build an unsigned EIP-1559 transaction
 flag	evm-tx-create	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-tx-create	--address	text	The sender. Any address, or the alias of a keystore account.
-flag	evm-tx-create	--to	text	The recipient or contract called; omit to deploy a contract.
+flag	evm-tx-create	--to	text	The recipient or contract called; omit to deploy a contract. An address, or a keystore account\'s al…
 flag	evm-tx-create	--value-wei	text	Value in wei (digits); 0 when omitted.
 flag	evm-tx-create	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
 flag	evm-tx-create	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
@@ -384,10 +393,16 @@ cmd	-	evm-tx-get	globals	Get a transaction and its receipt by hash
 flag	evm-tx-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-tx-get	--hash	text	A transaction hash: 0x and 64 hex digits.
 flag	evm-tx-get	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+cmd	-	evm-txs-list	globals	List what this wallet sent on an EVM network
+flag	evm-txs-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	evm-txs-list	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+flag	evm-txs-list	--address	text	Only what this account sent. A keystore address or alias.
+flag	evm-txs-list	--limit	text	Transactions per page. At most 50; 20 when omitted.
+flag	evm-txs-list	--page	text	The page, from 1 (the newest). 1 when omitted.
 cmd	-	evm-funds-send	globals	Pay ether in one call (create, sign, send)
 flag	evm-funds-send	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-funds-send	--address	text	The sending account. A keystore address or alias.
-flag	evm-funds-send	--to	text	Recipient or contract called.
+flag	evm-funds-send	--to	text	Recipient or contract called. An address, or a keystore account\'s alias.
 flag	evm-funds-send	--value-wei	text	Value in wei (digits).
 flag	evm-funds-send	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
 flag	evm-funds-send	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
@@ -401,7 +416,7 @@ cmd	-	evm-token-transfer	globals	Send an ERC-20 token amount in one call
 flag	evm-token-transfer	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-token-transfer	--address	text	The sending account. A keystore address or alias.
 flag	evm-token-transfer	--token	text	The ERC-20 token contract.
-flag	evm-token-transfer	--to	text	The recipient of the tokens.
+flag	evm-token-transfer	--to	text	The recipient of the tokens. An address, or a keystore account\'s alias.
 flag	evm-token-transfer	--amount	text	Token base units, digits. The token\'s smallest unit: 1.5 tokens of 6 decimals is 1500000.
 flag	evm-token-transfer	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node\'s and the transac…
 flag	evm-token-transfer	--dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
@@ -416,7 +431,7 @@ flag	evm-message-sign	--address	text	The signing account. A keystore address or 
 flag	evm-message-sign	--message	text	UTF-8 text. The message itself.
 cmd	-	evm-message-verify	globals	Verify an EIP-191 signed message
 flag	evm-message-verify	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	evm-message-verify	--address	text	The claimed signer.
+flag	evm-message-verify	--address	text	The claimed signer. An address, or a keystore account\'s alias.
 flag	evm-message-verify	--message	text	UTF-8 text. The message itself.
 flag	evm-message-verify	--signature	text	The signature, 65 bytes in hex. 0x and 130 hex digits.
 cmd	-	evm-typed-data-sign	globals	Sign EIP-712 typed data with an EVM account

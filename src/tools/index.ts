@@ -6,6 +6,7 @@ import { networkInfo } from './meta/network-info.js';
 import { toolDescribe } from './meta/tool-describe.js';
 import { coreAddressCreate, coreAddressesDiscover, coreAddressesList, coreAddressValidate } from './core/addresses.js';
 import { coreBalancesGet, coreFundsSend, coreTxCreate, coreTxSend, coreTxSign, coreUtxosList } from './core/funds.js';
+import { coreTxsList } from './core/history.js';
 import { coreMessageSign, coreMessageVerify } from './core/messages.js';
 import {
   coreWalletCreate,
@@ -17,6 +18,7 @@ import {
 } from './core/wallets.js';
 import { evmAccountCreate, evmAccountExport, evmAccountImport, evmAccountsList } from './evm/accounts.js';
 import { evmBalanceGet } from './evm/balances.js';
+import { evmTxsList } from './evm/history.js';
 import { evmMessageSign, evmMessageVerify, evmTypedDataSign } from './evm/messages.js';
 import { evmTokenTransfer } from './evm/tokens.js';
 import { evmFundsSend, evmTxCreate, evmTxGet, evmTxSend, evmTxSign } from './evm/transactions.js';
@@ -40,6 +42,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   coreAddressesDiscover,
   coreBalancesGet,
   coreUtxosList,
+  coreTxsList,
   coreTxCreate,
   coreTxSign,
   coreTxSend,
@@ -56,6 +59,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   evmTxSign,
   evmTxSend,
   evmTxGet,
+  evmTxsList,
   evmFundsSend,
   evmTokenTransfer,
   evmMessageSign,

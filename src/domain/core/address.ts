@@ -3,6 +3,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
+import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
 import { dashParams } from './params.js';
 
 const base58check = createBase58check(sha256);
@@ -68,7 +69,11 @@ export function addressProblem(address: string): { decoded?: DecodedAddress; pro
 export function requireAddress(address: string, network: CoreNetwork, field = 'address'): DecodedAddress {
   const { decoded, problem } = addressProblem(address);
   if (!decoded) {
-    throw new WalletError('INVALID_PARAM', `${field} is not a valid Dash address: ${problem ?? 'invalid'}.`);
+    // A wallet alias is not taken for one of its addresses: which one would it be? (docs/CLI.md)
+    const hint = ALIAS_PATTERN.test(address.trim())
+      ? 'A wallet alias names many addresses, not one: ask that wallet for one with core_address_create, or pick one from core_addresses_list.'
+      : undefined;
+    throw new WalletError('INVALID_PARAM', `${field} is not a valid Dash address: ${problem ?? 'invalid'}.`, { hint });
   }
   if (!decoded.networks.includes(network)) {
     throw new WalletError(

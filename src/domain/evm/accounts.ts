@@ -169,6 +169,25 @@ export async function resolveAddress(services: WalletServices, ref: string, fiel
 }
 
 /**
+ * A counterparty (a recipient, a claimed signer): an address as written, or the alias of a
+ * keystore account, which stands for its address. `INVALID_PARAM` naming `field` when it is
+ * neither (the value itself is never echoed). A policy's allowlist sees the resolved address.
+ *
+ * @example
+ * await resolveCounterparty(services, 'savings', 'to') // '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+ */
+export async function resolveCounterparty(services: WalletServices, ref: string, field: string): Promise<EvmAddress> {
+  const wanted = ref.trim();
+  if (looksLikeEvmAddress(wanted) || wanted.startsWith('0x')) return parseEvmAddress(wanted, field);
+  const { accounts } = await listAccounts(services);
+  const account = accounts.find((candidate) => candidate.alias === wanted);
+  if (account) return account.address;
+  throw new WalletError('INVALID_PARAM', `${field} is neither an EVM address nor the alias of a keystore account.`, {
+    hint: `Pass 0x and 40 hex digits, or an alias that evm_accounts_list shows.`,
+  });
+}
+
+/**
  * Runs `use` with the account's private key (hex), after checking that the key really is the
  * account's; the key bytes are wiped afterwards.
  */

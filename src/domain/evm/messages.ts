@@ -14,8 +14,8 @@ import { needsHuman, type Authority } from '../policy/authority.js';
 import { checkBeforeSigning, reserveSpend } from '../policy/spending-policy.js';
 import { tokenMovesOfTypedData, type TypedDataInput } from './token-moves.js';
 import type { WalletServices } from '../services.js';
-import { resolveAccount, withAccountKey } from './accounts.js';
-import { parseEvmAddress, type EvmAddress } from './address.js';
+import { resolveAccount, resolveCounterparty, withAccountKey } from './accounts.js';
+import type { EvmAddress } from './address.js';
 import { checkChainId, evmNetwork } from './network.js';
 
 /** Signs a text as EIP-191 `personal_sign` does: "\x19Ethereum Signed Message:\n" + length + message. */
@@ -31,12 +31,15 @@ export async function signMessage(
 }
 
 /** Whether `address` signed `message` (EIP-191); a malformed signature is `INVALID_PARAM`. */
-export async function verifyMessage(request: {
-  address: string;
-  message: string;
-  signature: string;
-}): Promise<boolean> {
-  const address = parseEvmAddress(request.address, 'address');
+export async function verifyMessage(
+  services: WalletServices,
+  request: {
+    address: string;
+    message: string;
+    signature: string;
+  },
+): Promise<boolean> {
+  const address = await resolveCounterparty(services, request.address, 'address');
   const signature = request.signature.trim();
   if (!isHex(signature) || signature.length !== 132) {
     throw new WalletError('INVALID_PARAM', 'signature must be 65 bytes in hex: 0x and 130 hex digits.');

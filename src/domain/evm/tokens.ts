@@ -3,7 +3,7 @@ import { encodeFunctionData, erc20Abi } from 'viem';
 import { WalletError } from '../errors.js';
 import type { ProgressReporter } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
-import { resolveAccount } from './accounts.js';
+import { resolveAccount, resolveCounterparty } from './accounts.js';
 import { parseEvmAddress, type EvmAddress } from './address.js';
 import { formatUnits } from '../../shared/amounts.js';
 import { MAX_UINT256, TOKEN_UNITS_PATTERN } from './amount.js';
@@ -55,7 +55,7 @@ export async function transferToken(
   options: { signal?: AbortSignal; progress?: ProgressReporter } = {},
 ): Promise<TokenTransfer> {
   const token = parseEvmAddress(request.token, 'token');
-  const to = parseEvmAddress(request.to, 'to');
+  const to = await resolveCounterparty(services, request.to, 'to');
   const amount = parseTokenUnits(request.amount);
   if (to === token) {
     throw new WalletError('INVALID_PARAM', 'to is the token contract itself: tokens sent there are usually lost.', {

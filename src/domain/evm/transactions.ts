@@ -31,8 +31,9 @@ import {
 import type { Authority } from '../policy/authority.js';
 import { hasTokenCallSelector, tokenMovesOfCalldata } from './token-moves.js';
 import type { WalletServices } from '../services.js';
-import { resolveAccount, resolveAddress, withAccountKey, type EvmAccount } from './accounts.js';
-import { parseEvmAddress, type EvmAddress } from './address.js';
+import { resolveAccount, resolveAddress, resolveCounterparty, withAccountKey, type EvmAccount } from './accounts.js';
+import { SentLog } from './sent-log.js';
+import type { EvmAddress } from './address.js';
 import { DEFAULT_MAX_FEE_WEI, parseWei } from './amount.js';
 import { checkChainId, connectEvm, evmNetwork } from './network.js';
 
@@ -93,7 +94,7 @@ type ParsedTxRequest = {
 
 async function parseTxRequest(services: WalletServices, request: TxRequest): Promise<ParsedTxRequest> {
   const from = await resolveAddress(services, request.from, 'address');
-  const to = request.to === undefined ? null : parseEvmAddress(request.to, 'to');
+  const to = request.to === undefined ? null : await resolveCounterparty(services, request.to, 'to');
   const value = parseWei(request.value, 'value_wei');
   const data = parseData(request.data);
   if (to === null && data === '0x') {
@@ -366,18 +367,47 @@ export async function sendTransaction(
     value: undefined,
     txid: summary.hash,
   }));
-  await broadcastReserved(reservation, () => broadcast(node, signed, summary.hash));
+  await broadcastReserved(reservation, () => broadcast(services, node, summary));
   const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
   return { ...summary, ...status };
 }
 
 /**
- * Broadcasts unless the node already has the transaction. When the broadcast itself fails to get
- * an answer, the transaction may still have gone out: the node is asked again, and if it still
- * cannot tell, the error names the hash so nobody pays twice by retrying blindly.
+ * Broadcasts unless the node already has the transaction, then records it in the chain's
+ * {@link SentLog} (evm_txs_list). When the broadcast itself fails to get an answer, the
+ * transaction may still have gone out: the node is asked again, and if it still cannot tell, the
+ * error names the hash so nobody pays twice by retrying blindly.
  */
-async function broadcast(node: EvmNode, signed: Hex, hash: Hash): Promise<void> {
-  if (await node.transaction(hash)) return;
+async function broadcast(services: WalletServices, node: EvmNode, tx: SignedTx): Promise<void> {
+  const { signed, hash } = tx;
+  if (!(await node.transaction(hash))) await send(node, signed, hash);
+  await recordSent(services, tx);
+}
+
+/**
+ * Appends a broadcast transaction to the record. The payment has gone out by now: a record that
+ * cannot be written (a full disk, a damaged file) costs a line of history, never a failed call
+ * that would invite paying twice.
+ */
+async function recordSent(services: WalletServices, tx: SignedTx): Promise<void> {
+  const [move] = tx.to === null ? [] : tokenMovesOfCalldata(tx.to, parseTransaction(tx.signed).data ?? '0x').moves;
+  await new SentLog(services.dataDir, tx.chainId)
+    .append({
+      hash: tx.hash,
+      from: tx.from,
+      to: tx.to,
+      value: tx.value.toString(),
+      nonce: tx.nonce,
+      sent_at: new Date().toISOString(),
+      token:
+        move?.kind === 'transfer'
+          ? { address: move.token, to: move.counterparty, amount: move.amount.toString() }
+          : null,
+    })
+    .catch(() => undefined);
+}
+
+async function send(node: EvmNode, signed: Hex, hash: Hash): Promise<void> {
   try {
     await node.send(signed);
   } catch (error) {
@@ -523,7 +553,7 @@ export async function sendFunds(
       fee: planned.maxFee,
     });
     const signed = reservation.value;
-    await broadcastReserved(reservation, () => broadcast(node, signed, keccak256(signed)));
+    await broadcastReserved(reservation, () => broadcast(services, node, describeSigned(signed, account.address)));
     return { planned, signed };
   });
   const summary = describeSigned(signed, account.address);

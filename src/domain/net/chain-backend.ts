@@ -6,6 +6,24 @@ export type WatchedAddress = { address: string; script: Uint8Array };
 
 export type AddressBalance = { confirmed: bigint; unconfirmed: bigint };
 
+/** One transaction of a wallet's history, as the backend sees it from the wallet's addresses. */
+export type HistoryTx = {
+  txid: string;
+  /** Its block height; null while in the mempool. */
+  height: number | null;
+  /** Its block's time (or when the mempool saw it), Unix seconds; null when the backend does not say. */
+  time: number | null;
+  /** What it did to the wallet: received minus spent, in duffs (negative when it paid out). */
+  net: bigint;
+  /** Whether it spent coins of the wallet (the wallet sent it). */
+  spent: boolean;
+  /** Its fee in duffs, when the backend tells it and the wallet paid it; else null. */
+  fee: bigint | null;
+};
+
+/** A page of a wallet's history, newest first, and how many transactions there are in all. */
+export type HistoryPage = { total: number; txs: HistoryTx[] };
+
 /** Called as a long operation advances (address discovery, a scan): done of total, and what. */
 export type ProgressReporter = (done: number, total: number | undefined, message: string) => void;
 
@@ -43,6 +61,16 @@ export interface CoreChainBackend {
   prevout(txid: string, vout: number, signal?: AbortSignal): Promise<{ amount: bigint } | undefined>;
   /** Broadcasts a signed transaction; resolves to its txid. */
   broadcast(hex: string, signal?: AbortSignal): Promise<string>;
+  /**
+   * The transactions touching the addresses, newest first (the mempool's before the blocks'),
+   * `limit` of them from `offset`. A backend that keeps no history per address refuses
+   * (`BACKEND_INVALID`, naming what it lacks).
+   */
+  history(
+    addresses: readonly WatchedAddress[],
+    page: { offset: number; limit: number },
+    signal?: AbortSignal,
+  ): Promise<HistoryPage>;
   /** What "used" can see: full history, or only current unspent outputs. */
   readonly historyKind: () => Promise<'history' | 'unspent-only'>;
 }

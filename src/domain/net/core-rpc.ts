@@ -8,7 +8,7 @@ import { dashToDuffs } from '../core/amount.js';
 import { COINBASE_MATURITY } from '../core/params.js';
 import type { Utxo } from '../core/transaction.js';
 import { WalletError } from '../errors.js';
-import type { AddressBalance, CoreChainBackend, WatchedAddress } from './chain-backend.js';
+import type { AddressBalance, CoreChainBackend, HistoryPage, HistoryTx, WatchedAddress } from './chain-backend.js';
 import { httpJson } from './http.js';
 
 /** A node's JSON-RPC error: the node answered, and said no. */
@@ -53,6 +53,9 @@ const AddressMempoolDelta = z.object({
 });
 const AddressBalanceReply = z.object({ balance: z.int(), received: z.int() });
 const AddressDelta = z.object({ address: z.string(), satoshis: z.int() });
+const HistoryDelta = z.object({ txid: z.string(), satoshis: z.int(), height: z.int(), blockindex: z.int() });
+const HistoryMempoolDelta = z.object({ txid: z.string(), satoshis: z.int(), timestamp: z.int() });
+const BlockHeader = z.object({ time: z.int() });
 const ScanResult = z.object({
   success: z.boolean(),
   height: z.int().optional(),
@@ -296,6 +299,67 @@ export class CoreRpcBackend implements CoreChainBackend {
       return new Set([...deltas, ...mempool].map((delta) => delta.address));
     }
     return new Set((await this.utxos(addresses, signal)).map((utxo) => utxo.address));
+  }
+
+  /**
+   * The history from the address index: `getaddressdeltas` (every confirmed credit and debit of the
+   * addresses) and `getaddressmempool`, summed per transaction; block times from `getblockhash` and
+   * `getblockheader`, asked only for the page's blocks. The index carries no fee: `fee` is null.
+   */
+  async history(
+    addresses: readonly WatchedAddress[],
+    page: { offset: number; limit: number },
+    signal?: AbortSignal,
+  ): Promise<HistoryPage> {
+    if (!(await this.hasAddressIndex())) {
+      throw new WalletError(
+        'BACKEND_INVALID',
+        `${this.endpoint} has no address index: it cannot list a wallet's transactions.`,
+        {
+          hint: `Run Dash Core with addressindex=1 (a reindex), or set the network's endpoint to an Insight explorer (insight+https://…); network_info shows the endpoints.`,
+        },
+      );
+    }
+    if (addresses.length === 0) return { total: 0, txs: [] };
+    const names = { addresses: addresses.map((watched) => watched.address) };
+    const [deltas, mempool] = await Promise.all([
+      this.call('getaddressdeltas', [names], z.array(HistoryDelta), { signal }),
+      this.call('getaddressmempool', [names], z.array(HistoryMempoolDelta), { signal }),
+    ]);
+    type Row = HistoryTx & { blockIndex: number };
+    const rows = new Map<string, Row>();
+    const add = (txid: string, satoshis: number, at: Pick<Row, 'height' | 'time' | 'blockIndex'>) => {
+      const row = rows.get(txid) ?? { txid, net: 0n, spent: false, fee: null, ...at };
+      row.net += BigInt(satoshis);
+      if (satoshis < 0) row.spent = true;
+      rows.set(txid, row);
+    };
+    for (const delta of deltas)
+      add(delta.txid, delta.satoshis, { height: delta.height, time: null, blockIndex: delta.blockindex });
+    for (const delta of mempool) {
+      if (!rows.has(delta.txid) || rows.get(delta.txid)?.height === null)
+        add(delta.txid, delta.satoshis, { height: null, time: delta.timestamp, blockIndex: 0 });
+    }
+    const sorted = [...rows.values()].sort(
+      (a, b) =>
+        (b.height ?? Number.MAX_SAFE_INTEGER) - (a.height ?? Number.MAX_SAFE_INTEGER) ||
+        (b.time ?? 0) - (a.time ?? 0) ||
+        b.blockIndex - a.blockIndex ||
+        (a.txid < b.txid ? -1 : 1),
+    );
+    const shown = sorted.slice(page.offset, page.offset + page.limit);
+    const times = new Map<number, number>();
+    for (const height of new Set(shown.flatMap((row) => (row.height === null ? [] : [row.height])))) {
+      const hash = await this.call('getblockhash', [height], z.string(), { signal });
+      times.set(height, (await this.call('getblockheader', [hash, true], BlockHeader, { signal })).time);
+    }
+    return {
+      total: sorted.length,
+      txs: shown.map(({ blockIndex: _blockIndex, ...row }) => ({
+        ...row,
+        time: row.height === null ? row.time : (times.get(row.height) ?? null),
+      })),
+    };
   }
 
   async feeRate(signal?: AbortSignal): Promise<bigint | undefined> {

@@ -6,7 +6,7 @@ import { dashToDuffs } from '../core/amount.js';
 import type { Utxo } from '../core/transaction.js';
 import { clipForDisplay } from '../../shared/text.js';
 import { WalletError } from '../errors.js';
-import type { AddressBalance, CoreChainBackend, WatchedAddress } from './chain-backend.js';
+import type { AddressBalance, CoreChainBackend, HistoryPage, WatchedAddress } from './chain-backend.js';
 import { httpJson } from './http.js';
 
 const InsightUtxo = z.object({
@@ -31,8 +31,28 @@ const InsightTx = z.object({
   ),
 });
 const InsightSend = z.object({ txid: z.string() });
+const InsightHistory = z.object({
+  totalItems: z.int(),
+  items: z.array(
+    z.object({
+      txid: z.string(),
+      vin: z.array(z.object({ addr: z.string().nullable().optional(), valueSat: z.int().nullable().optional() })),
+      vout: z.array(
+        z.object({
+          value: z.union([z.string(), z.number()]),
+          scriptPubKey: z.object({ addresses: z.array(z.string()).optional() }),
+        }),
+      ),
+      blockheight: z.int(),
+      time: z.int().optional(),
+      fees: z.union([z.number(), z.string()]).optional(),
+    }),
+  ),
+});
 
 const ADDRESS_BATCH = 20;
+/** The most transactions an explorer returns per request (dashcore-node's maxTransactionHistory). */
+export const HISTORY_PAGE_MAX = 50;
 const PARALLEL_REQUESTS = 4;
 
 /**
@@ -115,6 +135,47 @@ export class InsightBackend implements CoreChainBackend {
     return new Set(
       [...infos].filter(([, info]) => info.txApperances + info.unconfirmedTxApperances > 0).map(([address]) => address),
     );
+  }
+
+  /**
+   * The explorer's transactions of several addresses (`POST /addrs/txs`, all addresses in one body
+   * so that one ordering covers them), newest first; the net amount summed from the inputs and
+   * outputs that are the wallet's, the fee as the explorer computed it.
+   */
+  async history(
+    addresses: readonly WatchedAddress[],
+    page: { offset: number; limit: number },
+    signal?: AbortSignal,
+  ): Promise<HistoryPage> {
+    if (addresses.length === 0) return { total: 0, txs: [] };
+    const own = new Set(addresses.map((watched) => watched.address));
+    const limit = Math.min(page.limit, HISTORY_PAGE_MAX);
+    const reply = await this.request(
+      'POST',
+      '/addrs/txs',
+      InsightHistory,
+      { addrs: [...own].join(','), from: page.offset, to: page.offset + limit },
+      signal,
+    );
+    return {
+      total: reply.totalItems,
+      txs: reply.items.map((tx) => {
+        const spentIn = tx.vin.filter((input) => input.addr != null && own.has(input.addr));
+        const received = tx.vout
+          .filter((output) => (output.scriptPubKey.addresses ?? []).some((address) => own.has(address)))
+          .reduce((sum, output) => sum + dashToDuffs(output.value), 0n);
+        const spentSum = spentIn.reduce((sum, input) => sum + BigInt(input.valueSat ?? 0), 0n);
+        const spent = spentIn.length > 0;
+        return {
+          txid: tx.txid,
+          height: tx.blockheight >= 0 ? tx.blockheight : null,
+          time: tx.time ?? null,
+          net: received - spentSum,
+          spent,
+          fee: spent && tx.fees !== undefined ? dashToDuffs(tx.fees) : null,
+        };
+      }),
+    };
   }
 
   async feeRate(signal?: AbortSignal): Promise<bigint | undefined> {

@@ -53,14 +53,14 @@ export const evmMessageVerify = defineTool({
     'Example: wallet evm-message-verify --address 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 --message "I own this" --signature <0x… from evm-message-sign>',
   ].join('\n'),
   input: z.strictObject({
-    address: EvmAddress.describe('The claimed signer.'),
+    address: EvmAddress.describe("The claimed signer. An address, or a keystore account's alias."),
     message: Message,
     signature: Signature,
   }),
   output: z.object({ valid: z.boolean().describe('Whether the address signed exactly this message.') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async ({ address, message, signature }) => ({
-    valid: await (await messages()).verifyMessage({ address, message, signature }),
+  handler: async ({ address, message, signature }, { services }) => ({
+    valid: await (await messages()).verifyMessage(services, { address, message, signature }),
   }),
 });
 

@@ -135,7 +135,9 @@ export const evmTxCreate = defineTool({
   ].join('\n'),
   input: z.strictObject({
     address: EvmAddress.describe('The sender. Any address, or the alias of a keystore account.'),
-    to: EvmAddress.optional().describe('The recipient or contract called; omit to deploy a contract.'),
+    to: EvmAddress.optional().describe(
+      "The recipient or contract called; omit to deploy a contract. An address, or a keystore account's alias.",
+    ),
     value_wei: Wei.default('0').describe('Value in wei (digits); 0 when omitted.'),
     data: HexData.optional(),
     network: RequiredEvmNetwork,
@@ -355,7 +357,7 @@ export const evmFundsSend = defineTool({
   ].join('\n'),
   input: z.strictObject({
     address: From,
-    to: EvmAddress.describe('Recipient or contract called.'),
+    to: EvmAddress.describe("Recipient or contract called. An address, or a keystore account's alias."),
     value_wei: Wei.describe('Value in wei (digits).'),
     data: HexData.optional(),
     network: RequiredEvmNetwork,
@@ -415,7 +417,7 @@ export const evmFundsSend = defineTool({
     from: output?.from ?? input.address,
     amount: input.value_wei,
     unit: 'wei',
-    recipient: input.to,
+    recipient: output?.to ?? input.to,
     hash: output?.hash ?? undefined,
     dry_run: input.dry_run || undefined,
   }),
