@@ -146,6 +146,7 @@ describe('policy rules', () => {
     maxFee: null,
     autonomy: null,
     tokens: new Map(),
+    allowedHosts: null,
     ledger: 'chain-31337',
   };
 
@@ -181,6 +182,7 @@ describe('the spend ledger', () => {
     maxFee: null,
     autonomy: null,
     tokens: new Map(),
+    allowedHosts: null,
     ledger: 'regtest',
   };
   const ledger = () => new SpendLedger(home, 'core', 'regtest');
