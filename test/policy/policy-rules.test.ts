@@ -430,6 +430,22 @@ describe('the audit line holds only values that validated', () => {
     for (const secret of [KEY.slice(2), WIF, XPRV, 'test test']) assert.ok(!text.includes(secret), secret);
   });
 
+  it('a host is a host name or an IP address, never a URL nor a key split into labels', () => {
+    for (const host of ['api.example.com', '127.0.0.1', '::1', 'localhost']) {
+      assert.deepEqual(auditableFields({ host }), { host }, host);
+    }
+    const key = KEY.slice(2).toLowerCase();
+    for (const host of [
+      'https://api.example.com/report?key=1',
+      `${key.slice(0, 32)}.${key.slice(32)}`,
+      `${key.slice(0, 20)}.${key.slice(20, 40)}.${key.slice(40)}.example.com`,
+      PHRASE,
+      WIF,
+    ]) {
+      assert.deepEqual(auditableFields({ host }), { host: INVALID_AUDIT_VALUE }, host);
+    }
+  });
+
   it('a Dash recipient must decode as a Dash address: a WIF-length or bad-checksum text does not', () => {
     const badChecksum = `${TESTNET_ADDRESS.slice(0, -1)}${TESTNET_ADDRESS.endsWith('1') ? '2' : '1'}`;
     assert.deepEqual(auditableFields({ recipient: badChecksum }), { recipient: INVALID_AUDIT_VALUE });
