@@ -12,10 +12,12 @@ import { createAdaptorServer } from '@hono/node-server';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import { x402ResourceServer, type FacilitatorClient } from '@x402/core/server';
-import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import type { Network, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
+import { ExactEvmSchemeV1 as ExactEvmFacilitatorSchemeV1 } from '@x402/evm/exact/v1/facilitator';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
+import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
 import { paymentMiddleware } from '@x402/hono';
 import { Hono, type Context } from 'hono';
 import { createWalletClient, defineChain, http, publicActions, type Address } from 'viem';
@@ -54,8 +56,11 @@ export async function startX402Server(
   node: AnvilNode,
   routes: {
     paid: Record<string, PaidRoute>;
-    /** Routes answered by hand (free ones, redirects, malformed requirements). */
-    raw?: Record<string, (c: Context) => Response | Promise<Response>>;
+    /**
+     * Routes answered by hand (free ones, redirects, malformed requirements, x402 version 1),
+     * with the facilitator at hand.
+     */
+    raw?: Record<string, (c: Context, facilitator: x402Facilitator) => Response | Promise<Response>>;
   },
 ): Promise<X402Server> {
   const network = `eip155:${node.chainId}` as const;
@@ -77,6 +82,11 @@ export async function startX402Server(
     getCode: (args) => viemClient.getCode(args),
   });
   const facilitator = new x402Facilitator().register(network, new ExactEvmFacilitatorScheme(signer));
+  // x402 version 1 names networks; the chain's names, if it has any (84532: base-sepolia).
+  const v1Names = Object.entries(EVM_NETWORK_CHAIN_ID_MAP)
+    .filter(([, id]) => id === node.chainId)
+    .map(([name]) => name);
+  if (v1Names.length > 0) facilitator.registerV1(v1Names as Network[], new ExactEvmFacilitatorSchemeV1(signer));
   let settled = 0;
   facilitator.onAfterSettle(async () => {
     settled++;
@@ -113,7 +123,7 @@ export async function startX402Server(
   for (const [path, route] of Object.entries(routes.paid)) {
     app.get(path, (c) => c.json({ resource: path, content: route.body }));
   }
-  for (const [path, handler] of Object.entries(routes.raw ?? {})) app.all(path, handler);
+  for (const [path, handler] of Object.entries(routes.raw ?? {})) app.all(path, (c) => handler(c, facilitator));
 
   const server = createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' });
   await new Promise<void>((resolve, reject) => {
