@@ -133,6 +133,11 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
         '/to-private': (c) => c.redirect('https://10.20.30.40/report', 302),
         '/to-metadata': (c) => c.redirect('http://169.254.169.254/latest/meta-data', 302),
         '/to-report': (c) => c.redirect('/report', 307),
+        // Asks a valid price, then answers the paid request with redirects to itself, for ever.
+        '/pay-then-loop': (c) =>
+          c.req.header('PAYMENT-SIGNATURE')
+            ? c.redirect('/pay-then-loop', 307)
+            : paymentRequiredAnswer(c.req.url, [requirement({})]),
       },
     });
     home = tempHome();
@@ -281,6 +286,21 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
     await refusedWith(() => fetchAs(owner, '/to-private'), 'POLICY_VIOLATION', /10\.20\.30\.40, a private/);
     await refusedWith(() => fetchAs(owner, '/to-metadata'), 'INVALID_PARAM', /must be an https URL/);
     await refusedWith(() => fetchAs(owner, '/big-402'), 'BACKEND_INVALID', /body over 65536 bytes/);
+  });
+
+  it('a paid request that then fails says the payment was signed and may be settled', async () => {
+    const error = await fetchAs(owner, '/pay-then-loop').then(
+      () => assert.fail('expected a failure'),
+      (failure: unknown) => failure,
+    );
+    assert.ok(error instanceof ToolFailure, String(error));
+    assert.equal(error.code, 'BACKEND_INVALID');
+    assert.match(
+      error.message,
+      new RegExp(
+        `A payment of ${CENT} base units of token ${token} to ${PAYEE} was signed and sent to http://127\\.0\\.0\\.1:\\d+, but the request failed \\(.*redirected more than 5 times`,
+      ),
+    );
   });
 
   it('an agent pays alone within its autonomy; above it, only once the owner approved, once', async () => {

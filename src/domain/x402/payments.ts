@@ -120,6 +120,8 @@ export async function fetchPaid(
   const x402Networks = x402NetworksOf(network.chainId);
 
   let planned: X402Payment | undefined;
+  /** A payment was signed (and so may be settled by whoever holds it). */
+  let signed = false;
   /** The wallet's own refusal raised inside the x402 client, which would wrap it in a plain Error. */
   let refusal: WalletError | undefined;
   const signer = {
@@ -134,13 +136,14 @@ export async function fetchPaid(
         if (!planned)
           throw new WalletError('INTERNAL', 'The x402 client asked for a signature before a price was chosen.');
         checkAuthorization(typedData as unknown as TypedDataInput, planned, account.address, network.chainId);
-        const signed = await signTypedData(services, {
+        const { signature } = await signTypedData(services, {
           from: account.address,
           network: request.network,
           typedData: typedData as unknown as TypedData,
           authority: request.authority,
         });
-        return signed.signature;
+        signed = true;
+        return signature;
       } catch (error) {
         refusal = error instanceof WalletError ? error : refusal;
         throw error;
@@ -229,6 +232,7 @@ export async function fetchPaid(
     response = await paying(url, { method: 'GET' });
   } catch (error) {
     if (error instanceof PriceSeen) return { ...base, answer: null, payment: error.payment };
+    if (signed && planned) throw paidButFailed(planned, url, error);
     if (error instanceof WalletError) throw error;
     if (refusal) throw refusal;
     throw new WalletError(
@@ -257,6 +261,25 @@ export async function fetchPaid(
   }
   const hash = settlement && /^0x[0-9a-fA-F]{64}$/.test(settlement.transaction) ? settlement.transaction : null;
   return { ...base, answer, payment: { ...planned, hash, settled: settlement?.success === true && hash !== null } };
+}
+
+/**
+ * The failure of a request sent with a signed payment: the payment may have been settled all the
+ * same (the server or anyone holding the signature can settle it until it expires), so the error
+ * says what was signed, keeping the code of what failed.
+ */
+function paidButFailed(payment: X402Payment, url: URL, error: unknown): WalletError {
+  const code = error instanceof WalletError ? error.code : 'BACKEND_INVALID';
+  // Our own message is one line that quotes no secret; another library's is cut short.
+  const why = (error instanceof WalletError ? error.message : firstLine(error)).replace(/\.$/, '');
+  return new WalletError(
+    code,
+    `A payment of ${payment.amount} base units of token ${payment.asset} to ${payment.payee} was signed and sent to ${shownUrl(url)}, but the request failed (${why}); the payment may be settled all the same.`,
+    {
+      hint: 'evm_balance_get with token shows whether it was paid; the signature expires within the time the server asked for.',
+      cause: error,
+    },
+  );
 }
 
 /** The x402 names of a chain id: `eip155:<id>` (v2) and its v1 names, if any. */
