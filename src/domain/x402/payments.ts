@@ -67,7 +67,7 @@ export type PaidFetch = {
 };
 
 /** The longest an authorization may stay valid: a server asking for longer is refused. */
-export const MAX_AUTHORIZATION_SECONDS = 3600;
+const MAX_AUTHORIZATION_SECONDS = 3600;
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
