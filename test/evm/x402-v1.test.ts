@@ -74,7 +74,13 @@ describe('evm_x402_fetch with x402 version 1 (anvil as base-sepolia)', () => {
     home = tempHome();
     writeFileSync(
       join(home, 'config.json'),
-      JSON.stringify({ evm: { networks: { 'base-sepolia': { url: node.url, chain_id: BASE_SEPOLIA } } } }),
+      JSON.stringify({
+        evm: {
+          networks: {
+            'base-sepolia': { url: node.url, chain_id: BASE_SEPOLIA, policy: { allowed_hosts: ['127.0.0.1'] } },
+          },
+        },
+      }),
     );
     owner = await localServer({ env: { WALLET_HOME: home }, passphrase: PASSPHRASE });
     await owner.call('core_wallet_import', {

@@ -149,6 +149,8 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
             local: {
               policy: {
                 allowed_recipients: [PAYEE],
+                // The resource server runs on this machine: loopback is fetched only when listed.
+                allowed_hosts: ['127.0.0.1'],
                 autonomous: { max_per_tx_wei: '0', max_per_24h_wei: '0' },
                 tokens: {
                   [token.toLowerCase()]: {

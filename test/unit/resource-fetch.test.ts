@@ -75,9 +75,15 @@ describe('resource fetch rules', () => {
     );
   });
 
-  it('refuses, before any request, what is neither https nor a loopback http URL', () => {
-    const check = (url: string, from?: string) =>
-      code(() => checkResourceUrl(new URL(url), rules(), from ? new URL(from) : undefined));
+  it('refuses, before any request, what is neither https nor a listed loopback http URL', () => {
+    const loopbackListed = rules({ allowedHosts: null });
+    const check = (url: string, from?: string) => {
+      const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+      // Every public host is allowed (no allowlist) except loopback, listed only where named.
+      const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
+      const these = loopback ? rules({ allowedHosts: new Set([host]) }) : loopbackListed;
+      return code(() => checkResourceUrl(new URL(url), these, from ? new URL(from) : undefined));
+    };
     assert.equal(check('http://example.com/report'), 'INVALID_PARAM');
     assert.equal(check('file:///etc/passwd'), 'INVALID_PARAM');
     assert.equal(check('ftp://example.com/x'), 'INVALID_PARAM');
@@ -90,6 +96,16 @@ describe('resource fetch rules', () => {
     }
     assert.equal(check('http://127.0.0.1/', 'https://example.com/'), 'POLICY_VIOLATION', 'no redirect into loopback');
     assert.equal(check('http://localhost/', 'http://127.0.0.1/'), 'ok', 'loopback to loopback');
+    assert.equal(
+      code(() => checkResourceUrl(new URL('http://127.0.0.1:8080/'), rules())),
+      'POLICY_VIOLATION',
+      'loopback only when the policy lists it',
+    );
+    assert.equal(
+      code(() => checkResourceUrl(new URL('http://127.0.0.1/'), rules({ allowedHosts: new Set(['localhost']) }))),
+      'POLICY_VIOLATION',
+      'listed by another name',
+    );
     const listed = rules({ allowedHosts: new Set(['api.example.com']) });
     assert.equal(
       code(() => checkResourceUrl(new URL('https://API.example.com./x'), listed)),
@@ -120,7 +136,11 @@ describe('resource fetch rules', () => {
     });
     after(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const get = (url: string, overrides: Partial<FetchRules> = {}) =>
-      fetchUnderRules(new URL(url), { method: 'GET', headers: new Headers(), body: undefined }, rules(overrides));
+      fetchUnderRules(
+        new URL(url),
+        { method: 'GET', headers: new Headers(), body: undefined },
+        rules({ allowedHosts: new Set(['127.0.0.1', 'localhost', 'rebound.example']), ...overrides }),
+      );
     const failure = (promise: Promise<unknown>) =>
       promise.then(
         () => 'ok',

@@ -6,10 +6,10 @@ import { WalletError } from '../errors.js';
 
 /**
  * What a tool may fetch for an agent: the rules of docs/X402.md. `https` only, except a URL that
- * itself names a loopback host (local development); an optional host allowlist; no private,
- * link-local or otherwise non-public address, checked on the address each connection really uses
- * (so DNS cannot point a public name at the machine's own services); redirects followed under the
- * same rules; a bounded body and time.
+ * itself names a loopback host the policy lists (local development); an optional host allowlist;
+ * no private, link-local or otherwise non-public address, checked on the address each connection
+ * really uses (so DNS cannot point a public name at the machine's own services); redirects followed
+ * under the same rules; a bounded body and time.
  */
 export type FetchRules = {
   /** Host names the policy allows (lower case), or null: any public host. */
@@ -119,8 +119,9 @@ function namesLoopback(host: string): boolean {
 
 /**
  * Refuses a URL the rules do not let the wallet fetch, before any request: not `https` (or
- * `http` to a loopback host), user name or password in it, a host off the allowlist, a private or
- * link-local address written in it, or a redirect from another host to a loopback one.
+ * `http` to a loopback host), user name or password in it, a private or link-local address written
+ * in it, a redirect from another host to a loopback one, a loopback host the allowlist does not
+ * name, or any host off the allowlist when there is one.
  */
 export function checkResourceUrl(url: URL, rules: FetchRules, redirectedFrom?: URL): void {
   const what = redirectedFrom ? `a redirect of resource_url (to ${shownUrl(url)})` : 'resource_url';
@@ -144,6 +145,16 @@ export function checkResourceUrl(url: URL, rules: FetchRules, redirectedFrom?: U
       `Refused: ${shownUrl(redirectedFrom)} redirects to a loopback host; only a URL that names one itself may reach this machine. Nothing was signed or sent.`,
     );
   }
+  if (isIP(host) !== 0 && !loopback && !isPublicAddress(host)) throw privateAddress(url, host);
+  // This machine's own services are private too: reached only for local development, when the
+  // owner lists the loopback host.
+  if (loopback && !rules.allowedHosts?.has(host)) {
+    throw new WalletError(
+      'POLICY_VIOLATION',
+      `Refused by policy ${rules.allowedHostsRule}: ${host} is this machine, and a loopback host is fetched only when listed there (local development). Nothing was signed or sent.`,
+      { hint: `For local development, add "${host}" to allowed_hosts in the config file.` },
+    );
+  }
   if (rules.allowedHosts && !rules.allowedHosts.has(host)) {
     throw new WalletError(
       'POLICY_VIOLATION',
@@ -151,13 +162,12 @@ export function checkResourceUrl(url: URL, rules: FetchRules, redirectedFrom?: U
       { hint: 'Fetch from a listed host, or add this one to allowed_hosts in the config file if you trust it.' },
     );
   }
-  if (isIP(host) !== 0 && !loopback && !isPublicAddress(host)) throw privateAddress(url, host);
 }
 
 function privateAddress(url: URL, address: string): WalletError {
   return new WalletError(
     'POLICY_VIOLATION',
-    `Refused: ${hostOf(url)} is at ${address}, a private, link-local or reserved address; the wallet fetches only from public hosts (and from loopback for a URL that names it). Nothing was signed or sent.`,
+    `Refused: ${hostOf(url)} is at ${address}, a private, link-local or reserved address; the wallet fetches only from public hosts (and from a listed loopback host a URL names). Nothing was signed or sent.`,
   );
 }
 
