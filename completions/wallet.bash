@@ -440,6 +440,15 @@ flag	evm-typed-data-sign	--args-json	text	The whole argument object as JSON; '\'
 flag	evm-typed-data-sign	--address	text	The signing account. A keystore address or alias.
 flag	evm-typed-data-sign	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
 flag	evm-typed-data-sign	--typed-data	text	The EIP-712 typed data to sign. {domain, types, primaryType, message}, as eth_signTypedData_v4 take…
+cmd	-	evm-x402-fetch	globals	Fetch a URL, pay its x402 price
+flag	evm-x402-fetch	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-x402-fetch	--address	text	The paying account. A keystore address or alias.
+flag	evm-x402-fetch	--resource-url	text	The URL to fetch (GET): https, or http for a loopback host the policy lists.
+flag	evm-x402-fetch	--token	text	The token to pay with: an EIP-3009 token such as USDC; the price must be in it.
+flag	evm-x402-fetch	--max-price	text	The most to pay, in token base units (digits): 0.01 of a 6-decimal token (USDC) is 10000.
+flag	evm-x402-fetch	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+flag	evm-x402-fetch	--dry-run	none	Price only. Fetch once unpaid; sign and pay nothing.
+flag	evm-x402-fetch	--no-dry-run	none	Price only. Fetch once unpaid; sign and pay nothing.
 '
 
 # The data directory, as wallet resolves it: $WALLET_HOME, else the platform's user data dir.

@@ -22,6 +22,7 @@ import { evmTxsList } from './evm/history.js';
 import { evmMessageSign, evmMessageVerify, evmTypedDataSign } from './evm/messages.js';
 import { evmTokenTransfer } from './evm/tokens.js';
 import { evmFundsSend, evmTxCreate, evmTxGet, evmTxSend, evmTxSign } from './evm/transactions.js';
+import { evmX402Fetch } from './evm/x402.js';
 
 /** Every tool of the wallet. Adding a tool is one line here. */
 export const ALL_TOOLS: readonly AnyTool[] = [
@@ -65,6 +66,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   evmMessageSign,
   evmMessageVerify,
   evmTypedDataSign,
+  evmX402Fetch,
 ];
 
 export type ServedToolsOptions = {

@@ -45,6 +45,8 @@ const OBJECT_GROUPS: Readonly<Record<string, Readonly<Record<string, string>>>> 
     token: 'tx',
     message: 'message',
     typed: 'message',
+    // An x402 payment is a signed EIP-3009 authorization, as evm_typed_data_sign signs one.
+    x402: 'message',
   },
 };
 

@@ -17,6 +17,7 @@ const RUNNER = join(ROOT, 'build', 'test', 'helpers', 'bundle-inits.js');
 const EVM_LIBRARIES = /^node_modules\/(viem|ox|abitype)\//;
 const DASH_TX_LIBRARY = /^node_modules\/@scure\/btc-signer\//;
 const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
+const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
 
 describe('start-up: a command initialises only the modules it uses', () => {
   let home: string;
@@ -40,13 +41,14 @@ describe('start-up: a command initialises only the modules it uses', () => {
   });
   after(() => rmSync(home, { recursive: true, force: true }));
 
-  function initialised(args: string[]): string[] {
+  /** The modules a command initialised; it must succeed unless `refused` (the exit code it ends with). */
+  function initialised(args: string[], refused?: number): string[] {
     const run = spawnSync(process.execPath, [RUNNER, BUNDLE, ...args], {
       env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' },
       encoding: 'utf8',
       timeout: 60_000,
     });
-    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.status, refused ?? 0, run.stderr);
     const line = run.stderr.split('\n').find((text) => text.startsWith(INITS_MARKER));
     assert.ok(line, `no ${INITS_MARKER.trim()} line: ${run.stderr}`);
     return JSON.parse(line.slice(INITS_MARKER.length)) as string[];
@@ -59,6 +61,41 @@ describe('start-up: a command initialises only the modules it uses', () => {
       'viem not seen: the probe misses modules',
     );
     assert.ok(modules.some((path) => path.startsWith('dist/mcp/server.js')));
+  });
+
+  it('initialises the x402 packages only for evm_x402_fetch', () => {
+    // Refused for its http URL, after the tool loaded its domain module: the probe sees x402 there.
+    const fetching = initialised(
+      [
+        'evm-x402-fetch',
+        '--address',
+        'nobody',
+        '--resource-url',
+        'http://example.com/report',
+        '--token',
+        '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+        '--max-price',
+        '1',
+        '--network',
+        'local',
+        '--yes',
+      ],
+      2,
+    );
+    assert.ok(
+      fetching.some((path) => X402.test(path)),
+      'x402 not seen: the probe misses modules',
+    );
+    for (const args of [
+      ['evm-accounts-list', '--json'],
+      ['network-info', '--json'],
+    ]) {
+      assert.deepEqual(
+        initialised(args).filter((path) => X402.test(path)),
+        [],
+        args[0],
+      );
+    }
   });
 
   for (const args of [

@@ -146,6 +146,7 @@ describe('policy rules', () => {
     maxFee: null,
     autonomy: null,
     tokens: new Map(),
+    allowedHosts: null,
     ledger: 'chain-31337',
   };
 
@@ -181,6 +182,7 @@ describe('the spend ledger', () => {
     maxFee: null,
     autonomy: null,
     tokens: new Map(),
+    allowedHosts: null,
     ledger: 'regtest',
   };
   const ledger = () => new SpendLedger(home, 'core', 'regtest');
@@ -426,6 +428,22 @@ describe('the audit line holds only values that validated', () => {
     });
     const text = JSON.stringify(line);
     for (const secret of [KEY.slice(2), WIF, XPRV, 'test test']) assert.ok(!text.includes(secret), secret);
+  });
+
+  it('a host is a host name or an IP address, never a URL nor a key split into labels', () => {
+    for (const host of ['api.example.com', '127.0.0.1', '::1', 'localhost']) {
+      assert.deepEqual(auditableFields({ host }), { host }, host);
+    }
+    const key = KEY.slice(2).toLowerCase();
+    for (const host of [
+      'https://api.example.com/report?key=1',
+      `${key.slice(0, 32)}.${key.slice(32)}`,
+      `${key.slice(0, 20)}.${key.slice(20, 40)}.${key.slice(40)}.example.com`,
+      PHRASE,
+      WIF,
+    ]) {
+      assert.deepEqual(auditableFields({ host }), { host: INVALID_AUDIT_VALUE }, host);
+    }
   });
 
   it('a Dash recipient must decode as a Dash address: a WIF-length or bad-checksum text does not', () => {

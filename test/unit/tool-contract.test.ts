@@ -277,6 +277,7 @@ const EXPECTED_FLAGS: Record<string, string> = {
   evm_message_sign: 'I',
   evm_message_verify: 'R I',
   evm_typed_data_sign: 'D I N',
+  evm_x402_fetch: 'D W N',
 };
 
 describe('wallet tool annotations (the design contract)', () => {

@@ -75,6 +75,11 @@ const TokenPolicyConfig = z.strictObject({
   unlimited_spenders: z.array(EvmPolicyAddress).optional(),
 });
 
+/** A host name `evm_x402_fetch` may request, as a URL writes it (no scheme, port or path). */
+const HostName = z
+  .string()
+  .regex(/^(?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}$|^[0-9a-fA-F:]+$/, 'a host name, e.g. "api.example.com"');
+
 /** The spending policy of one EVM network: see docs/POLICY.md. */
 const EvmPolicy = z.strictObject({
   max_per_tx_wei: WeiAmount.optional(),
@@ -88,6 +93,7 @@ const EvmPolicy = z.strictObject({
     })
     .optional(),
   tokens: z.record(EvmPolicyAddress, TokenPolicyConfig).optional(),
+  allowed_hosts: z.array(HostName).optional(),
 });
 
 export type CorePolicyConfig = z.infer<ReturnType<typeof corePolicy>>;

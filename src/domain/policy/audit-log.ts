@@ -34,6 +34,8 @@ export type AuditFields = {
   signed_only?: boolean | undefined;
   /** The EIP-712 hash of signed typed data. */
   typed_data_hash?: string | undefined;
+  /** The host a resource was fetched from (`evm_x402_fetch`): a host name or an IP address, never a URL. */
+  host?: string | undefined;
   dry_run?: boolean | undefined;
   /** Who stood behind a call that ran: the owner (a human said yes) or an agent within its autonomy. */
   authority?: 'owner' | 'agent' | undefined;
@@ -76,6 +78,11 @@ const TXID = /^[0-9a-fA-F]{64}$/;
 const EVM_HASH = /^0x[0-9a-fA-F]{64}$/;
 const UNITS: readonly string[] = ['duffs', 'wei', 'token'];
 const APPROVAL_ID = /^ap-[a-z2-7]{10}$/;
+/**
+ * A lower-case host name or an IP address; one whose characters, dots left out, hold a key-shaped
+ * run (64 hex digits, 50 Base58 ones) is not written.
+ */
+const HOST_NAME = /^(?:(?:[a-z0-9-]{1,32}\.){0,8}[a-z0-9-]{1,32}|[0-9a-f:.]{2,45})$/;
 
 const isText = (value: unknown): value is string => typeof value === 'string';
 /** The keystore's alias rule: at most 32 characters, no upper case, no spaces, so never a whole key or phrase. */
@@ -103,6 +110,8 @@ const FIELD_CHECKS: { readonly [Key in keyof AuditFields]-?: (value: unknown) =>
   txid: (value) => isText(value) && TXID.test(value),
   hash: (value) => isText(value) && EVM_HASH.test(value),
   typed_data_hash: (value) => isText(value) && EVM_HASH.test(value),
+  host: (value) =>
+    isText(value) && HOST_NAME.test(value) && !/[0-9a-f]{64}|[1-9a-km-z]{50}/.test(value.replace(/[.:-]/g, '')),
   signed_only: (value) => typeof value === 'boolean',
   dry_run: (value) => typeof value === 'boolean',
   authority: (value) => value === 'owner' || value === 'agent',

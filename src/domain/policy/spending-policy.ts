@@ -26,6 +26,8 @@ export type SpendingPolicy = {
   autonomy: Autonomy | null;
   /** Per-token rules (EVM), by checksummed token address. */
   tokens: ReadonlyMap<string, TokenPolicy>;
+  /** The hosts `evm_x402_fetch` may request (lower case), or null: any public host. */
+  allowedHosts: ReadonlySet<string> | null;
   /**
    * The name of the ledger the 24-hour caps count in: one per chain, not per network name (two EVM
    * network names on one chain id share it, and their policy).
@@ -109,6 +111,7 @@ export function corePolicy(network: string, config: CorePolicyConfig | undefined
         }
       : null,
     tokens: new Map(),
+    allowedHosts: null,
     ledger: network,
   };
 }
@@ -152,6 +155,7 @@ export function evmPolicy(
         return [token, policy];
       }),
     ),
+    allowedHosts: config.allowed_hosts ? new Set(config.allowed_hosts.map((host) => host.toLowerCase())) : null,
     ledger: `chain-${chainId}`,
   };
 }

@@ -1,0 +1,498 @@
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { EVM_NETWORK_CHAIN_ID_MAP, ExactEvmSchemeV1 } from '@x402/evm/v1';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { WalletError } from '../errors.js';
+import { resolveAccount } from '../evm/accounts.js';
+import { isEvmAddress, parseEvmAddress, type EvmAddress } from '../evm/address.js';
+import { formatTokenAmount, MAX_UINT256, TOKEN_UNITS_PATTERN } from '../evm/amount.js';
+import { signTypedData, type TypedData } from '../evm/messages.js';
+import { connectEvm, evmNetwork } from '../evm/network.js';
+import { tokenMovesOfTypedData, type TypedDataInput } from '../evm/token-moves.js';
+import type { Authority } from '../policy/authority.js';
+import { checkBeforeSigning } from '../policy/spending-policy.js';
+import type { WalletServices } from '../services.js';
+import {
+  checkResourceUrl,
+  FETCH_TIMEOUT_MS,
+  fetchUnderRules,
+  hostOf,
+  MAX_BODY_BYTES,
+  MAX_REDIRECTS,
+  shownUrl,
+  type FetchedAnswer,
+  type FetchRules,
+} from './resource-fetch.js';
+
+export type PaidFetchRequest = {
+  /** The paying keystore account: address or alias. */
+  from: string;
+  resourceUrl: string;
+  /** The only token the call may pay with. */
+  token: string;
+  /** The most it may pay, in the token's base units (digits). */
+  maxPrice: string;
+  network: string;
+  dryRun: boolean;
+  authority: Authority;
+};
+
+/** What the server asked for and, unless it was a dry run, what was paid. */
+export type X402Payment = {
+  x402Version: number;
+  /** The requirement's network as x402 names it (`eip155:31337`, or a v1 name such as `base`). */
+  x402Network: string;
+  payee: EvmAddress;
+  asset: EvmAddress;
+  amount: bigint;
+  decimals: number;
+  symbol: string | null;
+  /** The settlement transaction, when the server reported one. */
+  hash: string | null;
+  /** The server said the payment settled. */
+  settled: boolean;
+};
+
+export type PaidFetch = {
+  from: EvmAddress;
+  network: string;
+  chainId: number;
+  /** The host of resource_url. */
+  host: string;
+  /** The answer; null for a dry run that stopped at the price. */
+  answer: FetchedAnswer | null;
+  /** Null when the resource asked for no payment. */
+  payment: X402Payment | null;
+};
+
+/** The longest an authorization may stay valid: a server asking for longer is refused. */
+const MAX_AUTHORIZATION_SECONDS = 3600;
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/** A requirement the call may pay, or why not; `rank` says how close it came (the refusal shown is the closest one's). */
+type Verdict =
+  { ok: true; requirement: PaymentRequirements; amount: bigint } | { ok: false; rank: number; error: WalletError };
+
+/** Thrown through the x402 client to end a dry run at the price, before anything is signed. */
+class PriceSeen extends Error {
+  constructor(readonly payment: X402Payment) {
+    super('dry run: stopped before signing');
+  }
+}
+
+/**
+ * Fetches `resourceUrl` for the caller and, when it answers `402 Payment Required` (x402, version
+ * 2 or 1), pays one of its requirements with a keystore account and fetches it again with the
+ * payment attached, through the official x402 client (`@x402/fetch`, `@x402/evm`'s `exact`
+ * scheme: an EIP-3009 `transferWithAuthorization` signature that the server's facilitator settles).
+ *
+ * Before anything is signed: the URL and every redirect obey {@link FetchRules}; the requirement
+ * must be the `exact` scheme with EIP-3009 on this network's chain id, in `token`, at most
+ * `maxPrice`, to a real address, valid at most {@link MAX_AUTHORIZATION_SECONDS}; the account must
+ * hold the amount. The signature itself is `signTypedData`'s, so the policy counts it exactly as a
+ * transfer of the token to the payee (allowlist, token caps, autonomy, ledger) and refuses or asks
+ * for approval the same way. A dry run stops at the price: the request is sent once, unpaid.
+ *
+ * @example
+ * const { answer, payment } = await fetchPaid(services, { from: 'agent', resourceUrl: 'https://api.example.com/report', token: usdc, maxPrice: '10000', network: 'base', dryRun: false, authority: 'owner' });
+ */
+export async function fetchPaid(
+  services: WalletServices,
+  request: PaidFetchRequest,
+  options: { signal?: AbortSignal; lookup?: FetchRules['lookup'] } = {},
+): Promise<PaidFetch> {
+  const network = await evmNetwork(services, request.network);
+  const token = parseEvmAddress(request.token, 'token');
+  const maxPrice = parseMaxPrice(request.maxPrice);
+  const url = parseResourceUrl(request.resourceUrl);
+  const rules: FetchRules = {
+    allowedHosts: network.policy?.allowedHosts ?? null,
+    allowedHostsRule: `evm.networks.${network.network}.policy.allowed_hosts`,
+    maxBytes: MAX_BODY_BYTES,
+    timeoutMs: FETCH_TIMEOUT_MS,
+    maxRedirects: MAX_REDIRECTS,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  };
+  checkResourceUrl(url, rules);
+  const account = await resolveAccount(services, request.from);
+  const x402Networks = x402NetworksOf(network.chainId);
+
+  let planned: X402Payment | undefined;
+  /** A payment was signed (and so may be settled by whoever holds it). */
+  let signed = false;
+  /** The wallet's own refusal raised inside the x402 client, which would wrap it in a plain Error. */
+  let refusal: WalletError | undefined;
+  const signer = {
+    address: account.address,
+    signTypedData: async (typedData: {
+      domain: Record<string, unknown>;
+      types: Record<string, unknown>;
+      primaryType: string;
+      message: Record<string, unknown>;
+    }): Promise<`0x${string}`> => {
+      try {
+        if (!planned)
+          throw new WalletError('INTERNAL', 'The x402 client asked for a signature before a price was chosen.');
+        checkAuthorization(typedData as unknown as TypedDataInput, planned, account.address, network.chainId);
+        const { signature } = await signTypedData(services, {
+          from: account.address,
+          network: request.network,
+          typedData: typedData as unknown as TypedData,
+          authority: request.authority,
+        });
+        signed = true;
+        return signature;
+      } catch (error) {
+        refusal = error instanceof WalletError ? error : refusal;
+        throw error;
+      }
+    },
+  };
+  const client = new x402Client()
+    // The wallet's policy and this call's max_price bound every payment; the client's default
+    // controls (a US-dollar cap on the assets it knows) know neither.
+    .setSpendControls(false)
+    .registerPolicy((version, requirements) =>
+      requirements.filter((requirement) => verdictOf(version, requirement, token, maxPrice, x402Networks).ok),
+    )
+    .onBeforePaymentCreation(async ({ selectedRequirements }) => {
+      const chosen = planned;
+      if (!chosen || !sameRequirement(selectedRequirements, chosen)) {
+        refusal = new WalletError('INTERNAL', 'The x402 client chose another requirement than the one checked.');
+        return { abort: true, reason: refusal.message };
+      }
+      return undefined;
+    });
+  client.register(`eip155:${network.chainId}`, new ExactEvmScheme(signer));
+  for (const name of x402Networks.v1) client.registerV1(name, new ExactEvmSchemeV1(signer));
+  const http = new x402HTTPClient(client).onPaymentRequired(async ({ paymentRequired }) => {
+    const chosen = choose(paymentRequired, token, maxPrice, x402Networks, url);
+    const node = await connectEvm(services, request.network, options.signal);
+    const held = await node.token(chosen.asset, account.address);
+    if (held.balance < chosen.amount) {
+      throw new WalletError(
+        'INSUFFICIENT_FUNDS',
+        `${account.address} holds ${formatTokenAmount(held.balance, held.decimals)} ${held.symbol ?? 'tokens'} (${held.balance} base units) of token ${chosen.asset}; ${shownUrl(url)} asks ${chosen.amount}. Nothing was signed.`,
+        { hint: 'Fund the account with the token first.' },
+      );
+    }
+    const payment: X402Payment = {
+      ...chosen,
+      decimals: held.decimals,
+      symbol: held.symbol,
+      hash: null,
+      settled: false,
+    };
+    // The same rules the signature will meet (a dry run as the owner's, as evm_token_transfer's
+    // does), so a dry run is refused where the payment would be.
+    await checkBeforeSigning(services.dataDir, network.policy, {
+      amount: 0n,
+      recipients: [],
+      tokens: [
+        {
+          kind: 'transferWithAuthorization',
+          token: chosen.asset,
+          counterparty: chosen.payee,
+          role: 'recipient',
+          amount: chosen.amount,
+          unlimited: false,
+        },
+      ],
+      authority: request.dryRun ? 'owner' : request.authority,
+    });
+    if (request.dryRun) throw new PriceSeen(payment);
+    planned = payment;
+  });
+
+  let last: FetchedAnswer | undefined;
+  const paying = wrapFetchWithPayment(async (input: Request | string | URL, init?: RequestInit) => {
+    const sent = new Request(input, init);
+    const body = sent.body ? Buffer.from(await sent.arrayBuffer()) : undefined;
+    const answer = await fetchUnderRules(
+      url,
+      { method: sent.method, headers: sent.headers, body },
+      rules,
+      options.signal,
+    );
+    if (answer.status === 402 && answer.truncated) {
+      throw new WalletError(
+        'BACKEND_INVALID',
+        `${shownUrl(url)} answered 402 with a body over ${MAX_BODY_BYTES} bytes: its payment requirements were not read. Nothing was signed.`,
+      );
+    }
+    last = answer;
+    return responseOf(answer);
+  }, http);
+
+  const base = { from: account.address, network: network.network, chainId: network.chainId, host: hostOf(url) };
+  let response: Response;
+  try {
+    response = await paying(url, { method: 'GET' });
+  } catch (error) {
+    if (error instanceof PriceSeen) return { ...base, answer: null, payment: error.payment };
+    if (signed && planned) throw paidButFailed(planned, url, error);
+    if (error instanceof WalletError) throw error;
+    if (refusal) throw refusal;
+    throw new WalletError(
+      'BACKEND_INVALID',
+      `${shownUrl(url)} asked for a payment the x402 client could not read or make: ${firstLine(error)}. Nothing was signed.`,
+      { cause: error },
+    );
+  }
+  const answer = last;
+  if (!answer) throw new WalletError('INTERNAL', 'The x402 client returned no answer.');
+  if (!planned) {
+    if (answer.status === 402) {
+      throw new WalletError(
+        'BACKEND_INVALID',
+        `${shownUrl(url)} answered 402 without an x402 payment request this wallet can read. Nothing was signed.`,
+      );
+    }
+    return { ...base, answer, payment: null };
+  }
+  // The settlement receipt of a paid request (PAYMENT-RESPONSE, or X-PAYMENT-RESPONSE in v1).
+  let settlement: { success: boolean; transaction: string } | undefined;
+  try {
+    settlement = http.getPaymentSettleResponse((name) => response.headers.get(name));
+  } catch {
+    settlement = undefined;
+  }
+  const hash = settlement && /^0x[0-9a-fA-F]{64}$/.test(settlement.transaction) ? settlement.transaction : null;
+  return { ...base, answer, payment: { ...planned, hash, settled: settlement?.success === true && hash !== null } };
+}
+
+/**
+ * The failure of a request sent with a signed payment: the payment may have been settled all the
+ * same (the server or anyone holding the signature can settle it until it expires), so the error
+ * says what was signed, keeping the code of what failed.
+ */
+function paidButFailed(payment: X402Payment, url: URL, error: unknown): WalletError {
+  const code = error instanceof WalletError ? error.code : 'BACKEND_INVALID';
+  // Our own message is one line that quotes no secret; another library's is cut short.
+  const why = (error instanceof WalletError ? error.message : firstLine(error)).replace(/\.$/, '');
+  return new WalletError(
+    code,
+    `A payment of ${payment.amount} base units of token ${payment.asset} to ${payment.payee} was signed and sent to ${shownUrl(url)}, but the request failed (${why}); the payment may be settled all the same.`,
+    {
+      hint: 'evm_balance_get with token shows whether it was paid; the signature expires within the time the server asked for.',
+      cause: error,
+    },
+  );
+}
+
+/** The x402 names of a chain id: `eip155:<id>` (v2) and its v1 names, if any. */
+function x402NetworksOf(chainId: number): { v2: string; v1: string[] } {
+  const v1 = Object.entries(EVM_NETWORK_CHAIN_ID_MAP)
+    .filter(([, id]) => id === chainId)
+    .map(([name]) => name);
+  return { v2: `eip155:${chainId}`, v1 };
+}
+
+/** The requirement to pay: the first the call may pay, else the refusal of the one that came closest. */
+function choose(
+  required: PaymentRequired,
+  token: EvmAddress,
+  maxPrice: bigint,
+  networks: { v2: string; v1: string[] },
+  url: URL,
+): Omit<X402Payment, 'decimals' | 'symbol' | 'hash' | 'settled'> {
+  const verdicts = (required.accepts ?? []).map((requirement) =>
+    verdictOf(required.x402Version, requirement, token, maxPrice, networks),
+  );
+  const good = verdicts.find((verdict) => verdict.ok);
+  if (good?.ok) {
+    return {
+      x402Version: required.x402Version,
+      x402Network: good.requirement.network,
+      payee: parseEvmAddress(good.requirement.payTo, 'payTo'),
+      asset: parseEvmAddress(good.requirement.asset, 'asset'),
+      amount: good.amount,
+    };
+  }
+  const closest = verdicts.filter((verdict) => !verdict.ok).sort((a, b) => (b.ok || a.ok ? 0 : b.rank - a.rank))[0];
+  if (closest && !closest.ok) throw closest.error;
+  throw new WalletError(
+    'BACKEND_INVALID',
+    `${shownUrl(url)} answered 402 but offers no way to pay. Nothing was signed.`,
+  );
+}
+
+/**
+ * Whether the call may pay this requirement: x402's `exact` scheme with EIP-3009 (the default
+ * transfer method), on the network's chain, in `token`, at most `maxPrice`, to a real payee,
+ * valid for at most {@link MAX_AUTHORIZATION_SECONDS}.
+ */
+function verdictOf(
+  version: number,
+  requirement: PaymentRequirements,
+  token: EvmAddress,
+  maxPrice: bigint,
+  networks: { v2: string; v1: string[] },
+): Verdict {
+  const fields = requirement as PaymentRequirements & { maxAmountRequired?: unknown };
+  const refuse = (rank: number, error: WalletError): Verdict => ({ ok: false, rank, error });
+  const tail = 'Nothing was signed.';
+  if (fields.scheme !== 'exact') {
+    return refuse(
+      0,
+      new WalletError(
+        'INVALID_PARAM',
+        `The resource asks for x402 scheme ${shownWord(fields.scheme)}; this wallet pays only "exact" (EIP-3009) on EVM networks. ${tail}`,
+      ),
+    );
+  }
+  const method = fields.extra?.['assetTransferMethod'];
+  if (method !== undefined && method !== 'eip3009') {
+    return refuse(
+      1,
+      new WalletError(
+        'INVALID_PARAM',
+        `The resource asks to be paid through ${shownWord(method)}; this wallet pays only by EIP-3009 transferWithAuthorization. ${tail}`,
+      ),
+    );
+  }
+  const onNetwork = version === 1 ? networks.v1.includes(String(fields.network)) : fields.network === networks.v2;
+  if (!onNetwork) {
+    return refuse(
+      2,
+      new WalletError(
+        'NETWORK_MISMATCH',
+        `The resource asks for payment on ${shownWord(fields.network)}, not on this network (${networks.v2}). ${tail}`,
+        { hint: 'Pass the network the resource is paid on (its chain id must match), or fetch another resource.' },
+      ),
+    );
+  }
+  if (
+    typeof fields.asset !== 'string' ||
+    !isEvmAddress(fields.asset) ||
+    parseEvmAddress(fields.asset, 'asset') !== token
+  ) {
+    return refuse(
+      3,
+      new WalletError(
+        'INVALID_PARAM',
+        `The resource asks for payment in asset ${shownWord(fields.asset)}, not in token ${token}. ${tail}`,
+        { hint: 'Pass the token the resource is priced in as token, with a max_price in its base units.' },
+      ),
+    );
+  }
+  const payTo =
+    typeof fields.payTo === 'string' && isEvmAddress(fields.payTo) ? parseEvmAddress(fields.payTo, 'payTo') : null;
+  if (payTo === null || payTo === ZERO_ADDRESS || payTo === token) {
+    return refuse(
+      4,
+      new WalletError('INVALID_PARAM', `The resource names no payee address a payment could go to. ${tail}`),
+    );
+  }
+  const amountText = version === 1 ? fields.maxAmountRequired : fields.amount;
+  if (typeof amountText !== 'string' || !TOKEN_UNITS_PATTERN.test(amountText) || BigInt(amountText) === 0n) {
+    return refuse(
+      5,
+      new WalletError('INVALID_PARAM', `The resource's price is not a whole number of base units. ${tail}`),
+    );
+  }
+  const amount = BigInt(amountText);
+  if (amount > maxPrice) {
+    return refuse(
+      6,
+      new WalletError(
+        'POLICY_VIOLATION',
+        `Refused by max_price: the resource asks ${amount} base units of token ${token} for ${payTo}, above max_price ${maxPrice}. ${tail}`,
+        { hint: 'Raise max_price if the price is worth it, or fetch another resource.' },
+      ),
+    );
+  }
+  const seconds = fields.maxTimeoutSeconds;
+  if (!Number.isSafeInteger(seconds) || seconds <= 0 || seconds > MAX_AUTHORIZATION_SECONDS) {
+    return refuse(
+      7,
+      new WalletError(
+        'INVALID_PARAM',
+        `The resource asks for an authorization valid ${shownWord(seconds)} seconds; the wallet signs one valid 1 to ${MAX_AUTHORIZATION_SECONDS} seconds. ${tail}`,
+      ),
+    );
+  }
+  return { ok: true, requirement, amount };
+}
+
+function sameRequirement(requirement: PaymentRequirements, payment: X402Payment): boolean {
+  const fields = requirement as PaymentRequirements & { maxAmountRequired?: unknown };
+  const amount = payment.x402Version === 1 ? fields.maxAmountRequired : fields.amount;
+  return (
+    requirement.network === payment.x402Network &&
+    isEvmAddress(requirement.payTo) &&
+    parseEvmAddress(requirement.payTo, 'payTo') === payment.payee &&
+    isEvmAddress(requirement.asset) &&
+    parseEvmAddress(requirement.asset, 'asset') === payment.asset &&
+    amount === payment.amount.toString()
+  );
+}
+
+/**
+ * Refuses typed data that is not exactly the authorization checked: one EIP-3009 transfer of the
+ * amount, of the asset, from the account to the payee, on this chain.
+ */
+function checkAuthorization(typed: TypedDataInput, payment: X402Payment, from: EvmAddress, chainId: number): void {
+  const { moves, recognised, chainId: signedChain } = tokenMovesOfTypedData(typed);
+  const [move] = moves;
+  const fromField = typed.message['from'];
+  const signer = typeof fromField === 'string' && isEvmAddress(fromField) ? parseEvmAddress(fromField, 'from') : null;
+  if (
+    !recognised ||
+    moves.length !== 1 ||
+    !move ||
+    move.kind !== 'transferWithAuthorization' ||
+    move.token !== payment.asset ||
+    move.counterparty !== payment.payee ||
+    move.amount !== payment.amount ||
+    signedChain !== chainId ||
+    signer !== from
+  ) {
+    throw new WalletError(
+      'INTERNAL',
+      'The x402 client asked to sign something other than the transfer authorization checked. Nothing was signed.',
+    );
+  }
+}
+
+function parseMaxPrice(text: string): bigint {
+  if (!TOKEN_UNITS_PATTERN.test(text) || BigInt(text) === 0n || BigInt(text) > MAX_UINT256) {
+    throw new WalletError('INVALID_PARAM', 'max_price must be a whole number of token base units above 0, in digits.', {
+      hint: 'Base units: 0.01 of a token with 6 decimals (USDC) is "10000".',
+    });
+  }
+  return BigInt(text);
+}
+
+function parseResourceUrl(text: string): URL {
+  try {
+    return new URL(text.trim());
+  } catch {
+    throw new WalletError('INVALID_PARAM', 'resource_url is not a URL.', {
+      hint: 'Pass an absolute https URL, e.g. https://api.example.com/report.',
+    });
+  }
+}
+
+/** The answer as the x402 client reads it (its status, headers and body). */
+function responseOf(answer: FetchedAnswer): Response {
+  if (answer.status < 200 || answer.status > 599) {
+    throw new WalletError('BACKEND_INVALID', `${shownUrl(answer.url)} answered with status ${answer.status}.`);
+  }
+  const empty = answer.status === 204 || answer.status === 205 || answer.status === 304;
+  return new Response(empty ? null : new Uint8Array(answer.body), { status: answer.status, headers: answer.headers });
+}
+
+/** A word from the server or the caller, as a message shows it: short, printable, quoted. */
+function shownWord(value: unknown): string {
+  const text = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : typeof value;
+  const clean = text.replace(/[^\x20-\x7e]/g, '?');
+  return `"${clean.length > 48 ? `${clean.slice(0, 47)}…` : clean}"`;
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return shownWord(message.split('\n')[0] ?? '').slice(1, -1);
+}
