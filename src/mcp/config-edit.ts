@@ -1,6 +1,5 @@
 import {
   addEvmNetwork,
-  EDITABLE_KEY_FORMS,
   getConfigValue,
   listConfig,
   setConfigValue,
@@ -12,7 +11,6 @@ import { Keystore } from '../domain/keystore/keystore.js';
 import { UsageError } from '../shared/usage-error.js';
 
 export type { ConfigEntry };
-export { EDITABLE_KEY_FORMS };
 
 /**
  * config.json for the CLI's `wallet config` and `wallet networks add` (the CLI reaches the domain

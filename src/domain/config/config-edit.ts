@@ -28,7 +28,7 @@ const EDITABLE_KEYS: readonly { pattern: RegExp; type: 'string' | 'integer' }[] 
 ];
 
 /** The editable keys, as people type them (for help and errors). */
-export const EDITABLE_KEY_FORMS = [
+const EDITABLE_KEY_FORMS = [
   'default_wallet',
   'core.default_network',
   'core.networks.<mainnet|testnet|regtest>.backend | url | cookie_file',

@@ -8,7 +8,7 @@ import { isEvmAddress } from '../evm/address.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { CORE_BACKENDS, CORE_NETWORKS, type CoreNetwork } from './networks.js';
 
-const CONFIG_FILE_NAME = 'config.json';
+export const CONFIG_FILE_NAME = 'config.json';
 
 const NetworkName = z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 const HttpUrl = z.url({ protocol: /^https?$/ });

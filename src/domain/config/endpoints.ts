@@ -16,7 +16,7 @@ import {
  * Where an endpoint came from, strongest first: a flag, an environment variable, the config file,
  * a built-in local default (a node on this machine), a built-in public service.
  */
-export type EndpointSource = 'flag' | 'env' | 'config' | 'default' | 'public';
+type EndpointSource = 'flag' | 'env' | 'config' | 'default' | 'public';
 
 /** An endpoint given on the command line as `<chain>.<network>=<url>`. */
 export type EndpointOverride = { chain: Chain; network: string; url: string };

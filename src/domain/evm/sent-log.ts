@@ -9,7 +9,7 @@ const FORMAT = 'wallet-evm-sent';
 const VERSION = 1;
 /** The most records a chain's file keeps: the oldest go first, so the file stays small. */
 export const SENT_LOG_MAX = 1000;
-export const SENT_LOG_DIR_NAME = 'history';
+const SENT_LOG_DIR_NAME = 'history';
 
 const DIGITS = /^(0|[1-9][0-9]*)$/;
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);

@@ -52,7 +52,7 @@ const InsightHistory = z.object({
 
 const ADDRESS_BATCH = 20;
 /** The most transactions an explorer returns per request (dashcore-node's maxTransactionHistory). */
-export const HISTORY_PAGE_MAX = 50;
+const HISTORY_PAGE_MAX = 50;
 const PARALLEL_REQUESTS = 4;
 
 /**

@@ -6,13 +6,14 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { WalletError } from '../errors.js';
 import { resolveAccount } from '../evm/accounts.js';
 import { isEvmAddress, parseEvmAddress, type EvmAddress } from '../evm/address.js';
-import { formatTokenAmount, MAX_UINT256, TOKEN_UNITS_PATTERN } from '../evm/amount.js';
+import { MAX_UINT256, TOKEN_UNITS_PATTERN } from '../evm/amount.js';
 import { signTypedData, type TypedData } from '../evm/messages.js';
 import { connectEvm, evmNetwork } from '../evm/network.js';
 import { tokenMovesOfTypedData, type TypedDataInput } from '../evm/token-moves.js';
 import type { Authority } from '../policy/authority.js';
 import { checkBeforeSigning } from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
+import { formatUnits } from '../../shared/amounts.js';
 import {
   checkResourceUrl,
   FETCH_TIMEOUT_MS,
@@ -174,7 +175,7 @@ export async function fetchPaid(
     if (held.balance < chosen.amount) {
       throw new WalletError(
         'INSUFFICIENT_FUNDS',
-        `${account.address} holds ${formatTokenAmount(held.balance, held.decimals)} ${held.symbol ?? 'tokens'} (${held.balance} base units) of token ${chosen.asset}; ${shownUrl(url)} asks ${chosen.amount}. Nothing was signed.`,
+        `${account.address} holds ${formatUnits(held.balance, held.decimals)} ${held.symbol ?? 'tokens'} (${held.balance} base units) of token ${chosen.asset}; ${shownUrl(url)} asks ${chosen.amount}. Nothing was signed.`,
         { hint: 'Fund the account with the token first.' },
       );
     }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { EvmAccount, OptionalEvmNetwork, Wei } from '../fields.js';
+import { EvmAccount, OptionalEvmNetwork, tokenUnitsOf, Wei } from '../fields.js';
 
 /** The EVM domain (and viem) load on a call's first use. */
 const history = () => import('../../domain/evm/history.js');
@@ -50,7 +50,7 @@ export const evmTxsList = defineTool({
           sent_at: z.string().describe('When the wallet broadcast it (ISO 8601, UTC).'),
           token: z.string().nullable().describe('For an ERC-20 transfer: the token contract; else null.'),
           token_to: z.string().nullable().describe('For an ERC-20 transfer: the recipient of the tokens.'),
-          token_amount: z.string().nullable().describe('For an ERC-20 transfer: the amount, in base units.'),
+          token_amount: tokenUnitsOf('token').nullable().describe('For an ERC-20 transfer: the amount, in base units.'),
           status: z
             .enum(['pending', 'success', 'reverted', 'unknown'])
             .describe('pending, success, reverted, or unknown (the node has never seen it).'),

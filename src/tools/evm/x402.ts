@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { formatTokenAmount, TOKEN_UNITS_PATTERN } from '../../domain/evm/amount.js';
+import { TOKEN_UNITS_PATTERN } from '../../domain/evm/amount.js';
 import { ALIAS_PATTERN } from '../../domain/keystore/keystore-format.js';
 import { defineTool } from '../define.js';
-import { EvmAccount, EvmAddress, RequiredEvmNetwork } from '../fields.js';
+import { coinsOf, EvmAccount, EvmAddress, RequiredEvmNetwork, tokenUnits, tokenUnitsOf } from '../fields.js';
 import { describedWithBrief } from '../lean-schema.js';
+import { formatUnits } from '../../shared/amounts.js';
 
 /** The x402 domain (viem and the x402 packages) loads on a call's first use. */
 const x402 = () => import('../../domain/x402/payments.js');
@@ -62,7 +63,7 @@ export const evmX402Fetch = defineTool({
       '',
     ),
     max_price: describedWithBrief(
-      z.string().regex(TOKEN_UNITS_PATTERN, 'a whole number of token base units in digits, e.g. "10000"'),
+      tokenUnitsOf('token').regex(TOKEN_UNITS_PATTERN, 'a whole number of token base units in digits, e.g. "10000"'),
       'The most to pay, in token base units (digits): 0.01 of a 6-decimal token (USDC) is 10000.',
       'Token base units',
     ),
@@ -86,8 +87,10 @@ export const evmX402Fetch = defineTool({
     asset: z.string().nullable().describe('The token the price is in; null without a payment request.'),
     token_symbol: z.string().nullable().describe("The token's symbol; null if none or no payment request."),
     token_decimals: z.int().nullable().describe("The token's decimals; null without a payment request."),
-    amount: z.string().nullable().describe('The price, in token base units (digits); null without one.'),
-    token_amount: z.string().nullable().describe('The price in whole tokens (decimal); null without one.'),
+    amount: tokenUnits('token_decimals', 'token_symbol')
+      .nullable()
+      .describe('The price, in token base units (digits); null without one.'),
+    token_amount: coinsOf('amount').nullable().describe('The price in whole tokens (decimal); null without one.'),
     hash: z.string().nullable().describe('The settlement transaction hash; null when none was reported.'),
     dry_run: z.boolean().describe('Only priced: nothing was signed or paid.'),
   }),
@@ -133,7 +136,7 @@ export const evmX402Fetch = defineTool({
       token_symbol: payment?.symbol ?? null,
       token_decimals: payment?.decimals ?? null,
       amount: payment ? payment.amount.toString() : null,
-      token_amount: payment ? formatTokenAmount(payment.amount, payment.decimals) : null,
+      token_amount: payment ? formatUnits(payment.amount, payment.decimals) : null,
       hash: payment?.hash ?? null,
       dry_run: input.dry_run,
     };
