@@ -1,0 +1,184 @@
+import {
+  auth,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
+  type AuthProvider,
+  type FetchLike,
+  type AuthOptions,
+  type InsufficientScopeError,
+} from '@modelcontextprotocol/client';
+import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
+import { LoginNeeded, WalletOAuthProvider } from './provider.js';
+import type { OAuthStore } from './store.js';
+
+/** How a login reaches the person at the keyboard; the CLI supplies it. */
+export type LoginPrompt = {
+  /** A browser login may start now (a terminal is there, or `$BROWSER` plays the browser). */
+  readonly interactive: boolean;
+  /** What to run to log in, for the error when a login is needed and cannot start here. */
+  readonly loginCommand: string;
+  /**
+   * Shows the authorization URL, opens a browser, and resolves with the query of the redirect:
+   * the one `redirect` receives, or a redirect URL the person pastes.
+   */
+  authorize(url: URL, redirect: LoopbackRedirect): Promise<URLSearchParams>;
+};
+
+/** A login is needed and cannot start here (no terminal, no `$BROWSER`): the message says what to run. */
+export class LoginRequiredError extends Error {
+  override name = 'LoginRequiredError';
+}
+
+/** The browser came back without a code, or with another login's state. */
+export class LoginFailedError extends Error {
+  override name = 'LoginFailedError';
+}
+
+export type LoginOptions = {
+  scope?: string | undefined;
+  resourceMetadataUrl?: URL | undefined;
+  fetchFn?: FetchLike | undefined;
+  /** A client registered beforehand with the authorization server (no dynamic registration). */
+  client?: { client_id: string; client_secret?: string | undefined } | undefined;
+  /** `client_credentials`: a machine client, no browser (needs `client`). */
+  machine?: boolean | undefined;
+};
+
+/**
+ * Logs in to the MCP server at `serverUrl` and stores the tokens: a client-credentials grant for a
+ * machine client, else the authorization-code flow with PKCE in a browser that comes back to a
+ * loopback listener. Everything OAuth (discovery and its fallbacks, registration, scope
+ * selection, `iss`, resource indicators) is the SDK's `auth()`.
+ */
+export async function login(
+  store: OAuthStore,
+  prompt: LoginPrompt,
+  serverUrl: URL,
+  options: LoginOptions = {},
+): Promise<void> {
+  const { scope, resourceMetadataUrl, fetchFn } = options;
+  if (options.client) {
+    const client = options.client;
+    await store.update((record) => ({
+      server: record.server,
+      client,
+      registration: 'pre-registered',
+      grant: options.machine ? 'client_credentials' : 'authorization_code',
+    }));
+  }
+  const record = await store.read();
+  if (record.grant === 'client_credentials') {
+    const provider = new WalletOAuthProvider(store, true, { kind: 'silent' });
+    const result = await auth(provider, authOptions({ serverUrl, scope, resourceMetadataUrl, fetchFn }));
+    if (result !== 'AUTHORIZED')
+      throw new LoginFailedError('The authorization server gave the machine client no token.');
+    return;
+  }
+  const registered = record.redirectUrl;
+  const redirect = await listenForRedirect(registered ? Number(new URL(registered).port) || undefined : undefined);
+  try {
+    const stale = record.registration !== 'pre-registered' && record.client && registered !== redirect.redirectUrl;
+    // A client registered for another port, now taken, is registered again for this one.
+    await store.update((current) => ({
+      ...current,
+      redirectUrl: redirect.redirectUrl,
+      ...(stale ? { client: undefined } : {}),
+    }));
+    let answer: URLSearchParams | undefined;
+    const provider = new WalletOAuthProvider(store, false, {
+      kind: 'browser',
+      redirectUrl: redirect.redirectUrl,
+      onRedirect: async (url) => {
+        answer = await prompt.authorize(url, redirect);
+      },
+    });
+    const base = { serverUrl, scope, resourceMetadataUrl, fetchFn };
+    const first = await auth(provider, authOptions({ ...base, forceReauthorization: true }));
+    if (first === 'AUTHORIZED') return;
+    if (!answer) throw new LoginFailedError('The browser never came back to the wallet CLI.');
+    if (answer.get('state') !== provider.expectedState) {
+      throw new LoginFailedError('The redirect carried the state of another login; nothing was stored.');
+    }
+    const code = answer.get('code');
+    // The error fields of a redirect are the authorization server's (or an attacker's) words:
+    // not shown (RFC 9207 §4).
+    if (!code) throw new LoginFailedError('The authorization server sent no code back: the login was refused.');
+    const result = await auth(
+      provider,
+      authOptions({ ...base, authorizationCode: code, iss: answer.get('iss') ?? undefined }),
+    );
+    if (result !== 'AUTHORIZED') throw new LoginFailedError('The authorization server did not grant a token.');
+    if (scope) await store.update((current) => ({ ...current, scope: computeScopeUnion(scope, current.scope) }));
+  } finally {
+    await redirect.close();
+  }
+}
+
+/**
+ * The bearer token of a session's requests, from the store. On a 401 it first does what needs
+ * nobody, holding the server's lock across processes: adopt a token another process has just
+ * stored, or spend the refresh token (once), or ask for a client-credentials token; only then
+ * a browser login, where one may start.
+ */
+export class OAuthSessionAuth implements AuthProvider {
+  private sent: string | undefined;
+
+  constructor(
+    private readonly store: OAuthStore,
+    private readonly prompt: LoginPrompt,
+    private readonly serverUrl: URL,
+  ) {}
+
+  async token(): Promise<string | undefined> {
+    this.sent = (await this.store.read()).tokens?.access_token;
+    return this.sent;
+  }
+
+  async onUnauthorized(context: Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0]): Promise<void> {
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(context.response);
+    if (await this.silently(resourceMetadataUrl, scope, context.fetchFn)) return;
+    await this.loginOrExplain({ scope, resourceMetadataUrl, fetchFn: context.fetchFn });
+  }
+
+  /** After a 403 `insufficient_scope`: log in again for the scopes held plus those asked for. */
+  async stepUp(challenge: InsufficientScopeError): Promise<void> {
+    const record = await this.store.read();
+    const scope = computeScopeUnion(record.scope, record.tokens?.scope, challenge.requiredScope);
+    await this.loginOrExplain({ scope, resourceMetadataUrl: challenge.resourceMetadataUrl });
+  }
+
+  private async silently(resourceMetadataUrl: URL | undefined, scope: string | undefined, fetchFn: FetchLike) {
+    return this.store.withLock(async () => {
+      const record = await this.store.read();
+      const stored = record.tokens?.access_token;
+      if (stored !== undefined && stored !== this.sent) return true;
+      const machine = record.grant === 'client_credentials';
+      if (!machine && (record.tokens?.refresh_token === undefined || record.client === undefined)) return false;
+      const provider = new WalletOAuthProvider(this.store, machine, { kind: 'silent' });
+      try {
+        const result = await auth(
+          provider,
+          authOptions({ serverUrl: this.serverUrl, resourceMetadataUrl, scope, fetchFn }),
+        );
+        return result === 'AUTHORIZED';
+      } catch (error) {
+        if (error instanceof LoginNeeded) return false;
+        throw error;
+      }
+    });
+  }
+
+  private async loginOrExplain(options: LoginOptions): Promise<void> {
+    if (!this.prompt.interactive) {
+      throw new LoginRequiredError(`the server needs an OAuth login: run ${this.prompt.loginCommand}`);
+    }
+    await login(this.store, this.prompt, this.serverUrl, options);
+  }
+}
+
+/** `auth()`'s options without the unset ones (its types say absent, not undefined). */
+function authOptions(options: { [K in keyof AuthOptions]: AuthOptions[K] | undefined }): AuthOptions {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as unknown as AuthOptions;
+}
