@@ -1,11 +1,14 @@
 import {
   auth,
   computeScopeUnion,
+  discoverOAuthProtectedResourceMetadata,
   extractWWWAuthenticateParams,
   type AuthProvider,
   type FetchLike,
   type AuthOptions,
   type InsufficientScopeError,
+  IssuerMismatchError,
+  type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
 import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
 import { LoginNeeded, WalletOAuthProvider } from './provider.js';
@@ -69,7 +72,7 @@ export async function login(
   const record = await store.read();
   if (record.grant === 'client_credentials') {
     const provider = new WalletOAuthProvider(store, true, { kind: 'silent' });
-    const result = await auth(provider, authOptions({ serverUrl, scope, resourceMetadataUrl, fetchFn }));
+    const result = await authorize(provider, authOptions({ serverUrl, scope, resourceMetadataUrl, fetchFn }));
     if (result !== 'AUTHORIZED')
       throw new LoginFailedError('The authorization server gave the machine client no token.');
     return;
@@ -93,7 +96,7 @@ export async function login(
       },
     });
     const base = { serverUrl, scope, resourceMetadataUrl, fetchFn };
-    const first = await auth(provider, authOptions({ ...base, forceReauthorization: true }));
+    const first = await authorize(provider, authOptions({ ...base, forceReauthorization: true }));
     if (first === 'AUTHORIZED') return;
     if (!answer) throw new LoginFailedError('The browser never came back to the wallet CLI.');
     if (answer.get('state') !== provider.expectedState) {
@@ -103,7 +106,7 @@ export async function login(
     // The error fields of a redirect are the authorization server's (or an attacker's) words:
     // not shown (RFC 9207 §4).
     if (!code) throw new LoginFailedError('The authorization server sent no code back: the login was refused.');
-    const result = await auth(
+    const result = await authorize(
       provider,
       authOptions({ ...base, authorizationCode: code, iss: answer.get('iss') ?? undefined }),
     );
@@ -156,7 +159,7 @@ export class OAuthSessionAuth implements AuthProvider {
       if (!machine && (record.tokens?.refresh_token === undefined || record.client === undefined)) return false;
       const provider = new WalletOAuthProvider(this.store, machine, { kind: 'silent' });
       try {
-        const result = await auth(
+        const result = await authorize(
           provider,
           authOptions({ serverUrl: this.serverUrl, resourceMetadataUrl, scope, fetchFn }),
         );
@@ -173,6 +176,29 @@ export class OAuthSessionAuth implements AuthProvider {
       throw new LoginRequiredError(`the server needs an OAuth login: run ${this.prompt.loginCommand}`);
     }
     await login(this.store, this.prompt, this.serverUrl, options);
+  }
+}
+
+/**
+ * The SDK's `auth()`, with one fallback of the 2025-03-26 era: a server that publishes no protected
+ * resource metadata has its authorization server on its own origin, where the metadata's `issuer`
+ * may carry a path the well-known URL does not (RFC 8414 §3.3 would refuse it). There the issuer
+ * is taken as published, only for the server's own origin: a mix-up needs a second server.
+ */
+async function authorize(provider: OAuthClientProvider, options: AuthOptions): Promise<'AUTHORIZED' | 'REDIRECT'> {
+  try {
+    return await auth(provider, options);
+  } catch (error) {
+    if (!(error instanceof IssuerMismatchError) || error.kind !== 'metadata') throw error;
+    const serverUrl = new URL(options.serverUrl);
+    if (error.received === undefined || new URL(error.received).origin !== serverUrl.origin) throw error;
+    const published = await discoverOAuthProtectedResourceMetadata(
+      serverUrl,
+      options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl } : {},
+      options.fetchFn,
+    ).catch(() => undefined);
+    if (published) throw error;
+    return auth(provider, { ...options, skipIssuerMetadataValidation: true });
   }
 }
 
