@@ -179,7 +179,10 @@ export async function connectSession(transport: Transport, options: SessionOptio
     );
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}`, { cause: error });
+    throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}`, {
+      cause: error,
+      hint: loginHint(error),
+    });
   }
   const info = client.getServerVersion();
   const discover = client.getDiscoverResult();
@@ -258,7 +261,7 @@ async function translate<T>(call: () => Promise<T>): Promise<T> {
     if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
       throw new RemoteProtocolError(-32603, `The server sent an invalid result: ${error.message}`);
     }
-    throw new ConnectionError(reason(error), { cause: error });
+    throw new ConnectionError(reason(error), { cause: error, hint: loginHint(error) });
   }
 }
 
@@ -276,6 +279,19 @@ async function withDeadline<T>(work: Promise<T>, timeoutMs: number | undefined):
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Why a login failed, in one line (no attacker-controlled issuer or error text). */
+export function describeLoginFailure(error: unknown): string {
+  return reason(error);
+}
+
+function loginHint(error: unknown): string | undefined {
+  if (error instanceof LoginRequiredError)
+    return 'The login opens a browser (or $BROWSER); on a machine without one it prints the address to open elsewhere.';
+  if (error instanceof LoginFailedError || error instanceof OAuthError || error instanceof OAuthClientFlowError)
+    return 'Log in again; if it keeps failing, the server or its authorization server is misconfigured.';
+  return undefined;
 }
 
 function reason(error: unknown): string {

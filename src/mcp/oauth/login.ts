@@ -9,6 +9,7 @@ import {
   type InsufficientScopeError,
   IssuerMismatchError,
   type OAuthClientProvider,
+  validateClientMetadataUrl,
 } from '@modelcontextprotocol/client';
 import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
 import { LoginNeeded, WalletOAuthProvider } from './provider.js';
@@ -45,6 +46,10 @@ export type LoginOptions = {
   client?: { client_id: string; client_secret?: string | undefined } | undefined;
   /** `client_credentials`: a machine client, no browser (needs `client`). */
   machine?: boolean | undefined;
+  /** A PEM private key the client authenticates with (`private_key_jwt`), kept for later logins. */
+  clientKey?: string | undefined;
+  /** The https URL of a client metadata document (CIMD), kept for later logins. */
+  clientMetadataUrl?: string | undefined;
 };
 
 /**
@@ -65,13 +70,19 @@ export async function login(
     await store.update((record) => ({
       server: record.server,
       client,
+      ...(options.clientKey === undefined ? {} : { clientKey: options.clientKey }),
       registration: 'pre-registered',
       grant: options.machine ? 'client_credentials' : 'authorization_code',
     }));
   }
+  if (options.clientMetadataUrl !== undefined) {
+    validateClientMetadataUrl(options.clientMetadataUrl);
+    const clientMetadataUrl = options.clientMetadataUrl;
+    await store.update((record) => ({ server: record.server, clientMetadataUrl }));
+  }
   const record = await store.read();
   if (record.grant === 'client_credentials') {
-    const provider = new WalletOAuthProvider(store, true, { kind: 'silent' });
+    const provider = new WalletOAuthProvider(store, record, { kind: 'silent' });
     const result = await authorize(provider, authOptions({ serverUrl, scope, resourceMetadataUrl, fetchFn }));
     if (result !== 'AUTHORIZED')
       throw new LoginFailedError('The authorization server gave the machine client no token.');
@@ -88,7 +99,7 @@ export async function login(
       ...(stale ? { client: undefined } : {}),
     }));
     let answer: URLSearchParams | undefined;
-    const provider = new WalletOAuthProvider(store, false, {
+    const provider = new WalletOAuthProvider(store, record, {
       kind: 'browser',
       redirectUrl: redirect.redirectUrl,
       onRedirect: async (url) => {
@@ -157,7 +168,7 @@ export class OAuthSessionAuth implements AuthProvider {
       if (stored !== undefined && stored !== this.sent) return true;
       const machine = record.grant === 'client_credentials';
       if (!machine && (record.tokens?.refresh_token === undefined || record.client === undefined)) return false;
-      const provider = new WalletOAuthProvider(this.store, machine, { kind: 'silent' });
+      const provider = new WalletOAuthProvider(this.store, record, { kind: 'silent' });
       try {
         const result = await authorize(
           provider,

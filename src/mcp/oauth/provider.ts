@@ -1,13 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import type {
-  OAuthClientMetadata,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  StoredOAuthClientInformation,
-  StoredOAuthTokens,
+import { createPrivateKey, randomBytes } from 'node:crypto';
+import {
+  createPrivateKeyJwtAuth,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { packageInfo } from '../../shared/package-info.js';
-import type { OAuthStore } from './store.js';
+import type { OAuthRecord, OAuthStore } from './store.js';
 
 /** Thrown where a login would need a browser and none may be opened now. */
 export class LoginNeeded extends Error {
@@ -27,13 +28,31 @@ export type ProviderMode =
  */
 export class WalletOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
+  private readonly machine: boolean;
+  /** An https URL of this client's metadata document (CIMD), used where the server supports them. */
+  readonly clientMetadataUrl?: string;
+  /** `private_key_jwt` (RFC 7523): the client proves itself with a signed assertion, no secret sent. */
+  readonly addClientAuthentication?: ReturnType<typeof createPrivateKeyJwtAuth>;
   readonly expectedState = randomBytes(16).toString('base64url');
 
+  /** `record`: the server's stored login as the flow starts (the client's kind, key and CIMD URL). */
   constructor(
     private readonly store: OAuthStore,
-    private readonly machine: boolean,
+    record: OAuthRecord,
     private readonly mode: ProviderMode,
-  ) {}
+  ) {
+    this.machine = record.grant === 'client_credentials';
+    if (record.clientMetadataUrl !== undefined) this.clientMetadataUrl = record.clientMetadataUrl;
+    const clientId = record.client?.client_id;
+    if (record.clientKey !== undefined && clientId !== undefined) {
+      this.addClientAuthentication = createPrivateKeyJwtAuth({
+        issuer: clientId,
+        subject: clientId,
+        privateKey: record.clientKey,
+        alg: signingAlgorithm(record.clientKey),
+      });
+    }
+  }
 
   get redirectUrl(): string | undefined {
     if (this.machine) return undefined;
@@ -50,6 +69,14 @@ export class WalletOAuthProvider implements OAuthClientProvider {
         ? { grant_types: ['client_credentials'] }
         : { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
     };
+  }
+
+  /** A machine client asks for its token with the client-credentials grant. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.machine) return undefined;
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (scope) params.set('scope', scope);
+    return params;
   }
 
   state(): string {
@@ -117,5 +144,23 @@ export class WalletOAuthProvider implements OAuthClientProvider {
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     return (await this.store.read()).discovery;
+  }
+}
+
+/** The JWS algorithm of a PEM private key: ES256/384/512 by curve, RS256, or EdDSA. */
+export function signingAlgorithm(pem: string): string {
+  const key = createPrivateKey(pem);
+  switch (key.asymmetricKeyType) {
+    case 'ec': {
+      const curve = key.asymmetricKeyDetails?.namedCurve;
+      return curve === 'secp384r1' ? 'ES384' : curve === 'secp521r1' ? 'ES512' : 'ES256';
+    }
+    case 'rsa':
+    case 'rsa-pss':
+      return 'RS256';
+    case 'ed25519':
+      return 'EdDSA';
+    default:
+      throw new Error(`a ${key.asymmetricKeyType ?? 'unknown'} key cannot sign a client assertion`);
   }
 }

@@ -17,6 +17,10 @@ export type OAuthRecord = {
   client?: StoredOAuthClientInformation | undefined;
   /** How the client came to be: registered by this CLI (RFC 7591), or given to `login`. */
   registration?: 'dynamic' | 'pre-registered' | undefined;
+  /** A PEM private key for `private_key_jwt` client authentication, instead of a secret. */
+  clientKey?: string | undefined;
+  /** The https URL of a client metadata document to use as `client_id` where supported. */
+  clientMetadataUrl?: string | undefined;
   /** The loopback redirect URI of the last browser login (a registered client is bound to it). */
   redirectUrl?: string | undefined;
   /** `client_credentials`: a machine client that logs in without a browser. */
