@@ -18,8 +18,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import { packageInfo } from '../shared/package-info.js';
-import { LoginFailedError, LoginRequiredError, OAuthSessionAuth, type LoginPrompt } from './oauth/login.js';
-import { OAuthStore } from './oauth/store.js';
+import { LoginFailedError, LoginRequiredError } from './oauth/errors.js';
+import type { LoginPrompt } from './oauth/login.js';
 import {
   ConnectionError,
   RemoteProtocolError,
@@ -93,9 +93,16 @@ export async function openHttpSession(
   prior?: EraVerdict,
 ): Promise<McpSession> {
   const authorized = Object.keys(server.headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
+  // Loaded only for HTTP servers: a stdio session needs none of it.
   const oauth =
     server.oauth && !authorized
-      ? new OAuthSessionAuth(new OAuthStore(server.oauth.dataDir, server.url.href), server.oauth.prompt, server.url)
+      ? await (async ({ dataDir, prompt }) => {
+          const [{ OAuthSessionAuth }, { OAuthStore }] = await Promise.all([
+            import('./oauth/login.js'),
+            import('./oauth/store.js'),
+          ]);
+          return new OAuthSessionAuth(new OAuthStore(dataDir, server.url.href), prompt, server.url);
+        })(server.oauth)
       : undefined;
   const transport = new StreamableHTTPClientTransport(server.url, {
     requestInit: { headers: { ...server.headers } },
@@ -288,7 +295,7 @@ export function describeLoginFailure(error: unknown): string {
 
 function loginHint(error: unknown): string | undefined {
   if (error instanceof LoginRequiredError)
-    return 'The login opens a browser (or $BROWSER); on a machine without one it prints the address to open elsewhere.';
+    return "The login opens a browser ($BROWSER), or prints the address to open elsewhere. A server that takes a fixed token wants --header 'Authorization: Bearer ${TOKEN}' instead.";
   if (error instanceof LoginFailedError || error instanceof OAuthError || error instanceof OAuthClientFlowError)
     return 'Log in again; if it keeps failing, the server or its authorization server is misconfigured.';
   return undefined;

@@ -41,7 +41,10 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
   it('says which login to run when a 401 comes with no terminal and no $BROWSER', async () => {
     const run = await wallet(tempHome(), ['--url', proxy.url, 'echo', '--message', 'hi']);
     assert.equal(run.code, 3, run.stderr);
-    assert.match(run.stderr, new RegExp(`needs an OAuth login: run 'wallet servers login --url ${proxy.url}'`));
+    assert.match(
+      run.stderr,
+      new RegExp(`answered HTTP 401 and wants an OAuth login: run 'wallet servers login --url ${proxy.url}'`),
+    );
     assert.equal(run.stdout, '');
   });
 

@@ -11,6 +11,7 @@ import {
   type OAuthClientProvider,
   validateClientMetadataUrl,
 } from '@modelcontextprotocol/client';
+import { LoginFailedError, LoginRequiredError } from './errors.js';
 import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
 import { LoginNeeded, WalletOAuthProvider } from './provider.js';
 import type { OAuthStore } from './store.js';
@@ -27,16 +28,6 @@ export type LoginPrompt = {
    */
   authorize(url: URL, redirect: LoopbackRedirect): Promise<URLSearchParams>;
 };
-
-/** A login is needed and cannot start here (no terminal, no `$BROWSER`): the message says what to run. */
-export class LoginRequiredError extends Error {
-  override name = 'LoginRequiredError';
-}
-
-/** The browser came back without a code, or with another login's state. */
-export class LoginFailedError extends Error {
-  override name = 'LoginFailedError';
-}
 
 export type LoginOptions = {
   scope?: string | undefined;
@@ -184,7 +175,9 @@ export class OAuthSessionAuth implements AuthProvider {
 
   private async loginOrExplain(options: LoginOptions): Promise<void> {
     if (!this.prompt.interactive) {
-      throw new LoginRequiredError(`the server needs an OAuth login: run ${this.prompt.loginCommand}`);
+      throw new LoginRequiredError(
+        `the server answered HTTP 401 and wants an OAuth login: run ${this.prompt.loginCommand}`,
+      );
     }
     await login(this.store, this.prompt, this.serverUrl, options);
   }
