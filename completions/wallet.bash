@@ -83,7 +83,7 @@ flag	servers list	-h	none	Show help.
 cmd	servers	add	-	Name a server: a stdio command or an HTTP URL
 flag	servers add	--server	text	add: the command that starts a stdio server.
 flag	servers add	--env	text	add: an environment variable for that command.
-flag	servers add	--url	text	add: the Streamable HTTP endpoint (http or https).
+flag	servers add	--url	text	add, login, logout: the Streamable HTTP endpoint (http or https).
 flag	servers add	--header	text	add: an HTTP header for that URL.
 flag	servers add	--overwrite	none	add, import: replace a saved server of the same name.
 flag	servers add	--json	none	Print the result as JSON.
@@ -108,6 +108,29 @@ flag	servers import	--color	none	Colour the output on a terminal.
 flag	servers import	--debug	none	Show error causes and stack traces.
 flag	servers import	--help	none	Show help.
 flag	servers import	-h	none	Show help.
+cmd	servers	login	-	Log in to an HTTP server with OAuth
+flag	servers login	--url	text	add, login, logout: the Streamable HTTP endpoint (http or https).
+flag	servers login	--scope	text	login: the OAuth scopes to ask for.
+flag	servers login	--client-id	text	login: a client registered beforehand.
+flag	servers login	--client-secret-file	file	login: that client'\''s secret, from an owner-only file.
+flag	servers login	--client-secret-stdin	none	login: that client'\''s secret, from stdin.
+flag	servers login	--client-key-file	file	login: that client'\''s private key (private_key_jwt), a PEM file.
+flag	servers login	--client-credentials	none	login: a machine client (no browser).
+flag	servers login	--client-metadata-url	text	login: a client metadata document to use as client id.
+flag	servers login	--browser	none	login: open a browser (--no-browser: print the URL).
+flag	servers login	--no-browser	none	login: open a browser (--no-browser: print the URL).
+flag	servers login	--json	none	Print the result as JSON.
+flag	servers login	--color	none	Colour the output on a terminal.
+flag	servers login	--debug	none	Show error causes and stack traces.
+flag	servers login	--help	none	Show help.
+flag	servers login	-h	none	Show help.
+cmd	servers	logout	-	Forget an HTTP server'\''s OAuth login
+flag	servers logout	--url	text	add, login, logout: the Streamable HTTP endpoint (http or https).
+flag	servers logout	--json	none	Print the result as JSON.
+flag	servers logout	--color	none	Colour the output on a terminal.
+flag	servers logout	--debug	none	Show error causes and stack traces.
+flag	servers logout	--help	none	Show help.
+flag	servers logout	-h	none	Show help.
 cmd	-	approvals	-	Answer what agents wait on: list, approve, deny
 flag	approvals	--all	none	list: also the approvals decided or used in the last day.
 flag	approvals	--json	none	Print the result as JSON.

@@ -262,7 +262,10 @@ function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
     return EXIT.usage;
   }
   if (error instanceof ConnectionError) {
-    say(error.message, 'Check the --server command or --url, or run the server by hand to see why it fails.');
+    say(
+      error.message,
+      error.hint ?? 'Check the --server command or --url, or run the server by hand to see why it fails.',
+    );
     return EXIT.connection;
   }
   if (error instanceof RemoteProtocolError) {

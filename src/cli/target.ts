@@ -20,11 +20,7 @@ export type Target =
  * named server when `wallet servers` knows that name, else a command line; `--env` and the headers
  * add to (and override) a named server's own.
  */
-export async function resolveTarget(
-  globals: GlobalOptions,
-  dataDir: string,
-  io: Pick<CliIo, 'env' | 'stderr'>,
-): Promise<Target> {
+export async function resolveTarget(globals: GlobalOptions, dataDir: string, io: CliIo): Promise<Target> {
   const env = io.env;
   // The same parsers as `wallet servers add`, so a flag means the same on both.
   const extraEnv = parseEnvFlags(globals.env);
@@ -35,10 +31,15 @@ export async function resolveTarget(
   if (globals.url !== undefined) {
     if (globals.env.length > 0)
       throw new UsageError('--env sets the environment of a --server command; not with --url.');
+    const url = parseUrl(globals.url);
     return {
       kind: 'http',
       spec: { kind: 'url', value: globals.url },
-      address: { url: parseUrl(globals.url), headers: await headersFromFlags(globals, io) },
+      address: {
+        url,
+        headers: await headersFromFlags(globals, io),
+        oauth: await oauthLogin(io, dataDir, `'wallet servers login --url ${url.href}'`),
+      },
     };
   }
   if (globals.server === undefined) {
@@ -64,6 +65,7 @@ export async function resolveTarget(
           address: {
             url: parseUrl(named.url),
             headers: { ...named.headers, ...(await headersFromFlags(globals, io)) },
+            oauth: await oauthLogin(io, dataDir, `'wallet servers login ${globals.server}'`),
           },
         };
       }
@@ -77,6 +79,12 @@ export async function resolveTarget(
   }
   if (headersGiven) throw new UsageError('--header is for --url (HTTP); --server runs a command.');
   return { kind: 'stdio', spec, command: { ...splitCommandLine(globals.server), env: extraEnv, stderr: 'inherit' } };
+}
+
+/** The stored OAuth login of an HTTP server, and how to start one (`src/cli/browser.ts`). */
+async function oauthLogin(io: CliIo, dataDir: string, loginCommand: string): Promise<HttpServerAddress['oauth']> {
+  const { loginPrompt } = await import('./browser.js');
+  return { dataDir, prompt: loginPrompt(io, loginCommand) };
 }
 
 function parseUrl(text: string): URL {

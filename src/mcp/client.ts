@@ -4,6 +4,10 @@ import {
   SdkError,
   SdkErrorCode,
   SdkHttpError,
+  InsufficientScopeError,
+  IssuerMismatchError,
+  OAuthClientFlowError,
+  OAuthError,
   StreamableHTTPClientTransport,
   UnauthorizedError,
   type JsonSchemaValidator,
@@ -14,6 +18,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import { packageInfo } from '../shared/package-info.js';
+import { LoginFailedError, LoginRequiredError } from './oauth/errors.js';
+import type { LoginPrompt } from './oauth/login.js';
 import {
   ConnectionError,
   RemoteProtocolError,
@@ -63,6 +69,11 @@ export type HttpServerAddress = {
   url: URL;
   /** Sent with every request, e.g. `Authorization: Bearer …`. */
   headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * OAuth: the stored login of this URL (under `dataDir`) is used, refreshed and, through
+   * `prompt`, started when the server asks for it. Unused when `headers` carry an Authorization.
+   */
+  oauth?: { dataDir: string; prompt: LoginPrompt } | undefined;
 };
 
 /** Connects to an MCP server over Streamable HTTP, in the era `prior` names or negotiating it. */
@@ -72,11 +83,33 @@ export async function openHttpSession(
   events: SessionEvents = {},
   prior?: EraVerdict,
 ): Promise<McpSession> {
+  const authorized = Object.keys(server.headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
+  // Loaded only for HTTP servers: a stdio session needs none of it.
+  const oauth =
+    server.oauth && !authorized
+      ? await (async ({ dataDir, prompt }) => {
+          const [{ OAuthSessionAuth }, { OAuthStore }] = await Promise.all([
+            import('./oauth/login.js'),
+            import('./oauth/store.js'),
+          ]);
+          return new OAuthSessionAuth(new OAuthStore(dataDir, server.url.href), prompt, server.url);
+        })(server.oauth)
+      : undefined;
   const transport = new StreamableHTTPClientTransport(server.url, {
     requestInit: { headers: { ...server.headers } },
+    ...(oauth ? { authProvider: oauth } : {}),
   });
-  return connectSession(transport, { mode: 'auto', timeoutMs, events, prior });
+  return connectSession(transport, {
+    mode: 'auto',
+    timeoutMs,
+    events,
+    prior,
+    ...(oauth ? { stepUp: (challenge: InsufficientScopeError) => oauth.stepUp(challenge) } : {}),
+  });
 }
+
+/** How often one request may ask for more scope before the CLI gives up (the SDK's own default). */
+const MAX_STEP_UPS = 3;
 
 /**
  * How long a stdio server may take to exit once its stdin is closed, before it is sent SIGTERM.
@@ -96,11 +129,24 @@ export type SessionOptions = {
   trustedOutputs?: boolean | undefined;
   /** The pid of a child server to signal when it is slow to exit after close. */
   exitGrace?: (() => number | null) | undefined;
+  /** A 403 `insufficient_scope`: log in for more scope, after which the request is sent again. */
+  stepUp?: ((challenge: InsufficientScopeError) => Promise<void>) | undefined;
 };
 
 /** The SDK's `Client` over `transport`, as an {@link McpSession}; failures to connect are a {@link ConnectionError}. */
 export async function connectSession(transport: Transport, options: SessionOptions): Promise<McpSession> {
-  const { mode, timeoutMs, events = {}, prior, trustedOutputs, exitGrace } = options;
+  const { mode, timeoutMs, events = {}, prior, trustedOutputs, exitGrace, stepUp } = options;
+  // A request the server refused for want of scope was not run: after a step-up it is sent again.
+  const scoped = async <T>(call: () => Promise<T>): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (!stepUp || !(error instanceof InsufficientScopeError) || attempt >= MAX_STEP_UPS) throw error;
+        await stepUp(error);
+      }
+    }
+  };
   const { name, version } = packageInfo();
   const onChanged = events.onToolListChanged;
   const client = new Client(
@@ -121,15 +167,20 @@ export async function connectSession(transport: Transport, options: SessionOptio
     // The SDK gives each step of the handshake (an era probe, then initialize) the whole timeout;
     // the caller's bound is for the handshake as a whole.
     await withDeadline(
-      client.connect(transport, {
-        ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
-        ...(prior ? { prior: prior as PriorDiscovery } : {}),
-      }),
+      scoped(() =>
+        client.connect(transport, {
+          ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+          ...(prior ? { prior: prior as PriorDiscovery } : {}),
+        }),
+      ),
       timeoutMs,
     );
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}`, { cause: error });
+    throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}`, {
+      cause: error,
+      hint: loginHint(error),
+    });
   }
   const info = client.getServerVersion();
   const discover = client.getDiscoverResult();
@@ -140,12 +191,12 @@ export async function connectSession(transport: Transport, options: SessionOptio
         ? { kind: 'modern', discover: discover as Record<string, unknown> }
         : { kind: 'legacy' },
     async listTools(options = {}) {
-      const result = await translate(() => client.listTools(undefined, requestOptions(options)));
+      const result = await translate(() => scoped(() => client.listTools(undefined, requestOptions(options))));
       return result.tools as ListedTool[];
     },
     async callTool(toolName, args, options = {}) {
       const result = await translate(() =>
-        client.callTool({ name: toolName, arguments: args }, requestOptions(options)),
+        scoped(() => client.callTool({ name: toolName, arguments: args }, requestOptions(options))),
       );
       return {
         isError: result.isError === true,
@@ -208,7 +259,7 @@ async function translate<T>(call: () => Promise<T>): Promise<T> {
     if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
       throw new RemoteProtocolError(-32603, `The server sent an invalid result: ${error.message}`);
     }
-    throw new ConnectionError(reason(error), { cause: error });
+    throw new ConnectionError(reason(error), { cause: error, hint: loginHint(error) });
   }
 }
 
@@ -228,7 +279,27 @@ async function withDeadline<T>(work: Promise<T>, timeoutMs: number | undefined):
   }
 }
 
+/** Why a login failed, in one line (no attacker-controlled issuer or error text). */
+export function describeLoginFailure(error: unknown): string {
+  return reason(error);
+}
+
+function loginHint(error: unknown): string | undefined {
+  if (error instanceof LoginRequiredError)
+    return "The login opens a browser ($BROWSER), or prints the address to open elsewhere. A server that takes a fixed token wants --header 'Authorization: Bearer ${TOKEN}' instead.";
+  if (error instanceof LoginFailedError || error instanceof OAuthError || error instanceof OAuthClientFlowError)
+    return 'Log in again; if it keeps failing, the server or its authorization server is misconfigured.';
+  return undefined;
+}
+
 function reason(error: unknown): string {
+  if (error instanceof LoginRequiredError || error instanceof LoginFailedError) return error.message;
+  // The `received` issuer of a redirect may be an attacker's text: not shown.
+  if (error instanceof IssuerMismatchError)
+    return `the OAuth login was refused: the ${error.kind === 'metadata' ? 'authorization server metadata' : 'redirect'} names another issuer (a mix-up defence)`;
+  if (error instanceof InsufficientScopeError) return 'the server wants more OAuth scope than the login could get';
+  if (error instanceof OAuthError || error instanceof OAuthClientFlowError)
+    return `the OAuth login failed: ${error.message}`;
   if (error instanceof UnauthorizedError) return 'the server requires authorization (HTTP 401): check --header';
   if (error instanceof SdkHttpError) {
     const hint = error.status === 401 || error.status === 403 ? ': check --header' : '';

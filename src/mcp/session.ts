@@ -60,9 +60,16 @@ export type McpSession = {
   close(): Promise<void>;
 };
 
-/** The server cannot be reached, died, or did not answer in time: the CLI's exit 3. */
+/** The server cannot be reached, died, did not answer in time, or wants a login: the CLI's exit 3. */
 export class ConnectionError extends Error {
   override name = 'ConnectionError';
+  /** What to do about it, where the failure knows better than "check the server". */
+  readonly hint: string | undefined;
+
+  constructor(message: string, options: ErrorOptions & { hint?: string | undefined } = {}) {
+    super(message, options);
+    this.hint = options.hint;
+  }
 }
 
 /** The server answered a request with a JSON-RPC error (e.g. an unknown tool). */

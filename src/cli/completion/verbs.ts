@@ -29,6 +29,8 @@ const SERVERS_SUMMARIES: Readonly<Record<ServersSubcommand, string>> = {
   add: 'Name a server: a stdio command or an HTTP URL',
   remove: 'Forget a named server',
   import: 'Import the servers of agent config files',
+  login: 'Log in to an HTTP server with OAuth',
+  logout: "Forget an HTTP server's OAuth login",
 };
 
 /**

@@ -14,7 +14,7 @@ import { importServers } from './import-command.js';
 import { noMoreWords, type ServersRun } from './run.js';
 
 /** The subcommands of `wallet servers`, for help and completion. */
-export const SERVERS_SUBCOMMANDS = ['list', 'add', 'remove', 'import'] as const;
+export const SERVERS_SUBCOMMANDS = ['list', 'add', 'remove', 'import', 'login', 'logout'] as const;
 type Subcommand = (typeof SERVERS_SUBCOMMANDS)[number];
 
 /** Every flag `wallet servers …` takes (each subcommand accepts a part of them). */
@@ -26,10 +26,38 @@ export const SERVERS_FLAGS: readonly CliFlag[] = [
     description: 'add: the command that starts a stdio server.',
   },
   { name: 'env', type: 'array', value: 'NAME=value', description: 'add: an environment variable for that command.' },
-  { name: 'url', type: 'string', value: 'url', description: 'add: the Streamable HTTP endpoint (http or https).' },
+  {
+    name: 'url',
+    type: 'string',
+    value: 'url',
+    description: 'add, login, logout: the Streamable HTTP endpoint (http or https).',
+  },
   { name: 'header', type: 'array', value: 'Name: value', description: 'add: an HTTP header for that URL.' },
   { name: 'overwrite', type: 'boolean', description: 'add, import: replace a saved server of the same name.' },
   { name: 'from', type: 'string', value: 'agent', choices: AGENTS, description: "import: only this agent's files." },
+  { name: 'scope', type: 'string', value: 'scopes', description: 'login: the OAuth scopes to ask for.' },
+  { name: 'client-id', type: 'string', value: 'id', description: 'login: a client registered beforehand.' },
+  {
+    name: 'client-secret-file',
+    type: 'string',
+    value: 'path',
+    description: "login: that client's secret, from an owner-only file.",
+  },
+  { name: 'client-secret-stdin', type: 'boolean', description: "login: that client's secret, from stdin." },
+  {
+    name: 'client-key-file',
+    type: 'string',
+    value: 'path',
+    description: "login: that client's private key (private_key_jwt), a PEM file.",
+  },
+  { name: 'client-credentials', type: 'boolean', description: 'login: a machine client (no browser).' },
+  {
+    name: 'client-metadata-url',
+    type: 'string',
+    value: 'https url',
+    description: 'login: a client metadata document to use as client id.',
+  },
+  { name: 'browser', type: 'boolean', description: 'login: open a browser (--no-browser: print the URL).' },
   { name: 'json', type: 'boolean', description: 'Print the result as JSON.' },
   { name: 'color', type: 'boolean', description: 'Colour the output on a terminal.' },
   { name: 'debug', type: 'boolean', description: 'Show error causes and stack traces.' },
@@ -43,10 +71,23 @@ export const SERVERS_FLAGS_OF: Readonly<Record<Subcommand, readonly string[]>> =
   add: [...ALWAYS, 'server', 'env', 'url', 'header', 'overwrite'],
   remove: ALWAYS,
   import: [...ALWAYS, 'from', 'overwrite'],
+  login: [
+    ...ALWAYS,
+    'url',
+    'scope',
+    'client-id',
+    'client-secret-file',
+    'client-secret-stdin',
+    'client-key-file',
+    'client-credentials',
+    'client-metadata-url',
+    'browser',
+  ],
+  logout: [...ALWAYS, 'url'],
 };
 
 /**
- * `wallet servers …`: list, add, remove and import named MCP servers. `argv` is the whole command
+ * `wallet servers …`: list, add, remove and import named MCP servers; log in to and out of them. `argv` is the whole command
  * line; the subcommand is the word after `servers`. Returns the exit code; usage problems
  * (bad names, flags or files) are thrown as UsageError, and nothing is written then.
  *
@@ -108,6 +149,10 @@ export async function runServers(
       return removeServer(run);
     case 'import':
       return importServers(run, context);
+    case 'login':
+      return (await import('./login-command.js')).loginServer(run);
+    case 'logout':
+      return (await import('./login-command.js')).logoutServer(run);
   }
 }
 

@@ -7,6 +7,11 @@ Usage:
   wallet servers add <name> --url <http(s) URL> [--header "Name: value"]… [--overwrite]
   wallet servers remove <name>
   wallet servers import [<file>…] [--from claude-desktop|claude-code|cursor] [--overwrite] [--json]
+  wallet servers login <name> | --url <url> [--scope "<scopes>"] [--no-browser]
+                       [--client-id <id> [--client-secret-file <path> | --client-secret-stdin |
+                                          --client-key-file <pem>]
+                        [--client-credentials]] [--client-metadata-url <https url>]
+  wallet servers logout <name> | --url <url>
 
 They are kept in servers.json in the data directory ($WALLET_HOME, else the platform's),
 owner-only, in the "mcpServers" shape of Claude Desktop, Claude Code and Cursor. A saved name
@@ -28,6 +33,16 @@ Subcommands:
               cursor          ./.cursor/mcp.json, ~/.cursor/mcp.json
             Saved names are kept unless --overwrite. SSE servers are skipped: this CLI speaks
             stdio and Streamable HTTP.
+  login     OAuth 2.1 login to an HTTP server (saved, or --url): the address to open is printed
+            and opened with $BROWSER, else the system's browser; the browser comes back to a
+            listener on 127.0.0.1. On a machine without a browser (or with --no-browser), open
+            the address elsewhere and paste the address the browser ends on. The client
+            registers itself where the server allows it; else give --client-id (and a secret).
+            --client-credentials logs a machine client in with no browser at all. Tokens and
+            secrets are kept owner-only in oauth/ in the data directory, never in servers.json,
+            and refreshed when they expire. A call to a server that asks for a login starts
+            one by itself on a terminal (or with $BROWSER set); elsewhere it says to run this.
+  logout    Forget the tokens and client of that server.
 
 Flags:
   --server <command line>     add: the command that starts a stdio server, as one quoted word.
@@ -36,6 +51,16 @@ Flags:
   --header <'Name: value'>    add: an HTTP header for that URL (repeatable).
   --overwrite                 add, import: replace a saved server of the same name.
   --from <agent>              import: only the files of claude-desktop, claude-code or cursor.
+  --scope <scopes>            login: the OAuth scopes to ask for (space-separated).
+  --client-id <id>            login: a client registered beforehand with the server.
+  --client-secret-file <path> login: that client's secret, from an owner-only file.
+  --client-secret-stdin       login: that client's secret, from stdin.
+  --client-key-file <path>    login: that client's private key instead of a secret
+                              (private_key_jwt), a PEM file, owner-only.
+  --client-credentials        login: a machine client (client_credentials grant, no browser).
+  --client-metadata-url <url> login: an https client metadata document, used as client id
+                              where the server supports them.
+  --no-browser                login: open no browser; print the address and wait.
   --json                      Print the result as JSON.
   -h, --help                  Show this help.
 
@@ -50,4 +75,5 @@ Examples:
   wallet servers add everything --server 'npx -y @modelcontextprotocol/server-everything'
   wallet servers add linear --url https://mcp.linear.app/mcp --header 'Authorization: Bearer \${LINEAR_TOKEN}'
   wallet --server everything tools
+  wallet servers login linear
 `;

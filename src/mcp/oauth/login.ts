@@ -1,0 +1,214 @@
+import {
+  auth,
+  computeScopeUnion,
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+  type AuthProvider,
+  type FetchLike,
+  type AuthOptions,
+  type InsufficientScopeError,
+  IssuerMismatchError,
+  type OAuthClientProvider,
+  validateClientMetadataUrl,
+} from '@modelcontextprotocol/client';
+import { LoginFailedError, LoginRequiredError } from './errors.js';
+import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
+import { LoginNeeded, WalletOAuthProvider } from './provider.js';
+import type { OAuthStore } from './store.js';
+
+/** How a login reaches the person at the keyboard; the CLI supplies it. */
+export type LoginPrompt = {
+  /** A browser login may start now (a terminal is there, or `$BROWSER` plays the browser). */
+  readonly interactive: boolean;
+  /** What to run to log in, for the error when a login is needed and cannot start here. */
+  readonly loginCommand: string;
+  /**
+   * Shows the authorization URL, opens a browser, and resolves with the query of the redirect:
+   * the one `redirect` receives, or a redirect URL the person pastes.
+   */
+  authorize(url: URL, redirect: LoopbackRedirect): Promise<URLSearchParams>;
+};
+
+export type LoginOptions = {
+  scope?: string | undefined;
+  resourceMetadataUrl?: URL | undefined;
+  fetchFn?: FetchLike | undefined;
+  /** A client registered beforehand with the authorization server (no dynamic registration). */
+  client?: { client_id: string; client_secret?: string | undefined } | undefined;
+  /** `client_credentials`: a machine client, no browser (needs `client`). */
+  machine?: boolean | undefined;
+  /** A PEM private key the client authenticates with (`private_key_jwt`), kept for later logins. */
+  clientKey?: string | undefined;
+  /** The https URL of a client metadata document (CIMD), kept for later logins. */
+  clientMetadataUrl?: string | undefined;
+};
+
+/**
+ * Logs in to the MCP server at `serverUrl` and stores the tokens: a client-credentials grant for a
+ * machine client, else the authorization-code flow with PKCE in a browser that comes back to a
+ * loopback listener. Everything OAuth (discovery and its fallbacks, registration, scope
+ * selection, `iss`, resource indicators) is the SDK's `auth()`.
+ */
+export async function login(
+  store: OAuthStore,
+  prompt: LoginPrompt,
+  serverUrl: URL,
+  options: LoginOptions = {},
+): Promise<void> {
+  const { scope, resourceMetadataUrl, fetchFn } = options;
+  if (options.client) {
+    const client = options.client;
+    await store.update((record) => ({
+      server: record.server,
+      client,
+      ...(options.clientKey === undefined ? {} : { clientKey: options.clientKey }),
+      registration: 'pre-registered',
+      grant: options.machine ? 'client_credentials' : 'authorization_code',
+    }));
+  }
+  if (options.clientMetadataUrl !== undefined) {
+    validateClientMetadataUrl(options.clientMetadataUrl);
+    const clientMetadataUrl = options.clientMetadataUrl;
+    await store.update((record) => ({ server: record.server, clientMetadataUrl }));
+  }
+  const record = await store.read();
+  if (record.grant === 'client_credentials') {
+    const provider = new WalletOAuthProvider(store, record, { kind: 'silent' });
+    const result = await authorize(provider, authOptions({ serverUrl, scope, resourceMetadataUrl, fetchFn }));
+    if (result !== 'AUTHORIZED')
+      throw new LoginFailedError('The authorization server gave the machine client no token.');
+    return;
+  }
+  const registered = record.redirectUrl;
+  const redirect = await listenForRedirect(registered ? Number(new URL(registered).port) || undefined : undefined);
+  try {
+    const stale = record.registration !== 'pre-registered' && record.client && registered !== redirect.redirectUrl;
+    // A client registered for another port, now taken, is registered again for this one.
+    await store.update((current) => ({
+      ...current,
+      redirectUrl: redirect.redirectUrl,
+      ...(stale ? { client: undefined } : {}),
+    }));
+    let answer: URLSearchParams | undefined;
+    const provider = new WalletOAuthProvider(store, record, {
+      kind: 'browser',
+      redirectUrl: redirect.redirectUrl,
+      onRedirect: async (url) => {
+        answer = await prompt.authorize(url, redirect);
+      },
+    });
+    const base = { serverUrl, scope, resourceMetadataUrl, fetchFn };
+    const first = await authorize(provider, authOptions({ ...base, forceReauthorization: true }));
+    if (first === 'AUTHORIZED') return;
+    if (!answer) throw new LoginFailedError('The browser never came back to the wallet CLI.');
+    if (answer.get('state') !== provider.expectedState) {
+      throw new LoginFailedError('The redirect carried the state of another login; nothing was stored.');
+    }
+    const code = answer.get('code');
+    // The error fields of a redirect are the authorization server's (or an attacker's) words:
+    // not shown (RFC 9207 §4).
+    if (!code) throw new LoginFailedError('The authorization server sent no code back: the login was refused.');
+    const result = await authorize(
+      provider,
+      authOptions({ ...base, authorizationCode: code, iss: answer.get('iss') ?? undefined }),
+    );
+    if (result !== 'AUTHORIZED') throw new LoginFailedError('The authorization server did not grant a token.');
+    if (scope) await store.update((current) => ({ ...current, scope: computeScopeUnion(scope, current.scope) }));
+  } finally {
+    await redirect.close();
+  }
+}
+
+/**
+ * The bearer token of a session's requests, from the store. On a 401 it first does what needs
+ * nobody, holding the server's lock across processes: adopt a token another process has just
+ * stored, or spend the refresh token (once), or ask for a client-credentials token; only then
+ * a browser login, where one may start.
+ */
+export class OAuthSessionAuth implements AuthProvider {
+  private sent: string | undefined;
+
+  constructor(
+    private readonly store: OAuthStore,
+    private readonly prompt: LoginPrompt,
+    private readonly serverUrl: URL,
+  ) {}
+
+  async token(): Promise<string | undefined> {
+    this.sent = (await this.store.read()).tokens?.access_token;
+    return this.sent;
+  }
+
+  async onUnauthorized(context: Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0]): Promise<void> {
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(context.response);
+    if (await this.silently(resourceMetadataUrl, scope, context.fetchFn)) return;
+    await this.loginOrExplain({ scope, resourceMetadataUrl, fetchFn: context.fetchFn });
+  }
+
+  /** After a 403 `insufficient_scope`: log in again for the scopes held plus those asked for. */
+  async stepUp(challenge: InsufficientScopeError): Promise<void> {
+    const record = await this.store.read();
+    const scope = computeScopeUnion(record.scope, record.tokens?.scope, challenge.requiredScope);
+    await this.loginOrExplain({ scope, resourceMetadataUrl: challenge.resourceMetadataUrl });
+  }
+
+  private async silently(resourceMetadataUrl: URL | undefined, scope: string | undefined, fetchFn: FetchLike) {
+    return this.store.withLock(async () => {
+      const record = await this.store.read();
+      const stored = record.tokens?.access_token;
+      if (stored !== undefined && stored !== this.sent) return true;
+      const machine = record.grant === 'client_credentials';
+      if (!machine && (record.tokens?.refresh_token === undefined || record.client === undefined)) return false;
+      const provider = new WalletOAuthProvider(this.store, record, { kind: 'silent' });
+      try {
+        const result = await authorize(
+          provider,
+          authOptions({ serverUrl: this.serverUrl, resourceMetadataUrl, scope, fetchFn }),
+        );
+        return result === 'AUTHORIZED';
+      } catch (error) {
+        if (error instanceof LoginNeeded) return false;
+        throw error;
+      }
+    });
+  }
+
+  private async loginOrExplain(options: LoginOptions): Promise<void> {
+    if (!this.prompt.interactive) {
+      throw new LoginRequiredError(
+        `the server answered HTTP 401 and wants an OAuth login: run ${this.prompt.loginCommand}`,
+      );
+    }
+    await login(this.store, this.prompt, this.serverUrl, options);
+  }
+}
+
+/**
+ * The SDK's `auth()`, with one fallback of the 2025-03-26 era: a server that publishes no protected
+ * resource metadata has its authorization server on its own origin, where the metadata's `issuer`
+ * may carry a path the well-known URL does not (RFC 8414 §3.3 would refuse it). There the issuer
+ * is taken as published, only for the server's own origin: a mix-up needs a second server.
+ */
+async function authorize(provider: OAuthClientProvider, options: AuthOptions): Promise<'AUTHORIZED' | 'REDIRECT'> {
+  try {
+    return await auth(provider, options);
+  } catch (error) {
+    if (!(error instanceof IssuerMismatchError) || error.kind !== 'metadata') throw error;
+    const serverUrl = new URL(options.serverUrl);
+    if (error.received === undefined || new URL(error.received).origin !== serverUrl.origin) throw error;
+    const published = await discoverOAuthProtectedResourceMetadata(
+      serverUrl,
+      options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl } : {},
+      options.fetchFn,
+    ).catch(() => undefined);
+    if (published) throw error;
+    return auth(provider, { ...options, skipIssuerMetadataValidation: true });
+  }
+}
+
+/** `auth()`'s options without the unset ones (its types say absent, not undefined). */
+function authOptions(options: { [K in keyof AuthOptions]: AuthOptions[K] | undefined }): AuthOptions {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as unknown as AuthOptions;
+}

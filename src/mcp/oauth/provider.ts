@@ -1,0 +1,166 @@
+import { createPrivateKey, randomBytes } from 'node:crypto';
+import {
+  createPrivateKeyJwtAuth,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import { packageInfo } from '../../shared/package-info.js';
+import type { OAuthRecord, OAuthStore } from './store.js';
+
+/** Thrown where a login would need a browser and none may be opened now. */
+export class LoginNeeded extends Error {
+  override name = 'LoginNeeded';
+}
+
+export type ProviderMode =
+  /** A person logs in: the authorization URL goes to `onRedirect`, which waits for the redirect. */
+  | { kind: 'browser'; redirectUrl: string; onRedirect: (url: URL) => Promise<void> }
+  /** Only what needs nobody: a refresh, or a client-credentials token. */
+  | { kind: 'silent' };
+
+/**
+ * The SDK's `OAuthClientProvider` over the wallet's {@link OAuthStore}: the SDK's `auth()` does
+ * discovery, registration, PKCE, `iss` checks, resource indicators, scope selection and refresh;
+ * this class only keeps what it hands over and says how to reach a person.
+ */
+export class WalletOAuthProvider implements OAuthClientProvider {
+  private verifier: string | undefined;
+  private readonly machine: boolean;
+  /** An https URL of this client's metadata document (CIMD), used where the server supports them. */
+  readonly clientMetadataUrl?: string;
+  /** `private_key_jwt` (RFC 7523): the client proves itself with a signed assertion, no secret sent. */
+  readonly addClientAuthentication?: ReturnType<typeof createPrivateKeyJwtAuth>;
+  readonly expectedState = randomBytes(16).toString('base64url');
+
+  /** `record`: the server's stored login as the flow starts (the client's kind, key and CIMD URL). */
+  constructor(
+    private readonly store: OAuthStore,
+    record: OAuthRecord,
+    private readonly mode: ProviderMode,
+  ) {
+    this.machine = record.grant === 'client_credentials';
+    if (record.clientMetadataUrl !== undefined) this.clientMetadataUrl = record.clientMetadataUrl;
+    const clientId = record.client?.client_id;
+    if (record.clientKey !== undefined && clientId !== undefined) {
+      this.addClientAuthentication = createPrivateKeyJwtAuth({
+        issuer: clientId,
+        subject: clientId,
+        privateKey: record.clientKey,
+        alg: signingAlgorithm(record.clientKey),
+      });
+    }
+  }
+
+  get redirectUrl(): string | undefined {
+    if (this.machine) return undefined;
+    // A refresh needs no redirect, but an undefined one would mean a machine client to the SDK.
+    return this.mode.kind === 'browser' ? this.mode.redirectUrl : 'http://127.0.0.1/callback';
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const redirect = this.redirectUrl;
+    return {
+      client_name: `${packageInfo().name} CLI`,
+      redirect_uris: redirect ? [redirect] : [],
+      ...(this.machine
+        ? { grant_types: ['client_credentials'] }
+        : { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+    };
+  }
+
+  /** A machine client asks for its token with the client-credentials grant. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.machine) return undefined;
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (scope) params.set('scope', scope);
+    return params;
+  }
+
+  state(): string {
+    return this.expectedState;
+  }
+
+  async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
+    return (await this.store.read()).client;
+  }
+
+  async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
+    await this.store.update((record) => ({
+      ...record,
+      client,
+      registration: record.registration === 'pre-registered' ? 'pre-registered' : 'dynamic',
+    }));
+  }
+
+  async tokens(): Promise<StoredOAuthTokens | undefined> {
+    return (await this.store.read()).tokens;
+  }
+
+  async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
+    const expiresAt = typeof tokens.expires_in === 'number' ? Date.now() + tokens.expires_in * 1000 : undefined;
+    await this.store.update((record) => ({
+      ...record,
+      // A refresh answer without a new refresh token keeps the old one (RFC 6749 §6).
+      tokens: { ...tokens, refresh_token: tokens.refresh_token ?? record.tokens?.refresh_token },
+      expiresAt,
+      ...(tokens.scope ? { scope: tokens.scope } : {}),
+    }));
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (this.mode.kind !== 'browser') throw new LoginNeeded('This server needs a login in a browser.');
+    await this.mode.onRedirect(authorizationUrl);
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    // The redirect comes back to this same process: the verifier never needs to touch a disk.
+    this.verifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (this.verifier === undefined) throw new Error('No PKCE code verifier: the login did not start here.');
+    return this.verifier;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'verifier') {
+      this.verifier = undefined;
+      return;
+    }
+    await this.store.update((record) => ({
+      ...record,
+      ...(scope === 'all' || scope === 'client' ? { client: undefined } : {}),
+      ...(scope === 'all' || scope === 'tokens' ? { tokens: undefined, expiresAt: undefined } : {}),
+      ...(scope === 'all' || scope === 'discovery' ? { discovery: undefined } : {}),
+    }));
+  }
+
+  async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
+    await this.store.update((record) => ({ ...record, discovery }));
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return (await this.store.read()).discovery;
+  }
+}
+
+/** The JWS algorithm of a PEM private key: ES256/384/512 by curve, RS256, or EdDSA. */
+export function signingAlgorithm(pem: string): string {
+  const key = createPrivateKey(pem);
+  switch (key.asymmetricKeyType) {
+    case 'ec': {
+      const curve = key.asymmetricKeyDetails?.namedCurve;
+      return curve === 'secp384r1' ? 'ES384' : curve === 'secp521r1' ? 'ES512' : 'ES256';
+    }
+    case 'rsa':
+    case 'rsa-pss':
+      return 'RS256';
+    case 'ed25519':
+      return 'EdDSA';
+    default:
+      throw new Error(`a ${key.asymmetricKeyType ?? 'unknown'} key cannot sign a client assertion`);
+  }
+}

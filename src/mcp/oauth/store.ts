@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type {
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import { withNamedLock } from '../../domain/keystore/lock.js';
+import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
+
+/** What the wallet keeps of one server's OAuth login, in one owner-only file. */
+export type OAuthRecord = {
+  /** The MCP server's URL, the key of the record. */
+  server: string;
+  /** The registered (or pre-registered) client, its secret included when it has one. */
+  client?: StoredOAuthClientInformation | undefined;
+  /** How the client came to be: registered by this CLI (RFC 7591), or given to `login`. */
+  registration?: 'dynamic' | 'pre-registered' | undefined;
+  /** A PEM private key for `private_key_jwt` client authentication, instead of a secret. */
+  clientKey?: string | undefined;
+  /** The https URL of a client metadata document to use as `client_id` where supported. */
+  clientMetadataUrl?: string | undefined;
+  /** The loopback redirect URI of the last browser login (a registered client is bound to it). */
+  redirectUrl?: string | undefined;
+  /** `client_credentials`: a machine client that logs in without a browser. */
+  grant?: 'authorization_code' | 'client_credentials' | undefined;
+  tokens?: StoredOAuthTokens | undefined;
+  /** When the access token expires (ms since the epoch), from `expires_in` at save time. */
+  expiresAt?: number | undefined;
+  /** The scope asked for last, so a step-up keeps what was granted. */
+  scope?: string | undefined;
+  discovery?: OAuthDiscoveryState | undefined;
+};
+
+/** `<dataDir>/oauth`: one file per server, named by a hash of its URL (no URL in a file name). */
+export function oauthDir(dataDir: string): string {
+  return join(dataDir, 'oauth');
+}
+
+/**
+ * The OAuth credentials of one MCP server (`<dataDir>/oauth/<sha256 of the URL>.json`, 0600, written
+ * atomically): never servers.json, never argv, never printed. A refresh runs under
+ * {@link OAuthStore.withLock}, so two processes never spend one refresh token twice.
+ */
+export class OAuthStore {
+  readonly path: string;
+  private readonly lockName: string;
+
+  constructor(
+    private readonly dataDir: string,
+    readonly server: string,
+  ) {
+    const key = createHash('sha256').update(server).digest('hex').slice(0, 32);
+    this.path = join(oauthDir(dataDir), `${key}.json`);
+    this.lockName = `oauth-${key}`;
+  }
+
+  async read(): Promise<OAuthRecord> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch {
+      return { server: this.server };
+    }
+    try {
+      const record = JSON.parse(text) as OAuthRecord;
+      // A record of another URL (a hash collision, or a file copied by hand) is no login here.
+      return record.server === this.server ? record : { server: this.server };
+    } catch {
+      return { server: this.server };
+    }
+  }
+
+  async write(record: OAuthRecord): Promise<void> {
+    await ensurePrivateDir(oauthDir(this.dataDir));
+    await writeFileAtomic(this.path, JSON.stringify(record, null, 2) + '\n');
+  }
+
+  async update(change: (record: OAuthRecord) => OAuthRecord): Promise<OAuthRecord> {
+    const next = change(await this.read());
+    await this.write(next);
+    return next;
+  }
+
+  /** Forgets the login: tokens, client and discovery. True when there was one. */
+  async remove(): Promise<boolean> {
+    const record = await this.read();
+    const existed = record.client !== undefined || record.tokens !== undefined;
+    await rm(this.path, { force: true });
+    return existed;
+  }
+
+  /** Runs `task` holding this server's OAuth lock (`<dataDir>/locks/oauth-<hash>`), across processes. */
+  withLock<T>(task: () => Promise<T>): Promise<T> {
+    return withNamedLock(this.dataDir, this.lockName, task);
+  }
+}

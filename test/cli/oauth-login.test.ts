@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startEverythingHttp, type HttpServer } from '../helpers/everything-http.js';
+import { tempHome } from '../helpers/io.js';
+import { startOAuthProxy, type OAuthProxy } from '../helpers/oauth-proxy.js';
+import { ROOT, WALLET_BIN } from '../helpers/paths.js';
+
+/** $BROWSER for the tests: follows the authorization server's redirects back to the CLI. */
+const BROWSER = `${process.execPath} ${join(ROOT, 'test', 'fixtures', 'oauth', 'follow-browser.mjs')}`;
+
+type Ran = { code: number | null; stdout: string; stderr: string };
+
+/** The real `wallet` binary, without a terminal (stdin a pipe), in data directory `home`. */
+function wallet(home: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  const base: Record<string, string | undefined> = { ...process.env, WALLET_HOME: home, ...env };
+  if (!('BROWSER' in env)) delete base['BROWSER'];
+  const child = spawn(process.execPath, [WALLET_BIN, ...args], { env: base, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('OAuth login to an MCP server behind an authorization server (server-everything behind it)', () => {
+  let everything: HttpServer;
+  let proxy: OAuthProxy;
+  before(async () => {
+    everything = await startEverythingHttp();
+    proxy = await startOAuthProxy(everything.url);
+  });
+  after(async () => {
+    await proxy.stop();
+    await everything.stop();
+  });
+
+  it('says which login to run when a 401 comes with no terminal and no $BROWSER', async () => {
+    const run = await wallet(tempHome(), ['--url', proxy.url, 'echo', '--message', 'hi']);
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(
+      run.stderr,
+      new RegExp(`answered HTTP 401 and wants an OAuth login: run 'wallet servers login --url ${proxy.url}'`),
+    );
+    assert.equal(run.stdout, '');
+  });
+
+  it('logs in with $BROWSER, keeps the tokens owner-only out of servers.json, and uses them', async () => {
+    const home = tempHome();
+    assert.equal((await wallet(home, ['servers', 'add', 'ev', '--url', proxy.url])).code, 0);
+    const login = await wallet(home, ['servers', 'login', 'ev'], { BROWSER });
+    assert.equal(login.code, 0, login.stderr);
+    assert.match(login.stdout, /Logged in to 'ev'/);
+    assert.match(login.stderr, /Open this address in a browser:\n\n {2}http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
+    const [file, ...others] = readdirSync(join(home, 'oauth'));
+    assert.ok(file && others.length === 0);
+    const path = join(home, 'oauth', file);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.equal(statSync(join(home, 'oauth')).mode & 0o777, 0o700);
+    const token = proxy.issued.at(-1) as string;
+    assert.ok(readFileSync(path, 'utf8').includes(token));
+    assert.ok(!readFileSync(join(home, 'servers.json'), 'utf8').includes(token));
+    for (const text of [login.stdout, login.stderr]) assert.ok(!text.includes(token), 'token printed');
+
+    const call = await wallet(home, ['--server', 'ev', 'echo', '--message', 'through OAuth', '--json']);
+    assert.equal(call.code, 0, call.stderr);
+    assert.match(call.stdout, /through OAuth/);
+    assert.ok(!call.stderr.includes(token));
+
+    const logout = await wallet(home, ['servers', 'logout', 'ev']);
+    assert.equal(logout.code, 0, logout.stderr);
+    assert.deepEqual(readdirSync(join(home, 'oauth')), []);
+    const again = await wallet(home, ['--server', 'ev', 'echo', '--message', 'hi']);
+    assert.equal(again.code, 3);
+    assert.match(again.stderr, /run 'wallet servers login ev'/);
+  });
+
+  it('starts the login by itself on a 401 when $BROWSER is set', async () => {
+    const run = await wallet(tempHome(), ['--url', proxy.url, 'echo', '--message', 'auto', '--json'], { BROWSER });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /auto/);
+  });
+
+  it('two processes refreshing at once spend the refresh token once', async () => {
+    const home = tempHome();
+    assert.equal((await wallet(home, ['servers', 'login', '--url', proxy.url], { BROWSER })).code, 0);
+    const refreshesBefore = proxy.refreshUses.size;
+    // Both calls get their 401 at the same moment, with the same stored refresh token; the
+    // refresh takes a second, time enough for the other process to present it too if it did
+    // not wait for the lock.
+    proxy.expireAccessTokens(2, 1000);
+    const runs = await Promise.all([
+      wallet(home, ['--url', proxy.url, 'echo', '--message', 'one', '--json']),
+      wallet(home, ['--url', proxy.url, 'echo', '--message', 'two', '--json']),
+    ]);
+    assert.equal(proxy.refusedRefreshes, 0, 'a refresh token was presented twice');
+    for (const run of runs) assert.equal(run.code, 0, run.stderr);
+    assert.equal(proxy.refreshUses.size, refreshesBefore + 1, 'one refresh for both processes');
+    assert.deepEqual([...proxy.refreshUses.values()].slice(refreshesBefore), [1]);
+  });
+});

@@ -1,0 +1,174 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { listenOnFreePort } from './ports.js';
+
+/**
+ * An OAuth 2.1 authorization server and, on the same port, a protected resource: a reverse proxy
+ * in front of a real MCP server (`upstream`) that answers 401 with RFC 9728 metadata unless the
+ * request carries a live access token. Dynamic registration, PKCE (S256, checked), `iss` in the
+ * redirect (RFC 9207), refresh tokens that work once (rotated, as OAuth 2.1 asks of public
+ * clients). `/authorize` approves at once: a browser that follows redirects logs in.
+ */
+export type OAuthProxy = {
+  url: string;
+  /** How often each refresh token was presented at the token endpoint. */
+  refreshUses: Map<string, number>;
+  /** Refresh grants refused (a refresh token already spent or unknown). */
+  refusedRefreshes: number;
+  /** Access tokens issued so far. */
+  issued: string[];
+  /**
+   * Every access token stops working, as when they expire: the next call must refresh. The 401s
+   * are held until `together` requests got one, so that many clients refresh at the same moment;
+   * the next refresh is answered only after `refreshDelayMs`, a window in which a second client
+   * that did not wait for the first would present the same refresh token.
+   */
+  expireAccessTokens(together?: number, refreshDelayMs?: number): void;
+  stop(): Promise<void>;
+};
+
+export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
+  const target = new URL(upstream);
+  const codes = new Map<string, { challenge: string; redirectUri: string }>();
+  const access = new Set<string>();
+  const refresh = new Set<string>();
+  let base = '';
+  let barrier = 1;
+  let refreshDelay = 0;
+  const held: (() => void)[] = [];
+  const state: OAuthProxy = {
+    url: '',
+    refreshUses: new Map(),
+    refusedRefreshes: 0,
+    issued: [],
+    expireAccessTokens: (together = 1, refreshDelayMs = 0) => {
+      access.clear();
+      barrier = together;
+      refreshDelay = refreshDelayMs;
+    },
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+  const issue = (response: ServerResponse) => {
+    const token = randomBytes(16).toString('hex');
+    const renewal = randomBytes(16).toString('hex');
+    access.add(token);
+    refresh.add(renewal);
+    state.issued.push(token);
+    json(response, 200, { access_token: token, token_type: 'Bearer', expires_in: 3600, refresh_token: renewal });
+  };
+  const server = createServer((incoming, outgoing) => {
+    void (async () => {
+      const url = new URL(incoming.url ?? '/', base);
+      if (url.pathname === '/.well-known/oauth-protected-resource/mcp') {
+        return json(outgoing, 200, { resource: `${base}/mcp`, authorization_servers: [base] });
+      }
+      if (url.pathname === '/.well-known/oauth-authorization-server') {
+        return json(outgoing, 200, {
+          issuer: base,
+          authorization_endpoint: `${base}/authorize`,
+          token_endpoint: `${base}/token`,
+          registration_endpoint: `${base}/register`,
+          response_types_supported: ['code'],
+          grant_types_supported: ['authorization_code', 'refresh_token'],
+          code_challenge_methods_supported: ['S256'],
+          token_endpoint_auth_methods_supported: ['none'],
+          authorization_response_iss_parameter_supported: true,
+        });
+      }
+      if (url.pathname === '/register' && incoming.method === 'POST') {
+        const body = JSON.parse(await text(incoming)) as Record<string, unknown>;
+        return json(outgoing, 201, { ...body, client_id: randomBytes(8).toString('hex') });
+      }
+      if (url.pathname === '/authorize') {
+        const redirectUri = url.searchParams.get('redirect_uri') ?? '';
+        const challenge = url.searchParams.get('code_challenge');
+        if (!challenge || url.searchParams.get('code_challenge_method') !== 'S256') {
+          return json(outgoing, 400, { error: 'invalid_request' });
+        }
+        const code = randomBytes(8).toString('hex');
+        codes.set(code, { challenge, redirectUri });
+        const back = new URL(redirectUri);
+        back.searchParams.set('code', code);
+        back.searchParams.set('state', url.searchParams.get('state') ?? '');
+        back.searchParams.set('iss', base);
+        outgoing.writeHead(302, { location: back.href }).end();
+        return;
+      }
+      if (url.pathname === '/token' && incoming.method === 'POST') {
+        const form = new URLSearchParams(await text(incoming));
+        if (form.get('grant_type') === 'authorization_code') {
+          const grant = codes.get(form.get('code') ?? '');
+          codes.delete(form.get('code') ?? '');
+          const verifier = form.get('code_verifier') ?? '';
+          const hashed = createHash('sha256').update(verifier).digest('base64url');
+          if (!grant || hashed !== grant.challenge || form.get('redirect_uri') !== grant.redirectUri) {
+            return json(outgoing, 400, { error: 'invalid_grant' });
+          }
+          return issue(outgoing);
+        }
+        if (form.get('grant_type') === 'refresh_token') {
+          const presented = form.get('refresh_token') ?? '';
+          state.refreshUses.set(presented, (state.refreshUses.get(presented) ?? 0) + 1);
+          const delay = refreshDelay;
+          refreshDelay = 0;
+          if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+          if (!refresh.delete(presented)) {
+            state.refusedRefreshes++;
+            return json(outgoing, 400, { error: 'invalid_grant' });
+          }
+          return issue(outgoing);
+        }
+        return json(outgoing, 400, { error: 'unsupported_grant_type' });
+      }
+      if (url.pathname === '/mcp') {
+        const token = /^Bearer (.+)$/.exec(incoming.headers.authorization ?? '')?.[1];
+        if (!token || !access.has(token)) {
+          await text(incoming);
+          held.push(() =>
+            outgoing
+              .writeHead(401, {
+                'content-type': 'application/json',
+                'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+              })
+              .end('{"error":"invalid_token"}'),
+          );
+          if (held.length >= barrier) {
+            barrier = 1;
+            for (const answer of held.splice(0)) answer();
+          }
+          return;
+        }
+        const headers = { ...incoming.headers, host: target.host };
+        delete headers.authorization;
+        const forwarded = request(
+          { host: target.hostname, port: target.port, path: target.pathname, method: incoming.method, headers },
+          (answer) => {
+            outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(outgoing);
+          },
+        );
+        forwarded.on('error', () => outgoing.writeHead(502).end());
+        incoming.pipe(forwarded);
+        return;
+      }
+      outgoing.writeHead(404).end();
+    })().catch(() => outgoing.writeHead(500).end());
+  });
+  const port = await listenOnFreePort(server);
+  base = `http://127.0.0.1:${port}`;
+  state.url = `${base}/mcp`;
+  return state;
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+async function text(incoming: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of incoming) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
