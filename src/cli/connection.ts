@@ -1,4 +1,10 @@
-import { RemoteProtocolError, type EraVerdict, type ListedTool, type McpSession } from '../mcp/session.js';
+import {
+  RemoteProtocolError,
+  type EraVerdict,
+  type ListedTool,
+  type McpSession,
+  type QuestionAnswerer,
+} from '../mcp/session.js';
 import { isJsonSchema } from '../shared/json-schema.js';
 import { describeAllArgumentsOf, FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
@@ -35,6 +41,10 @@ export class Connection {
     private readonly dataDir: string,
     private readonly timeoutMs: number | undefined,
     private readonly builtIn: Omit<WalletServerSetup, 'localOnly' | 'readOnly' | 'caller'> = {},
+    /** Who answers another server's questions (elicitation); none: the client declares none. */
+    private readonly questions?: QuestionAnswerer,
+    /** Where the MCP SDK's own notes go (--debug: stderr); by default nowhere. */
+    private readonly libraryNotes?: (text: string) => void,
   ) {}
 
   private async cache(): Promise<ToolListCache> {
@@ -103,6 +113,8 @@ export class Connection {
     const target = this.target;
     const timeout = this.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const events = {
+      questions: this.questions,
+      onLibraryMessage: this.libraryNotes ?? (() => undefined),
       onToolListChanged: () => {
         if (target.kind !== 'built-in') {
           this.pending = this.pending

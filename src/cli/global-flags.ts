@@ -101,6 +101,11 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
     description: 'Run a destructive tool (a payment, a deletion) without asking; needed without a terminal.',
   },
   {
+    name: 'accept-defaults',
+    type: 'boolean',
+    description: "Answer another server's questions with their defaults, without a terminal.",
+  },
+  {
     name: 'qr',
     type: 'boolean',
     description: 'Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.',
@@ -124,6 +129,7 @@ export type GlobalOptions = {
   headerFile: string | undefined;
   env: string[];
   yes: boolean;
+  acceptDefaults: boolean;
   qr: boolean | undefined;
   timeoutMs: number | undefined;
   endpoints: string[];
@@ -212,6 +218,7 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
     headerFile: text('header-file'),
     env: repeatedValues(parsed, 'env'),
     yes: parsed['yes'] === true,
+    acceptDefaults: parsed['accept-defaults'] === true,
     qr: typeof parsed['qr'] === 'boolean' ? parsed['qr'] : undefined,
     timeoutMs: timeout === undefined ? undefined : Number(timeout),
     endpoints: repeatedValues(parsed, 'endpoint'),

@@ -13,24 +13,33 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
+import { formatWithOptions } from 'node:util';
 import { packageInfo } from '../shared/package-info.js';
 import {
+  ClientRefusal,
   ConnectionError,
   RemoteProtocolError,
   type CallOptions,
   type EraVerdict,
   type ListedTool,
   type McpSession,
+  type QuestionAnswerer,
+  type ServerQuestion,
   type SessionEvents,
 } from './session.js';
+import type { JsonSchema } from '../shared/json-schema.js';
 
 export {
+  ClientRefusal,
   ConnectionError,
   RemoteProtocolError,
   type CallOptions,
   type EraVerdict,
   type ListedTool,
   type McpSession,
+  type QuestionAnswer,
+  type QuestionAnswerer,
+  type ServerQuestion,
   type SessionEvents,
   type ToolCallResult,
 } from './session.js';
@@ -112,10 +121,16 @@ export async function connectSession(transport: Transport, options: SessionOptio
   const { mode, timeoutMs, events = {}, prior, trustedOutputs, exitGrace } = options;
   const { name, version } = packageInfo();
   const onChanged = events.onToolListChanged;
+  if (events.onLibraryMessage) captureConsole(events.onLibraryMessage);
+  const questions = events.questions;
+  const elicitation = questions && elicitationCapability(questions);
   const client = new Client(
     { name, version },
     {
       versionNegotiation: { mode },
+      // Declared only when someone can answer: a server that may not ask falls back to its own
+      // way (the wallet's out-of-band approvals) instead of getting a blind refusal.
+      ...(elicitation ? { capabilities: { elicitation } } : {}),
       // Another server's result is checked against its output schema by the SDK's interpreting
       // validator: Ajv (the default) generates and compiles code for each schema, a third of a
       // `--server` call's time for one call (docs/PERFORMANCE.md).
@@ -126,6 +141,22 @@ export async function connectSession(transport: Transport, options: SessionOptio
         : {}),
     },
   );
+  if (questions && elicitation) {
+    // Both eras: a 2025 server's `elicitation/create` request, and the questions a 2026-07-28
+    // server embeds in an `input_required` result (the SDK answers them through this handler,
+    // then retries with `inputResponses` and the server's `requestState` echoed).
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params;
+      const question: ServerQuestion =
+        params.mode === 'url'
+          ? { mode: 'url', message: params.message, url: params.url }
+          : { mode: 'form', message: params.message, requestedSchema: params.requestedSchema as JsonSchema };
+      const answer = await questions.answer(question);
+      return answer.action === 'accept' && answer.content !== undefined
+        ? { action: 'accept', content: answer.content }
+        : { action: answer.action };
+    });
+  }
   try {
     // The SDK gives each step of the handshake (an era probe, then initialize) the whole timeout;
     // the caller's bound is for the handshake as a whole.
@@ -185,6 +216,24 @@ export async function connectSession(transport: Transport, options: SessionOptio
   };
 }
 
+/**
+ * Sends what the SDK prints with `console` to `sink`: its notes ("excluding tool …", "listTools()
+ * called but …") would otherwise land on stdout among the results, on every call. Only the CLI,
+ * whose own output never goes through `console`, asks for this.
+ */
+function captureConsole(sink: (text: string) => void): void {
+  const write = (...args: unknown[]): void => sink(formatWithOptions({ colors: false }, ...args));
+  // eslint-disable-next-line no-console -- replacing the SDK's console output is the point.
+  for (const level of ['log', 'info', 'debug', 'warn', 'error'] as const) console[level] = write;
+}
+
+function elicitationCapability(
+  questions: QuestionAnswerer,
+): { form?: Record<string, never>; url?: Record<string, never> } | undefined {
+  if (!questions.form && !questions.url) return undefined;
+  return { ...(questions.form ? { form: {} } : {}), ...(questions.url ? { url: {} } : {}) };
+}
+
 /** A validator that accepts every value: for a server known to check its own outputs. */
 const TRUSTING_VALIDATOR: jsonSchemaValidator = {
   getValidator<T>(): JsonSchemaValidator<T> {
@@ -215,7 +264,18 @@ async function translate<T>(call: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof ProtocolError) throw new RemoteProtocolError(error.code, error.message);
     if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
-      throw new RemoteProtocolError(-32603, `The server sent an invalid result: ${error.message}`);
+      throw new ClientRefusal(`the server's result was rejected by this client: ${error.message}`, { cause: error });
+    }
+    if (error instanceof SdkError && error.code === SdkErrorCode.CapabilityNotSupported) {
+      // An `input_required` result asking for what this run cannot give (a question without a
+      // terminal to ask on): the server was reached; the client cannot go on.
+      throw new ClientRefusal(
+        'the server asked a question, and this run has no terminal to ask it on (run it on one, or with --accept-defaults)',
+        { cause: error },
+      );
+    }
+    if (error instanceof SdkError && error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
+      throw new ClientRefusal(`the server kept asking for input: ${error.message}`, { cause: error });
     }
     throw new ConnectionError(reason(error), { cause: error });
   }
