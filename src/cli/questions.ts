@@ -83,7 +83,7 @@ function declined(say: (text: string) => unknown, why: string): QuestionAnswer {
 type FormField = {
   name: string;
   label: string;
-  kind: 'string' | 'number' | 'integer' | 'boolean' | 'choices';
+  kind: 'string' | 'number' | 'integer' | 'boolean' | 'choices' | 'several';
   choices: readonly string[];
   required: boolean;
   defaultValue: Answer | undefined;
@@ -146,7 +146,9 @@ async function askField(
       ? 'y/n'
       : field.kind === 'choices'
         ? field.choices.map((choice) => terminalSafe(choice)).join('|')
-        : field.kind;
+        : field.kind === 'several'
+          ? `any of ${field.choices.map((choice) => terminalSafe(choice)).join(',')}, comma-separated`
+          : field.kind;
   const shownDefault = field.defaultValue === undefined ? '' : ` [${terminalSafe(String(field.defaultValue))}]`;
   for (;;) {
     const text = await lines.ask(
@@ -177,6 +179,10 @@ function parseAnswer(field: FormField, typed: string): Answer | undefined {
       return /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(typed) ? Number(typed) : undefined;
     case 'choices':
       return field.choices.includes(typed) ? typed : undefined;
+    case 'several': {
+      const picked = typed.split(',').map((part) => part.trim());
+      return picked.every((part) => field.choices.includes(part)) ? picked : undefined;
+    }
     case 'string':
       return typed;
   }
