@@ -21,6 +21,8 @@ export type FlagSpec = {
   array: boolean;
   /** For `json`: text that is not JSON is sent as a string (the schema allows strings). */
   textFallback: boolean;
+  /** For `json`: the schema allows a boolean, so a bare flag means true and `--no-x` false. */
+  acceptsBoolean: boolean;
   /** Allowed values (enum or const), in the schema's types. */
   choices: readonly (string | number | boolean)[] | undefined;
   required: boolean;
@@ -75,6 +77,7 @@ export function flagsFromSchema(inputSchema: JsonSchema): FlagSpec[] {
       property,
       flag,
       ...shape,
+      acceptsBoolean: shape.kind === 'json' && !shape.array && allowsBoolean(schema, inputSchema),
       required: required.has(property),
       hasDefault: 'default' in schema,
       defaultValue: schema['default'],
@@ -133,6 +136,16 @@ function shapeOf(schema: JsonSchema, root: JsonSchema): Shape {
   const kind: FlagKind =
     type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' ? type : 'json';
   return { kind, array: false, choices, nullable, textFallback: false };
+}
+
+/** Whether a value of the schema (or of one of its union's members) may be a boolean. */
+function allowsBoolean(schema: JsonSchema, root: JsonSchema): boolean {
+  if (typesOf(schema).includes('boolean')) return true;
+  const union = schema['anyOf'] ?? schema['oneOf'];
+  return (
+    Array.isArray(union) &&
+    union.filter(isJsonSchema).some((member) => typesOf(resolveRef(member, root)).includes('boolean'))
+  );
 }
 
 /** For `anyOf`/`oneOf`: the members other than `{type: "null"}`, and whether null was one. */
