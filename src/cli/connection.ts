@@ -1,4 +1,5 @@
 import {
+  ClientRefusal,
   RemoteProtocolError,
   type EraVerdict,
   type ListedTool,
@@ -86,7 +87,7 @@ export class Connection {
       // only in another era) connect again, negotiating.
       if (this.priorEra?.kind !== 'modern') throw error;
       await this.forgetEra();
-      if (!(error instanceof RemoteProtocolError)) throw error;
+      if (!(error instanceof RemoteProtocolError || error instanceof ClientRefusal)) throw error;
       await this.session?.close().catch(() => undefined);
       this.session = undefined;
       session = await this.open();
@@ -115,6 +116,9 @@ export class Connection {
     const events = {
       questions: this.questions,
       onLibraryMessage: this.libraryNotes ?? (() => undefined),
+      // A server's stderr (banners, npm warnings) is shown under --debug only; its last lines
+      // still come with a failure.
+      onServerStderr: this.libraryNotes && ((line: string) => this.libraryNotes?.(`server: ${line}`)),
       onToolListChanged: () => {
         if (target.kind !== 'built-in') {
           this.pending = this.pending

@@ -13,6 +13,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
+import type { Stream } from 'node:stream';
 import { formatWithOptions } from 'node:util';
 import { packageInfo } from '../shared/package-info.js';
 import {
@@ -48,8 +49,12 @@ export type StdioServerCommand = {
   command: string;
   args: readonly string[];
   env?: Readonly<Record<string, string>> | undefined;
-  /** Where the server's stderr goes: ours (default) or nowhere. */
-  stderr?: 'inherit' | 'ignore' | undefined;
+  /**
+   * Where the server's stderr goes: ours (default), nowhere, or `capture`: kept out of the
+   * output (start-up banners, npm warnings), its last lines told with a failure, and each line
+   * handed to `SessionEvents.onServerStderr`.
+   */
+  stderr?: 'inherit' | 'ignore' | 'capture' | undefined;
 };
 
 /**
@@ -68,13 +73,42 @@ export async function openStdioSession(
   Object.assign(env, server.env);
   // Imported here: the in-process session (client.ts's other user) never spawns a process.
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const capture = server.stderr === 'capture';
   const transport = new StdioClientTransport({
     command: server.command,
     args: [...server.args],
     env,
-    stderr: server.stderr ?? 'inherit',
+    stderr: server.stderr === 'capture' ? 'pipe' : (server.stderr ?? 'inherit'),
   });
-  return connectSession(transport, { mode: 'auto', timeoutMs, events, prior, exitGrace: () => transport.pid });
+  const tail = capture ? stderrTail(transport.stderr, events.onServerStderr) : undefined;
+  return connectSession(transport, {
+    mode: 'auto',
+    timeoutMs,
+    events,
+    prior,
+    exitGrace: () => transport.pid,
+    ...(tail ? { lastWords: tail } : {}),
+  });
+}
+
+/** How many of a captured server's last stderr lines a failure tells. */
+const LAST_WORDS_LINES = 5;
+
+/** Reads a child's stderr, passing each line on and keeping the last few for a failure's message. */
+function stderrTail(stream: Stream | null, onLine: ((line: string) => void) | undefined): () => string {
+  const last: string[] = [];
+  let partial = '';
+  stream?.on('data', (chunk: Buffer | string) => {
+    const lines = (partial + chunk.toString()).split(/\r?\n/);
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      onLine?.(line);
+      if (line.trim() === '') continue;
+      last.push(line);
+      if (last.length > LAST_WORDS_LINES) last.shift();
+    }
+  });
+  return () => [...last, ...(partial.trim() ? [partial] : [])].slice(-LAST_WORDS_LINES).join(' | ');
 }
 
 export type HttpServerAddress = {
@@ -114,11 +148,17 @@ export type SessionOptions = {
   trustedOutputs?: boolean | undefined;
   /** The pid of a child server to signal when it is slow to exit after close. */
   exitGrace?: (() => number | null) | undefined;
+  /** The last lines a captured server wrote to stderr: told with a connection failure. */
+  lastWords?: (() => string) | undefined;
 };
 
 /** The SDK's `Client` over `transport`, as an {@link McpSession}; failures to connect are a {@link ConnectionError}. */
 export async function connectSession(transport: Transport, options: SessionOptions): Promise<McpSession> {
-  const { mode, timeoutMs, events = {}, prior, trustedOutputs, exitGrace } = options;
+  const { mode, timeoutMs, events = {}, prior, trustedOutputs, exitGrace, lastWords } = options;
+  const saidLast = (): string => {
+    const words = lastWords?.();
+    return words ? ` (the server's stderr: ${words})` : '';
+  };
   const { name, version } = packageInfo();
   const onChanged = events.onToolListChanged;
   if (events.onLibraryMessage) captureConsole(events.onLibraryMessage);
@@ -169,7 +209,7 @@ export async function connectSession(transport: Transport, options: SessionOptio
     );
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}`, { cause: error });
+    throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}${saidLast()}`, { cause: error });
   }
   const info = client.getServerVersion();
   const discover = client.getDiscoverResult();
@@ -180,12 +220,13 @@ export async function connectSession(transport: Transport, options: SessionOptio
         ? { kind: 'modern', discover: discover as Record<string, unknown> }
         : { kind: 'legacy' },
     async listTools(options = {}) {
-      const result = await translate(() => client.listTools(undefined, requestOptions(options)));
+      const result = await translate(() => client.listTools(undefined, requestOptions(options)), saidLast);
       return result.tools as ListedTool[];
     },
     async callTool(toolName, args, options = {}) {
-      const result = await translate(() =>
-        client.callTool({ name: toolName, arguments: args }, requestOptions(options)),
+      const result = await translate(
+        () => client.callTool({ name: toolName, arguments: args }, requestOptions(options)),
+        saidLast,
       );
       return {
         isError: result.isError === true,
@@ -258,7 +299,7 @@ function requestOptions({ timeoutMs, signal, onProgress }: CallOptions): Request
 }
 
 /** SDK failures as ours: JSON-RPC errors stay protocol errors, the rest are connection errors. */
-async function translate<T>(call: () => Promise<T>): Promise<T> {
+async function translate<T>(call: () => Promise<T>, saidLast: () => string): Promise<T> {
   try {
     return await call();
   } catch (error) {
@@ -277,7 +318,7 @@ async function translate<T>(call: () => Promise<T>): Promise<T> {
     if (error instanceof SdkError && error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
       throw new ClientRefusal(`the server kept asking for input: ${error.message}`, { cause: error });
     }
-    throw new ConnectionError(reason(error), { cause: error });
+    throw new ConnectionError(`${reason(error)}${saidLast()}`, { cause: error });
   }
 }
 

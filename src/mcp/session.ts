@@ -46,6 +46,8 @@ export type SessionEvents = {
    * every line comes here instead, for the owner to show (under --debug) or drop.
    */
   onLibraryMessage?: ((text: string) => void) | undefined;
+  /** Each line a spawned server writes to its stderr, when that is captured. */
+  onServerStderr?: ((line: string) => void) | undefined;
   /** Who answers the server's questions (elicitation); without it the client declares none. */
   questions?: QuestionAnswerer | undefined;
 };
