@@ -28,8 +28,12 @@ export function renderRootHelp(
   globalFlags: readonly CliFlag[],
   style: Style,
 ): string {
-  const lines = [`${style.heading('wallet')} — a Dash and Ethereum wallet for people and agents, over MCP.`];
-  if (!server.builtIn) lines.push(terminalSafe(`Tools of ${server.name} ${server.version}.`, true));
+  // Another server's tools are not the wallet's: its help opens with that server, not our tagline.
+  const lines = [
+    server.builtIn
+      ? `${style.heading('wallet')} — a Dash and Ethereum wallet for people and agents, over MCP.`
+      : `${style.heading('wallet')} — ${terminalSafe(`Tools of ${server.name} ${server.version}.`, true)}`,
+  ];
   lines.push(`${style.heading('Usage:')} wallet <command> [flags]`, '');
   const width = Math.max(
     ...commands.map((entry) => entry.command.length),
