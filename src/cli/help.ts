@@ -120,7 +120,7 @@ function specRows(spec: FlagSpec): FlagRow[] {
   const placeholder =
     spec.kind === 'boolean' && !spec.array
       ? ''
-      : ` <${spec.choices ? terminalSafe(spec.choices.map(String).join('|'), true) : spec.kind === 'json' ? 'json' : spec.kind}>`;
+      : ` <${spec.choices ? terminalSafe(spec.choices.map(String).join('|'), true) : spec.kind === 'json' ? terminalSafe(spec.objectShape ?? 'json', true) : spec.kind}>`;
   const names = spec.kind === 'boolean' && !spec.array ? `--[no-]${spec.flag}` : `--${spec.flag}${placeholder}`;
   return [{ names, text }];
 }

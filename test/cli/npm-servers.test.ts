@@ -20,6 +20,8 @@ describe('wallet --server: reference MCP servers from npm', () => {
     const file = join(dir, 'notes.txt');
     writeFileSync(file, 'hello world\nline two\n');
     const filesystem = serverOf('server-filesystem', dir);
+    const help = await wallet(['--server', filesystem, 'edit-file', '--help']);
+    assert.match(help.stdout, /--edits <\{oldText, newText\}> +\[required, repeatable\]/, 'the item shape is shown');
     const edit = await wallet([
       '--server',
       filesystem,
