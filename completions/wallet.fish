@@ -33,6 +33,7 @@ val	-	--format	openai
 val	-	--format	anthropic
 flag	-	--yes	none	Run a destructive tool (a payment, a deletion) without asking; needed without a terminal.
 flag	-	-y	none	Run a destructive tool (a payment, a deletion) without asking; needed without a terminal.
+flag	-	--accept-defaults	none	Answer another server\'s questions with their defaults, without a terminal.
 flag	-	--qr	none	Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.
 flag	-	--no-qr	none	Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.
 flag	-	--color	none	Colour the output on a terminal; --no-color (or NO_COLOR) turns it off.

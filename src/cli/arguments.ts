@@ -70,7 +70,7 @@ export function secretValue(spec: FlagSpec, text: string): unknown {
 
 function convert(spec: FlagSpec, raw: unknown): unknown {
   if (typeof raw === 'boolean') {
-    if (spec.kind === 'boolean') return raw;
+    if (spec.kind === 'boolean' || spec.acceptsBoolean) return raw;
     throw new UsageError(`--${spec.flag} needs a value.`);
   }
   const text = String(raw);

@@ -20,7 +20,12 @@ export function flagsOfCommand(specs: readonly FlagSpec[]): CliFlag[] {
   const flags: CliFlag[] = [{ name: 'args-json', type: 'string', description: '' }];
   for (const spec of specs) {
     const type = spec.array ? 'array' : spec.kind === 'boolean' ? 'boolean' : 'string';
-    flags.push({ name: spec.flag, type, description: spec.description });
+    flags.push({
+      name: spec.flag,
+      type,
+      description: spec.description,
+      ...(spec.acceptsBoolean ? { bareMeansTrue: true } : {}),
+    });
     if (spec.secret) {
       flags.push({ name: `${spec.flag}-stdin`, type: 'boolean', description: '' });
       flags.push({ name: `${spec.flag}-file`, type: 'string', description: '' });

@@ -1,4 +1,11 @@
-import { RemoteProtocolError, type EraVerdict, type ListedTool, type McpSession } from '../mcp/session.js';
+import {
+  ClientRefusal,
+  RemoteProtocolError,
+  type EraVerdict,
+  type ListedTool,
+  type McpSession,
+  type QuestionAnswerer,
+} from '../mcp/session.js';
 import { isJsonSchema, PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';
 import { describeAllArgumentsOf, FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
@@ -35,6 +42,10 @@ export class Connection {
     private readonly dataDir: string,
     private readonly timeoutMs: number | undefined,
     private readonly builtIn: Omit<WalletServerSetup, 'localOnly' | 'readOnly' | 'caller'> = {},
+    /** Who answers another server's questions (elicitation); none: the client declares none. */
+    private readonly questions?: QuestionAnswerer,
+    /** Where the MCP SDK's own notes go (--debug: stderr); by default nowhere. */
+    private readonly libraryNotes?: (text: string) => void,
   ) {}
 
   private async cache(): Promise<ToolListCache> {
@@ -76,7 +87,7 @@ export class Connection {
       // only in another era) connect again, negotiating.
       if (this.priorEra?.kind !== 'modern') throw error;
       await this.forgetEra();
-      if (!(error instanceof RemoteProtocolError)) throw error;
+      if (!(error instanceof RemoteProtocolError || error instanceof ClientRefusal)) throw error;
       await this.session?.close().catch(() => undefined);
       this.session = undefined;
       session = await this.open();
@@ -103,6 +114,11 @@ export class Connection {
     const target = this.target;
     const timeout = this.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const events = {
+      questions: this.questions,
+      onLibraryMessage: this.libraryNotes ?? (() => undefined),
+      // A server's stderr (banners, npm warnings) is shown under --debug only; its last lines
+      // still come with a failure.
+      onServerStderr: this.libraryNotes && ((line: string) => this.libraryNotes?.(`server: ${line}`)),
       onToolListChanged: () => {
         if (target.kind !== 'built-in') {
           this.pending = this.pending

@@ -12,6 +12,8 @@ export type CliFlag = {
   value?: string;
   choices?: readonly string[];
   description: string;
+  /** A flag that takes a value but may stand alone, meaning true (a boolean-or-string union). */
+  bareMeansTrue?: boolean;
 };
 
 /** Valid before or after any command. */
@@ -101,6 +103,11 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
     description: 'Run a destructive tool (a payment, a deletion) without asking; needed without a terminal.',
   },
   {
+    name: 'accept-defaults',
+    type: 'boolean',
+    description: "Answer another server's questions with their defaults, without a terminal.",
+  },
+  {
     name: 'qr',
     type: 'boolean',
     description: 'Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.',
@@ -124,6 +131,7 @@ export type GlobalOptions = {
   headerFile: string | undefined;
   env: string[];
   yes: boolean;
+  acceptDefaults: boolean;
   qr: boolean | undefined;
   timeoutMs: number | undefined;
   endpoints: string[];
@@ -150,14 +158,25 @@ export type ParsedFlags = Record<string, unknown> & { _: (string | number)[] };
  * attached to its flag first (`--args-json=-`).
  */
 export function parseFlags(argv: readonly string[], flags: readonly CliFlag[]): ParsedFlags {
-  const takesValue = new Set(flags.filter((flag) => flag.type !== 'boolean').map((flag) => `--${flag.name}`));
+  const takesValue = new Map(
+    flags.filter((flag) => flag.type !== 'boolean').map((flag): [string, CliFlag] => [`--${flag.name}`, flag]),
+  );
   const joined: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const word = argv[index] ?? '';
     const next = argv[index + 1];
-    if (takesValue.has(word) && next !== undefined && (next === '-' || NEGATIVE_NUMBER.test(next))) {
+    const flag = takesValue.get(word);
+    if (word === '--') {
+      joined.push(...argv.slice(index));
+      break;
+    }
+    if (flag && next !== undefined && (next === '-' || NEGATIVE_NUMBER.test(next))) {
       joined.push(`${word}=${next}`);
       index++;
+    } else if (flag && (next === undefined || next.startsWith('-'))) {
+      // Nothing follows but another flag: yargs would send on an empty string.
+      if (!flag.bareMeansTrue) throw new UsageError(`${word} needs a value.`);
+      joined.push(`${word}=true`);
     } else joined.push(word);
   }
   const result = yargsParser.detailed(joined, {
@@ -212,6 +231,7 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
     headerFile: text('header-file'),
     env: repeatedValues(parsed, 'env'),
     yes: parsed['yes'] === true,
+    acceptDefaults: parsed['accept-defaults'] === true,
     qr: typeof parsed['qr'] === 'boolean' ? parsed['qr'] : undefined,
     timeoutMs: timeout === undefined ? undefined : Number(timeout),
     endpoints: repeatedValues(parsed, 'endpoint'),

@@ -30,8 +30,12 @@ export function renderRootHelp(
   globalFlags: readonly CliFlag[],
   style: Style,
 ): string {
-  const lines = [`${style.heading('wallet')} — a Dash and Ethereum wallet for people and agents, over MCP.`];
-  if (!server.builtIn) lines.push(terminalSafe(`Tools of ${server.name} ${server.version}.`, true));
+  // Another server's tools are not the wallet's: its help opens with that server, not our tagline.
+  const lines = [
+    server.builtIn
+      ? `${style.heading('wallet')} — a Dash and Ethereum wallet for people and agents, over MCP.`
+      : `${style.heading('wallet')} — ${terminalSafe(`Tools of ${server.name} ${server.version}.`, true)}`,
+  ];
   lines.push(`${style.heading('Usage:')} wallet <command> [flags]`, '');
   const width = Math.max(
     ...commands.map((entry) => entry.command.length),
@@ -118,7 +122,7 @@ function specRows(spec: FlagSpec): FlagRow[] {
   const placeholder =
     spec.kind === 'boolean' && !spec.array
       ? ''
-      : ` <${spec.choices ? terminalSafe(spec.choices.map(String).join('|'), true) : spec.kind === 'json' ? 'json' : spec.kind}>`;
+      : ` <${spec.choices ? terminalSafe(spec.choices.map(String).join('|'), true) : spec.kind === 'json' ? terminalSafe(spec.objectShape ?? 'json', true) : spec.kind}>`;
   const names = spec.kind === 'boolean' && !spec.array ? `--[no-]${spec.flag}` : `--${spec.flag}${placeholder}`;
   return [{ names, text }];
 }

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import type { ListedTool } from '../mcp/session.js';
-import { ConnectionError, RemoteProtocolError } from '../mcp/session.js';
+import { ClientRefusal, ConnectionError, RemoteProtocolError } from '../mcp/session.js';
 import { resolveDataDir } from '../shared/data-dir.js';
 import { inDialect, toolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { packageInfo } from '../shared/package-info.js';
@@ -59,7 +59,15 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     const target = await resolveTarget(globals, dataDir, io);
     const builtIn = target.kind === 'built-in' ? await builtInSetup(globals, io, activity) : undefined;
     if (!builtIn) refuseBuiltInFlags(globals);
-    const connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup);
+    else if (globals.acceptDefaults)
+      throw new UsageError('--accept-defaults answers another server; not without --server or --url.');
+    const questions = builtIn
+      ? undefined
+      : (await import('./questions.js')).questionAnswerer(io, activity, globals.acceptDefaults);
+    const libraryNotes = globals.debug
+      ? (text: string) => io.stderr.write(`debug: ${terminalSafe(text)}\n`)
+      : undefined;
+    const connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup, questions, libraryNotes);
     try {
       const interrupted = (): boolean => builtIn?.prompt?.interrupted() ?? false;
       const code = await dispatch({ argv, io, globals, verb, connection, style, activity, interrupted });
@@ -267,6 +275,13 @@ function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
       error.hint ?? 'Check the --server command or --url, or run the server by hand to see why it fails.',
     );
     return EXIT.connection;
+  }
+  if (error instanceof ClientRefusal) {
+    say(
+      error.message,
+      'The server was reached and answered; this client could not go on with the answer. --debug shows more.',
+    );
+    return EXIT.toolError;
   }
   if (error instanceof RemoteProtocolError) {
     say(`the server refused the request (${error.code}): ${error.message}`);

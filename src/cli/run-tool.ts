@@ -1,4 +1,4 @@
-import { RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/session.js';
+import { ClientRefusal, RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/session.js';
 import { inDialect, isToolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { isJsonSchema } from '../shared/json-schema.js';
 import { checkFieldOf, dryRunFieldOf, readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
@@ -69,7 +69,8 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
         onProgress: (message) => activity.progress(message),
       });
     } catch (error) {
-      if (error instanceof RemoteProtocolError) await connection.forgetCachedList();
+      // The list may be out of date (a tool renamed, an output schema changed).
+      if (error instanceof RemoteProtocolError || error instanceof ClientRefusal) await connection.forgetCachedList();
       throw error;
     } finally {
       activity.stop();

@@ -21,6 +21,10 @@ export type FlagSpec = {
   array: boolean;
   /** For `json`: text that is not JSON is sent as a string (the schema allows strings). */
   textFallback: boolean;
+  /** For `json`: the schema allows a boolean, so a bare flag means true and `--no-x` false. */
+  acceptsBoolean: boolean;
+  /** For `json` objects (or an array's object items): their property names, `{oldText, newText}`, for help. */
+  objectShape?: string | undefined;
   /** Allowed values (enum or const), in the schema's types. */
   choices: readonly (string | number | boolean)[] | undefined;
   required: boolean;
@@ -75,6 +79,8 @@ export function flagsFromSchema(inputSchema: JsonSchema): FlagSpec[] {
       property,
       flag,
       ...shape,
+      acceptsBoolean: shape.kind === 'json' && !shape.array && allowsBoolean(schema, inputSchema),
+      objectShape: shape.kind === 'json' ? objectShapeOf(schema, inputSchema) : undefined,
       required: required.has(property),
       hasDefault: 'default' in schema,
       defaultValue: schema['default'],
@@ -133,6 +139,29 @@ function shapeOf(schema: JsonSchema, root: JsonSchema): Shape {
   const kind: FlagKind =
     type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' ? type : 'json';
   return { kind, array: false, choices, nullable, textFallback: false };
+}
+
+/** How many property names an object's shape shows in help before `…`. */
+const SHAPE_NAMES = 4;
+
+/** `{a, b}` for an object schema (or an array of them): what a JSON value of the flag looks like. */
+function objectShapeOf(schema: JsonSchema, root: JsonSchema): string | undefined {
+  const items = isJsonSchema(schema['items']) ? resolveRef(schema['items'], root) : undefined;
+  const target = items ?? schema;
+  const names = schemaProperties(target).map(([name]) => name);
+  if (names.length === 0) return undefined;
+  const shown = names.slice(0, SHAPE_NAMES).join(', ');
+  return `{${shown}${names.length > SHAPE_NAMES ? ', …' : ''}}`;
+}
+
+/** Whether a value of the schema (or of one of its union's members) may be a boolean. */
+function allowsBoolean(schema: JsonSchema, root: JsonSchema): boolean {
+  if (typesOf(schema).includes('boolean')) return true;
+  const union = schema['anyOf'] ?? schema['oneOf'];
+  return (
+    Array.isArray(union) &&
+    union.filter(isJsonSchema).some((member) => typesOf(resolveRef(member, root)).includes('boolean'))
+  );
 }
 
 /** For `anyOf`/`oneOf`: the members other than `{type: "null"}`, and whether null was one. */

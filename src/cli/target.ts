@@ -73,12 +73,12 @@ export async function resolveTarget(globals: GlobalOptions, dataDir: string, io:
       return {
         kind: 'stdio',
         spec,
-        command: { command: named.command, args: named.args, env: { ...named.env, ...extraEnv }, stderr: 'inherit' },
+        command: { command: named.command, args: named.args, env: { ...named.env, ...extraEnv }, stderr: 'capture' },
       };
     }
   }
   if (headersGiven) throw new UsageError('--header is for --url (HTTP); --server runs a command.');
-  return { kind: 'stdio', spec, command: { ...splitCommandLine(globals.server), env: extraEnv, stderr: 'inherit' } };
+  return { kind: 'stdio', spec, command: { ...splitCommandLine(globals.server), env: extraEnv, stderr: 'capture' } };
 }
 
 /** The stored OAuth login of an HTTP server, and how to start one (`src/cli/browser.ts`). */

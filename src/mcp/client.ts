@@ -17,27 +17,50 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
+import type { Stream } from 'node:stream';
+import { formatWithOptions } from 'node:util';
 import { packageInfo } from '../shared/package-info.js';
 import { LoginFailedError, LoginRequiredError } from './oauth/errors.js';
 import type { LoginPrompt } from './oauth/login.js';
 import {
+  ClientRefusal,
   ConnectionError,
   RemoteProtocolError,
   type CallOptions,
   type EraVerdict,
   type ListedTool,
   type McpSession,
+  type QuestionAnswerer,
+  type ServerQuestion,
   type SessionEvents,
 } from './session.js';
+import type { JsonSchema } from '../shared/json-schema.js';
 
-export { type EraVerdict, type ListedTool, type McpSession, type SessionEvents } from './session.js';
+export {
+  ClientRefusal,
+  ConnectionError,
+  RemoteProtocolError,
+  type CallOptions,
+  type EraVerdict,
+  type ListedTool,
+  type McpSession,
+  type QuestionAnswer,
+  type QuestionAnswerer,
+  type ServerQuestion,
+  type SessionEvents,
+  type ToolCallResult,
+} from './session.js';
 
 export type StdioServerCommand = {
   command: string;
   args: readonly string[];
   env?: Readonly<Record<string, string>> | undefined;
-  /** Where the server's stderr goes: ours (default) or nowhere. */
-  stderr?: 'inherit' | 'ignore' | undefined;
+  /**
+   * Where the server's stderr goes: ours (default), nowhere, or `capture`: kept out of the
+   * output (start-up banners, npm warnings), its last lines told with a failure, and each line
+   * handed to `SessionEvents.onServerStderr`.
+   */
+  stderr?: 'inherit' | 'ignore' | 'capture' | undefined;
 };
 
 /**
@@ -56,13 +79,42 @@ export async function openStdioSession(
   Object.assign(env, server.env);
   // Imported here: the in-process session (client.ts's other user) never spawns a process.
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const capture = server.stderr === 'capture';
   const transport = new StdioClientTransport({
     command: server.command,
     args: [...server.args],
     env,
-    stderr: server.stderr ?? 'inherit',
+    stderr: server.stderr === 'capture' ? 'pipe' : (server.stderr ?? 'inherit'),
   });
-  return connectSession(transport, { mode: 'auto', timeoutMs, events, prior, exitGrace: () => transport.pid });
+  const tail = capture ? stderrTail(transport.stderr, events.onServerStderr) : undefined;
+  return connectSession(transport, {
+    mode: 'auto',
+    timeoutMs,
+    events,
+    prior,
+    exitGrace: () => transport.pid,
+    ...(tail ? { lastWords: tail } : {}),
+  });
+}
+
+/** How many of a captured server's last stderr lines a failure tells. */
+const LAST_WORDS_LINES = 5;
+
+/** Reads a child's stderr, passing each line on and keeping the last few for a failure's message. */
+function stderrTail(stream: Stream | null, onLine: ((line: string) => void) | undefined): () => string {
+  const last: string[] = [];
+  let partial = '';
+  stream?.on('data', (chunk: Buffer | string) => {
+    const lines = (partial + chunk.toString()).split(/\r?\n/);
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      onLine?.(line);
+      if (line.trim() === '') continue;
+      last.push(line);
+      if (last.length > LAST_WORDS_LINES) last.shift();
+    }
+  });
+  return () => [...last, ...(partial.trim() ? [partial] : [])].slice(-LAST_WORDS_LINES).join(' | ');
 }
 
 export type HttpServerAddress = {
@@ -131,11 +183,13 @@ export type SessionOptions = {
   exitGrace?: (() => number | null) | undefined;
   /** A 403 `insufficient_scope`: log in for more scope, after which the request is sent again. */
   stepUp?: ((challenge: InsufficientScopeError) => Promise<void>) | undefined;
+  /** The last lines a captured server wrote to stderr: told with a connection failure. */
+  lastWords?: (() => string) | undefined;
 };
 
 /** The SDK's `Client` over `transport`, as an {@link McpSession}; failures to connect are a {@link ConnectionError}. */
 export async function connectSession(transport: Transport, options: SessionOptions): Promise<McpSession> {
-  const { mode, timeoutMs, events = {}, prior, trustedOutputs, exitGrace, stepUp } = options;
+  const { mode, timeoutMs, events = {}, prior, trustedOutputs, exitGrace, stepUp, lastWords } = options;
   // A request the server refused for want of scope was not run: after a step-up it is sent again.
   const scoped = async <T>(call: () => Promise<T>): Promise<T> => {
     for (let attempt = 0; ; attempt++) {
@@ -147,12 +201,22 @@ export async function connectSession(transport: Transport, options: SessionOptio
       }
     }
   };
+  const saidLast = (): string => {
+    const words = lastWords?.();
+    return words ? ` (the server's stderr: ${words})` : '';
+  };
   const { name, version } = packageInfo();
   const onChanged = events.onToolListChanged;
+  if (events.onLibraryMessage) captureConsole(events.onLibraryMessage);
+  const questions = events.questions;
+  const elicitation = questions && elicitationCapability(questions);
   const client = new Client(
     { name, version },
     {
       versionNegotiation: { mode },
+      // Declared only when someone can answer: a server that may not ask falls back to its own
+      // way (the wallet's out-of-band approvals) instead of getting a blind refusal.
+      ...(elicitation ? { capabilities: { elicitation } } : {}),
       // Another server's result is checked against its output schema by the SDK's interpreting
       // validator: Ajv (the default) generates and compiles code for each schema, a third of a
       // `--server` call's time for one call (docs/PERFORMANCE.md).
@@ -163,6 +227,22 @@ export async function connectSession(transport: Transport, options: SessionOptio
         : {}),
     },
   );
+  if (questions && elicitation) {
+    // Both eras: a 2025 server's `elicitation/create` request, and the questions a 2026-07-28
+    // server embeds in an `input_required` result (the SDK answers them through this handler,
+    // then retries with `inputResponses` and the server's `requestState` echoed).
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params;
+      const question: ServerQuestion =
+        params.mode === 'url'
+          ? { mode: 'url', message: params.message, url: params.url }
+          : { mode: 'form', message: params.message, requestedSchema: params.requestedSchema as JsonSchema };
+      const answer = await questions.answer(question);
+      return answer.action === 'accept' && answer.content !== undefined
+        ? { action: 'accept', content: answer.content }
+        : { action: answer.action };
+    });
+  }
   try {
     // The SDK gives each step of the handshake (an era probe, then initialize) the whole timeout;
     // the caller's bound is for the handshake as a whole.
@@ -177,7 +257,7 @@ export async function connectSession(transport: Transport, options: SessionOptio
     );
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}`, {
+    throw new ConnectionError(`Cannot connect to the MCP server: ${reason(error)}${saidLast()}`, {
       cause: error,
       hint: loginHint(error),
     });
@@ -191,12 +271,16 @@ export async function connectSession(transport: Transport, options: SessionOptio
         ? { kind: 'modern', discover: discover as Record<string, unknown> }
         : { kind: 'legacy' },
     async listTools(options = {}) {
-      const result = await translate(() => scoped(() => client.listTools(undefined, requestOptions(options))));
+      const result = await translate(
+        () => scoped(() => client.listTools(undefined, requestOptions(options))),
+        saidLast,
+      );
       return result.tools as ListedTool[];
     },
     async callTool(toolName, args, options = {}) {
-      const result = await translate(() =>
-        scoped(() => client.callTool({ name: toolName, arguments: args }, requestOptions(options))),
+      const result = await translate(
+        () => scoped(() => client.callTool({ name: toolName, arguments: args }, requestOptions(options))),
+        saidLast,
       );
       return {
         isError: result.isError === true,
@@ -227,6 +311,24 @@ export async function connectSession(transport: Transport, options: SessionOptio
   };
 }
 
+/**
+ * Sends what the SDK prints with `console` to `sink`: its notes ("excluding tool …", "listTools()
+ * called but …") would otherwise land on stdout among the results, on every call. Only the CLI,
+ * whose own output never goes through `console`, asks for this.
+ */
+function captureConsole(sink: (text: string) => void): void {
+  const write = (...args: unknown[]): void => sink(formatWithOptions({ colors: false }, ...args));
+  // eslint-disable-next-line no-console -- replacing the SDK's console output is the point.
+  for (const level of ['log', 'info', 'debug', 'warn', 'error'] as const) console[level] = write;
+}
+
+function elicitationCapability(
+  questions: QuestionAnswerer,
+): { form?: Record<string, never>; url?: Record<string, never> } | undefined {
+  if (!questions.form && !questions.url) return undefined;
+  return { ...(questions.form ? { form: {} } : {}), ...(questions.url ? { url: {} } : {}) };
+}
+
 /** A validator that accepts every value: for a server known to check its own outputs. */
 const TRUSTING_VALIDATOR: jsonSchemaValidator = {
   getValidator<T>(): JsonSchemaValidator<T> {
@@ -251,15 +353,26 @@ function requestOptions({ timeoutMs, signal, onProgress }: CallOptions): Request
 }
 
 /** SDK failures as ours: JSON-RPC errors stay protocol errors, the rest are connection errors. */
-async function translate<T>(call: () => Promise<T>): Promise<T> {
+async function translate<T>(call: () => Promise<T>, saidLast: () => string): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (error instanceof ProtocolError) throw new RemoteProtocolError(error.code, error.message);
     if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
-      throw new RemoteProtocolError(-32603, `The server sent an invalid result: ${error.message}`);
+      throw new ClientRefusal(`the server's result was rejected by this client: ${error.message}`, { cause: error });
     }
-    throw new ConnectionError(reason(error), { cause: error, hint: loginHint(error) });
+    if (error instanceof SdkError && error.code === SdkErrorCode.CapabilityNotSupported) {
+      // An `input_required` result asking for what this run cannot give (a question without a
+      // terminal to ask on): the server was reached; the client cannot go on.
+      throw new ClientRefusal(
+        'the server asked a question, and this run has no terminal to ask it on (run it on one, or with --accept-defaults)',
+        { cause: error },
+      );
+    }
+    if (error instanceof SdkError && error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
+      throw new ClientRefusal(`the server kept asking for input: ${error.message}`, { cause: error });
+    }
+    throw new ConnectionError(`${reason(error)}${saidLast()}`, { cause: error, hint: loginHint(error) });
   }
 }
 

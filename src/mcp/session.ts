@@ -41,6 +41,35 @@ export type CallOptions = {
 export type SessionEvents = {
   /** The server said its tool list changed (`notifications/tools/list_changed`). */
   onToolListChanged?: (() => void) | undefined;
+  /**
+   * What the SDK prints with `console` (`console.debug` goes to stdout, which is the result's):
+   * every line comes here instead, for the owner to show (under --debug) or drop.
+   */
+  onLibraryMessage?: ((text: string) => void) | undefined;
+  /** Each line a spawned server writes to its stderr, when that is captured. */
+  onServerStderr?: ((line: string) => void) | undefined;
+  /** Who answers the server's questions (elicitation); without it the client declares none. */
+  questions?: QuestionAnswerer | undefined;
+};
+
+/**
+ * A question from the server (`elicitation/create`, or an `input_required` result's embedded
+ * one): a form of flat fields (`requestedSchema`), or a URL for the user to open.
+ */
+export type ServerQuestion =
+  { mode: 'form'; message: string; requestedSchema: JsonSchema } | { mode: 'url'; message: string; url: string };
+
+/** The user's answer, as elicitation's result: `content` only with `accept` on a form. */
+export type QuestionAnswer = {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]> | undefined;
+};
+
+/** The modes a client can answer (declared as its elicitation capability) and the answering. */
+export type QuestionAnswerer = {
+  form: boolean;
+  url: boolean;
+  answer(question: ServerQuestion): Promise<QuestionAnswer>;
 };
 
 /**
@@ -70,6 +99,15 @@ export class ConnectionError extends Error {
     super(message, options);
     this.hint = options.hint;
   }
+}
+
+/**
+ * The client could not go on with a request the server answered: a question this run cannot
+ * answer (no handler for it), a result the client's own checks reject. Not a connection failure
+ * and not the server's refusal: the CLI's exit 1.
+ */
+export class ClientRefusal extends Error {
+  override name = 'ClientRefusal';
 }
 
 /** The server answered a request with a JSON-RPC error (e.g. an unknown tool). */

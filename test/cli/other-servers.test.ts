@@ -13,7 +13,8 @@ describe('wallet --server: a server nobody here wrote (@modelcontextprotocol/ser
   it('lists its tools as commands', async () => {
     const { code, stdout } = await wallet(['--server', everything, '--help']);
     assert.equal(code, 0);
-    assert.match(stdout, /Tools of mcp-servers\/everything/);
+    assert.match(stdout, /^wallet — Tools of mcp-servers\/everything /);
+    assert.doesNotMatch(stdout, /Dash and Ethereum wallet/, "another server's help is not the wallet's");
     assert.match(stdout, / {2}echo +Echoes back the input string/);
     assert.match(stdout, / {2}get-sum +Returns the sum of two numbers/);
   });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { argumentsFromFlags, checkRequired, parseArgsJson } from '../../src/cli/arguments.js';
+import { flagsOfCommand } from '../../src/cli/commands.js';
+import { GLOBAL_FLAGS, parseFlags } from '../../src/cli/global-flags.js';
 import { flagsFromSchema, type FlagSpec } from '../../src/cli/schema-flags.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 
@@ -116,5 +118,35 @@ describe('arguments from flags', () => {
     assert.deepEqual(parseArgsJson('{"a":1}', '--args-json'), { a: 1 });
     assert.throws(() => parseArgsJson('[1]', '--args-json'), /must be a JSON object/);
     assert.throws(() => parseArgsJson('{', '--args-json'), /not valid JSON/);
+  });
+});
+
+describe('flags that stand alone or lack their value', () => {
+  const unionSchema = {
+    type: 'object',
+    properties: {
+      nextThoughtNeeded: { anyOf: [{ type: 'boolean' }, { type: 'string' }] },
+      path: { type: 'string' },
+    },
+  };
+  const unionSpecs = flagsFromSchema(unionSchema);
+  const parse = (argv: string[]): Record<string, unknown> =>
+    argumentsFromFlags(unionSpecs, parseFlags(argv, [...GLOBAL_FLAGS, ...flagsOfCommand(unionSpecs)]));
+
+  it('a bare flag for a boolean-or-string union means true; --no-x means false; a value is kept', () => {
+    assert.deepEqual(parse(['--next-thought-needed']), { nextThoughtNeeded: true });
+    assert.deepEqual(parse(['--next-thought-needed', '--path', 'a']), { nextThoughtNeeded: true, path: 'a' });
+    assert.deepEqual(parse(['--no-next-thought-needed']), { nextThoughtNeeded: false });
+    assert.deepEqual(parse(['--next-thought-needed', 'maybe']), { nextThoughtNeeded: 'maybe' });
+  });
+
+  it('a flag with its value missing is a usage error naming the flag, not an empty string sent on', () => {
+    for (const argv of [['--path'], ['--path', '--next-thought-needed'], ['--server']]) {
+      assert.throws(
+        () => parse(argv),
+        (error: unknown) => error instanceof UsageError && error.message === `${argv[0]} needs a value.`,
+      );
+    }
+    assert.deepEqual(parse(['--path', '']), { path: '' }, 'an empty value given on purpose stays');
   });
 });
