@@ -5,7 +5,7 @@ import type { LoginPrompt } from '../mcp/oauth/login.js';
 import type { CliIo } from './io.js';
 
 /** How long a browser login may take before the CLI gives up. */
-export const LOGIN_TIMEOUT_MS = 5 * 60_000;
+const LOGIN_TIMEOUT_MS = 5 * 60_000;
 
 export type PromptOptions = {
   /** Open no browser: print the URL and wait for the redirect or a pasted one (a remote machine). */
@@ -87,7 +87,7 @@ function pastedRedirect(io: CliIo): { promise: Promise<URLSearchParams>; stop: (
  * appended), else `open` (macOS), `start` (Windows) or `xdg-open`. False when nothing could be
  * started; the URL has been printed anyway.
  */
-export async function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>): Promise<boolean> {
+async function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>): Promise<boolean> {
   const candidates: string[][] = [];
   for (const entry of (env['BROWSER'] ?? '').split(':')) {
     const words = entry.trim().split(/\s+/).filter(Boolean);

@@ -36,20 +36,7 @@ import {
 } from './session.js';
 import type { JsonSchema } from '../shared/json-schema.js';
 
-export {
-  ClientRefusal,
-  ConnectionError,
-  RemoteProtocolError,
-  type CallOptions,
-  type EraVerdict,
-  type ListedTool,
-  type McpSession,
-  type QuestionAnswer,
-  type QuestionAnswerer,
-  type ServerQuestion,
-  type SessionEvents,
-  type ToolCallResult,
-} from './session.js';
+export { type EraVerdict, type ListedTool, type McpSession, type SessionEvents } from './session.js';
 
 export type StdioServerCommand = {
   command: string;

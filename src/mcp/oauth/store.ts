@@ -34,7 +34,7 @@ export type OAuthRecord = {
 };
 
 /** `<dataDir>/oauth`: one file per server, named by a hash of its URL (no URL in a file name). */
-export function oauthDir(dataDir: string): string {
+function oauthDir(dataDir: string): string {
   return join(dataDir, 'oauth');
 }
 
