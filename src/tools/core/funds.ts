@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_FEE_DUFFS, parseDuffs } from '../../domain/core/amount.js';
 import { formatDash } from '../../shared/amounts.js';
-import type { CreatedTransaction } from '../../domain/core/funds.js';
+import type { CreatedTransaction } from '../../domain/core/plan.js';
 import type { TransactionGist } from '../../domain/core/transaction.js';
 import type { CoreNetwork } from '../../domain/config/networks.js';
 import { defineTool } from '../define.js';
@@ -16,8 +16,8 @@ import {
   WalletId,
 } from '../fields.js';
 
-/** Transactions (and @scure/btc-signer) load on a call's first use, not when an address is made. */
-const funds = () => import('../../domain/core/funds.js');
+// Each handler imports its domain module (and with it @scure/btc-signer) on its first call, not
+// when an address is made.
 
 const FeeRate = DuffsPerKb.optional().describe(
   "Duffs per 1000 bytes. The fee rate; 1000 (Dash's minimum relay fee) when omitted.",
@@ -90,7 +90,7 @@ export const coreBalancesGet = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, signal }) => {
-    const { walletBalances } = await funds();
+    const { walletBalances } = await import('../../domain/core/balances.js');
     const balances = await walletBalances(services, wallet_id, network, signal);
     const total = balances.confirmed + balances.unconfirmed;
     return {
@@ -147,7 +147,7 @@ export const coreUtxosList = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, signal }) => {
-    const { walletUtxos } = await funds();
+    const { walletUtxos } = await import('../../domain/core/balances.js');
     const { entry, utxos, tip } = await walletUtxos(services, wallet_id, network, signal);
     return {
       wallet_id: entry.id,
@@ -200,7 +200,7 @@ export const coreTxCreate = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: async ({ wallet_id, network, outputs, fee_rate_duffs_per_kb }, { services, signal }) => {
-    const { createTransaction } = await funds();
+    const { createTransaction } = await import('../../domain/core/plan.js');
     const created = await createTransaction(services, {
       walletId: wallet_id,
       network,
@@ -247,7 +247,7 @@ export const coreTxSign = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
   handler: async ({ wallet_id, network, psbt, max_fee_duffs }, { services, signal, authority }) => {
-    const { signTransaction } = await funds();
+    const { signTransaction } = await import('../../domain/core/sign.js');
     const signed = await signTransaction(services, {
       walletId: wallet_id,
       network,
@@ -321,7 +321,7 @@ export const coreTxSend = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
   handler: async ({ network, hex, max_fee_duffs }, { services, signal, authority }) => {
-    const { sendTransaction } = await funds();
+    const { sendTransaction } = await import('../../domain/core/send.js');
     const sent = await sendTransaction(services, {
       network,
       hex,
@@ -386,7 +386,7 @@ export const coreFundsSend = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
   handler: async (input, { services, signal, authority }) => {
-    const { sendFunds } = await funds();
+    const { sendFunds } = await import('../../domain/core/pay.js');
     const result = await sendFunds(services, {
       authority,
       walletId: input.wallet_id,
