@@ -1,8 +1,9 @@
-import type { CoreNetwork } from '../config/networks.js';
+import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import { checkBackendNetwork } from '../net/backends.js';
-import type { CoreChainBackend } from '../net/chain-backend.js';
+import type { AddressBalance, CoreChainBackend } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
+import { addressScript, decodeAddress, requireAddress } from './address.js';
 import { issuedAddresses, watched, type WalletAddress } from './addresses.js';
 import { backendFor } from './network.js';
 import { isSpendable, type Utxo } from './transaction.js';
@@ -35,6 +36,36 @@ export async function walletBalances(
     return { ...address, ...balance };
   });
   return { entry, confirmed, unconfirmed, addresses: rows, backend };
+}
+
+/**
+ * The balance of any Dash address, in a wallet or not, as the network's backend sees it: a
+ * core-rpc node's address index (`getaddressbalance`, `getaddressmempool`) or, without the index,
+ * `scantxoutset` over the address's script (confirmed coins only: unconfirmed is then 0); an
+ * Insight explorer's address summary. Without `network`: the default Dash network when the
+ * address is one of its, else the network its prefix names (mainnet for X/7, testnet for y/8).
+ */
+export async function addressBalance(
+  services: WalletServices,
+  address: string,
+  network: CoreNetwork | undefined,
+  signal?: AbortSignal,
+): Promise<AddressBalance & { address: string; network: CoreNetwork; backend: CoreChainBackend }> {
+  const text = address.trim();
+  const chosen = network ?? (await networkOfAddress(services, text));
+  const decoded = requireAddress(text, chosen);
+  const backend = await backendFor(services, chosen);
+  await checkBackendNetwork(backend, chosen);
+  const balances = await backend.balances([{ address: text, script: addressScript(decoded) }], signal);
+  const balance = balances.get(text) ?? { confirmed: 0n, unconfirmed: 0n };
+  return { address: text, network: chosen, backend, confirmed: balance.confirmed, unconfirmed: balance.unconfirmed };
+}
+
+async function networkOfAddress(services: WalletServices, address: string): Promise<CoreNetwork> {
+  const configured = (await services.network('core', undefined)).network;
+  const fallback = CORE_NETWORKS.find((network) => network === configured) ?? 'mainnet';
+  const networks = decodeAddress(address)?.networks ?? [];
+  return networks.includes(fallback) ? fallback : (networks[0] ?? fallback);
 }
 
 export type WalletUtxo = Utxo & { spendable: boolean; path: string };
