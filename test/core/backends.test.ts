@@ -495,6 +495,17 @@ describe('Dash backend safety and plumbing', () => {
 });
 
 describe("an address's balance without network", () => {
+  it('takes no wallet alias for an address, and says to pass it as wallet_id', async () => {
+    const home = tempHome();
+    try {
+      const result = await wallet(['core-balances-get', '--address', 'main'], { home });
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /INVALID_PARAM: address is not a valid Dash address\.\nhint: .*--wallet-id/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('reads a mainnet address on mainnet, whatever the default network (testnet)', async () => {
     const backends = await startDashBackends({ chain: 'main' });
     const home = tempHome();

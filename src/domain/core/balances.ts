@@ -1,4 +1,6 @@
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
+import { WalletError } from '../errors.js';
+import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import { checkBackendNetwork } from '../net/backends.js';
 import type { AddressBalance, CoreChainBackend } from '../net/chain-backend.js';
@@ -52,6 +54,11 @@ export async function addressBalance(
   signal?: AbortSignal,
 ): Promise<AddressBalance & { address: string; network: CoreNetwork; backend: CoreChainBackend }> {
   const text = address.trim();
+  if (!decodeAddress(text) && ALIAS_PATTERN.test(text)) {
+    throw new WalletError('INVALID_PARAM', 'address is not a valid Dash address.', {
+      hint: "A wallet's balance: pass its alias as `wallet_id` instead.",
+    });
+  }
   const chosen = network ?? (await networkOfAddress(services, text));
   const decoded = requireAddress(text, chosen);
   const backend = await backendFor(services, chosen);

@@ -58,7 +58,7 @@ export const coreBalancesGet = defineTool({
     if (address !== undefined) {
       if (wallet_id !== undefined) {
         throw new WalletError('INVALID_PARAM', 'Pass wallet_id or address, not both.', {
-          hint: "address reads one address's balance; wallet_id sums a wallet's.",
+          hint: "`address` reads one address's balance; `wallet_id` sums a wallet's.",
         });
       }
       const balance = await addressBalance(services, address, network, signal);
