@@ -27,7 +27,8 @@ export type Fault = FaultKind | { kind: 'rewrite'; change: (reply: unknown) => u
 /** What a rule sees of a request: its path, and its JSON-RPC method when it is one. */
 export type Seen = { path: string; rpcMethod: string | undefined };
 
-type Exchange = Seen & { fault: string | null; forwarded: boolean };
+/** `at`: when the request arrived (`performance.now()` of the test process). */
+type Exchange = Seen & { fault: string | null; forwarded: boolean; at: number };
 
 export type FaultProxy = {
   /** `http://127.0.0.1:<port>` (no trailing slash). */
@@ -84,6 +85,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       ...seen,
       fault: fault === undefined ? null : typeof fault === 'string' ? fault : fault.kind,
       forwarded: false,
+      at: performance.now(),
     };
     proxy.exchanges.push(exchange);
     switch (fault) {
