@@ -157,6 +157,10 @@ export class OAuthSessionAuth implements AuthProvider {
       const record = await this.store.read();
       const stored = record.tokens?.access_token;
       if (stored !== undefined && stored !== this.sent) return true;
+      // The server refused the token it was given: its authorization server may have moved
+      // (SEP-2352), so the next refresh or login discovers it again rather than trusting the
+      // cached one. A client and tokens of another issuer are then dropped by `auth()`.
+      if (stored !== undefined) await this.store.update((current) => ({ ...current, discovery: undefined }));
       const machine = record.grant === 'client_credentials';
       if (!machine && (record.tokens?.refresh_token === undefined || record.client === undefined)) return false;
       const provider = new WalletOAuthProvider(this.store, record, { kind: 'silent' });
