@@ -56,20 +56,23 @@ export async function login(
   options: LoginOptions = {},
 ): Promise<void> {
   const { scope, resourceMetadataUrl, fetchFn } = options;
-  if (options.client) {
-    const client = options.client;
+  if (options.clientMetadataUrl !== undefined) validateClientMetadataUrl(options.clientMetadataUrl);
+  if (options.client || options.clientMetadataUrl !== undefined) {
+    const { client, clientKey, clientMetadataUrl } = options;
+    // A new login's client replaces the stored one; a client id and a metadata URL given together
+    // are both kept: the client id is used, the metadata URL once that client is refused.
     await store.update((record) => ({
       server: record.server,
-      client,
-      ...(options.clientKey === undefined ? {} : { clientKey: options.clientKey }),
-      registration: 'pre-registered',
-      grant: options.machine ? 'client_credentials' : 'authorization_code',
+      ...(client
+        ? {
+            client,
+            ...(clientKey === undefined ? {} : { clientKey }),
+            registration: 'pre-registered' as const,
+            grant: options.machine ? ('client_credentials' as const) : ('authorization_code' as const),
+          }
+        : {}),
+      ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
     }));
-  }
-  if (options.clientMetadataUrl !== undefined) {
-    validateClientMetadataUrl(options.clientMetadataUrl);
-    const clientMetadataUrl = options.clientMetadataUrl;
-    await store.update((record) => ({ server: record.server, clientMetadataUrl }));
   }
   const record = await store.read();
   if (record.grant === 'client_credentials') {
