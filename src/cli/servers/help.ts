@@ -42,7 +42,8 @@ Subcommands:
             secrets are kept owner-only in oauth/ in the data directory, never in servers.json,
             and refreshed when they expire. A call to a server that asks for a login starts
             one by itself on a terminal (or with $BROWSER set); elsewhere it says to run this.
-  logout    Forget the tokens and client of that server.
+  logout    Forget the tokens and client of that server, revoking the tokens first where
+            its authorization server offers it (a failed revocation is only a warning).
 
 Flags:
   --server <command line>     add: the command that starts a stdio server, as one quoted word.
