@@ -8,9 +8,11 @@ import {
   type AuthOptions,
   type InsufficientScopeError,
   IssuerMismatchError,
+  withDpop,
   type OAuthClientProvider,
   validateClientMetadataUrl,
 } from '@modelcontextprotocol/client';
+import { dpopSession } from './dpop.js';
 import { LoginFailedError, LoginRequiredError } from './errors.js';
 import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
 import { LoginNeeded, WalletOAuthProvider } from './provider.js';
@@ -140,6 +142,26 @@ export class OAuthSessionAuth implements AuthProvider {
   async token(): Promise<string | undefined> {
     this.sent = (await this.store.read()).tokens?.access_token;
     return this.sent;
+  }
+
+  /**
+   * `next` with DPoP (RFC 9449) for the MCP server's own requests: a DPoP-bound token goes with
+   * the `DPoP` scheme and a fresh proof, and a `use_dpop_nonce` challenge is answered once. Other
+   * URLs (the authorization server's) pass untouched: an access token is never sent there.
+   */
+  resourceFetch(next: FetchLike): FetchLike {
+    const signed = withDpop(
+      () => dpopSession(this.store),
+      async () => {
+        const tokens = (await this.store.read()).tokens;
+        return tokens?.token_type.toLowerCase() === 'dpop' ? tokens.access_token : undefined;
+      },
+    )(next);
+    const resource = `${this.serverUrl.origin}${this.serverUrl.pathname}`;
+    return (input, init) => {
+      const url = new URL(String(input));
+      return `${url.origin}${url.pathname}` === resource ? signed(input, init) : next(input, init);
+    };
   }
 
   async onUnauthorized(context: Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0]): Promise<void> {

@@ -1,6 +1,7 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import {
   createPrivateKeyJwtAuth,
+  type DpopSession,
   type OAuthClientMetadata,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
@@ -8,6 +9,7 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { packageInfo } from '../../shared/package-info.js';
+import { dpopSession } from './dpop.js';
 import type { OAuthRecord, OAuthStore } from './store.js';
 
 /** Thrown where a login would need a browser and none may be opened now. */
@@ -136,6 +138,11 @@ export class WalletOAuthProvider implements OAuthClientProvider {
       ...(scope === 'all' || scope === 'tokens' ? { tokens: undefined, expiresAt: undefined } : {}),
       ...(scope === 'all' || scope === 'discovery' ? { discovery: undefined } : {}),
     }));
+  }
+
+  /** DPoP-bound tokens where the authorization server offers them (the SDK signs the proofs). */
+  dpop(): Promise<DpopSession | undefined> {
+    return dpopSession(this.store);
   }
 
   async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {

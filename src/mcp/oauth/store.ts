@@ -6,6 +6,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import type { DpopKey } from './dpop.js';
 import { withNamedLock } from '../../domain/keystore/lock.js';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 
@@ -31,6 +32,8 @@ export type OAuthRecord = {
   /** The scope asked for last, so a step-up keeps what was granted. */
   scope?: string | undefined;
   discovery?: OAuthDiscoveryState | undefined;
+  /** The DPoP key the tokens are bound to, where the authorization server offers DPoP. */
+  dpopKey?: DpopKey | undefined;
 };
 
 /** `<dataDir>/oauth`: one file per server, named by a hash of its URL (no URL in a file name). */
