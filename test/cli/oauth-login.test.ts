@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startEverythingHttp, type HttpServer } from '../helpers/everything-http.js';
@@ -192,5 +192,21 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
     assert.equal(proxy.authorizedClients.at(-1), 'pre-registered-cimd');
     assert.equal(proxy.registered.length, registered, 'registered a client of its own');
     assert.equal(storedLogin(home).client?.client_id, 'pre-registered-cimd');
+  });
+
+  it('--client-assertion-file needs --client-id, stands alone as a grant, and a readable file', async () => {
+    const home = tempHome();
+    const file = join(home, 'workload.jwt');
+    writeFileSync(file, 'a.b.c', { mode: 0o600 });
+    const cases: [string[], RegExp][] = [
+      [['--client-assertion-file', file], /need --client-id/],
+      [['--client-id', 'w', '--client-assertion-file', file, '--client-credentials'], /a grant of its own/],
+      [['--client-id', 'w', '--client-assertion-file', join(home, 'absent.jwt')], /cannot read .*absent\.jwt/],
+    ];
+    for (const [flags, message] of cases) {
+      const run = await wallet(home, ['servers', 'login', '--url', proxy.url, ...flags]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, message);
+    }
   });
 });

@@ -1,3 +1,6 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { loginPrompt } from '../browser.js';
 import { readSecretFile, readSecretStdin } from '../secrets.js';
 import { EXIT, UsageError } from '../usage-error.js';
@@ -49,8 +52,27 @@ export async function loginServer(run: ServersRun): Promise<number> {
   if (keyFile !== undefined && (secretFile !== undefined || secretStdin)) {
     throw new UsageError('Give a client secret or --client-key-file, not both.');
   }
-  if ((secretFile !== undefined || secretStdin || keyFile !== undefined || machine) && clientId === undefined) {
-    throw new UsageError('The client secret or key, and --client-credentials, need --client-id.');
+  const assertionFile = single(parsed, 'client-assertion-file');
+  if (
+    (secretFile !== undefined || secretStdin || keyFile !== undefined || machine || assertionFile !== undefined) &&
+    clientId === undefined
+  ) {
+    throw new UsageError(
+      'The client secret or key, --client-credentials and --client-assertion-file need --client-id.',
+    );
+  }
+  if (assertionFile !== undefined && machine) {
+    throw new UsageError('--client-assertion-file is a grant of its own: give it without --client-credentials.');
+  }
+  const assertionPath = assertionFile === undefined ? undefined : resolve(assertionFile);
+  if (
+    assertionPath !== undefined &&
+    !(await access(assertionPath, constants.R_OK).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    throw new UsageError(`--client-assertion-file: cannot read ${assertionPath}.`);
   }
   if (machine && secretFile === undefined && !secretStdin && keyFile === undefined) {
     throw new UsageError(
@@ -76,6 +98,7 @@ export async function loginServer(run: ServersRun): Promise<number> {
       scope: single(parsed, 'scope'),
       client: clientId === undefined ? undefined : { client_id: clientId, client_secret: secret },
       machine,
+      assertionFile: assertionPath,
       clientKey,
       clientMetadataUrl,
     });

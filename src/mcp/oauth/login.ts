@@ -15,7 +15,7 @@ import {
 import { dpopSession } from './dpop.js';
 import { LoginFailedError, LoginRequiredError } from './errors.js';
 import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
-import { LoginNeeded, WalletOAuthProvider } from './provider.js';
+import { isMachine, LoginNeeded, WalletOAuthProvider } from './provider.js';
 import type { OAuthStore } from './store.js';
 
 /** How a login reaches the person at the keyboard; the CLI supplies it. */
@@ -39,6 +39,8 @@ export type LoginOptions = {
   client?: { client_id: string; client_secret?: string | undefined } | undefined;
   /** `client_credentials`: a machine client, no browser (needs `client`). */
   machine?: boolean | undefined;
+  /** A workload identity token's file: a machine client with the JWT-bearer grant (needs `client`). */
+  assertionFile?: string | undefined;
   /** A PEM private key the client authenticates with (`private_key_jwt`), kept for later logins. */
   clientKey?: string | undefined;
   /** The https URL of a client metadata document (CIMD), kept for later logins. */
@@ -70,14 +72,16 @@ export async function login(
             client,
             ...(clientKey === undefined ? {} : { clientKey }),
             registration: 'pre-registered' as const,
-            grant: options.machine ? ('client_credentials' as const) : ('authorization_code' as const),
+            ...(options.assertionFile !== undefined
+              ? { grant: 'jwt_bearer' as const, assertionFile: options.assertionFile }
+              : { grant: options.machine ? ('client_credentials' as const) : ('authorization_code' as const) }),
           }
         : {}),
       ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
     }));
   }
   const record = await store.read();
-  if (record.grant === 'client_credentials') {
+  if (isMachine(record)) {
     const provider = new WalletOAuthProvider(store, record, { kind: 'silent' });
     const result = await authorize(provider, authOptions({ serverUrl, scope, resourceMetadataUrl, fetchFn }));
     if (result !== 'AUTHORIZED')
@@ -186,7 +190,7 @@ export class OAuthSessionAuth implements AuthProvider {
       // (SEP-2352), so the next refresh or login discovers it again rather than trusting the
       // cached one. A client and tokens of another issuer are then dropped by `auth()`.
       if (stored !== undefined) await this.store.update((current) => ({ ...current, discovery: undefined }));
-      const machine = record.grant === 'client_credentials';
+      const machine = isMachine(record);
       if (!machine && (record.tokens?.refresh_token === undefined || record.client === undefined)) return false;
       const provider = new WalletOAuthProvider(this.store, record, { kind: 'silent' });
       try {
