@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startEverythingHttp, type HttpServer } from '../helpers/everything-http.js';
 import { tempHome } from '../helpers/io.js';
-import { startOAuthProxy, type OAuthProxy } from '../helpers/oauth-proxy.js';
+import { startOAuthProxy, VALID_WORKLOAD_JWT, type OAuthProxy } from '../helpers/oauth-proxy.js';
 
 type StoredLogin = { client?: { client_id: string }; tokens?: { access_token: string; refresh_token?: string } };
 
@@ -208,5 +208,27 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
       assert.equal(run.code, 2, run.stderr);
       assert.match(run.stderr, message);
     }
+  });
+
+  it('a workload token is read from its file at each grant, and a refused one is not presented again', async () => {
+    const home = tempHome();
+    const file = join(home, 'workload.jwt');
+    const login = ['servers', 'login', '--url', proxy.url, '--client-id', 'ci', '--client-assertion-file', file];
+    writeFileSync(file, `${VALID_WORKLOAD_JWT}\n`, { mode: 0o600 });
+    let before = proxy.assertions.length;
+    const first = await wallet(home, login);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(proxy.assertions.slice(before), [VALID_WORKLOAD_JWT]);
+    assert.ok(!readFileSync(join(home, 'oauth', readdirSync(join(home, 'oauth'))[0] ?? ''), 'utf8').includes('.valid'));
+
+    // The platform rotated the token to one the authorization server refuses.
+    const refused = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJvdGhlciJ9.expired';
+    writeFileSync(file, refused, { mode: 0o600 });
+    before = proxy.assertions.length;
+    const second = await wallet(home, login);
+    assert.equal(second.code, 3, second.stderr);
+    assert.match(second.stderr, /refused the workload token/);
+    assert.deepEqual(proxy.assertions.slice(before), [refused], 'a refused workload token was presented again');
+    assert.ok(!second.stderr.includes(refused));
   });
 });

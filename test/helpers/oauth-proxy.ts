@@ -33,6 +33,8 @@ export type OAuthProxy = {
   authorizedClients: string[];
   /** Each revocation request, in order. */
   revocations: Revoked[];
+  /** The assertion of each JWT-bearer token request; only {@link VALID_WORKLOAD_JWT} is granted. */
+  assertions: string[];
   /** The status the revocation endpoint answers (200; else it revokes nothing). */
   revocationStatus: number;
   /**
@@ -44,6 +46,9 @@ export type OAuthProxy = {
   expireAccessTokens(together?: number, refreshDelayMs?: number): void;
   stop(): Promise<void>;
 };
+
+/** The workload identity token the test authorization server accepts as a JWT-bearer grant. */
+export const VALID_WORKLOAD_JWT = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ3b3JrbG9hZCJ9.valid';
 
 export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
   const target = new URL(upstream);
@@ -62,6 +67,7 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
     registered: [],
     authorizedClients: [],
     revocations: [],
+    assertions: [],
     revocationStatus: 200,
     expireAccessTokens: (together = 1, refreshDelayMs = 0) => {
       access.clear();
@@ -146,6 +152,11 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
             return json(outgoing, 400, { error: 'invalid_grant' });
           }
           return issue(outgoing);
+        }
+        if (form.get('grant_type') === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
+          const assertion = form.get('assertion') ?? '';
+          state.assertions.push(assertion);
+          return assertion === VALID_WORKLOAD_JWT ? issue(outgoing) : json(outgoing, 400, { error: 'invalid_grant' });
         }
         return json(outgoing, 400, { error: 'unsupported_grant_type' });
       }

@@ -34,6 +34,8 @@ export class WalletOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private readonly machine: boolean;
   private readonly assertionFile: string | undefined;
+  /** The workload tokens this flow presented: the SDK's retry after `invalid_grant` must not resend one. */
+  private readonly presented = new Set<string>();
   /** An https URL of this client's metadata document (CIMD), used where the server supports them. */
   readonly clientMetadataUrl?: string;
   /** `private_key_jwt` (RFC 7523): the client proves itself with a signed assertion, no secret sent. */
@@ -83,10 +85,20 @@ export class WalletOAuthProvider implements OAuthClientProvider {
    */
   async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
     if (!this.machine) return undefined;
-    const params =
-      this.assertionFile === undefined
-        ? new URLSearchParams({ grant_type: 'client_credentials' })
-        : new URLSearchParams({ grant_type: JWT_BEARER, assertion: await readAssertion(this.assertionFile) });
+    if (this.assertionFile === undefined) {
+      const params = new URLSearchParams({ grant_type: 'client_credentials' });
+      if (scope) params.set('scope', scope);
+      return params;
+    }
+    const assertion = await readAssertion(this.assertionFile);
+    // A refused workload token stays refused (expired, another audience): say so, do not retry it.
+    if (this.presented.has(assertion)) {
+      throw new LoginFailedError(
+        `the authorization server refused the workload token of ${this.assertionFile} (expired, or for another audience)`,
+      );
+    }
+    this.presented.add(assertion);
+    const params = new URLSearchParams({ grant_type: JWT_BEARER, assertion });
     if (scope) params.set('scope', scope);
     return params;
   }
