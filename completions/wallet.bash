@@ -117,6 +117,7 @@ flag	servers login	--client-secret-file	file	login: that client'\''s secret, fro
 flag	servers login	--client-secret-stdin	none	login: that client'\''s secret, from stdin.
 flag	servers login	--client-key-file	file	login: that client'\''s private key (private_key_jwt), a PEM file.
 flag	servers login	--client-credentials	none	login: a machine client (no browser).
+flag	servers login	--client-assertion-file	file	login: a workload identity token (JWT) file, the client'\''s grant.
 flag	servers login	--client-metadata-url	text	login: a client metadata document to use as client id.
 flag	servers login	--browser	none	login: open a browser (--no-browser: print the URL).
 flag	servers login	--no-browser	none	login: open a browser (--no-browser: print the URL).

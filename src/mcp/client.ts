@@ -136,7 +136,7 @@ export async function openHttpSession(
       : undefined;
   const transport = new StreamableHTTPClientTransport(server.url, {
     requestInit: { headers: { ...server.headers } },
-    ...(oauth ? { authProvider: oauth } : {}),
+    ...(oauth ? { authProvider: oauth, fetch: oauth.resourceFetch(fetch) } : {}),
   });
   return connectSession(transport, {
     mode: 'auto',

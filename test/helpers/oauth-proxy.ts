@@ -7,8 +7,18 @@ import { listenOnFreePort } from './ports.js';
  * in front of a real MCP server (`upstream`) that answers 401 with RFC 9728 metadata unless the
  * request carries a live access token. Dynamic registration, PKCE (S256, checked), `iss` in the
  * redirect (RFC 9207), refresh tokens that work once (rotated, as OAuth 2.1 asks of public
- * clients). `/authorize` approves at once: a browser that follows redirects logs in.
+ * clients), revocation (RFC 7009, recorded). `/authorize` approves at once: a browser that
+ * follows redirects logs in.
  */
+export type Revoked = {
+  token: string;
+  hint: string | null;
+  /** The `client_id` of the form, for a client without a secret. */
+  clientId: string | null;
+  /** The decoded HTTP Basic credentials (`id:secret`), for a client with a secret. */
+  basic: string | null;
+};
+
 export type OAuthProxy = {
   url: string;
   /** How often each refresh token was presented at the token endpoint. */
@@ -17,6 +27,16 @@ export type OAuthProxy = {
   refusedRefreshes: number;
   /** Access tokens issued so far. */
   issued: string[];
+  /** Clients registered dynamically so far (their ids). */
+  registered: string[];
+  /** The `client_id` of each authorization request. */
+  authorizedClients: string[];
+  /** Each revocation request, in order. */
+  revocations: Revoked[];
+  /** The assertion of each JWT-bearer token request; only {@link VALID_WORKLOAD_JWT} is granted. */
+  assertions: string[];
+  /** The status the revocation endpoint answers (200; else it revokes nothing). */
+  revocationStatus: number;
   /**
    * Every access token stops working, as when they expire: the next call must refresh. The 401s
    * are held until `together` requests got one, so that many clients refresh at the same moment;
@@ -26,6 +46,9 @@ export type OAuthProxy = {
   expireAccessTokens(together?: number, refreshDelayMs?: number): void;
   stop(): Promise<void>;
 };
+
+/** The workload identity token the test authorization server accepts as a JWT-bearer grant. */
+export const VALID_WORKLOAD_JWT = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ3b3JrbG9hZCJ9.valid';
 
 export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
   const target = new URL(upstream);
@@ -41,6 +64,11 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
     refreshUses: new Map(),
     refusedRefreshes: 0,
     issued: [],
+    registered: [],
+    authorizedClients: [],
+    revocations: [],
+    assertions: [],
+    revocationStatus: 200,
     expireAccessTokens: (together = 1, refreshDelayMs = 0) => {
       access.clear();
       barrier = together;
@@ -71,18 +99,22 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
           authorization_endpoint: `${base}/authorize`,
           token_endpoint: `${base}/token`,
           registration_endpoint: `${base}/register`,
+          revocation_endpoint: `${base}/revoke`,
           response_types_supported: ['code'],
           grant_types_supported: ['authorization_code', 'refresh_token'],
           code_challenge_methods_supported: ['S256'],
-          token_endpoint_auth_methods_supported: ['none'],
+          token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
           authorization_response_iss_parameter_supported: true,
         });
       }
       if (url.pathname === '/register' && incoming.method === 'POST') {
         const body = JSON.parse(await text(incoming)) as Record<string, unknown>;
-        return json(outgoing, 201, { ...body, client_id: randomBytes(8).toString('hex') });
+        const clientId = randomBytes(8).toString('hex');
+        state.registered.push(clientId);
+        return json(outgoing, 201, { ...body, client_id: clientId });
       }
       if (url.pathname === '/authorize') {
+        state.authorizedClients.push(url.searchParams.get('client_id') ?? '');
         const redirectUri = url.searchParams.get('redirect_uri') ?? '';
         const challenge = url.searchParams.get('code_challenge');
         if (!challenge || url.searchParams.get('code_challenge_method') !== 'S256') {
@@ -121,7 +153,27 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
           }
           return issue(outgoing);
         }
+        if (form.get('grant_type') === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
+          const assertion = form.get('assertion') ?? '';
+          state.assertions.push(assertion);
+          return assertion === VALID_WORKLOAD_JWT ? issue(outgoing) : json(outgoing, 400, { error: 'invalid_grant' });
+        }
         return json(outgoing, 400, { error: 'unsupported_grant_type' });
+      }
+      if (url.pathname === '/revoke' && incoming.method === 'POST') {
+        const form = new URLSearchParams(await text(incoming));
+        const token = form.get('token') ?? '';
+        const basic = /^Basic (.+)$/.exec(incoming.headers.authorization ?? '')?.[1];
+        state.revocations.push({
+          token,
+          hint: form.get('token_type_hint'),
+          clientId: form.get('client_id'),
+          basic: basic === undefined ? null : Buffer.from(basic, 'base64').toString('utf8'),
+        });
+        if (state.revocationStatus !== 200) return json(outgoing, state.revocationStatus, { error: 'unavailable' });
+        access.delete(token);
+        refresh.delete(token);
+        return json(outgoing, 200, {});
       }
       if (url.pathname === '/mcp') {
         const token = /^Bearer (.+)$/.exec(incoming.headers.authorization ?? '')?.[1];

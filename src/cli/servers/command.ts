@@ -52,6 +52,12 @@ export const SERVERS_FLAGS: readonly CliFlag[] = [
   },
   { name: 'client-credentials', type: 'boolean', description: 'login: a machine client (no browser).' },
   {
+    name: 'client-assertion-file',
+    type: 'string',
+    value: 'path',
+    description: "login: a workload identity token (JWT) file, the client's grant.",
+  },
+  {
     name: 'client-metadata-url',
     type: 'string',
     value: 'https url',
@@ -80,6 +86,7 @@ export const SERVERS_FLAGS_OF: Readonly<Record<Subcommand, readonly string[]>> =
     'client-secret-stdin',
     'client-key-file',
     'client-credentials',
+    'client-assertion-file',
     'client-metadata-url',
     'browser',
   ],

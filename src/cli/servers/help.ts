@@ -10,7 +10,8 @@ Usage:
   wallet servers login <name> | --url <url> [--scope "<scopes>"] [--no-browser]
                        [--client-id <id> [--client-secret-file <path> | --client-secret-stdin |
                                           --client-key-file <pem>]
-                        [--client-credentials]] [--client-metadata-url <https url>]
+                        [--client-credentials | --client-assertion-file <path>]]
+                       [--client-metadata-url <https url>]
   wallet servers logout <name> | --url <url>
 
 They are kept in servers.json in the data directory ($WALLET_HOME, else the platform's),
@@ -42,7 +43,8 @@ Subcommands:
             secrets are kept owner-only in oauth/ in the data directory, never in servers.json,
             and refreshed when they expire. A call to a server that asks for a login starts
             one by itself on a terminal (or with $BROWSER set); elsewhere it says to run this.
-  logout    Forget the tokens and client of that server.
+  logout    Forget the tokens and client of that server, revoking the tokens first where
+            its authorization server offers it (a failed revocation is only a warning).
 
 Flags:
   --server <command line>     add: the command that starts a stdio server, as one quoted word.
@@ -58,6 +60,10 @@ Flags:
   --client-key-file <path>    login: that client's private key instead of a secret
                               (private_key_jwt), a PEM file, owner-only.
   --client-credentials        login: a machine client (client_credentials grant, no browser).
+  --client-assertion-file <path>
+                              login: a machine client whose grant is a workload identity
+                              token (a JWT, RFC 7523), read from this file at each token
+                              request: CI and cloud workload tokens rotate.
   --client-metadata-url <url> login: an https client metadata document, used as client id
                               where the server supports them.
   --no-browser                login: open no browser; print the address and wait.

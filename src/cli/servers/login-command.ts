@@ -1,3 +1,6 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { loginPrompt } from '../browser.js';
 import { readSecretFile, readSecretStdin } from '../secrets.js';
 import { EXIT, UsageError } from '../usage-error.js';
@@ -49,8 +52,27 @@ export async function loginServer(run: ServersRun): Promise<number> {
   if (keyFile !== undefined && (secretFile !== undefined || secretStdin)) {
     throw new UsageError('Give a client secret or --client-key-file, not both.');
   }
-  if ((secretFile !== undefined || secretStdin || keyFile !== undefined || machine) && clientId === undefined) {
-    throw new UsageError('The client secret or key, and --client-credentials, need --client-id.');
+  const assertionFile = single(parsed, 'client-assertion-file');
+  if (
+    (secretFile !== undefined || secretStdin || keyFile !== undefined || machine || assertionFile !== undefined) &&
+    clientId === undefined
+  ) {
+    throw new UsageError(
+      'The client secret or key, --client-credentials and --client-assertion-file need --client-id.',
+    );
+  }
+  if (assertionFile !== undefined && machine) {
+    throw new UsageError('--client-assertion-file is a grant of its own: give it without --client-credentials.');
+  }
+  const assertionPath = assertionFile === undefined ? undefined : resolve(assertionFile);
+  if (
+    assertionPath !== undefined &&
+    !(await access(assertionPath, constants.R_OK).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    throw new UsageError(`--client-assertion-file: cannot read ${assertionPath}.`);
   }
   if (machine && secretFile === undefined && !secretStdin && keyFile === undefined) {
     throw new UsageError(
@@ -76,6 +98,7 @@ export async function loginServer(run: ServersRun): Promise<number> {
       scope: single(parsed, 'scope'),
       client: clientId === undefined ? undefined : { client_id: clientId, client_secret: secret },
       machine,
+      assertionFile: assertionPath,
       clientKey,
       clientMetadataUrl,
     });
@@ -107,13 +130,33 @@ async function readClientKey(path: string): Promise<string> {
   return pem;
 }
 
-/** `wallet servers logout <name> | --url <url>`: forgets the stored tokens and client of that server. */
+/**
+ * `wallet servers logout <name> | --url <url>`: forgets the stored tokens and client of that server,
+ * after revoking the tokens where its authorization server offers revocation (RFC 7009). The file
+ * goes whatever the server answers: a revocation that fails is a warning, never a kept token.
+ */
 export async function logoutServer(run: ServersRun): Promise<number> {
   const { io, dataDir, json } = run;
   const target = await loginTarget(run, 'logout');
-  const { OAuthStore } = await import('../../mcp/oauth/store.js');
-  const removed = await new OAuthStore(dataDir, target.url.href).remove();
-  if (json) io.stdout.write(JSON.stringify({ loggedOut: target.url.href, removed }, null, 2) + '\n');
-  else io.stdout.write(removed ? `Logged out of ${target.label}.\n` : `No login to ${target.label} was stored.\n`);
+  const [{ OAuthStore }, { revokeTokens }] = await Promise.all([
+    import('../../mcp/oauth/store.js'),
+    import('../../mcp/oauth/revoke.js'),
+  ]);
+  const store = new OAuthStore(dataDir, target.url.href);
+  // Under the lock: a refresh in another process cannot store a token this logout would miss.
+  const { removed, revocation } = await store.withLock(async () => {
+    const record = await store.read();
+    const removed = await store.remove();
+    return { removed, revocation: await revokeTokens(record, target.url) };
+  });
+  if (revocation.kind === 'failed') {
+    io.stderr.write(
+      `warning: the tokens of ${target.label} were not revoked (${revocation.reason}); they are deleted here, but stay valid at the server until they expire.\n`,
+    );
+  }
+  const revoked = revocation.kind === 'revoked';
+  if (json) io.stdout.write(JSON.stringify({ loggedOut: target.url.href, removed, revoked }, null, 2) + '\n');
+  else if (!removed) io.stdout.write(`No login to ${target.label} was stored.\n`);
+  else io.stdout.write(`Logged out of ${target.label}${revoked ? '; the tokens were revoked' : ''}.\n`);
   return EXIT.ok;
 }

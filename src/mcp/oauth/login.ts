@@ -8,12 +8,14 @@ import {
   type AuthOptions,
   type InsufficientScopeError,
   IssuerMismatchError,
+  withDpop,
   type OAuthClientProvider,
   validateClientMetadataUrl,
 } from '@modelcontextprotocol/client';
+import { dpopSession } from './dpop.js';
 import { LoginFailedError, LoginRequiredError } from './errors.js';
 import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
-import { LoginNeeded, WalletOAuthProvider } from './provider.js';
+import { isMachine, LoginNeeded, WalletOAuthProvider } from './provider.js';
 import type { OAuthStore } from './store.js';
 
 /** How a login reaches the person at the keyboard; the CLI supplies it. */
@@ -37,6 +39,8 @@ export type LoginOptions = {
   client?: { client_id: string; client_secret?: string | undefined } | undefined;
   /** `client_credentials`: a machine client, no browser (needs `client`). */
   machine?: boolean | undefined;
+  /** A workload identity token's file: a machine client with the JWT-bearer grant (needs `client`). */
+  assertionFile?: string | undefined;
   /** A PEM private key the client authenticates with (`private_key_jwt`), kept for later logins. */
   clientKey?: string | undefined;
   /** The https URL of a client metadata document (CIMD), kept for later logins. */
@@ -56,23 +60,28 @@ export async function login(
   options: LoginOptions = {},
 ): Promise<void> {
   const { scope, resourceMetadataUrl, fetchFn } = options;
-  if (options.client) {
-    const client = options.client;
+  if (options.clientMetadataUrl !== undefined) validateClientMetadataUrl(options.clientMetadataUrl);
+  if (options.client || options.clientMetadataUrl !== undefined) {
+    const { client, clientKey, clientMetadataUrl } = options;
+    // A new login's client replaces the stored one; a client id and a metadata URL given together
+    // are both kept: the client id is used, the metadata URL once that client is refused.
     await store.update((record) => ({
       server: record.server,
-      client,
-      ...(options.clientKey === undefined ? {} : { clientKey: options.clientKey }),
-      registration: 'pre-registered',
-      grant: options.machine ? 'client_credentials' : 'authorization_code',
+      ...(client
+        ? {
+            client,
+            ...(clientKey === undefined ? {} : { clientKey }),
+            registration: 'pre-registered' as const,
+            ...(options.assertionFile !== undefined
+              ? { grant: 'jwt_bearer' as const, assertionFile: options.assertionFile }
+              : { grant: options.machine ? ('client_credentials' as const) : ('authorization_code' as const) }),
+          }
+        : {}),
+      ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
     }));
   }
-  if (options.clientMetadataUrl !== undefined) {
-    validateClientMetadataUrl(options.clientMetadataUrl);
-    const clientMetadataUrl = options.clientMetadataUrl;
-    await store.update((record) => ({ server: record.server, clientMetadataUrl }));
-  }
   const record = await store.read();
-  if (record.grant === 'client_credentials') {
+  if (isMachine(record)) {
     const provider = new WalletOAuthProvider(store, record, { kind: 'silent' });
     const result = await authorize(provider, authOptions({ serverUrl, scope, resourceMetadataUrl, fetchFn }));
     if (result !== 'AUTHORIZED')
@@ -139,6 +148,26 @@ export class OAuthSessionAuth implements AuthProvider {
     return this.sent;
   }
 
+  /**
+   * `next` with DPoP (RFC 9449) for the MCP server's own requests: a DPoP-bound token goes with
+   * the `DPoP` scheme and a fresh proof, and a `use_dpop_nonce` challenge is answered once. Other
+   * URLs (the authorization server's) pass untouched: an access token is never sent there.
+   */
+  resourceFetch(next: FetchLike): FetchLike {
+    const signed = withDpop(
+      () => dpopSession(this.store),
+      async () => {
+        const tokens = (await this.store.read()).tokens;
+        return tokens?.token_type.toLowerCase() === 'dpop' ? tokens.access_token : undefined;
+      },
+    )(next);
+    const resource = `${this.serverUrl.origin}${this.serverUrl.pathname}`;
+    return (input, init) => {
+      const url = new URL(String(input));
+      return `${url.origin}${url.pathname}` === resource ? signed(input, init) : next(input, init);
+    };
+  }
+
   async onUnauthorized(context: Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0]): Promise<void> {
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(context.response);
     if (await this.silently(resourceMetadataUrl, scope, context.fetchFn)) return;
@@ -157,7 +186,11 @@ export class OAuthSessionAuth implements AuthProvider {
       const record = await this.store.read();
       const stored = record.tokens?.access_token;
       if (stored !== undefined && stored !== this.sent) return true;
-      const machine = record.grant === 'client_credentials';
+      // The server refused the token it was given: its authorization server may have moved
+      // (SEP-2352), so the next refresh or login discovers it again rather than trusting the
+      // cached one. A client and tokens of another issuer are then dropped by `auth()`.
+      if (stored !== undefined) await this.store.update((current) => ({ ...current, discovery: undefined }));
+      const machine = isMachine(record);
       if (!machine && (record.tokens?.refresh_token === undefined || record.client === undefined)) return false;
       const provider = new WalletOAuthProvider(this.store, record, { kind: 'silent' });
       try {

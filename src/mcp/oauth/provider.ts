@@ -1,6 +1,8 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import {
   createPrivateKeyJwtAuth,
+  type DpopSession,
   type OAuthClientMetadata,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
@@ -8,6 +10,8 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { packageInfo } from '../../shared/package-info.js';
+import { dpopSession } from './dpop.js';
+import { LoginFailedError } from './errors.js';
 import type { OAuthRecord, OAuthStore } from './store.js';
 
 /** Thrown where a login would need a browser and none may be opened now. */
@@ -29,6 +33,9 @@ export type ProviderMode =
 export class WalletOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private readonly machine: boolean;
+  private readonly assertionFile: string | undefined;
+  /** The workload tokens this flow presented: the SDK's retry after `invalid_grant` must not resend one. */
+  private readonly presented = new Set<string>();
   /** An https URL of this client's metadata document (CIMD), used where the server supports them. */
   readonly clientMetadataUrl?: string;
   /** `private_key_jwt` (RFC 7523): the client proves itself with a signed assertion, no secret sent. */
@@ -41,7 +48,8 @@ export class WalletOAuthProvider implements OAuthClientProvider {
     record: OAuthRecord,
     private readonly mode: ProviderMode,
   ) {
-    this.machine = record.grant === 'client_credentials';
+    this.machine = isMachine(record);
+    this.assertionFile = record.grant === 'jwt_bearer' ? record.assertionFile : undefined;
     if (record.clientMetadataUrl !== undefined) this.clientMetadataUrl = record.clientMetadataUrl;
     const clientId = record.client?.client_id;
     if (record.clientKey !== undefined && clientId !== undefined) {
@@ -66,15 +74,31 @@ export class WalletOAuthProvider implements OAuthClientProvider {
       client_name: `${packageInfo().name} CLI`,
       redirect_uris: redirect ? [redirect] : [],
       ...(this.machine
-        ? { grant_types: ['client_credentials'] }
+        ? { grant_types: [this.assertionFile === undefined ? 'client_credentials' : JWT_BEARER] }
         : { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
     };
   }
 
-  /** A machine client asks for its token with the client-credentials grant. */
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+  /**
+   * A machine client asks for its token with the client-credentials grant, or with the workload's
+   * token as a JWT-bearer grant (RFC 7523 §2.1), read from its file now: such tokens rotate.
+   */
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
     if (!this.machine) return undefined;
-    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (this.assertionFile === undefined) {
+      const params = new URLSearchParams({ grant_type: 'client_credentials' });
+      if (scope) params.set('scope', scope);
+      return params;
+    }
+    const assertion = await readAssertion(this.assertionFile);
+    // A refused workload token stays refused (expired, another audience): say so, do not retry it.
+    if (this.presented.has(assertion)) {
+      throw new LoginFailedError(
+        `the authorization server refused the workload token of ${this.assertionFile} (expired, or for another audience)`,
+      );
+    }
+    this.presented.add(assertion);
+    const params = new URLSearchParams({ grant_type: JWT_BEARER, assertion });
     if (scope) params.set('scope', scope);
     return params;
   }
@@ -138,6 +162,11 @@ export class WalletOAuthProvider implements OAuthClientProvider {
     }));
   }
 
+  /** DPoP-bound tokens where the authorization server offers them (the SDK signs the proofs). */
+  dpop(): Promise<DpopSession | undefined> {
+    return dpopSession(this.store);
+  }
+
   async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
     await this.store.update((record) => ({ ...record, discovery }));
   }
@@ -145,6 +174,23 @@ export class WalletOAuthProvider implements OAuthClientProvider {
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     return (await this.store.read()).discovery;
   }
+}
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** A client that gets its tokens with no person: client credentials or a workload's token. */
+export function isMachine(record: OAuthRecord): boolean {
+  return record.grant === 'client_credentials' || record.grant === 'jwt_bearer';
+}
+
+/** The workload's token (a JWT) from its file; the message names the file, never its content. */
+async function readAssertion(path: string): Promise<string> {
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  const token = text?.trim();
+  if (!token || token.split('.').length !== 3) {
+    throw new LoginFailedError(`the workload token file ${path} is missing, empty or holds no JWT`);
+  }
+  return token;
 }
 
 /** The JWS algorithm of a PEM private key: ES256/384/512 by curve, RS256, or EdDSA. */

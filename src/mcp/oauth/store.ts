@@ -6,6 +6,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import type { DpopKey } from './dpop.js';
 import { withNamedLock } from '../../domain/keystore/lock.js';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 
@@ -23,14 +24,21 @@ export type OAuthRecord = {
   clientMetadataUrl?: string | undefined;
   /** The loopback redirect URI of the last browser login (a registered client is bound to it). */
   redirectUrl?: string | undefined;
-  /** `client_credentials`: a machine client that logs in without a browser. */
-  grant?: 'authorization_code' | 'client_credentials' | undefined;
+  /**
+   * `client_credentials` or `jwt_bearer` (RFC 7523, a workload identity token as the grant): a
+   * machine client that logs in without a browser.
+   */
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | undefined;
+  /** `jwt_bearer`: the file of the workload's token, read again at each token request (it rotates). */
+  assertionFile?: string | undefined;
   tokens?: StoredOAuthTokens | undefined;
   /** When the access token expires (ms since the epoch), from `expires_in` at save time. */
   expiresAt?: number | undefined;
   /** The scope asked for last, so a step-up keeps what was granted. */
   scope?: string | undefined;
   discovery?: OAuthDiscoveryState | undefined;
+  /** The DPoP key the tokens are bound to, where the authorization server offers DPoP. */
+  dpopKey?: DpopKey | undefined;
 };
 
 /** `<dataDir>/oauth`: one file per server, named by a hash of its URL (no URL in a file name). */
