@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { CHAINS, CORE_NETWORKS } from '../domain/config/networks.js';
+import { BUILTIN_NETWORKS, CHAINS, CORE_NETWORKS } from '../domain/config/networks.js';
 import { DUFFS_PATTERN } from '../domain/core/amount.js';
 import { WEI_PATTERN } from '../domain/evm/amount.js';
 import { ALIAS_PATTERN } from '../domain/keystore/keystore-format.js';
-import { PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';
+import { COMPLETES_KEYWORD, PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';
 import { describedWithBrief } from './lean-schema.js';
 
 /**
@@ -81,9 +81,18 @@ export function secretString(description: string): z.ZodString {
 
 const EVM_NETWORK_PATTERN = /^[a-z][a-z0-9-]*$/;
 
-/** An EVM network: a built-in (mainnet, sepolia, local) or one named in the config file. */
+/**
+ * An EVM network: a built-in (mainnet, sepolia, local) or one named in the config file. The
+ * built-ins are its `examples`; shell completion adds the configured ones (`x-completes`).
+ */
 const EvmNetwork = describedWithBrief(
-  z.string().regex(EVM_NETWORK_PATTERN, 'a network name: lower-case letters, digits and dashes'),
+  z
+    .string()
+    .regex(EVM_NETWORK_PATTERN, 'a network name: lower-case letters, digits and dashes')
+    .meta({
+      [COMPLETES_KEYWORD]: 'evm-network',
+      examples: BUILTIN_NETWORKS.filter((network) => network.chain === 'evm').map((network) => network.network),
+    }),
   'The EVM network: mainnet, sepolia, local (anvil, chain id 31337) or one from the config file.',
   'e.g. mainnet or local',
 );

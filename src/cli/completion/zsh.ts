@@ -81,6 +81,18 @@ _wallet_wallet_ids() {
   done
 }
 
+# Adds the saved values of kind $1 (evm-network, server) to \`candidates\`, as the CLI last wrote
+# them to <data dir>/cache/completion-values.tsv (records "<kind><tab><value>").
+_wallet_saved_values() {
+  local dir line tab=$'\\t'
+  _wallet_data_dir
+  local file="$dir/cache/completion-values.tsv"
+  [[ -r $file ]] || return
+  for line in "\${(@f)$(<$file)}"; do
+    [[ $line == "$1$tab"* ]] && candidates+=("\${line#*$tab}")
+  done
+}
+
 # Whether records of scope $1 apply here: those of the current command, and the global ones
 # where the command takes them.
 _wallet_in_scope() {
@@ -177,6 +189,14 @@ _wallet() {
         for ((j = 1; j <= $#val_flag; j++)); do
           [[ $val_flag[j] == "$flag" ]] && _wallet_in_scope "$val_scope[j]" && candidates+=("$val_value[j]")
         done
+        _wanted values expl "value of $flag" compadd -a candidates
+        ;;
+      (evm-network|server)
+        for ((j = 1; j <= $#val_flag; j++)); do
+          [[ $val_flag[j] == "$flag" ]] && _wallet_in_scope "$val_scope[j]" && candidates+=("$val_value[j]")
+        done
+        _wallet_saved_values $kind
+        candidates=(\${(ou)candidates})
         _wanted values expl "value of $flag" compadd -a candidates
         ;;
       (file) _files ;;
