@@ -300,15 +300,15 @@ flag	core-utxos-list	--network	choice	The Dash network; defaults to the wallet'\
 val	core-utxos-list	--network	mainnet
 val	core-utxos-list	--network	testnet
 val	core-utxos-list	--network	regtest
-cmd	-	core-txs-list	globals	List a Dash wallet'\''s transactions, newest first
+cmd	-	core-txs-list	globals	List a Dash wallet'\''s transactions
 flag	core-txs-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-txs-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 flag	core-txs-list	--network	choice	The Dash network; defaults to the wallet'\''s. A different one is refused (NETWORK_MISMATCH).
 val	core-txs-list	--network	mainnet
 val	core-txs-list	--network	testnet
 val	core-txs-list	--network	regtest
-flag	core-txs-list	--limit	text	Transactions per page. At most 50; 20 when omitted.
-flag	core-txs-list	--page	text	The page, from 1 (the newest). 1 when omitted.
+flag	core-txs-list	--limit	text	Per page. At most 50; 20 when omitted.
+flag	core-txs-list	--page	text	Page, from 1 (newest). 1 when omitted.
 cmd	-	core-tx-create	globals	Build an unsigned payment (PSBT) from wallet coins
 flag	core-tx-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-tx-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -418,12 +418,12 @@ cmd	-	evm-tx-get	globals	Get a transaction and its receipt by hash
 flag	evm-tx-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-tx-get	--hash	text	A transaction hash: 0x and 64 hex digits.
 flag	evm-tx-get	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
-cmd	-	evm-txs-list	globals	List what this wallet sent on an EVM network
+cmd	-	evm-txs-list	globals	List EVM transactions this wallet sent
 flag	evm-txs-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-txs-list	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
 flag	evm-txs-list	--address	text	Only what this account sent. A keystore address or alias.
-flag	evm-txs-list	--limit	text	Transactions per page. At most 50; 20 when omitted.
-flag	evm-txs-list	--page	text	The page, from 1 (the newest). 1 when omitted.
+flag	evm-txs-list	--limit	text	Per page. At most 50; 20 when omitted.
+flag	evm-txs-list	--page	text	Page, from 1 (newest). 1 when omitted.
 cmd	-	evm-funds-send	globals	Pay ether in one call (create, sign, send)
 flag	evm-funds-send	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-funds-send	--address	text	The sending account. A keystore address or alias.

@@ -59,7 +59,7 @@ export function loginPrompt(io: CliIo, loginCommand: string, options: PromptOpti
   };
 }
 
-/** The query of a redirect URL typed or pasted on the terminal (a bare code is taken as `code`). */
+/** The query of a redirect URL typed or pasted on the terminal (the whole address: its state is checked). */
 function pastedRedirect(io: CliIo): { promise: Promise<URLSearchParams>; stop: () => void } {
   const lines = createInterface({ input: io.stdin, terminal: false });
   const promise = new Promise<URLSearchParams>((resolve) => {
@@ -69,7 +69,8 @@ function pastedRedirect(io: CliIo): { promise: Promise<URLSearchParams>; stop: (
       try {
         resolve(new URL(text).searchParams);
       } catch {
-        resolve(new URLSearchParams({ code: text }));
+        // A bare code carries no state to tie it to this login (the CSRF check): the whole address.
+        io.stderr.write('Paste the whole address the browser ended on (it starts with http://127.0.0.1).\n');
       }
     });
   });
@@ -96,7 +97,8 @@ async function openBrowser(url: string, env: Readonly<Record<string, string | un
   }
   if (candidates.length === 0) {
     if (process.platform === 'darwin') candidates.push(['open', url]);
-    else if (process.platform === 'win32') candidates.push(['cmd', '/c', 'start', '""', url]);
+    // Not `cmd /c start`: cmd.exe reads the URL's `&` as a command separator.
+    else if (process.platform === 'win32') candidates.push(['rundll32', 'url.dll,FileProtocolHandler', url]);
     else candidates.push(['xdg-open', url]);
   }
   for (const [command, ...args] of candidates) {

@@ -97,10 +97,19 @@ const SECRET_NAME = /pass(word|phrase)|secret|mnemonic|seed|private.?key|api.?ke
 export function formFields(schema: JsonSchema): FormField[] {
   const required = new Set(requiredProperties(schema));
   return schemaProperties(schema).map(([name, property]) => {
-    const choices = enumOf(property);
     const type = property['type'];
+    // A multi-select field: an array whose items are an enum (`items.enum` or `items.anyOf` consts).
+    const items = property['items'];
+    const several = type === 'array' && isJsonSchema(items) ? enumOf(items) : [];
+    const choices = several.length > 0 ? several : enumOf(property);
     const kind: FormField['kind'] =
-      choices.length > 0 ? 'choices' : type === 'number' || type === 'integer' || type === 'boolean' ? type : 'string';
+      several.length > 0
+        ? 'several'
+        : choices.length > 0
+          ? 'choices'
+          : type === 'number' || type === 'integer' || type === 'boolean'
+            ? type
+            : 'string';
     const title = typeof property['title'] === 'string' ? property['title'] : name;
     const description = typeof property['description'] === 'string' ? property['description'] : '';
     const fallback = property['default'];

@@ -9,6 +9,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
+import type { ApprovedPlan } from '../domain/policy/authority.js';
 import { formatUnits, isBaseUnitName, showAmount, type BaseUnitName } from '../shared/amounts.js';
 import { declaredUnitOf, schemaProperties } from '../shared/json-schema.js';
 import { describeTool } from '../tools/index.js';
@@ -24,14 +25,14 @@ export const DEFAULT_CONFIRM_TIMEOUT_MS = 5 * 60_000;
 /** What a client's answer to one of our questions says about this call. */
 export type ConfirmationAnswer =
   /** The user said yes to exactly this call (the question is spent: a yes counts once). */
-  | { kind: 'yes' }
+  | { kind: 'yes'; plan?: ApprovedPlan }
   /** The user said no, cancelled, or answered something other than yes. */
   | { kind: 'declined'; error: WalletError }
   /** No answer of ours rides on this request. */
   | { kind: 'none' };
 
 /** The call a question was about, and the question's own id (an answer is good for one call). */
-type ConfirmState = { call: string; id: string };
+type ConfirmState = { call: string; id: string; plan?: ApprovedPlan };
 
 const STATE_TTL_SECONDS = 600;
 
@@ -65,7 +66,7 @@ export class Confirmations {
     }
     if (answer.action === 'accept' && answer.content?.['confirm'] === true) {
       this.spend(state.id);
-      return { kind: 'yes' };
+      return state.plan ? { kind: 'yes', plan: state.plan } : { kind: 'yes' };
     }
     return {
       kind: 'declined',
@@ -80,7 +81,7 @@ export class Confirmations {
   }
 
   /** The question about the call `digest`, showing `message`: the client asks its user and retries. */
-  async ask(digest: string, message: string): Promise<InputRequiredResult> {
+  async ask(digest: string, message: string, plan?: ApprovedPlan): Promise<InputRequiredResult> {
     return inputRequired({
       inputRequests: {
         [CONFIRM_KEY]: inputRequired.elicit({
@@ -100,7 +101,11 @@ export class Confirmations {
           },
         }),
       },
-      requestState: await this.codec.mint({ call: digest, id: randomBytes(16).toString('base64url') }),
+      requestState: await this.codec.mint({
+        call: digest,
+        id: randomBytes(16).toString('base64url'),
+        ...(plan ? { plan } : {}),
+      }),
     });
   }
 

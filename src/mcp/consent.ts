@@ -3,7 +3,7 @@ import { WalletError } from '../domain/errors.js';
 import type { ApprovalStore } from '../domain/policy/approvals.js';
 import { type Approval, type ApprovalSummary } from '../domain/policy/approvals.js';
 import type { AuditFields } from '../domain/policy/audit-log.js';
-import type { Authority } from '../domain/policy/authority.js';
+import type { ApprovedPlan, Authority } from '../domain/policy/authority.js';
 import type { AnyTool, ToolContext } from '../tools/index.js';
 import { auditFields, auditStoppedCall, invokeTool } from '../tools/invoke.js';
 import { amountText, callDigest, confirmationMessage, plannedFee, type Confirmations } from './confirmation.js';
@@ -42,21 +42,30 @@ export class ConsentGate {
   ) {}
 
   async call({ tool, args, input, context, toolContext, canAsk }: ConsentCall): Promise<ConsentOutcome> {
-    const run = async (authority: Authority, approval?: string): Promise<ConsentOutcome> => ({
+    const run = async (
+      authority: Authority,
+      approval?: string,
+      approvedPlan?: ApprovedPlan,
+    ): Promise<ConsentOutcome> => ({
       kind: 'done',
-      output: await invokeTool(tool, args, { ...toolContext, authority }, approval ? { approval } : {}),
+      output: await invokeTool(
+        tool,
+        args,
+        { ...toolContext, authority, ...(approvedPlan ? { approvedPlan } : {}) },
+        approval ? { approval } : {},
+      ),
     });
     // The audit lines and the dry run of a call stopped here: nothing signs under this context.
     const owner = { ...toolContext, authority: 'owner' as const };
     const digest = callDigest(tool.name, input);
     const answer = this.confirmations.answer(tool, digest, context);
-    if (answer.kind === 'yes') return run('owner');
+    if (answer.kind === 'yes') return run('owner', undefined, answer.plan);
     if (answer.kind === 'declined') {
       await auditStoppedCall(tool, input, owner, { error: answer.error });
       throw answer.error;
     }
     const lookup = await this.approvals.take(digest);
-    if (lookup.kind === 'approved') return run('owner', lookup.approval.id);
+    if (lookup.kind === 'approved') return run('owner', lookup.approval.id, planOf(lookup.approval.summary));
     if (lookup.kind === 'refused') {
       await auditStoppedCall(tool, input, owner, { error: lookup.error });
       throw lookup.error;
@@ -81,11 +90,11 @@ export class ConsentGate {
       ? await invokeTool(tool, { ...args, [tool.dryRunField]: true }, owner, { audited: false })
       : undefined;
     const text = await confirmationMessage(tool, input, planned);
+    const fields = await auditFields(tool, input, planned);
     if (canAsk) {
       await auditStoppedCall(tool, input, owner, { asked: planned });
-      return { kind: 'ask', result: await this.confirmations.ask(digest, text) };
+      return { kind: 'ask', result: await this.confirmations.ask(digest, text, planOf(fields)) };
     }
-    const fields = await auditFields(tool, input, planned);
     const fee = fields.fee ?? plannedFee(tool, planned)?.units;
     const approval = await this.approvals.request(digest, approvalSummary(tool, { ...fields, fee }, text, reason));
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
@@ -110,6 +119,18 @@ function approvalSummary(tool: AnyTool, fields: AuditFields, text: string, reaso
     ...(fields.fee !== undefined ? { fee: fields.fee } : {}),
     text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text,
     reason: reason.slice(0, 500),
+  };
+}
+
+/**
+ * The plan a human is shown, as the tool's audit fields name it: one recipient, the amount and the
+ * token. The approved call of a tool whose payee and price come from a server keeps to it.
+ */
+function planOf(fields: { recipient?: unknown; amount?: unknown; token?: unknown }): ApprovedPlan {
+  return {
+    ...(typeof fields.recipient === 'string' ? { recipient: fields.recipient } : {}),
+    ...(typeof fields.amount === 'string' ? { amount: fields.amount } : {}),
+    ...(typeof fields.token === 'string' ? { token: fields.token } : {}),
   };
 }
 

@@ -112,7 +112,7 @@ export function definitionProblems(tool: AnyTool): string[] {
   }
   if (tool.outcome !== undefined && !tool.annotations.destructiveHint && tool.consent === undefined) {
     problems.push(
-      `outcome ${tool.outcome} is for the audit line, which only a destructive tool or one that needs consent has`,
+      `outcome ${typeof tool.outcome === 'function' ? '(a function)' : tool.outcome} is for the audit line, which only a destructive tool or one that needs consent has`,
     );
   }
   let input: JsonSchema | undefined;

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ProgressReporter } from '../domain/net/chain-backend.js';
 import type { AuditFields } from '../domain/policy/audit-log.js';
-import type { Authority } from '../domain/policy/authority.js';
+import type { ApprovedPlan, Authority } from '../domain/policy/authority.js';
 import type { WalletServices } from '../domain/services.js';
 import type { ToolCatalogue } from './catalogue.js';
 
@@ -38,6 +38,12 @@ export type ToolContext = {
    * agent may do alone.
    */
   authority: Authority;
+  /**
+   * With a human yes given in `wallet serve` (elicitation or an out-of-band approval): the plan that
+   * human was shown (its dry run's recipient, amount and token), which a tool whose payee and price
+   * come from a server rather than its arguments (evm_x402_fetch) must not depart from.
+   */
+  approvedPlan?: ApprovedPlan;
 };
 
 /** One tool, defined once: every surface (MCP, CLI, completions, docs) is generated from it. */
@@ -84,9 +90,11 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   /**
    * What a call that succeeded did, for its audit-log line: `signed` (a transaction signed, not
    * broadcast) or `sent` (broadcast). A call with the `dryRunField` set is `dry_run`; a tool
-   * without `outcome` is `ok`. Declared, never read from the names of its audit fields.
+   * without `outcome` is `ok`. Declared, never read from the names of its audit fields. A tool
+   * whose call may or may not move value (a fetch that pays only when asked to) declares it as a
+   * function of its result.
    */
-  outcome?: 'signed' | 'sent';
+  outcome?: 'signed' | 'sent' | ((output: z.output<Output>) => 'signed' | 'sent' | 'ok');
   /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
   handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
   /**
@@ -112,7 +120,7 @@ export type AnyTool = {
   readonly dryRunField?: string;
   readonly feeField?: FeeField;
   readonly checkField?: string;
-  readonly outcome?: 'signed' | 'sent';
+  readonly outcome?: 'signed' | 'sent' | ((output: unknown) => 'signed' | 'sent' | 'ok');
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
   readonly audit?: (input: unknown, output: unknown) => AuditFields | Promise<AuditFields>;
 };

@@ -47,7 +47,7 @@ export async function invokeTool(
     context,
     { ...(await auditFields(tool, input.data, output)), ...by },
     undefined,
-    outcomeOf(tool, input.data),
+    outcomeOf(tool, input.data, output),
   );
   return output;
 }
@@ -132,9 +132,10 @@ async function audit(
  * What a call that succeeded did, as the tool declares it: a dry run when its `dryRunField` is set,
  * else its `outcome` (`signed`, `sent`), else `ok`. Never read from the names of its audit fields.
  */
-function outcomeOf(tool: AnyTool, input: unknown): AuditOutcome {
+function outcomeOf(tool: AnyTool, input: unknown, output: unknown): AuditOutcome {
   const dryRun = tool.dryRunField;
   if (dryRun !== undefined && (input as Record<string, unknown>)[dryRun] === true) return 'dry_run';
+  if (typeof tool.outcome === 'function') return tool.outcome(output);
   return tool.outcome ?? 'ok';
 }
 

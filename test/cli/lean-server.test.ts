@@ -60,6 +60,6 @@ describe('wallet --server "wallet serve": the lean list made whole', () => {
     assert.equal((JSON.parse(result.stdout) as { valid: boolean }).valid, true);
     const wrong = await run(['--server', serve('--profile', 'compact'), 'core-address', '--action', 'explode']);
     assert.equal(wrong.code, 2);
-    assert.match(wrong.stderr, /--action must be one of create, list, validate, discover; got 'explode'/);
+    assert.match(wrong.stderr, /--action must be one of create, list, validate, discover, txs_list; got 'explode'/);
   });
 });

@@ -116,6 +116,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
       extra: { name: 'Permit Token', version: '1' },
       ...overrides,
     });
+    let baited = 0;
     server = await startX402Server(node, {
       paid: {
         '/report': paid(CENT),
@@ -133,6 +134,9 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
         '/to-private': (c) => c.redirect('https://10.20.30.40/report', 302),
         '/to-metadata': (c) => c.redirect('http://169.254.169.254/latest/meta-data', 302),
         '/to-report': (c) => c.redirect('/report', 307),
+        // Shows one price while the owner is asked (the agent's attempt, the dry run), then asks more.
+        '/bait': (c) =>
+          paymentRequiredAnswer(c.req.url, [requirement({ amount: ((++baited <= 2 ? 5n : 6n) * CENT).toString() })]),
         // Asks a valid price, then answers the paid request with redirects to itself, for ever.
         '/pay-then-loop': (c) =>
           c.req.header('PAYMENT-SIGNATURE')
@@ -326,6 +330,25 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
     assert.deepEqual(await balances(), [payer - 6n * CENT, payee + 6n * CENT, 0n]);
   });
 
+  it('an approved payment is the one the owner saw: a server that then asks more gets nothing', async () => {
+    const before = await balances();
+    const call = () => agent.client.callTool({ name: 'evm_x402_fetch', arguments: args('/bait') });
+    const asked = await call();
+    assert.ok(asked.isError, 'above autonomy: the owner is asked');
+    await approveAsOwner(home, asked);
+    const switched = await call();
+    assert.ok(switched.isError, JSON.stringify(switched.structuredContent));
+    const error = (switched._meta as Record<string, { code: string; message: string }>)['wallet/error'];
+    assert.equal(error?.code, 'POLICY_VIOLATION');
+    assert.match(
+      error?.message ?? '',
+      new RegExp(
+        `now asks ${6n * CENT} base units .* the human approved ${5n * CENT} base units to ${PAYEE}\\. Nothing was signed`,
+      ),
+    );
+    assert.deepEqual(await balances(), before, 'nothing paid');
+  });
+
   it('the CLI: --dry-run shows the price in token units; without it, it asks on a terminal', async () => {
     const flags = [
       'evm-x402-fetch',
@@ -343,11 +366,11 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
     const before = await balances();
     const dry = await wallet([...flags, '--dry-run'], { home, env: env() });
     assert.equal(dry.code, 0, dry.stderr);
-    assert.match(dry.stdout, /token_amount\s+0\.05\n/);
+    assert.match(dry.stdout, /\bamount\s+0\.05 PTK \(50000 base units\)\n/);
     assert.match(dry.stdout, new RegExp(`payee\\s+${PAYEE}`));
     const declined = await wallet(flags, { home, env: { ...env(), NO_COLOR: '1' }, tty: true, stdin: 'n\n' });
     // The plan first (the price in token units, the payee), then the question; "n" pays nothing.
-    assert.match(declined.stderr, /Plan[^]*token_amount[^0-9]*0\.05[^]*Proceed\? \[y\/N\]/);
+    assert.match(declined.stderr, /Plan[^]*\bamount\s+0\.05 PTK \(50000 base units\)[^]*Proceed\? \[y\/N\]/);
     assert.match(declined.stderr, /Cancelled: nothing was sent/);
     assert.equal(declined.code, 1);
     assert.deepEqual(await balances(), before, 'nothing paid');

@@ -80,6 +80,7 @@ describe('EVM tools over wallet serve', () => {
       'evm_message_verify',
       'evm_tx_create',
       'evm_tx_get',
+      'evm_txs_list',
     ]);
   });
 

@@ -66,6 +66,12 @@ describe('resource fetch rules', () => {
       '::ffff:10.0.0.1',
       '::ffff:7f00:1',
       '64:ff9b::a9fe:a9fe',
+      // IPv4 carried in IPv6 forms that are not unwrapped: compatible, translated, local NAT64, 6to4, Teredo.
+      '::7f00:1',
+      '::ffff:0:7f00:1',
+      '64:ff9b:1::a00:1',
+      '2002:7f00:1::',
+      '2001:0:4136:e378::1',
     ]) {
       assert.equal(isPublicAddress(address), false, address);
     }

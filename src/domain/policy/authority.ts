@@ -10,6 +10,13 @@ import { WalletError } from '../errors.js';
 export type Authority = 'owner' | 'agent';
 
 /**
+ * What a human saw and said yes to, where a call's arguments do not fix it (an x402 payment: the
+ * server names payee and price on each request). A tool whose plan comes from elsewhere refuses to
+ * sign anything but this plan when a yes came with one.
+ */
+export type ApprovedPlan = { recipient?: string; amount?: string; token?: string };
+
+/**
  * The refusal of an agent's call that needs a human yes. `wallet serve` turns it into an
  * approval request (or an elicitation); nothing was signed when it is thrown.
  *

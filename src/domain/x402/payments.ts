@@ -10,7 +10,7 @@ import { MAX_UINT256, TOKEN_UNITS_PATTERN } from '../evm/amount.js';
 import { signTypedData, type TypedData } from '../evm/messages.js';
 import { connectEvm, evmNetwork } from '../evm/network.js';
 import { tokenMovesOfTypedData, type TypedDataInput } from '../evm/token-moves.js';
-import type { Authority } from '../policy/authority.js';
+import type { ApprovedPlan, Authority } from '../policy/authority.js';
 import { checkBeforeSigning } from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
 import { formatUnits } from '../../shared/amounts.js';
@@ -37,6 +37,11 @@ export type PaidFetchRequest = {
   network: string;
   dryRun: boolean;
   authority: Authority;
+  /**
+   * The plan a human said yes to (payee, price, token), when the yes came with one: the server is
+   * asked again on this call and may name another payee or price, which is then refused unsigned.
+   */
+  approved?: ApprovedPlan;
 };
 
 /** What the server asked for and, unless it was a dry run, what was paid. */
@@ -170,6 +175,7 @@ export async function fetchPaid(
   for (const name of x402Networks.v1) client.registerV1(name, new ExactEvmSchemeV1(signer));
   const http = new x402HTTPClient(client).onPaymentRequired(async ({ paymentRequired }) => {
     const chosen = choose(paymentRequired, token, maxPrice, x402Networks, url);
+    if (request.approved && !request.dryRun) checkApprovedPlan(request.approved, chosen, url);
     const node = await connectEvm(services, request.network, options.signal);
     const held = await node.token(chosen.asset, account.address);
     if (held.balance < chosen.amount) {
@@ -496,4 +502,30 @@ function shownWord(value: unknown): string {
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return shownWord(message.split('\n')[0] ?? '').slice(1, -1);
+}
+
+/**
+ * A payment a human approved must be the one they were shown: the server is asked again on the
+ * approved call, and a payee, price or token other than the approved ones is refused unsigned.
+ */
+function checkApprovedPlan(
+  approved: ApprovedPlan,
+  chosen: { payee: EvmAddress; asset: EvmAddress; amount: bigint },
+  url: URL,
+): void {
+  const same = (a: string | undefined, b: string) => a !== undefined && a.toLowerCase() === b.toLowerCase();
+  if (
+    same(approved.recipient, chosen.payee) &&
+    same(approved.token, chosen.asset) &&
+    approved.amount === chosen.amount.toString()
+  ) {
+    return;
+  }
+  const was =
+    approved.recipient && approved.amount ? `${approved.amount} base units to ${approved.recipient}` : 'no payment';
+  throw new WalletError(
+    'POLICY_VIOLATION',
+    `${shownUrl(url)} now asks ${chosen.amount} base units of token ${chosen.asset} for ${chosen.payee}; the human approved ${was}. Nothing was signed.`,
+    { hint: 'Repeat the call to have the new price and payee approved, or fetch another resource.' },
+  );
 }

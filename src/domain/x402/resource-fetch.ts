@@ -69,6 +69,14 @@ for (const [prefix, bits] of [
   ['ff00::', 8],
   ['2001:db8::', 32],
   ['100::', 64],
+  // Forms that carry an IPv4 address and are not unwrapped below: IPv4-compatible (::a.b.c.d),
+  // IPv4-translated (::ffff:0:a.b.c.d), local-use NAT64, 6to4 and Teredo. None is needed to reach
+  // a public resource, and each could reach a private one.
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
 ] as const) {
   NOT_PUBLIC.addSubnet(prefix, bits, 'ipv6');
 }

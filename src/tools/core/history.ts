@@ -10,7 +10,7 @@ const DEFAULT_LIMIT = 20;
 export const coreTxsList = defineTool({
   name: 'core_txs_list',
   title: 'List wallet transactions',
-  summary: "List a Dash wallet's transactions, newest first",
+  summary: "List a Dash wallet's transactions",
   description: [
     'Lists the transactions that touched any address the wallet has handed out (receive and change),',
     'newest first (unconfirmed ones on top): txid, time, confirmations, direction (incoming, or',
@@ -25,13 +25,8 @@ export const coreTxsList = defineTool({
   input: z.strictObject({
     wallet_id: WalletId,
     network: OptionalCoreNetwork,
-    limit: z
-      .int()
-      .min(1)
-      .max(50)
-      .optional()
-      .describe(`Transactions per page. At most 50; ${DEFAULT_LIMIT} when omitted.`),
-    page: z.int().min(1).optional().describe('The page, from 1 (the newest). 1 when omitted.'),
+    limit: z.int().min(1).max(50).optional().describe(`Per page. At most 50; ${DEFAULT_LIMIT} when omitted.`),
+    page: z.int().min(1).optional().describe('Page, from 1 (newest). 1 when omitted.'),
   }),
   output: z.object({
     wallet_id: z.string().describe("The wallet's fingerprint."),

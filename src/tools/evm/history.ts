@@ -10,7 +10,7 @@ const DEFAULT_LIMIT = 20;
 export const evmTxsList = defineTool({
   name: 'evm_txs_list',
   title: 'List sent EVM transactions',
-  summary: 'List what this wallet sent on an EVM network',
+  summary: 'List EVM transactions this wallet sent',
   description: [
     "Plain JSON-RPC keeps no history by address, so this lists the wallet's own record: every",
     'transaction evm_tx_send, evm_funds_send and evm_token_transfer broadcast on the network (its',
@@ -25,13 +25,8 @@ export const evmTxsList = defineTool({
   input: z.strictObject({
     network: OptionalEvmNetwork,
     address: EvmAccount.optional().describe('Only what this account sent. A keystore address or alias.'),
-    limit: z
-      .int()
-      .min(1)
-      .max(50)
-      .optional()
-      .describe(`Transactions per page. At most 50; ${DEFAULT_LIMIT} when omitted.`),
-    page: z.int().min(1).optional().describe('The page, from 1 (the newest). 1 when omitted.'),
+    limit: z.int().min(1).max(50).optional().describe(`Per page. At most 50; ${DEFAULT_LIMIT} when omitted.`),
+    page: z.int().min(1).optional().describe('Page, from 1 (newest). 1 when omitted.'),
   }),
   output: z.object({
     network: z.string().describe('The EVM network.'),

@@ -96,8 +96,11 @@ export const evmX402Fetch = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
+  // A payment signed and sent with the request is 'sent' (it may settle whatever the answer); a
+  // fetch that was never asked to pay did nothing to audit but the fetch.
+  outcome: (output) => (output.paid ? 'sent' : 'ok'),
   dryRunField: 'dry_run',
-  handler: async (input, { services, signal, authority }) => {
+  handler: async (input, { services, signal, authority, approvedPlan }) => {
     const { fetchPaid } = await x402();
     const result = await fetchPaid(
       services,
@@ -109,6 +112,7 @@ export const evmX402Fetch = defineTool({
         network: input.network,
         dryRun: input.dry_run,
         authority,
+        ...(approvedPlan ? { approved: approvedPlan } : {}),
       },
       { signal },
     );

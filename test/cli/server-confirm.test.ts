@@ -1,0 +1,115 @@
+/**
+ * A spend through `wallet --server "wallet serve"` on a terminal is confirmed by the server's own
+ * question (elicitation, issue 20): the CLI declares it on a TTY, asks the person on stderr, and
+ * the server signs only after that yes. A no at the server's question sends nothing. Against anvil;
+ * balances read with ethers, not through the wallet.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { ethers } from 'ethers';
+import { ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { WALLET_BIN } from '../helpers/paths.js';
+
+const SAVINGS = ethers.HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/1").address;
+
+describe('wallet --server "wallet serve": a spend confirmed through the server\'s question', () => {
+  let node: AnvilNode;
+  let home: string;
+  let passphraseFile: string;
+  let provider: ethers.JsonRpcProvider;
+  const serve = (): string =>
+    [
+      '/usr/bin/env',
+      `WALLET_HOME=${home}`,
+      `WALLET_EVM_LOCAL_URL=${node.url}`,
+      process.execPath,
+      WALLET_BIN,
+      'serve',
+      '--passphrase-file',
+      passphraseFile,
+    ].join(' ');
+  const send = (stdin: string) =>
+    wallet(
+      [
+        '--server',
+        serve(),
+        'evm-funds-send',
+        '--address',
+        'funded',
+        '--to',
+        SAVINGS,
+        '--value-wei',
+        '12345',
+        '--network',
+        'local',
+        '--no-color',
+        // The CLI's own question is skipped: the server's is the one under test (fake stdin comes
+        // in one chunk, which a first prompt would read whole).
+        '--yes',
+      ],
+      { home, tty: true, stdin },
+    );
+
+  before(async () => {
+    node = await startAnvil();
+    provider = new ethers.JsonRpcProvider(node.url, 31337, { staticNetwork: true, cacheTimeout: -1 });
+    home = tempHome();
+    passphraseFile = passphraseFileIn(home, 'right passphrase');
+    const env = { WALLET_EVM_LOCAL_URL: node.url };
+    const imported = await wallet(
+      [
+        'core-wallet-import',
+        '--alias',
+        'anvil',
+        '--network',
+        'regtest',
+        '--mnemonic-stdin',
+        '--no-discover',
+        '--passphrase-file',
+        passphraseFile,
+        '--json',
+      ],
+      { home, env, stdin: ANVIL_MNEMONIC },
+    );
+    assert.equal(imported.code, 0, imported.stderr);
+    const account = await wallet(
+      ['evm-account-create', '--wallet-id', 'anvil', '--alias', 'funded', '--passphrase-file', passphraseFile],
+      { home, env },
+    );
+    assert.equal(account.code, 0, account.stderr);
+  });
+  after(async () => {
+    provider.destroy();
+    rmSync(home, { recursive: true, force: true });
+    await node.stop();
+  });
+
+  it('asks on the terminal, and the server signs only after the yes', async () => {
+    const before = await provider.getBalance(SAVINGS);
+    // The server's question: answer it, and confirm.
+    const sent = await send('y\ny\n');
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.match(
+      sent.stderr,
+      /The server asks: [^]*Answer it\? \[Y\/n\] [^]*Confirm[^\n]*y\/n/,
+      'the confirm field was asked',
+    );
+    assert.doesNotMatch(sent.stdout, /The server asks/, 'the question stays off stdout');
+    assert.equal((await provider.getBalance(SAVINGS)) - before, 12345n);
+  });
+
+  it("a no at the server's question sends nothing", async () => {
+    const before = await provider.getBalance(SAVINGS);
+    const declined = await send('y\nn\n');
+    assert.notEqual(declined.code, 0, declined.stdout);
+    assert.match(
+      declined.stderr,
+      /The server asks: [^]*Answer it\? \[Y\/n\] [^]*Confirm[^\n]*y\/n/,
+      'the confirm field was asked',
+    );
+    assert.match(declined.stderr, /POLICY_VIOLATION|declined|Not confirmed/);
+    assert.equal(await provider.getBalance(SAVINGS), before);
+  });
+});
