@@ -36,7 +36,7 @@ export type FlagSpec = {
   description: string;
   /** Never taken inline: `--<flag>-stdin`, `--<flag>-file` or a hidden prompt instead. */
   secret: boolean;
-  /** What the value completes to in a shell, as the schema declares it (`x-completes`): `evm-network`. */
+  /** What the value completes to in a shell, as the schema declares it (`x-completes`): `evm-network`, `evm-account`. */
   completes?: string | undefined;
   /** The schema's `examples` that are strings: what completion offers besides the saved values. */
   examples?: readonly string[] | undefined;

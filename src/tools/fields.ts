@@ -117,9 +117,19 @@ export const EvmAddress = describedWithBrief(
   'An EVM address',
 );
 
+/** Shell completion offers the aliases of the keystore's EVM accounts for these (`x-completes`). */
+const ACCOUNT_ALIASES = { [COMPLETES_KEYWORD]: 'evm-account' };
+
+/** Any EVM address, or the alias of a keystore account: a sender to plan for, a recipient, a signer to check. */
+export const EvmAddressOrAlias = describedWithBrief(
+  z.string().min(1).max(64).meta(ACCOUNT_ALIASES),
+  "An EVM address (0x and 40 hex digits), or a keystore account's alias.",
+  'Address or account alias',
+);
+
 /** One of the keystore's EVM accounts, by address or alias. */
 export const EvmAccount = describedWithBrief(
-  z.string().min(1).max(64),
+  z.string().min(1).max(64).meta(ACCOUNT_ALIASES),
   'A keystore EVM account: its 0x address or its alias (evm-accounts-list shows both).',
   'Keystore account: address or alias',
 );

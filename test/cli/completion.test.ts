@@ -22,7 +22,7 @@ import type { ListedTool } from '../../src/mcp/client.js';
 import { openInProcessSession } from '../../src/mcp/in-process.js';
 import { LOG_LEVELS } from '../../src/mcp/logger.js';
 import { FUNCTION_DIALECTS } from '../../src/shared/function-catalogue.js';
-import { wallet } from '../helpers/io.js';
+import { passphraseFileIn, wallet } from '../helpers/io.js';
 import { bashCompletions, fishCompletions, missingShell, zshCompletions, type Completions } from '../helpers/shells.js';
 
 const NO_FISH = missingShell('fish');
@@ -57,6 +57,8 @@ const WALLET_CANDIDATES = ['0a1b2c3d', 'df6be60f', 'main', 'other', 'savings'];
 const EVM_NETWORK_CANDIDATES = ['base-fork', 'local', 'mainnet', 'sepolia'];
 /** The servers of servers.json. */
 const SERVER_CANDIDATES = ['github', 'local.node'];
+/** The aliases of the keystore's EVM accounts: one derived in a wallet file, one imported key. */
+const EVM_ACCOUNT_CANDIDATES = ['imported-key', 'nested-evm'];
 
 /** The command lines every shell completes, by what they check (and one path, once the data directory exists). */
 const FIXED_LINES = {
@@ -69,6 +71,10 @@ const FIXED_LINES = {
   evmNetworkPrefix: 'wallet evm-balance-get --network=ba',
   savedServer: 'wallet --server ',
   savedServerAfterCommand: 'wallet core-wallets-list --server ',
+  accountAddress: 'wallet evm-balance-get --address ',
+  accountTo: 'wallet evm-funds-send --to ',
+  accountFrom: 'wallet evm-funds-send --network local --address ',
+  tokenContract: 'wallet evm-balance-get --token ',
   importFlags: 'wallet core-wallet-import --',
   globalBeforeCommand: 'wallet --json --ti',
   format: 'wallet --format ',
@@ -219,6 +225,11 @@ function checkCommon(results: Record<Case, Completions>, shell: string): void {
   assert.deepEqual(names('evmNetworkValue'), EVM_NETWORK_CANDIDATES, message('evmNetworkValue'));
   assert.deepEqual(names('savedServer'), SERVER_CANDIDATES, message('savedServer'));
   assert.deepEqual(names('savedServerAfterCommand'), SERVER_CANDIDATES, message('savedServerAfterCommand'));
+  assert.deepEqual(names('accountAddress'), EVM_ACCOUNT_CANDIDATES, message('accountAddress'));
+  assert.deepEqual(names('accountTo'), EVM_ACCOUNT_CANDIDATES, message('accountTo'));
+  assert.deepEqual(names('accountFrom'), EVM_ACCOUNT_CANDIDATES, message('accountFrom'));
+  // A token contract is an address, never an account of ours: nothing to offer.
+  assert.deepEqual(names('tokenContract'), [], message('tokenContract'));
 
   const importFlags = names('importFlags');
   for (const flag of [
@@ -335,7 +346,7 @@ describe('the completion values file', () => {
     const path = join(fixture.home, 'cache', 'completion-values.tsv');
     assert.equal(
       readFileSync(path, 'utf8'),
-      'evm-network\tbase-fork\nserver\tgithub\nserver\tlocal.node\n',
+      'evm-network\tbase-fork\nevm-account\timported-key\nevm-account\tnested-evm\nserver\tgithub\nserver\tlocal.node\n',
     );
     const home = mkdtempSync(join(fixture.dir, 'values-'));
     const added = await wallet(['servers', 'add', 'linear', '--url', 'https://example.com/linear'], { home });
@@ -343,9 +354,26 @@ describe('the completion values file', () => {
     const valuesPath = join(home, 'cache', 'completion-values.tsv');
     assert.equal(readFileSync(valuesPath, 'utf8'), 'server\tlinear\n');
     assert.equal(statSync(valuesPath).mode & 0o777, 0o600);
+    const written = statSync(valuesPath);
+    const listed = await wallet(['servers', 'list'], { home });
+    assert.equal(listed.code, 0, listed.stderr);
+    const after = statSync(valuesPath);
+    assert.deepEqual([after.ino, after.mtimeMs], [written.ino, written.mtimeMs], 'not rewritten when unchanged');
     const removed = await wallet(['servers', 'remove', 'linear'], { home });
     assert.equal(removed.code, 0, removed.stderr);
     assert.equal(readFileSync(valuesPath, 'utf8'), '');
+  });
+
+  it('is left alone by --help and --version, which read no file', async () => {
+    const home = mkdtempSync(join(fixture.dir, 'help-'));
+    writeFileSync(
+      join(home, 'servers.json'),
+      JSON.stringify({ mcpServers: { github: { url: 'https://x.test/mcp' } } }),
+    );
+    for (const argv of [['--help'], ['servers', '--help'], ['evm-balance-get', '--help'], ['--version']]) {
+      assert.equal((await wallet(argv, { home })).code, 0, argv.join(' '));
+    }
+    assert.ok(!existsSync(join(home, 'cache', 'completion-values.tsv')));
   });
 
   it('carries the built-in EVM networks as values of every EVM --network flag in the table', () => {
@@ -355,6 +383,48 @@ describe('the completion values file', () => {
       assert.ok(table.includes(`val\tevm-balance-get\t--network\t${network}\n`), network);
     }
     assert.ok(table.includes('flag\tcore-address-create\t--network\tchoice\t'), 'Dash networks stay a choice');
+  });
+});
+
+/** What TAB offers after `wallet networks add`, `wallet servers add` and `evm-account-import`, in every shell. */
+describe('values added by commands complete at the next TAB', () => {
+  const lines = [FIXED_LINES.evmNetworkValue, FIXED_LINES.savedServer, FIXED_LINES.accountTo];
+  let home: string;
+  let env: Record<string, string>;
+  const shells: Record<string, (() => Completions[]) | undefined> = {};
+  const tab = (shell: string): string[][] => (shells[shell]?.() ?? []).map(({ candidates }) => sorted(candidates));
+
+  before(() => {
+    home = mkdtempSync(join(fixture.dir, 'added-'));
+    env = { ...fixture.env, WALLET_HOME: home };
+    shells['bash'] = () => bashCompletions(fixture.scripts.bash, lines, env, join(fixture.dir, 'added-bash'));
+    if (!NO_FISH)
+      shells['fish'] = () => fishCompletions(fixture.scripts.fish, lines, env, join(fixture.dir, 'added-fish'));
+    if (!NO_ZSH) {
+      shells['zsh'] = () => zshCompletions(fixture.scripts.zsh, lines, env, join(fixture.dir, 'added-zsh'), 'fpath');
+    }
+  });
+
+  it('offers only the built-in networks, and no server or account, before', () => {
+    for (const shell of Object.keys(shells)) {
+      assert.deepEqual(tab(shell), [['local', 'mainnet', 'sepolia'], [], []], shell);
+    }
+  });
+
+  it('offers the network, server and account alias just added, after', async () => {
+    const passphrase = passphraseFileIn(fixture.dir, 'a passphrase of some length', 'account-pw');
+    const added = [
+      await wallet(['networks', 'add', 'my-chain', '--rpc-url', 'http://127.0.0.1:9/', '--chain-id', '8453'], { home }),
+      await wallet(['servers', 'add', 'linear', '--url', 'https://example.com/linear'], { home }),
+      await wallet(['evm-account-import', '--private-key-stdin', '--alias', 'agent', '--passphrase-file', passphrase], {
+        home,
+        stdin: `0x${'42'.repeat(32)}\n`,
+      }),
+    ];
+    for (const result of added) assert.equal(result.code, 0, result.stderr);
+    for (const shell of Object.keys(shells)) {
+      assert.deepEqual(tab(shell), [['local', 'mainnet', 'my-chain', 'sepolia'], ['linear'], ['agent']], shell);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import type { EmbeddedTables } from './model.js';
 import { posixQuoted } from './quote.js';
 import { TABLES_COMMENT } from './table.js';
+import { COMPLETION_VALUE_KINDS } from './values-file.js';
 
 /**
  * The bash script: `complete -F _wallet wallet`, reading the embedded tables or a server's cached one.
@@ -118,8 +119,8 @@ _wallet_wallet_ids() {
   done
 }
 
-# The saved values of kind $1 (evm-network, server), one a line, as the CLI last wrote them to
-# <data dir>/cache/completion-values.tsv (records "<kind><tab><value>").
+# The saved values of kind $1 (${COMPLETION_VALUE_KINDS.join(', ')}), one a line, as the CLI
+# last wrote them to <data dir>/cache/completion-values.tsv (records "<kind><tab><value>").
 _wallet_saved_values() {
   local file line tab=$'\\t'
   file="$(_wallet_data_dir)/cache/completion-values.tsv"
@@ -194,7 +195,7 @@ _wallet() {
       wallet)
         while IFS= read -r word; do candidates+=("$word"); done < <(_wallet_wallet_ids | LC_ALL=C sort -u)
         ;;
-      evm-network | server)
+      ${COMPLETION_VALUE_KINDS.join(' | ')})
         while IFS= read -r word; do candidates+=("$word"); done < <(
           {
             for ((j = 0; j < \${#val_flag[@]}; j++)); do

@@ -1,6 +1,7 @@
 import type { EmbeddedTables } from './model.js';
 import { fishQuoted } from './quote.js';
 import { TABLES_COMMENT } from './table.js';
+import { COMPLETION_VALUE_KINDS } from './values-file.js';
 
 /**
  * The fish script: one `complete -c wallet` rule whose candidates come from `_wallet_complete`.
@@ -81,8 +82,8 @@ function _wallet_wallet_ids
     end | sort -u
 end
 
-# The saved values of kind $argv[1] (evm-network, server), as the CLI last wrote them to
-# <data dir>/cache/completion-values.tsv (records "<kind><tab><value>").
+# The saved values of kind $argv[1] (${COMPLETION_VALUE_KINDS.join(', ')}), as the CLI last
+# wrote them to <data dir>/cache/completion-values.tsv (records "<kind><tab><value>").
 function _wallet_saved_values
     set -l file (_wallet_data_dir)/cache/completion-values.tsv
     test -r $file; and string replace -rf -- '^'$argv[1]'\\t(.*)$' '$1' <$file
@@ -163,7 +164,7 @@ function _wallet_complete
             case wallet
                 set -l ids (_wallet_wallet_ids)
                 set -q ids[1]; and printf '%s\\n' $prefix$ids
-            case evm-network server
+            case ${COMPLETION_VALUE_KINDS.join(' ')}
                 set -l values (string replace -rf -- '^val\\t'$scope_re'\\t'(string escape --style=regex -- $flag)'\\t(.*)$' '$1' $records) (_wallet_saved_values $kind)
                 set -q values[1]; and printf '%s\\n' $prefix$values | sort -u
         end

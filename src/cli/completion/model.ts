@@ -19,7 +19,7 @@ export const COMPLETION_FILES: Readonly<Record<CompletionShell, string>> = {
 /**
  * What a flag's value completes to: nothing to complete (`none`, a boolean), free text (`text`),
  * one of `choices` (`choice`), a path (`file`), a wallet of the local keystore (`wallet`), or
- * the values the CLI last saw of a kind (`evm-network`, `server`: see completion-values.ts).
+ * the values the CLI last saw of a kind (`evm-network`, `evm-account`, `server`: values-file.ts).
  */
 type ValueKind = 'none' | 'text' | 'choice' | 'file' | 'wallet' | CompletionValueKind;
 
@@ -44,15 +44,11 @@ export type CompletionCommand = {
 
 /**
  * What completes after a flag: a boolean takes no value, a value kind the tool's schema declares
- * (`x-completes`) to its examples and the saved values of that kind, choices to themselves, `…-file` to a path,
- * `--wallet-id` to the keystore's wallets, the CLI's `--server` to the saved servers.
+ * (`x-completes`) to its examples and the saved values of that kind, choices to themselves,
+ * `…-file` to a path, `--wallet-id` to the keystore's wallets, the CLI's `--server` to the saved
+ * servers.
  */
-function valueKindOf(
-  name: string,
-  type: CliFlag['type'],
-  choices: readonly string[],
-  completes?: string,
-): ValueKind {
+function valueKindOf(name: string, type: CliFlag['type'], choices: readonly string[], completes?: string): ValueKind {
   if (type === 'boolean') return 'none';
   const declared = COMPLETION_VALUE_KINDS.find((kind) => kind === completes);
   if (declared) return declared;

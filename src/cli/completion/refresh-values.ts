@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { SERVER_NAME } from '../servers/names.js';
@@ -7,14 +7,20 @@ import { completionValuesPath, renderCompletionValues } from './values-file.js';
 /** A configured EVM network's name, as config.json's loader accepts it. */
 const NETWORK_NAME = /^[a-z][a-z0-9-]*$/;
 
+/** The keystore's files, as it names them: `<id>-<network>.json` (a wallet), `evm-<address>.json` (an imported key). */
+const WALLET_FILE = /^[0-9a-f]{8}-[a-z]+\.json$/;
+const IMPORTED_KEY_FILE = /^evm-[0-9a-f]{40}\.json$/;
+
 /**
  * Brings `<data dir>/cache/completion-values.tsv` up to date with the EVM networks of config.json
- * (`evm.networks`; the built-in ones are the schema's examples, in the script's own table) and the
- * servers of servers.json (`mcpServers`), rewriting it only when its text would change. The CLI
- * runs it after every command, so a network or server added any way (a wallet verb, a tool, an
- * editor) completes from the next command on. It reads the two files as plain JSON, without their
- * loaders, so a command pays for no schema: a file that is missing or damaged gives no names, and
- * no failure here reaches the command.
+ * (`evm.networks`; the built-in ones are the schema's examples, in the script's own table), the
+ * aliases of the keystore's EVM accounts (a wallet file's `evm.accounts`, an imported key's
+ * `alias`: both in clear, beside the sealed secrets) and the servers of servers.json
+ * (`mcpServers`), rewriting it only when its text would change. The CLI runs it after every
+ * command, so a network, account or server added any way (a wallet verb, a tool, an editor)
+ * completes from the next command on. It reads the files as plain JSON, without their loaders,
+ * so a command pays for no schema and no passphrase: a file that is missing or damaged gives no
+ * names, and no failure here reaches the command.
  *
  * @example
  * await refreshCompletionValues(dataDir);
@@ -22,12 +28,14 @@ const NETWORK_NAME = /^[a-z][a-z0-9-]*$/;
 export async function refreshCompletionValues(dataDir: string): Promise<void> {
   try {
     if (!(await stat(dataDir)).isDirectory()) return;
-    const [config, servers] = await Promise.all([
+    const [config, servers, accounts] = await Promise.all([
       readJson(join(dataDir, 'config.json')),
       readJson(join(dataDir, 'servers.json')),
+      evmAccountAliases(join(dataDir, 'keystore')),
     ]);
     const text = renderCompletionValues({
       'evm-network': keysOf(config, ['evm', 'networks']).filter((name) => NETWORK_NAME.test(name)),
+      'evm-account': accounts,
       server: keysOf(servers, ['mcpServers']).filter((name) => SERVER_NAME.test(name)),
     });
     const path = completionValuesPath(dataDir);
@@ -35,8 +43,25 @@ export async function refreshCompletionValues(dataDir: string): Promise<void> {
     await ensurePrivateDir(dirname(path));
     await writeFileAtomic(path, text);
   } catch {
-    // No data dir yet, or a read-only one: TAB offers what the file last held.
+    // A read-only data directory, or one removed meanwhile: TAB offers what the file last held.
   }
+}
+
+/** The aliases of the EVM accounts of the keystore's wallets and imported keys. */
+async function evmAccountAliases(keystore: string): Promise<string[]> {
+  const names = await readdir(keystore).catch(() => [] as string[]);
+  const files = await Promise.all(
+    names
+      .filter((name) => WALLET_FILE.test(name) || IMPORTED_KEY_FILE.test(name))
+      .map(async (name) => ({ imported: IMPORTED_KEY_FILE.test(name), json: await readJson(join(keystore, name)) })),
+  );
+  return files.flatMap(({ imported, json }) => {
+    const records = imported ? [json] : arrayAt(json, ['evm', 'accounts']);
+    return records.flatMap((record) => {
+      const alias = isObject(record) ? record['alias'] : undefined;
+      return typeof alias === 'string' ? [alias] : [];
+    });
+  });
 }
 
 async function readJson(path: string): Promise<unknown> {
@@ -47,11 +72,23 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
-/** The keys of the object at `path` inside `json`, or none. */
-function keysOf(json: unknown, path: readonly string[]): string[] {
+/** The value at `path` inside `json`, or undefined. */
+function valueAt(json: unknown, path: readonly string[]): unknown {
   let node = json;
   for (const key of path) node = isObject(node) ? node[key] : undefined;
+  return node;
+}
+
+/** The keys of the object at `path` inside `json`, or none. */
+function keysOf(json: unknown, path: readonly string[]): string[] {
+  const node = valueAt(json, path);
   return isObject(node) ? Object.keys(node) : [];
+}
+
+/** The array at `path` inside `json`, or an empty one. */
+function arrayAt(json: unknown, path: readonly string[]): unknown[] {
+  const node = valueAt(json, path);
+  return Array.isArray(node) ? (node as unknown[]) : [];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

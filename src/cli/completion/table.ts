@@ -10,7 +10,7 @@ import { toolCompletionCommands, type CompletionCommand, type CompletionFlag } f
  * wallet-completion  1                                     (header; readers skip unknown records)
  * cmd   <parent>  <name>  <accepts>  <summary>             a command; parent '-' is the top level
  * flag  <scope>   <flag>  <kind>     <description>         kind: none | text | choice | file | wallet
- *                                                          | evm-network | server (values-file.ts)
+ *                                                          | evm-network | evm-account | server (values-file.ts)
  * val   <scope>   <flag>  <value>                          a value of a `choice` or `evm-network` flag
  * ```
  *

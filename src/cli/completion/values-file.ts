@@ -2,9 +2,9 @@ import { join } from 'node:path';
 
 /**
  * The kinds of value the completion scripts read from the values file: the EVM networks of
- * config.json and the saved servers' names.
+ * config.json, the aliases of the keystore's EVM accounts and the saved servers' names.
  */
-export const COMPLETION_VALUE_KINDS = ['evm-network', 'server'] as const;
+export const COMPLETION_VALUE_KINDS = ['evm-network', 'evm-account', 'server'] as const;
 
 export type CompletionValueKind = (typeof COMPLETION_VALUE_KINDS)[number];
 
@@ -23,8 +23,8 @@ export function completionValuesPath(dataDir: string): string {
  * alone (blank, a tab, a control character, a leading dash) is left out.
  *
  * @example
- * renderCompletionValues({ 'evm-network': ['sepolia', 'mainnet'], server: ['github'] })
- * // 'evm-network\tmainnet\nevm-network\tsepolia\nserver\tgithub\n'
+ * renderCompletionValues({ 'evm-network': ['sepolia', 'mainnet'], 'evm-account': ['agent'], server: ['github'] })
+ * // 'evm-network\tmainnet\nevm-network\tsepolia\nevm-account\tagent\nserver\tgithub\n'
  */
 export function renderCompletionValues(values: Readonly<Record<CompletionValueKind, readonly string[]>>): string {
   return COMPLETION_VALUE_KINDS.flatMap((kind) =>
