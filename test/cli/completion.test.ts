@@ -178,6 +178,11 @@ function writeKeystore(home: string): void {
     join(keystore, `evm-${'cd'.repeat(20)}.json`),
     JSON.stringify({ format: 'wallet-evm-key', id: 'feedbeef', alias: 'imported-key' }, null, 2) + '\n',
   );
+  // Edited by hand into no alias the keystore accepts: never offered.
+  writeFileSync(
+    join(keystore, `evm-${'ef'.repeat(20)}.json`),
+    JSON.stringify({ format: 'wallet-evm-key', alias: '$(reboot)' }, null, 2) + '\n',
+  );
 }
 
 /**

@@ -7,6 +7,9 @@ import { completionValuesPath, renderCompletionValues } from './values-file.js';
 /** A configured EVM network's name, as config.json's loader accepts it. */
 const NETWORK_NAME = /^[a-z][a-z0-9-]*$/;
 
+/** An account's alias, as the keystore accepts it (its ALIAS_PATTERN; importing it would load zod). */
+const ACCOUNT_ALIAS = /^[a-z][a-z0-9_-]{0,31}$/;
+
 /** The keystore's files, as it names them: `<id>-<network>.json` (a wallet), `evm-<address>.json` (an imported key). */
 const WALLET_FILE = /^[0-9a-f]{8}-[a-z]+\.json$/;
 const IMPORTED_KEY_FILE = /^evm-[0-9a-f]{40}\.json$/;
@@ -35,7 +38,7 @@ export async function refreshCompletionValues(dataDir: string): Promise<void> {
     ]);
     const text = renderCompletionValues({
       'evm-network': keysOf(config, ['evm', 'networks']).filter((name) => NETWORK_NAME.test(name)),
-      'evm-account': accounts,
+      'evm-account': accounts.filter((alias) => ACCOUNT_ALIAS.test(alias)),
       server: keysOf(servers, ['mcpServers']).filter((name) => SERVER_NAME.test(name)),
     });
     const path = completionValuesPath(dataDir);
