@@ -381,6 +381,12 @@ describe('the completion values file', () => {
     assert.ok(!existsSync(join(home, 'cache', 'completion-values.tsv')));
   });
 
+  it('is not written while there is nothing to offer', async () => {
+    const home = mkdtempSync(join(fixture.dir, 'empty-'));
+    assert.equal((await wallet(['servers', 'list'], { home })).code, 0);
+    assert.ok(!existsSync(join(home, 'cache')));
+  });
+
   it('carries the built-in EVM networks as values of every EVM --network flag in the table', () => {
     const table = completionTable(fixture.commands);
     assert.ok(table.includes('flag\tevm-balance-get\t--network\tevm-network\t'), 'the flag declares its kind');

@@ -19,9 +19,9 @@ const IMPORTED_KEY_FILE = /^evm-[0-9a-f]{40}\.json$/;
  * (`evm.networks`; the built-in ones are the schema's examples, in the script's own table), the
  * aliases of the keystore's EVM accounts (a wallet file's `evm.accounts`, an imported key's
  * `alias`: both in clear, beside the sealed secrets) and the servers of servers.json
- * (`mcpServers`), rewriting it only when its text would change. The CLI runs it after every
- * command, so a network, account or server added any way (a wallet verb, a tool, an editor)
- * completes from the next command on. It reads the files as plain JSON, without their loaders,
+ * (`mcpServers`), rewriting it only when its text would change (and writing none while empty).
+ * The CLI runs it after every command but help, so a network, account or server added any way (a
+ * wallet verb, a tool, an editor) completes from the next command on. It reads the files as plain JSON, without their loaders,
  * so a command pays for no schema and no passphrase: a file that is missing or damaged gives no
  * names, and no failure here reaches the command.
  *
@@ -42,7 +42,9 @@ export async function refreshCompletionValues(dataDir: string): Promise<void> {
       server: keysOf(servers, ['mcpServers']).filter((name) => SERVER_NAME.test(name)),
     });
     const path = completionValuesPath(dataDir);
-    if ((await readFile(path, 'utf8').catch(() => undefined)) === text) return;
+    const current = await readFile(path, 'utf8').catch(() => undefined);
+    // Nothing to offer and no file: a data directory with no names gets no cache folder either.
+    if (current === text || (current === undefined && text === '')) return;
     await ensurePrivateDir(dirname(path));
     await writeFileAtomic(path, text);
   } catch {
