@@ -23,7 +23,9 @@ const IMPORTED_KEY_FILE = /^evm-[0-9a-f]{40}\.json$/;
  * The CLI runs it after every command but help, so a network, account or server added any way (a
  * wallet verb, a tool, an editor) completes from the next command on. It reads the files as plain JSON, without their loaders,
  * so a command pays for no schema and no passphrase: a file that is missing or damaged gives no
- * names, and no failure here reaches the command.
+ * names, and no failure here reaches the command. No lock, like the tool caches: the file is a
+ * cache replaced whole (atomically), and when two commands end at once the one that read before
+ * the other's change leaves it one command behind, which the next command mends.
  *
  * @example
  * await refreshCompletionValues(dataDir);
