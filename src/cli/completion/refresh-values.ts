@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { SERVER_NAME } from '../servers/names.js';
@@ -32,19 +32,17 @@ const IMPORTED_KEY_FILE = /^evm-[0-9a-f]{40}\.json$/;
  */
 export async function refreshCompletionValues(dataDir: string): Promise<void> {
   try {
-    if (!(await stat(dataDir)).isDirectory()) return;
-    const [config, servers, accounts] = await Promise.all([
-      readJson(join(dataDir, 'config.json')),
-      readJson(join(dataDir, 'servers.json')),
-      evmAccountAliases(join(dataDir, 'keystore')),
-    ]);
+    // Synchronous reads of a few small files: at the end of a command nothing waits on the event
+    // loop, and a cold process pays less for them than for the thread pool's round trips.
+    const networks = keysOf(readJson(join(dataDir, 'config.json')), ['evm', 'networks']);
+    const servers = keysOf(readJson(join(dataDir, 'servers.json')), ['mcpServers']);
     const text = renderCompletionValues({
-      'evm-network': keysOf(config, ['evm', 'networks']).filter((name) => NETWORK_NAME.test(name)),
-      'evm-account': accounts.filter((alias) => ACCOUNT_ALIAS.test(alias)),
-      server: keysOf(servers, ['mcpServers']).filter((name) => SERVER_NAME.test(name)),
+      'evm-network': networks.filter((name) => NETWORK_NAME.test(name)),
+      'evm-account': evmAccountAliases(join(dataDir, 'keystore')).filter((alias) => ACCOUNT_ALIAS.test(alias)),
+      server: servers.filter((name) => SERVER_NAME.test(name)),
     });
     const path = completionValuesPath(dataDir);
-    const current = await readFile(path, 'utf8').catch(() => undefined);
+    const current = readText(path);
     // Nothing to offer and no file: a data directory with no names gets no cache folder either.
     if (current === text || (current === undefined && text === '')) return;
     await ensurePrivateDir(dirname(path));
@@ -55,14 +53,17 @@ export async function refreshCompletionValues(dataDir: string): Promise<void> {
 }
 
 /** The aliases of the EVM accounts of the keystore's wallets and imported keys. */
-async function evmAccountAliases(keystore: string): Promise<string[]> {
-  const names = await readdir(keystore).catch(() => [] as string[]);
-  const files = await Promise.all(
-    names
-      .filter((name) => WALLET_FILE.test(name) || IMPORTED_KEY_FILE.test(name))
-      .map(async (name) => ({ imported: IMPORTED_KEY_FILE.test(name), json: await readJson(join(keystore, name)) })),
-  );
-  return files.flatMap(({ imported, json }) => {
+function evmAccountAliases(keystore: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(keystore);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const imported = IMPORTED_KEY_FILE.test(name);
+    if (!imported && !WALLET_FILE.test(name)) return [];
+    const json = readJson(join(keystore, name));
     const records = imported ? [json] : arrayAt(json, ['evm', 'accounts']);
     return records.flatMap((record) => {
       const alias = isObject(record) ? record['alias'] : undefined;
@@ -71,9 +72,19 @@ async function evmAccountAliases(keystore: string): Promise<string[]> {
   });
 }
 
-async function readJson(path: string): Promise<unknown> {
+/** A file's text, or undefined when it cannot be read. */
+function readText(path: string): string | undefined {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A file's JSON, or undefined when it cannot be read or parsed. */
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
   } catch {
     return undefined;
   }
