@@ -33,8 +33,9 @@ export default tseslint.config(
   },
   { files: ['src/**/*.ts'], rules: { 'no-console': 'error' } },
   {
-    // bin/ is CommonJS (bin/package.json): Node starts a CommonJS entry sooner.
-    files: ['bin/**/*.js'],
+    // bin/ is CommonJS (bin/package.json): Node starts a CommonJS entry sooner. So are the test
+    // fixtures preloaded with `node --require`.
+    files: ['bin/**/*.js', 'test/fixtures/**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -285,9 +285,10 @@ flag	core-addresses-discover	--network	choice	The Dash network; defaults to the 
 val	core-addresses-discover	--network	mainnet
 val	core-addresses-discover	--network	testnet
 val	core-addresses-discover	--network	regtest
-cmd	-	core-balances-get	globals	Get a wallet\'s confirmed and unconfirmed balance
+cmd	-	core-balances-get	globals	Get a wallet or address balance
 flag	core-balances-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	core-balances-get	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-balances-get	--address	text	Any Dash address of the network: its own balance instead of a wallet\'s. Not with wallet_id.
 flag	core-balances-get	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
 val	core-balances-get	--network	mainnet
 val	core-balances-get	--network	testnet

@@ -95,15 +95,38 @@ export class ConsentGate {
       await auditStoppedCall(tool, input, owner, { asked: planned });
       return { kind: 'ask', result: await this.confirmations.ask(digest, text, planOf(fields)) };
     }
-    const fee = fields.fee ?? plannedFee(tool, planned)?.units;
-    const approval = await this.approvals.request(digest, approvalSummary(tool, { ...fields, fee }, text, reason));
+    const approval = await this.approvals.request(
+      digest,
+      approvalSummary(tool, fields, feeOf(tool, fields, planned), text, reason),
+    );
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
     throw approvalRequired(approval);
   }
 }
 
+/**
+ * The fee an approval names, with its own unit: the dry run's declared fee field first; else the
+ * audit's fee when the amount is in the chain's coin (a token amount's unit is not the fee's).
+ */
+function feeOf(
+  tool: AnyTool,
+  fields: AuditFields,
+  planned: Record<string, unknown> | undefined,
+): { fee: string; fee_unit: string } | undefined {
+  const declared = plannedFee(tool, planned);
+  if (declared) return { fee: declared.units, fee_unit: declared.unit };
+  if (fields.fee === undefined || (fields.unit !== 'duffs' && fields.unit !== 'wei')) return undefined;
+  return { fee: fields.fee, fee_unit: fields.unit };
+}
+
 /** What the owner is asked to approve: the audit fields (validated values only) and the question. */
-function approvalSummary(tool: AnyTool, fields: AuditFields, text: string, reason: string): ApprovalSummary {
+function approvalSummary(
+  tool: AnyTool,
+  fields: AuditFields,
+  fee: { fee: string; fee_unit: string } | undefined,
+  text: string,
+  reason: string,
+): ApprovalSummary {
   const recipient = fields.recipient === null || fields.recipient === undefined ? undefined : fields.recipient;
   return {
     tool: tool.name,
@@ -116,7 +139,7 @@ function approvalSummary(tool: AnyTool, fields: AuditFields, text: string, reaso
     ...(recipient === undefined
       ? {}
       : { recipient: typeof recipient === 'string' ? recipient : clipped([...recipient]) }),
-    ...(fields.fee !== undefined ? { fee: fields.fee } : {}),
+    ...fee,
     text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text,
     reason: reason.slice(0, 500),
   };
@@ -161,8 +184,8 @@ function approvalRequired(approval: Approval): WalletError {
     summary.network ? `on ${summary.network}` : undefined,
     summary.amount !== undefined && summary.unit ? amountText(summary.amount, summary.unit, summary.token) : undefined,
     summary.recipient !== undefined ? `to ${[summary.recipient].flat().join(', ')}` : undefined,
-    summary.fee !== undefined && (summary.unit === 'duffs' || summary.unit === 'wei')
-      ? `fee up to ${amountText(summary.fee, summary.unit)}`
+    summary.fee !== undefined && summary.fee_unit
+      ? `fee up to ${amountText(summary.fee, summary.fee_unit)}`
       : undefined,
   ]
     .filter((part) => part !== undefined)

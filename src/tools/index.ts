@@ -5,8 +5,9 @@ import { getToolDefinition } from './meta/get-tool-definition.js';
 import { networkInfo } from './meta/network-info.js';
 import { toolDescribe } from './meta/tool-describe.js';
 import { coreAddressCreate, coreAddressesDiscover, coreAddressesList, coreAddressValidate } from './core/addresses.js';
-import { coreBalancesGet, coreFundsSend, coreTxCreate, coreTxSend, coreTxSign, coreUtxosList } from './core/funds.js';
+import { coreBalancesGet, coreUtxosList } from './core/balances.js';
 import { coreTxsList } from './core/history.js';
+import { coreFundsSend, coreTxCreate, coreTxSend, coreTxSign } from './core/transactions.js';
 import { coreMessageSign, coreMessageVerify } from './core/messages.js';
 import {
   coreWalletCreate,

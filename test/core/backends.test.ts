@@ -47,6 +47,9 @@ type Kind = {
   url: (backends: DashBackends) => string;
   readsMempool: boolean;
   marker: string;
+  /** The backend kind reported, and the call that reads one address's balance. */
+  backend: 'core-rpc' | 'insight';
+  balanceMarker: string;
 };
 const KINDS: Kind[] = [
   {
@@ -55,6 +58,8 @@ const KINDS: Kind[] = [
     url: (b) => b.rpcUrl,
     readsMempool: true,
     marker: 'getaddressutxos',
+    backend: 'core-rpc',
+    balanceMarker: 'getaddressbalance',
   },
   {
     name: 'core-rpc without the index (scantxoutset)',
@@ -62,6 +67,8 @@ const KINDS: Kind[] = [
     url: (b) => b.rpcUrl,
     readsMempool: false,
     marker: 'scantxoutset',
+    backend: 'core-rpc',
+    balanceMarker: 'scantxoutset',
   },
   {
     name: 'insight',
@@ -69,6 +76,8 @@ const KINDS: Kind[] = [
     url: (b) => `insight+${b.insightUrl}`,
     readsMempool: true,
     marker: 'POST /addrs/utxo',
+    backend: 'insight',
+    balanceMarker: 'GET /addr/:addr',
   },
 ];
 
@@ -136,6 +145,46 @@ for (const kind of KINDS) {
       assert.ok(
         backends.chain.requests.some((request) => request.method === kind.marker),
         `read through ${kind.marker}`,
+      );
+    });
+
+    it("reads any address's balance with address, no wallet asked", async () => {
+      backends.chain.requests.length = 0;
+      // No network given: testnet, the default Dash network, whose addresses start with y.
+      const funded = await ok(['core-balances-get', '--address', addressAt(0, 0)]);
+      assert.deepEqual(
+        [
+          funded['wallet_id'],
+          funded['network'],
+          funded['backend'],
+          funded['confirmed_duffs'],
+          funded['unconfirmed_duffs'],
+        ],
+        [null, 'testnet', kind.backend, '200000000', kind.readsMempool ? '30000000' : '0'],
+      );
+      assert.equal(funded['total_duffs'], kind.readsMempool ? '230000000' : '200000000');
+      assert.deepEqual(funded['addresses'], [
+        {
+          address: addressAt(0, 0),
+          path: null,
+          confirmed_duffs: '200000000',
+          unconfirmed_duffs: kind.readsMempool ? '30000000' : '0',
+        },
+      ]);
+      assert.ok(
+        backends.chain.requests.some((request) => request.method === kind.balanceMarker),
+        `read through ${kind.balanceMarker}`,
+      );
+      const empty = await ok(['core-balances-get', '--address', STRANGER, '--network', 'testnet']);
+      assert.deepEqual([empty['confirmed_duffs'], empty['unconfirmed_duffs'], empty['total_dash']], ['0', '0', '0']);
+      assert.match(
+        await fails(['core-balances-get', '--wallet-id', 'main', '--address', STRANGER]),
+        /INVALID_PARAM.*wallet_id or address, not both/s,
+      );
+      const mainnet = new dashcore.PrivateKey().toAddress('livenet').toString();
+      assert.match(
+        await fails(['core-balances-get', '--address', mainnet, '--network', 'testnet']),
+        /NETWORK_MISMATCH/,
       );
     });
 
@@ -442,5 +491,44 @@ describe('Dash backend safety and plumbing', () => {
         /127\.0\.0\.1/.test(error.message) &&
         !/hunter2|user/.test(error.message),
     );
+  });
+});
+
+describe("an address's balance without network", () => {
+  it('takes no wallet alias for an address, and says to pass it as wallet_id', async () => {
+    const home = tempHome();
+    try {
+      const result = await wallet(['core-balances-get', '--address', 'main'], { home });
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /INVALID_PARAM: address is not a valid Dash address\.\nhint: .*--wallet-id/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a mainnet address on mainnet, whatever the default network (testnet)', async () => {
+    const backends = await startDashBackends({ chain: 'main' });
+    const home = tempHome();
+    try {
+      const address = new dashcore.Mnemonic(ABANDON)
+        .toHDPrivateKey('', 'livenet')
+        .deriveChild("m/44'/5'/0'/0/0")
+        .privateKey.toAddress('livenet')
+        .toString();
+      backends.chain.fund(address, scriptOf(address), 123_456_789n);
+      const result = await wallet(['core-balances-get', '--address', address, '--json'], {
+        home,
+        env: { WALLET_CORE_MAINNET_URL: `insight+${backends.insightUrl}` },
+      });
+      assert.equal(result.code, 0, result.stderr);
+      const balance = JSON.parse(result.stdout) as Record<string, unknown>;
+      assert.deepEqual(
+        [balance['network'], balance['backend'], balance['confirmed_duffs'], balance['total_dash']],
+        ['mainnet', 'insight', '123456789', '1.23456789'],
+      );
+    } finally {
+      await backends.close();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -1,17 +1,20 @@
 /**
  * One keystore passphrase (issue 22): a wallet or key added to a keystore is sealed with the
  * passphrase its files already open with, and core_wallet_passphrase_change re-encrypts them
- * all, all or nothing.
+ * all, all or nothing, even when a crash cuts it short.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cliHarness, type CliHarness } from '../helpers/cli-harness.js';
 import { passphraseFileIn } from '../helpers/io.js';
+import { ROOT, WALLET_BIN } from '../helpers/paths.js';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+const KEY_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
 describe('one keystore passphrase', () => {
   let cli: CliHarness;
@@ -96,5 +99,73 @@ describe('one keystore passphrase', () => {
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /at least 8 characters/);
     assert.equal(cli.keystoreSnapshot(), before);
+  });
+});
+
+describe('a passphrase change cut short by a crash', () => {
+  let cli: CliHarness;
+  before(() => {
+    cli = cliHarness({}, ['right passphrase', 'next passphrase']);
+  });
+  after(() => cli.remove());
+
+  it('between two renames: the next command finishes it, and the new passphrase opens every file', async () => {
+    for (const alias of ['main', 't2']) {
+      const created = await cli.run(['core-wallet-create', '--alias', alias, '--network', 'testnet']);
+      assert.equal(created.code, 0, created.stderr);
+    }
+    const key = await cli.run(['evm-account-import', '--private-key-stdin'], { stdin: KEY });
+    assert.equal(key.code, 0, key.stderr);
+    const newFile = passphraseFileIn(cli.home, 'next passphrase', 'next');
+    const keystore = join(cli.home, 'keystore');
+    const files = () => readdirSync(keystore).filter((name) => name.endsWith('.json'));
+    const before = new Map(files().map((name) => [name, readFileSync(join(keystore, name), 'utf8')]));
+
+    // Killed at its second rename: the first file is under the new passphrase, the others not yet.
+    const killed = spawnSync(
+      process.execPath,
+      [
+        '--require',
+        join(ROOT, 'test', 'fixtures', 'faults', 'kill-at-rename.cjs'),
+        WALLET_BIN,
+        'core-wallet-passphrase-change',
+        '--new-passphrase-file',
+        newFile,
+        '--passphrase-file',
+        join(cli.home, 'pw'),
+        '--yes',
+      ],
+      { env: { ...process.env, WALLET_HOME: cli.home, KILL_AT_RENAME: '2' }, encoding: 'utf8' },
+    );
+    assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+    const changed = files().filter((name) => readFileSync(join(keystore, name), 'utf8') !== before.get(name));
+    assert.equal(changed.length, 1, 'one file was renamed before the crash');
+    assert.ok(
+      readdirSync(keystore).some((name) => name.endsWith('.passphrase-change')),
+      'the rest staged',
+    );
+
+    // Any command finishes the change; then the new passphrase opens every wallet and the key.
+    for (const id of ['main', 't2']) {
+      const exported = await cli.run(['core-wallet-export', '--wallet-id', id, '--passphrase-file', newFile], {
+        passphrase: 'none',
+      });
+      assert.equal(exported.code, 0, exported.stderr);
+    }
+    const signed = await cli.run(
+      ['evm-message-sign', '--address', KEY_ADDRESS, '--message', 'hi', '--passphrase-file', newFile],
+      { passphrase: 'none' },
+    );
+    assert.equal(signed.code, 0, signed.stderr);
+    assert.ok(
+      files().every((name) => readFileSync(join(keystore, name), 'utf8') !== before.get(name)),
+      'every file re-encrypted',
+    );
+    assert.deepEqual(
+      readdirSync(keystore).filter((name) => name.includes('passphrase-change')),
+      [],
+      'nothing staged and no record left',
+    );
+    await cli.expectError(['core-wallet-export', '--wallet-id', 'main'], 'WALLET_LOCKED', 1);
   });
 });

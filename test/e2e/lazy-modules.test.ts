@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { INITS_MARKER } from '../helpers/bundle-inits.js';
@@ -21,8 +21,10 @@ const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
 
 describe('start-up: a command initialises only the modules it uses', () => {
   let home: string;
+  let passphraseFile: string;
   before(() => {
     home = tempHome();
+    passphraseFile = passphraseFileIn(home, 'lazy-modules test passphrase');
     const created = spawnSync(
       process.execPath,
       [
@@ -33,7 +35,7 @@ describe('start-up: a command initialises only the modules it uses', () => {
         '--network',
         'testnet',
         '--passphrase-file',
-        passphraseFileIn(home, 'lazy-modules test passphrase'),
+        passphraseFile,
       ],
       { env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' }, encoding: 'utf8', timeout: 60_000 },
     );
@@ -42,9 +44,9 @@ describe('start-up: a command initialises only the modules it uses', () => {
   after(() => rmSync(home, { recursive: true, force: true }));
 
   /** The modules a command initialised; it must succeed unless `refused` (the exit code it ends with). */
-  function initialised(args: string[], refused?: number): string[] {
+  function initialised(args: string[], refused?: number, env: Record<string, string> = {}): string[] {
     const run = spawnSync(process.execPath, [RUNNER, BUNDLE, ...args], {
-      env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' },
+      env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1', ...env },
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -111,6 +113,73 @@ describe('start-up: a command initialises only the modules it uses', () => {
       );
     });
   }
+
+  it('signing a message, discovering addresses and importing a wallet leave @scure/btc-signer alone', () => {
+    const issued = JSON.parse(
+      spawnSync(
+        process.execPath,
+        [WALLET_BIN, 'core-address-create', '--wallet-id', 'main', '--network', 'testnet', '--json'],
+        { env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' }, encoding: 'utf8', timeout: 60_000 },
+      ).stdout,
+    ) as { address: string };
+    const mnemonicFile = join(home, 'mnemonic');
+    writeFileSync(mnemonicFile, `${'abandon '.repeat(11)}about\n`, { mode: 0o600 });
+    // No node listens on port 1: discovery fails (exit 1) after its modules have loaded.
+    const noNode = { WALLET_CORE_TESTNET_URL: 'http://127.0.0.1:1' };
+    const runs: Array<{ modules: string[]; what: string }> = [
+      {
+        what: 'core-message-sign',
+        modules: initialised([
+          'core-message-sign',
+          '--wallet-id',
+          'main',
+          '--network',
+          'testnet',
+          '--address',
+          issued.address,
+          '--message',
+          'lazy',
+          '--passphrase-file',
+          passphraseFile,
+          '--json',
+        ]),
+      },
+      {
+        what: 'core-addresses-discover',
+        modules: initialised(['core-addresses-discover', '--wallet-id', 'main', '--network', 'testnet'], 1, noNode),
+      },
+      {
+        what: 'core-wallet-import',
+        modules: initialised(
+          [
+            'core-wallet-import',
+            '--alias',
+            'imported',
+            '--network',
+            'testnet',
+            '--mnemonic-file',
+            mnemonicFile,
+            '--passphrase-file',
+            passphraseFile,
+            '--json',
+          ],
+          0,
+          noNode,
+        ),
+      },
+    ];
+    for (const { what, modules } of runs) {
+      assert.ok(
+        modules.some((path) => path.startsWith('dist/domain/core/')),
+        `${what}: no Dash domain module seen`,
+      );
+      assert.deepEqual(
+        modules.filter((path) => DASH_TX_LIBRARY.test(path)),
+        [],
+        what,
+      );
+    }
+  });
 
   it('--help and --version initialise neither the MCP SDK nor the server', () => {
     for (const args of [['--help'], ['--version']]) {

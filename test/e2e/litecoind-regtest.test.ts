@@ -103,6 +103,22 @@ describe(
       assert.equal(utxos['spendable_duffs'], '10000000000');
     });
 
+    it("reads any address's balance with scantxoutset, no wallet asked", async () => {
+      const coinbase = await ok([
+        'core-balances-get',
+        '--address',
+        addressOf("m/44'/1'/0'/0/5"),
+        '--network',
+        'regtest',
+      ]);
+      assert.deepEqual(
+        [coinbase['wallet_id'], coinbase['backend'], coinbase['confirmed_duffs'], coinbase['unconfirmed_duffs']],
+        [null, 'core-rpc', '5000000000', '0'],
+      );
+      const unused = await ok(['core-balances-get', '--address', addressOf("m/44'/1'/0'/0/3"), '--network', 'regtest']);
+      assert.equal(unused['total_duffs'], '0');
+    });
+
     it('sends funds: a dry run broadcasts nothing, a real send reaches the node and confirms', async () => {
       await ok(['core-wallet-create', '--alias', 'bob', '--network', 'regtest']);
       const bob = (await ok(['core-address-create', '--wallet-id', 'bob']))['address'] as string;

@@ -133,6 +133,22 @@ describe('tokens under the policy (anvil, PermitToken)', () => {
     const before = await balanceOf(FRIEND);
     assert.equal((await transfer(agent, 2n * TOKEN)).sent, true);
     assert.equal(await codeOf(transfer(agent, 2n * TOKEN + 1n)), 'APPROVAL_REQUIRED', 'above autonomous.max_per_tx');
+    // What the owner is asked: the amount in the token's base units, the fee in the chain's wei.
+    const asked = await agent.client.callTool({
+      name: 'evm_token_transfer',
+      arguments: {
+        address: 'holder',
+        token,
+        to: FRIEND,
+        amount: (2n * TOKEN + 1n).toString(),
+        network: 'local',
+        wait: true,
+      },
+    });
+    const details = (asked._meta?.['wallet/error'] as { details?: Record<string, unknown> } | undefined)?.details ?? {};
+    assert.deepEqual([details['unit'], details['amount'], details['fee_unit']], ['token', '2000001', 'wei']);
+    assert.match(String(details['fee']), /^[1-9]\d*$/);
+    assert.match(JSON.stringify(asked.content), /fee up to [\d.]+ ether \(\d+ wei\)/);
     assert.equal((await transfer(agent, TOKEN)).sent, true);
     assert.equal(await codeOf(transfer(agent, 1n)), 'APPROVAL_REQUIRED', 'the agent spent its 3 of the day');
     assert.equal(await balanceOf(FRIEND), before + 3n * TOKEN, 'exactly what went through');

@@ -250,11 +250,38 @@ describe('stdio line transport', () => {
       }
     };
     await transport.start();
+    let pending = '';
+    let wake = (): void => undefined;
+    stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      wake();
+    });
+    let syncs = 0;
+    /** The next complete line the transport writes (no timer: a slow machine only waits longer). */
+    const nextLine = async (): Promise<string> => {
+      for (;;) {
+        const end = pending.indexOf('\n');
+        if (end >= 0) {
+          const line = pending.slice(0, end);
+          pending = pending.slice(end + 1);
+          return line;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    };
+    /**
+     * Writes `line`, then a ping of its own: whatever the transport answers before that ping's
+     * reply is the answer to `line` (none, for notifications only).
+     */
     const exchange = async (line: string): Promise<unknown[]> => {
-      stdin.write(`${line}\n`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const text = String(stdout.read() ?? '').trim();
-      return text === '' ? [] : text.split('\n').map((part) => JSON.parse(part) as unknown);
+      const sync = `sync-${++syncs}`;
+      stdin.write(`${line}\n${JSON.stringify({ jsonrpc: '2.0', id: sync, method: 'ping' })}\n`);
+      const answers: unknown[] = [];
+      for (;;) {
+        const answer = JSON.parse(await nextLine()) as { id?: unknown };
+        if (answer.id === sync) return answers;
+        answers.push(answer);
+      }
     };
     await exchange(
       JSON.stringify({

@@ -3,7 +3,7 @@ import type { WalletEntry } from '../keystore/keystore.js';
 import type { ProgressReporter } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
 import { discoverAddresses } from './addresses.js';
-import { backendFor } from './funds.js';
+import { backendFor } from './network.js';
 import { importWallet, type NewWalletRequest } from './wallets.js';
 
 export type ImportResult = {

@@ -3,13 +3,14 @@ import { bytesToHex, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { WalletError } from '../errors.js';
 import { sealImportedKey, type ImportedKeyEntry } from '../keystore/imported-keys.js';
-import { RESTORE, shownName } from '../keystore/keystore-format.js';
+import { shownName } from '../keystore/keystore-format.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { WalletServices } from '../services.js';
 import { keystorePassphraseToSeal, openWallet, unlockMaster } from '../core/wallets.js';
 import { looksLikeEvmAddress, parseEvmAddress, type EvmAddress } from './address.js';
-import { evmAccountPath, evmAddressAt, evmChainXpub, evmPrivateKeyAt } from './hd.js';
+import { evmAccountPath, evmAddressAt, evmChainXpub } from './hd.js';
 import { decryptKeystoreV3, encryptKeystoreV3 } from './keystore-v3.js';
+import { withAccountKey } from './keys.js';
 
 /** An EVM account of the keystore: derived from a wallet's seed, or an imported key. */
 export type EvmAccount = {
@@ -185,48 +186,6 @@ export async function resolveCounterparty(services: WalletServices, ref: string,
   throw new WalletError('INVALID_PARAM', `${field} is neither an EVM address nor the alias of a keystore account.`, {
     hint: `Pass 0x and 40 hex digits, or an alias that evm_accounts_list shows.`,
   });
-}
-
-/**
- * Runs `use` with the account's private key (hex), after checking that the key really is the
- * account's; the key bytes are wiped afterwards.
- */
-export async function withAccountKey<T>(
-  services: WalletServices,
-  account: EvmAccount,
-  use: (privateKey: Hex) => Promise<T>,
-): Promise<T> {
-  const privateKey = await unlockKey(services, account);
-  try {
-    if (privateKeyToAddress(bytesToHex(privateKey)) !== account.address) {
-      throw new WalletError(
-        'KEYSTORE_DAMAGED',
-        `The key unlocked for ${account.address} is another account's; its keystore file was altered.`,
-        RESTORE,
-      );
-    }
-    return await use(bytesToHex(privateKey));
-  } finally {
-    privateKey.fill(0);
-  }
-}
-
-async function unlockKey(services: WalletServices, account: EvmAccount): Promise<Uint8Array> {
-  if (account.key) return services.keystore.unlockImportedKey(account.key, await services.passphrase('unlock'));
-  if (!account.wallet || account.index === null) throw new Error('a derived account without its wallet');
-  const master = await unlockMaster(services, account.wallet);
-  try {
-    if (account.wallet.evm && evmChainXpub(master) !== account.wallet.evm.xpub) {
-      throw new WalletError(
-        'KEYSTORE_DAMAGED',
-        `Wallet '${account.wallet.alias}': the stored EVM xpub does not match its seed; its keystore file was altered.`,
-        RESTORE,
-      );
-    }
-    return evmPrivateKeyAt(master, account.index);
-  } finally {
-    master.wipePrivateData();
-  }
 }
 
 export type ExportFormat = 'private_key' | 'keystore_v3';

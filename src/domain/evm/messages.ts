@@ -14,7 +14,8 @@ import { needsHuman, type Authority } from '../policy/authority.js';
 import { checkBeforeSigning, reserveSpend } from '../policy/spending-policy.js';
 import { tokenMovesOfTypedData, type TypedDataInput } from './token-moves.js';
 import type { WalletServices } from '../services.js';
-import { resolveAccount, resolveCounterparty, withAccountKey } from './accounts.js';
+import { resolveAccount, resolveCounterparty } from './accounts.js';
+import { withAccountKey } from './keys.js';
 import type { EvmAddress } from './address.js';
 import { checkChainId, evmNetwork } from './network.js';
 

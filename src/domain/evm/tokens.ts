@@ -8,7 +8,10 @@ import { parseEvmAddress, type EvmAddress } from './address.js';
 import { formatUnits } from '../../shared/amounts.js';
 import { MAX_UINT256, TOKEN_UNITS_PATTERN } from './amount.js';
 import { connectEvm } from './network.js';
-import { sendFunds, type EvmTxPlan, type SignedTx, type TxStatus } from './transactions.js';
+import { sendFunds } from './pay.js';
+import type { EvmTxPlan } from './plan.js';
+import type { TxStatus } from './status.js';
+import type { SignedTx } from './transaction.js';
 
 export type TokenTransferRequest = {
   /** The sending keystore account: address or alias. */

@@ -1,4 +1,4 @@
-import { open as openFile, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { open as openFile, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
@@ -129,6 +129,7 @@ export class Keystore {
     pattern: RegExp,
     read: (path: string) => Promise<T>,
   ): Promise<{ items: T[]; unreadable: string[] }> {
+    await this.settle();
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -152,6 +153,7 @@ export class Keystore {
    * one file, not every wallet's; only an alias not seen yet (or a miss) lists the keystore.
    */
   async resolve(walletId: string): Promise<WalletEntry> {
+    await this.settle();
     const id = walletId.trim();
     const direct = await this.resolveDirectly(id);
     if (direct) return direct;
@@ -247,7 +249,7 @@ export class Keystore {
       account: { ...wallet.account, next_receive: 0, next_change: 0 },
       crypto,
     };
-    return withLock(this.dir, async () => {
+    return this.locked(async () => {
       const { entries } = await this.list();
       const taken = entries.find((other) => other.alias === wallet.alias);
       if (taken) {
@@ -355,7 +357,7 @@ export class Keystore {
   async addImportedKey(key: ImportedKeyEntry): Promise<void> {
     if (key.alias !== null) checkAlias(key.alias);
     await ensurePrivateDir(this.dir);
-    await withLock(this.dir, async () => {
+    await this.locked(async () => {
       const known = await this.knownEvmAccounts();
       const same = known.find((other) => sameAddress(other.address, key.address));
       if (same) throw new WalletError('INVALID_PARAM', `${same.address} is already in the keystore as ${same.owner}.`);
@@ -420,12 +422,34 @@ export class Keystore {
     only?: WalletEntry,
   ): Promise<{ wallets: WalletEntry[]; keys: ImportedKeyEntry[] }> {
     await ensurePrivateDir(this.dir);
-    return withLock(this.dir, () =>
-      this.resealAll(current, next, only).catch(async (error: unknown) => {
+    return this.locked(async () => {
+      return this.resealAll(current, next, only).catch(async (error: unknown) => {
         await removeStaleStaging(this.dir);
         throw error;
-      }),
+      });
+    });
+  }
+
+  /**
+   * Finishes a passphrase change that a crash cut short between its renames (its commit record is
+   * still there), so the files never stay half under the old passphrase and half under the new.
+   * One `stat` when there is none.
+   */
+  private async settle(): Promise<void> {
+    // Every locked section finishes such a change first (`locked`), so inside one there is none.
+    const pending = await stat(join(this.dir, COMMIT_RECORD)).then(
+      () => true,
+      () => false,
     );
+    if (pending) await this.locked(async () => undefined);
+  }
+
+  /** Runs `task` under the keystore lock, after finishing a passphrase change a crash cut short. */
+  private async locked<T>(task: () => Promise<T>): Promise<T> {
+    return withLock(this.dir, async () => {
+      await finishCommit(this.dir);
+      return task();
+    });
   }
 
   private async resealAll(
@@ -531,7 +555,7 @@ export class Keystore {
 
   /** Deletes a wallet's file for good. */
   async remove(entry: WalletEntry): Promise<void> {
-    await withLock(this.dir, async () => {
+    await this.locked(async () => {
       await rm(this.pathOf(entry), { force: true });
       await syncDir(this.dir);
     });
@@ -541,7 +565,7 @@ export class Keystore {
     entry: WalletEntry,
     change: (current: WalletEntry) => { next: WalletEntry; result: T } | Promise<{ next: WalletEntry; result: T }>,
   ): Promise<{ entry: WalletEntry; result: T }> {
-    return withLock(this.dir, async () => {
+    return this.locked(async () => {
       const path = this.pathOf(entry);
       const current = await this.readFile(path).catch((error: unknown) => {
         if (hasSystemCode(error, 'ENOENT'))
@@ -634,14 +658,25 @@ function checkEvmAliasFree(known: readonly KnownEvmAccount[], alias: string | nu
 const STAGED_SUFFIX = '.passphrase-change';
 
 /**
- * Renames every staged file over its original, then syncs the folder. When a rename fails, the
- * files already replaced get their old contents back (atomically), so the old passphrase opens
- * every file again, and the error is passed on.
+ * The commit record of a passphrase change: the names of the files whose staged versions are all
+ * written and synced. Present only between the first and the last rename (or after a crash there).
+ */
+const COMMIT_RECORD = '.passphrase-change.commit';
+const CommitRecord = z.array(z.string().refine((name) => WALLET_FILE.test(name) || IMPORTED_KEY_FILE.test(name)));
+
+/**
+ * Renames every staged file over its original, then syncs the folder. The commit record is written
+ * first, so a crash between two renames is finished by the next process (`finishCommit`) rather
+ * than leaving files under two passphrases. When a rename fails, the record goes and the files
+ * already replaced get their old contents back (atomically), so the old passphrase opens every file
+ * again, and the error is passed on.
  */
 async function commitStaged(
   staged: readonly { path: string; temp: string; old: string }[],
   dir: string,
 ): Promise<void> {
+  const record = join(dir, COMMIT_RECORD);
+  await writeFileAtomic(record, JSON.stringify(staged.map((file) => basename(file.path))));
   const done: { path: string; old: string }[] = [];
   try {
     for (const file of staged) {
@@ -649,9 +684,48 @@ async function commitStaged(
       done.push(file);
     }
   } catch (error) {
+    await rm(record, { force: true });
+    await syncDir(dir);
     for (const file of done.reverse()) await writeFileAtomic(file.path, file.old);
     throw error;
   }
+  await syncDir(dir);
+  await rm(record, { force: true });
+  await syncDir(dir);
+}
+
+/**
+ * Under the keystore lock: renames what a cut-short commit left staged over its files, then drops
+ * the record. A rename already done left no staged file; a staged file no record names (a crash
+ * before the commit) is left to `removeStaleStaging` and the next change.
+ */
+async function finishCommit(dir: string): Promise<void> {
+  const record = join(dir, COMMIT_RECORD);
+  let text: string;
+  try {
+    text = await readFile(record, 'utf8');
+  } catch (error) {
+    if (hasSystemCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  let names: string[];
+  try {
+    names = CommitRecord.parse(JSON.parse(text));
+  } catch {
+    throw new WalletError(
+      'KEYSTORE_DAMAGED',
+      `The record of an interrupted passphrase change, ${record}, cannot be read.`,
+      RESTORE,
+    );
+  }
+  for (const name of names) {
+    await rename(join(dir, `.${name}${STAGED_SUFFIX}`), join(dir, name)).catch((error: unknown) => {
+      if (!hasSystemCode(error, 'ENOENT')) throw error;
+    });
+  }
+  await syncDir(dir);
+  await rm(record, { force: true });
+  await removeStaleStaging(dir);
   await syncDir(dir);
 }
 

@@ -28,6 +28,8 @@ const ApprovalSummarySchema = z.strictObject({
   token: z.string().max(64).optional(),
   recipient: z.union([z.string().max(64), z.array(z.string().max(64)).max(64)]).optional(),
   fee: z.string().max(80).optional(),
+  /** The fee's own unit (`duffs`, `wei`): a token payment's `unit` is the token's. */
+  fee_unit: z.string().max(16).optional(),
   /** The question as the owner reads it, several lines (the same text an elicitation shows). */
   text: z.string().max(4000),
   /** Why the agent could not do it alone. */

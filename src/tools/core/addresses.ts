@@ -144,7 +144,7 @@ export const coreAddressesDiscover = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, progress, signal }) => {
     const entry = await openWallet(services, wallet_id, network);
-    const { backendFor } = await import('../../domain/core/funds.js');
+    const { backendFor } = await import('../../domain/core/network.js');
     const result = await discoverAddresses(services, entry, await backendFor(services, entry.network), {
       progress,
       signal,

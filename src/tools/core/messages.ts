@@ -34,7 +34,7 @@ export const coreMessageSign = defineTool({
   consent: 'human',
   handler: async ({ wallet_id, network, address, message }, { services }) => {
     const entry = await openWallet(services, wallet_id, network);
-    const { withAddressKey } = await import('../../domain/core/funds.js');
+    const { withAddressKey } = await import('../../domain/core/keys.js');
     const signature = await withAddressKey(services, entry, address.trim(), (key) => signMessage(message, key));
     return { address: address.trim(), message, signature };
   },

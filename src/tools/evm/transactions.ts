@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_FEE_WEI } from '../../domain/evm/amount.js';
 import { formatEther } from '../../shared/amounts.js';
-import type { EvmTxPlan, TransactionGist, SignedTx, TxStatus } from '../../domain/evm/transactions.js';
+import type { EvmTxPlan } from '../../domain/evm/plan.js';
+import type { TxStatus } from '../../domain/evm/status.js';
+import type { SignedTx, TransactionGist } from '../../domain/evm/transaction.js';
 import { defineTool } from '../define.js';
 import {
   coinsOf,
@@ -17,8 +19,8 @@ import {
   WeiPerGas,
 } from '../fields.js';
 
-/** The EVM domain (and viem) load on a call's first use, not when a Dash call starts the CLI. */
-const transactions = () => import('../../domain/evm/transactions.js');
+// Each handler imports its EVM domain module (and with it viem) on its first call, not when a
+// Dash call starts the CLI.
 
 const DEFAULT_WAIT_SECONDS = 120;
 
@@ -147,7 +149,7 @@ export const evmTxCreate = defineTool({
   output: z.object({ ...PlanFields, unsigned_tx: z.string().describe('The unsigned transaction, serialized (hex).') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async (input, { services, signal }) => {
-    const { createTransaction } = await transactions();
+    const { createTransaction } = await import('../../domain/evm/plan.js');
     const plan = await createTransaction(
       services,
       {
@@ -196,7 +198,7 @@ export const evmTxSign = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   consent: 'policy',
   handler: async ({ address, unsigned_tx, network, max_fee_wei }, { services, authority }) => {
-    const { signTransaction } = await transactions();
+    const { signTransaction } = await import('../../domain/evm/sign.js');
     const signed = await signTransaction(services, {
       unsigned: unsigned_tx,
       from: address,
@@ -217,7 +219,7 @@ export const evmTxSign = defineTool({
 
 /** A transaction's gist for the audit line and the confirmation; undefined when it does not decode. */
 async function readableGist(hex: string, field: string): Promise<TransactionGist | undefined> {
-  const { transactionGist } = await transactions();
+  const { transactionGist } = await import('../../domain/evm/transaction.js');
   try {
     return transactionGist(hex, field);
   } catch {
@@ -263,7 +265,7 @@ export const evmTxSend = defineTool({
     { signed_tx, network, wait, wait_seconds, max_fee_wei },
     { services, signal, progress, authority },
   ) => {
-    const { sendTransaction } = await transactions();
+    const { sendTransaction } = await import('../../domain/evm/send.js');
     const sent = await sendTransaction(
       services,
       { signed: signed_tx, network, wait, waitSeconds: wait_seconds, maxFee: max_fee_wei, authority },
@@ -306,7 +308,7 @@ export const evmTxGet = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ hash, network }, { services, signal }) => {
-    const { getTransaction } = await transactions();
+    const { getTransaction } = await import('../../domain/evm/status.js');
     const found = await getTransaction(services, { hash, network }, signal);
     if (!found.found) {
       return {
@@ -373,7 +375,7 @@ export const evmFundsSend = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
   handler: async (input, { services, signal, progress, authority }) => {
-    const { sendFunds } = await transactions();
+    const { sendFunds } = await import('../../domain/evm/pay.js');
     const { plan, sent } = await sendFunds(
       services,
       {

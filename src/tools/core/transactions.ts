@@ -1,23 +1,13 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_FEE_DUFFS, parseDuffs } from '../../domain/core/amount.js';
-import { formatDash } from '../../shared/amounts.js';
-import type { CreatedTransaction } from '../../domain/core/funds.js';
+import type { CreatedTransaction } from '../../domain/core/plan.js';
 import type { TransactionGist } from '../../domain/core/transaction.js';
 import type { CoreNetwork } from '../../domain/config/networks.js';
 import { defineTool } from '../define.js';
-import {
-  coinsOf,
-  CoreAddress,
-  Duffs,
-  DuffsAmount,
-  DuffsPerKb,
-  OptionalCoreNetwork,
-  RequiredCoreNetwork,
-  WalletId,
-} from '../fields.js';
+import { CoreAddress, Duffs, DuffsAmount, DuffsPerKb, RequiredCoreNetwork, WalletId } from '../fields.js';
 
-/** Transactions (and @scure/btc-signer) load on a call's first use, not when an address is made. */
-const funds = () => import('../../domain/core/funds.js');
+// Each handler imports its domain module (and with it @scure/btc-signer) on its first call, not
+// when an address is made.
 
 const FeeRate = DuffsPerKb.optional().describe(
   "Duffs per 1000 bytes. The fee rate; 1000 (Dash's minimum relay fee) when omitted.",
@@ -56,121 +46,6 @@ function rows(created: Pick<CreatedTransaction, 'inputs' | 'outputs' | 'change'>
   };
 }
 
-export const coreBalancesGet = defineTool({
-  name: 'core_balances_get',
-  title: 'Wallet balance',
-  summary: "Get a wallet's confirmed and unconfirmed balance",
-  description: [
-    "Sums the balance of every address the wallet has handed out, asking the network's backend:",
-    'confirmed, unconfirmed (mempool) and total, in duffs (1 DASH = 100000000), plus each address',
-    'that holds or awaits coins. No passphrase needed. A core-rpc node without -addressindex sees no',
-    'mempool: unconfirmed is then 0.',
-    '',
-    'Example: wallet core-balances-get --wallet-id main',
-  ].join('\n'),
-  input: z.strictObject({ wallet_id: WalletId, network: OptionalCoreNetwork }),
-  output: z.object({
-    wallet_id: z.string().describe("The wallet's fingerprint."),
-    network: z.string().describe("The wallet's network."),
-    confirmed_duffs: DuffsAmount.describe('Confirmed balance in duffs.'),
-    unconfirmed_duffs: DuffsAmount.describe('Net unconfirmed (mempool) change in duffs; may be negative.'),
-    total_duffs: DuffsAmount.describe('Confirmed plus unconfirmed, in duffs.'),
-    total_dash: coinsOf('total_duffs').describe('The total in DASH, exact, for display.'),
-    backend: z.string().describe('The backend kind asked (core-rpc or insight).'),
-    addresses: z
-      .array(
-        z.object({
-          address: z.string().describe('The address.'),
-          path: z.string().describe('Its derivation path.'),
-          confirmed_duffs: DuffsAmount.describe('Its confirmed balance.'),
-          unconfirmed_duffs: DuffsAmount.describe('Its unconfirmed change.'),
-        }),
-      )
-      .describe('Addresses with a non-zero balance.'),
-  }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  handler: async ({ wallet_id, network }, { services, signal }) => {
-    const { walletBalances } = await funds();
-    const balances = await walletBalances(services, wallet_id, network, signal);
-    const total = balances.confirmed + balances.unconfirmed;
-    return {
-      wallet_id: balances.entry.id,
-      network: balances.entry.network,
-      confirmed_duffs: balances.confirmed.toString(),
-      unconfirmed_duffs: balances.unconfirmed.toString(),
-      total_duffs: total.toString(),
-      total_dash: formatDash(total),
-      backend: balances.backend.kind,
-      addresses: balances.addresses
-        .filter((a) => a.confirmed !== 0n || a.unconfirmed !== 0n)
-        .map((a) => ({
-          address: a.address,
-          path: a.path,
-          confirmed_duffs: a.confirmed.toString(),
-          unconfirmed_duffs: a.unconfirmed.toString(),
-        })),
-    };
-  },
-});
-
-export const coreUtxosList = defineTool({
-  name: 'core_utxos_list',
-  title: 'List unspent coins',
-  summary: "List a wallet's unspent outputs (UTXOs)",
-  description: [
-    "Lists the unspent outputs paying to the wallet's addresses, from the network's backend, with",
-    'their height (null while unconfirmed) and whether they can be spent now (young coinbase outputs',
-    'cannot). Amounts in duffs.',
-    '',
-    'Example: wallet core-utxos-list --wallet-id main --json',
-  ].join('\n'),
-  input: z.strictObject({ wallet_id: WalletId, network: OptionalCoreNetwork }),
-  output: z.object({
-    wallet_id: z.string().describe("The wallet's fingerprint."),
-    network: z.string().describe("The wallet's network."),
-    tip_height: z.int().describe("The backend's chain height."),
-    total_duffs: DuffsAmount.describe('Sum of all listed outputs.'),
-    spendable_duffs: DuffsAmount.describe('Sum of the outputs spendable now.'),
-    utxos: z
-      .array(
-        z.object({
-          txid: z.string().describe('Transaction id.'),
-          vout: z.int().describe('Output index.'),
-          address: z.string().describe('The wallet address it pays.'),
-          path: z.string().describe("That address's derivation path."),
-          amount_duffs: DuffsAmount.describe('Value in duffs.'),
-          height: z.int().nullable().describe('Block height; null while in the mempool.'),
-          spendable: z.boolean().describe('False for coinbase outputs younger than 100 blocks.'),
-        }),
-      )
-      .describe('The unspent outputs.'),
-  }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  handler: async ({ wallet_id, network }, { services, signal }) => {
-    const { walletUtxos } = await funds();
-    const { entry, utxos, tip } = await walletUtxos(services, wallet_id, network, signal);
-    return {
-      wallet_id: entry.id,
-      network: entry.network,
-      tip_height: tip,
-      total_duffs: utxos.reduce((sum, u) => sum + u.amount, 0n).toString(),
-      spendable_duffs: utxos
-        .filter((u) => u.spendable)
-        .reduce((sum, u) => sum + u.amount, 0n)
-        .toString(),
-      utxos: utxos.map((u) => ({
-        txid: u.txid,
-        vout: u.vout,
-        address: u.address,
-        path: u.path,
-        amount_duffs: u.amount.toString(),
-        height: u.height,
-        spendable: u.spendable,
-      })),
-    };
-  },
-});
-
 export const coreTxCreate = defineTool({
   name: 'core_tx_create',
   title: 'Create a transaction',
@@ -200,7 +75,7 @@ export const coreTxCreate = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: async ({ wallet_id, network, outputs, fee_rate_duffs_per_kb }, { services, signal }) => {
-    const { createTransaction } = await funds();
+    const { createTransaction } = await import('../../domain/core/plan.js');
     const created = await createTransaction(services, {
       walletId: wallet_id,
       network,
@@ -247,7 +122,7 @@ export const coreTxSign = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
   handler: async ({ wallet_id, network, psbt, max_fee_duffs }, { services, signal, authority }) => {
-    const { signTransaction } = await funds();
+    const { signTransaction } = await import('../../domain/core/sign.js');
     const signed = await signTransaction(services, {
       walletId: wallet_id,
       network,
@@ -321,7 +196,7 @@ export const coreTxSend = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
   handler: async ({ network, hex, max_fee_duffs }, { services, signal, authority }) => {
-    const { sendTransaction } = await funds();
+    const { sendTransaction } = await import('../../domain/core/send.js');
     const sent = await sendTransaction(services, {
       network,
       hex,
@@ -386,7 +261,7 @@ export const coreFundsSend = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
   handler: async (input, { services, signal, authority }) => {
-    const { sendFunds } = await funds();
+    const { sendFunds } = await import('../../domain/core/pay.js');
     const result = await sendFunds(services, {
       authority,
       walletId: input.wallet_id,

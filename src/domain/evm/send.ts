@@ -1,0 +1,112 @@
+import { parseTransaction, recoverTransactionAddress, type Hash, type Hex, type TransactionSerialized } from 'viem';
+import { WalletError } from '../errors.js';
+import type { ProgressReporter } from '../net/chain-backend.js';
+import type { EvmNode } from '../net/evm-rpc.js';
+import { broadcastReserved, checkAutonomy, checkSpend, reserveSpend } from '../policy/spending-policy.js';
+import type { Authority } from '../policy/authority.js';
+import type { WalletServices } from '../services.js';
+import { checkChainId, connectEvm, evmNetwork } from './network.js';
+import { SentLog } from './sent-log.js';
+import { checkFeeCap, countedSpend, spendKey } from './spend.js';
+import { statusOf, type TxStatus } from './status.js';
+import { tokenMovesOfCalldata } from './token-moves.js';
+import { describeSigned, readTransaction, type SignedTx } from './transaction.js';
+
+export type SendRequest = {
+  signed: string;
+  network: string;
+  wait: boolean;
+  waitSeconds: number;
+  maxFee: string | undefined;
+  authority: Authority;
+};
+
+/**
+ * Broadcasts a signed transaction after checking its chain id against the network and the node,
+ * and its fee cap. Sending the same transaction again is harmless: a transaction the node already
+ * knows is not broadcast twice. With `wait`, polls for the receipt, reporting progress.
+ */
+export async function sendTransaction(
+  services: WalletServices,
+  request: SendRequest,
+  options: { signal?: AbortSignal; progress?: ProgressReporter } = {},
+): Promise<SignedTx & TxStatus> {
+  const network = await evmNetwork(services, request.network);
+  const transaction = readTransaction(request.signed, 'signed_tx');
+  if (transaction.r === undefined) {
+    throw new WalletError('INVALID_PARAM', 'signed_tx has no signature.', { hint: 'Sign it first with evm_tx_sign.' });
+  }
+  checkChainId(transaction.chainId, network, 'The transaction');
+  const signed = request.signed.trim() as Hex;
+  const from = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
+  const summary = describeSigned(signed, from);
+  const spend = {
+    ...countedSpend(transaction),
+    key: spendKey(from, transaction),
+    authority: request.authority,
+    fee: summary.maxFee,
+  };
+  checkSpend(network.policy, spend);
+  checkAutonomy(network.policy, spend, request.authority);
+  checkFeeCap(summary.maxFee, request.maxFee, network.policy);
+  const node = await connectEvm(services, request.network, options.signal);
+  const reservation = await reserveSpend(services.dataDir, network.policy, spend, async () => ({
+    value: undefined,
+    txid: summary.hash,
+  }));
+  await broadcastReserved(reservation, () => broadcast(services, node, summary));
+  const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
+  return { ...summary, ...status };
+}
+
+/**
+ * Broadcasts unless the node already has the transaction, then records it in the chain's
+ * {@link SentLog} (evm_txs_list). When the broadcast itself fails to get an answer, the
+ * transaction may still have gone out: the node is asked again, and if it still cannot tell, the
+ * error names the hash so nobody pays twice by retrying blindly.
+ */
+export async function broadcast(services: WalletServices, node: EvmNode, tx: SignedTx): Promise<void> {
+  const { signed, hash } = tx;
+  if (!(await node.transaction(hash))) await send(node, signed, hash);
+  await recordSent(services, tx);
+}
+
+/**
+ * Appends a broadcast transaction to the record. The payment has gone out by now: a record that
+ * cannot be written (a full disk, a damaged file) costs a line of history, never a failed call
+ * that would invite paying twice.
+ */
+async function recordSent(services: WalletServices, tx: SignedTx): Promise<void> {
+  const [move] = tx.to === null ? [] : tokenMovesOfCalldata(tx.to, parseTransaction(tx.signed).data ?? '0x').moves;
+  await new SentLog(services.dataDir, tx.chainId)
+    .append({
+      hash: tx.hash,
+      from: tx.from,
+      to: tx.to,
+      value: tx.value.toString(),
+      nonce: tx.nonce,
+      sent_at: new Date().toISOString(),
+      token:
+        move?.kind === 'transfer'
+          ? { address: move.token, to: move.counterparty, amount: move.amount.toString() }
+          : null,
+    })
+    .catch(() => undefined);
+}
+
+async function send(node: EvmNode, signed: Hex, hash: Hash): Promise<void> {
+  try {
+    await node.send(signed);
+  } catch (error) {
+    if (!(error instanceof WalletError) || error.code !== 'BACKEND_UNAVAILABLE') throw error;
+    if (await node.transaction(hash).catch(() => undefined)) return;
+    throw new WalletError(
+      'BACKEND_UNAVAILABLE',
+      `The broadcast of ${hash} got no answer from ${node.endpoint}: it may have been sent.`,
+      {
+        hint: `Check with evm_tx_get \`hash: ${hash}\` before paying again; evm_tx_send with the same signed_tx is safe to repeat.`,
+        cause: error,
+      },
+    );
+  }
+}
