@@ -13,7 +13,7 @@
 
 _wallet_cli_table='wallet-completion	1
 flag	-	--json	none	Print exactly the structured result, as JSON.
-flag	-	--server	text	Talk to another MCP server: a name from '\''wallet servers'\'', or a command (stdio).
+flag	-	--server	server	Talk to another MCP server: a name from '\''wallet servers'\'', or a command (stdio).
 flag	-	--url	text	Talk to an MCP server over Streamable HTTP, e.g. http://127.0.0.1:9527/mcp.
 flag	-	--header	text	An HTTP header for --url (repeatable); ${VAR} in it is read from the environment.
 flag	-	--header-file	file	HTTP headers for --url from an owner-only file, one '\''Name: value'\'' a line.
@@ -382,7 +382,7 @@ flag	evm-account-import	--keystore-password-file	file	The password keystore_json
 flag	evm-account-import	--alias	text	An alias for the account. Usable as its address wherever an address of yours is asked for; a lower-…
 cmd	-	evm-account-export	globals	Export an account'\''s key or keystore v3 JSON (local only)
 flag	evm-account-export	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-account-export	--address	text	A keystore EVM account: its 0x address or its alias (evm-accounts-list shows both).
+flag	evm-account-export	--address	evm-account	A keystore EVM account: its 0x address or its alias (evm-accounts-list shows both).
 flag	evm-account-export	--key-format	choice	keystore_v3 (encrypted JSON, the default) or private_key (raw hex).
 val	evm-account-export	--key-format	keystore_v3
 val	evm-account-export	--key-format	private_key
@@ -390,28 +390,40 @@ flag	evm-account-export	--keystore-password-stdin	none	The password for the keys
 flag	evm-account-export	--keystore-password-file	file	The password for the keystore v3 JSON; the keystore passphrase when omitted. (read from an owner-on…
 cmd	-	evm-balance-get	globals	Get an address balance in wei and ether, or an ERC-20
 flag	evm-balance-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-balance-get	--address	text	The address to look at. Or the alias of a keystore account.
-flag	evm-balance-get	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+flag	evm-balance-get	--address	evm-account	The address to look at. Or the alias of a keystore account.
+flag	evm-balance-get	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+val	evm-balance-get	--network	mainnet
+val	evm-balance-get	--network	sepolia
+val	evm-balance-get	--network	local
 flag	evm-balance-get	--token	text	Also this ERC-20 token'\''s balance. The token contract'\''s address.
 cmd	-	evm-tx-create	globals	Build an unsigned EIP-1559 transaction
 flag	evm-tx-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-tx-create	--address	text	The sender. Any address, or the alias of a keystore account.
-flag	evm-tx-create	--to	text	The recipient or contract called; omit to deploy a contract. An address, or a keystore account'\''s al…
+flag	evm-tx-create	--address	evm-account	The sender. Any address, or the alias of a keystore account.
+flag	evm-tx-create	--to	evm-account	The recipient or contract called; omit to deploy a contract. An address, or a keystore account'\''s al…
 flag	evm-tx-create	--value-wei	text	Value in wei (digits); 0 when omitted.
 flag	evm-tx-create	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
-flag	evm-tx-create	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+flag	evm-tx-create	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-tx-create	--network	mainnet
+val	evm-tx-create	--network	sepolia
+val	evm-tx-create	--network	local
 flag	evm-tx-create	--gas-limit	text	A gas limit, in digits. Instead of the node'\''s estimate.
 flag	evm-tx-create	--nonce	text	Overrides the next nonce. To replace a pending transaction.
 cmd	-	evm-tx-sign	globals	Sign an unsigned transaction offline
 flag	evm-tx-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-tx-sign	--address	text	The signing account. A keystore address or alias.
+flag	evm-tx-sign	--address	evm-account	The signing account. A keystore address or alias.
 flag	evm-tx-sign	--unsigned-tx	text	Unsigned transaction, hex. evm-tx-create gives it, serialized.
-flag	evm-tx-sign	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+flag	evm-tx-sign	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-tx-sign	--network	mainnet
+val	evm-tx-sign	--network	sepolia
+val	evm-tx-sign	--network	local
 flag	evm-tx-sign	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
 cmd	-	evm-tx-send	globals	Broadcast a signed transaction, optionally wait
 flag	evm-tx-send	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-tx-send	--signed-tx	text	Signed transaction, hex. evm-tx-sign gives it, serialized.
-flag	evm-tx-send	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+flag	evm-tx-send	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-tx-send	--network	mainnet
+val	evm-tx-send	--network	sepolia
+val	evm-tx-send	--network	local
 flag	evm-tx-send	--wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-tx-send	--no-wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-tx-send	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
@@ -419,20 +431,29 @@ flag	evm-tx-send	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, 
 cmd	-	evm-tx-get	globals	Get a transaction and its receipt by hash
 flag	evm-tx-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-tx-get	--hash	text	A transaction hash: 0x and 64 hex digits.
-flag	evm-tx-get	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+flag	evm-tx-get	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+val	evm-tx-get	--network	mainnet
+val	evm-tx-get	--network	sepolia
+val	evm-tx-get	--network	local
 cmd	-	evm-txs-list	globals	List EVM transactions this wallet sent
 flag	evm-txs-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-txs-list	--network	text	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
-flag	evm-txs-list	--address	text	Only what this account sent. A keystore address or alias.
+flag	evm-txs-list	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+val	evm-txs-list	--network	mainnet
+val	evm-txs-list	--network	sepolia
+val	evm-txs-list	--network	local
+flag	evm-txs-list	--address	evm-account	Only what this account sent. A keystore address or alias.
 flag	evm-txs-list	--limit	text	Per page. At most 50; 20 when omitted.
 flag	evm-txs-list	--page	text	Page, from 1 (newest). 1 when omitted.
 cmd	-	evm-funds-send	globals	Pay ether in one call (create, sign, send)
 flag	evm-funds-send	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-funds-send	--address	text	The sending account. A keystore address or alias.
-flag	evm-funds-send	--to	text	Recipient or contract called. An address, or a keystore account'\''s alias.
+flag	evm-funds-send	--address	evm-account	The sending account. A keystore address or alias.
+flag	evm-funds-send	--to	evm-account	Recipient or contract called. An address, or a keystore account'\''s alias.
 flag	evm-funds-send	--value-wei	text	Value in wei (digits).
 flag	evm-funds-send	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
-flag	evm-funds-send	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+flag	evm-funds-send	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-funds-send	--network	mainnet
+val	evm-funds-send	--network	sepolia
+val	evm-funds-send	--network	local
 flag	evm-funds-send	--dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
 flag	evm-funds-send	--no-dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
 flag	evm-funds-send	--wait	none	Wait for the receipt. With progress, before answering.
@@ -441,11 +462,14 @@ flag	evm-funds-send	--wait-seconds	text	Seconds to wait. 120 by default; then th
 flag	evm-funds-send	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
 cmd	-	evm-token-transfer	globals	Send an ERC-20 token amount in one call
 flag	evm-token-transfer	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-token-transfer	--address	text	The sending account. A keystore address or alias.
+flag	evm-token-transfer	--address	evm-account	The sending account. A keystore address or alias.
 flag	evm-token-transfer	--token	text	The ERC-20 token contract.
-flag	evm-token-transfer	--to	text	The recipient of the tokens. An address, or a keystore account'\''s alias.
+flag	evm-token-transfer	--to	evm-account	The recipient of the tokens. An address, or a keystore account'\''s alias.
 flag	evm-token-transfer	--amount	text	Token base units, digits. The token'\''s smallest unit: 1.5 tokens of 6 decimals is 1500000.
-flag	evm-token-transfer	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+flag	evm-token-transfer	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-token-transfer	--network	mainnet
+val	evm-token-transfer	--network	sepolia
+val	evm-token-transfer	--network	local
 flag	evm-token-transfer	--dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
 flag	evm-token-transfer	--no-dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
 flag	evm-token-transfer	--wait	none	Wait for the receipt. With progress, before answering.
@@ -454,25 +478,31 @@ flag	evm-token-transfer	--wait-seconds	text	Seconds to wait. 120 by default; the
 flag	evm-token-transfer	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
 cmd	-	evm-message-sign	globals	Sign a message with an EVM account (EIP-191)
 flag	evm-message-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-message-sign	--address	text	The signing account. A keystore address or alias.
+flag	evm-message-sign	--address	evm-account	The signing account. A keystore address or alias.
 flag	evm-message-sign	--message	text	UTF-8 text. The message itself.
 cmd	-	evm-message-verify	globals	Verify an EIP-191 signed message
 flag	evm-message-verify	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-message-verify	--address	text	The claimed signer. An address, or a keystore account'\''s alias.
+flag	evm-message-verify	--address	evm-account	The claimed signer. An address, or a keystore account'\''s alias.
 flag	evm-message-verify	--message	text	UTF-8 text. The message itself.
 flag	evm-message-verify	--signature	text	The signature, 65 bytes in hex. 0x and 130 hex digits.
 cmd	-	evm-typed-data-sign	globals	Sign EIP-712 typed data with an EVM account
 flag	evm-typed-data-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-typed-data-sign	--address	text	The signing account. A keystore address or alias.
-flag	evm-typed-data-sign	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+flag	evm-typed-data-sign	--address	evm-account	The signing account. A keystore address or alias.
+flag	evm-typed-data-sign	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-typed-data-sign	--network	mainnet
+val	evm-typed-data-sign	--network	sepolia
+val	evm-typed-data-sign	--network	local
 flag	evm-typed-data-sign	--typed-data	text	The EIP-712 typed data to sign. {domain, types, primaryType, message}, as eth_signTypedData_v4 take…
 cmd	-	evm-x402-fetch	globals	Fetch a URL, pay its x402 price
 flag	evm-x402-fetch	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-x402-fetch	--address	text	The paying account. A keystore address or alias.
+flag	evm-x402-fetch	--address	evm-account	The paying account. A keystore address or alias.
 flag	evm-x402-fetch	--resource-url	text	The URL to fetch (GET): https, or http for a loopback host the policy lists.
 flag	evm-x402-fetch	--token	text	The token to pay with: an EIP-3009 token such as USDC; the price must be in it.
 flag	evm-x402-fetch	--max-price	text	The most to pay, in token base units (digits): 0.01 of a 6-decimal token (USDC) is 10000.
-flag	evm-x402-fetch	--network	text	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+flag	evm-x402-fetch	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-x402-fetch	--network	mainnet
+val	evm-x402-fetch	--network	sepolia
+val	evm-x402-fetch	--network	local
 flag	evm-x402-fetch	--dry-run	none	Price only. Fetch once unpaid; sign and pay nothing.
 flag	evm-x402-fetch	--no-dry-run	none	Price only. Fetch once unpaid; sign and pay nothing.
 '
@@ -575,6 +605,17 @@ _wallet_wallet_ids() {
   done
 }
 
+# The saved values of kind $1 (evm-network, evm-account, server), one a line, as the CLI
+# last wrote them to <data dir>/cache/completion-values.tsv (records "<kind><tab><value>").
+_wallet_saved_values() {
+  local file line tab=$'\t'
+  file="$(_wallet_data_dir)/cache/completion-values.tsv"
+  [[ -r $file ]] || return
+  while IFS= read -r line; do
+    [[ $line == "$1$tab"* ]] && printf '%s\n' "${line#*$tab}"
+  done <"$file"
+}
+
 _wallet() {
   local -a _wallet_words
   _wallet_split "${COMP_LINE:0:COMP_POINT}"
@@ -639,6 +680,16 @@ _wallet() {
       file) files=1 ;;
       wallet)
         while IFS= read -r word; do candidates+=("$word"); done < <(_wallet_wallet_ids | LC_ALL=C sort -u)
+        ;;
+      evm-network | evm-account | server)
+        while IFS= read -r word; do candidates+=("$word"); done < <(
+          {
+            for ((j = 0; j < ${#val_flag[@]}; j++)); do
+              [[ ${val_flag[j]} == "$flag" ]] && _wallet_in_scope "${val_scope[j]}" && printf '%s\n' "${val_value[j]}"
+            done
+            _wallet_saved_values "$kind"
+          } | LC_ALL=C sort -u
+        )
         ;;
     esac
   elif [[ $cur == -* ]]; then

@@ -14,6 +14,8 @@ export type CliFlag = {
   description: string;
   /** A flag that takes a value but may stand alone, meaning true (a boolean-or-string union). */
   bareMeansTrue?: boolean;
+  /** What its value completes to in a shell, beyond text (src/cli/completion/values-file.ts): `server`. */
+  completes?: string;
 };
 
 /** Valid before or after any command. */
@@ -24,6 +26,7 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
     type: 'string',
     value: 'name|command',
     description: "Talk to another MCP server: a name from 'wallet servers', or a command (stdio).",
+    completes: 'server',
   },
   {
     name: 'url',

@@ -37,6 +37,7 @@ import { EXIT, UsageError } from './usage-error.js';
  */
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let debug = argv.includes('--debug');
+  let completionValuesOf: string | undefined;
   try {
     rejectUnknownGlobalFlags(argv, GLOBAL_FLAGS);
     const first = parseFlags(argv, GLOBAL_FLAGS);
@@ -50,6 +51,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       return EXIT.ok;
     }
     const dataDir = resolveDataDir({ env: io.env, platform: process.platform, home: homedir() });
+    if (!globals.help) completionValuesOf = dataDir;
     if (verb === 'servers') return await (await import('./servers/command.js')).runServers(argv, io, dataDir);
     if (verb === 'approvals') return await (await import('./approvals.js')).runApprovals(argv, io, dataDir);
     if (verb === 'config') return await (await import('./config.js')).runConfig(argv, io, dataDir);
@@ -79,6 +81,11 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     }
   } catch (error) {
     return reportFailure(error, io, debug);
+  } finally {
+    // After the command (not help), so a network, account or server it added completes at the next TAB.
+    if (completionValuesOf !== undefined) {
+      await (await import('./completion/refresh-values.js')).refreshCompletionValues(completionValuesOf);
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import {
+  COMPLETES_KEYWORD,
   isJsonSchema,
   isSecretSchema,
   requiredProperties,
@@ -35,6 +36,10 @@ export type FlagSpec = {
   description: string;
   /** Never taken inline: `--<flag>-stdin`, `--<flag>-file` or a hidden prompt instead. */
   secret: boolean;
+  /** What the value completes to in a shell, as the schema declares it (`x-completes`): `evm-network`, `evm-account`. */
+  completes?: string | undefined;
+  /** The schema's `examples` that are strings: what completion offers besides the saved values. */
+  examples?: readonly string[] | undefined;
 };
 
 /**
@@ -86,6 +91,10 @@ export function flagsFromSchema(inputSchema: JsonSchema): FlagSpec[] {
       defaultValue: schema['default'],
       description: typeof schema['description'] === 'string' ? schema['description'] : '',
       secret,
+      completes: typeof schema[COMPLETES_KEYWORD] === 'string' ? schema[COMPLETES_KEYWORD] : undefined,
+      examples: Array.isArray(schema['examples'])
+        ? schema['examples'].filter((example): example is string => typeof example === 'string')
+        : undefined,
     });
   }
   return specs;

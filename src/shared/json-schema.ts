@@ -53,6 +53,15 @@ function asArray(value: unknown): unknown[] {
  * Clients read units from here, never from a field's name.
  */
 export const UNIT_KEYWORD = 'x-unit';
+
+/**
+ * The JSON Schema keyword that declares what kind of value a string field takes, for shell
+ * completion: `"evm-network"` (the field's `examples`, the built-in networks, and the ones in
+ * config.json) or `"evm-account"` (the aliases of the keystore's EVM accounts). The CLI's
+ * completion scripts offer the local values from `<data dir>/cache/completion-values.tsv`; a
+ * field's name decides nothing.
+ */
+export const COMPLETES_KEYWORD = 'x-completes';
 export const PER_KEYWORD = 'x-per';
 
 export type DeclaredUnit =

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { CHAINS, CORE_NETWORKS } from '../domain/config/networks.js';
+import { BUILTIN_NETWORKS, CHAINS, CORE_NETWORKS } from '../domain/config/networks.js';
 import { DUFFS_PATTERN } from '../domain/core/amount.js';
 import { WEI_PATTERN } from '../domain/evm/amount.js';
 import { ALIAS_PATTERN } from '../domain/keystore/keystore-format.js';
-import { PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';
+import { COMPLETES_KEYWORD, PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';
 import { describedWithBrief } from './lean-schema.js';
 
 /**
@@ -81,9 +81,18 @@ export function secretString(description: string): z.ZodString {
 
 const EVM_NETWORK_PATTERN = /^[a-z][a-z0-9-]*$/;
 
-/** An EVM network: a built-in (mainnet, sepolia, local) or one named in the config file. */
+/**
+ * An EVM network: a built-in (mainnet, sepolia, local) or one named in the config file. The
+ * built-ins are its `examples`; shell completion adds the configured ones (`x-completes`).
+ */
 const EvmNetwork = describedWithBrief(
-  z.string().regex(EVM_NETWORK_PATTERN, 'a network name: lower-case letters, digits and dashes'),
+  z
+    .string()
+    .regex(EVM_NETWORK_PATTERN, 'a network name: lower-case letters, digits and dashes')
+    .meta({
+      [COMPLETES_KEYWORD]: 'evm-network',
+      examples: BUILTIN_NETWORKS.filter((network) => network.chain === 'evm').map((network) => network.network),
+    }),
   'The EVM network: mainnet, sepolia, local (anvil, chain id 31337) or one from the config file.',
   'e.g. mainnet or local',
 );
@@ -108,9 +117,19 @@ export const EvmAddress = describedWithBrief(
   'An EVM address',
 );
 
+/** Shell completion offers the aliases of the keystore's EVM accounts for these (`x-completes`). */
+const ACCOUNT_ALIASES = { [COMPLETES_KEYWORD]: 'evm-account' };
+
+/** Any EVM address, or the alias of a keystore account: a sender to plan for, a recipient, a signer to check. */
+export const EvmAddressOrAlias = describedWithBrief(
+  z.string().min(1).max(64).meta(ACCOUNT_ALIASES),
+  "An EVM address (0x and 40 hex digits), or a keystore account's alias.",
+  'Address or account alias',
+);
+
 /** One of the keystore's EVM accounts, by address or alias. */
 export const EvmAccount = describedWithBrief(
-  z.string().min(1).max(64),
+  z.string().min(1).max(64).meta(ACCOUNT_ALIASES),
   'A keystore EVM account: its 0x address or its alias (evm-accounts-list shows both).',
   'Keystore account: address or alias',
 );

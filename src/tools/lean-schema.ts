@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { isJsonSchema, PER_KEYWORD, UNIT_KEYWORD, type JsonSchema } from '../shared/json-schema.js';
+import { COMPLETES_KEYWORD, isJsonSchema, PER_KEYWORD, UNIT_KEYWORD, type JsonSchema } from '../shared/json-schema.js';
 
 /**
  * The JSON Schema forms of a tool's input. zod's conversion is exact and verbose; what every agent
@@ -38,7 +38,9 @@ const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'defini
  * and names the field in its INVALID_PARAM answer; the descriptions say what a value looks like
  * ("in digits"), and tool_describe gives the exact schema. Declared units (`x-unit`, `x-per`) are
  * for clients that render amounts or convert typed coins (our CLI takes them from tool_describe);
- * an agent reads the unit in the field's brief, so the budget does not pay for them twice.
+ * an agent reads the unit in the field's brief, so the budget does not pay for them twice. What a
+ * field completes to (`x-completes`, with its `examples`) is for the CLI's shell completion; the
+ * descriptions name the examples too.
  */
 const LEAN_DROPPED = new Set([
   '$schema',
@@ -52,6 +54,8 @@ const LEAN_DROPPED = new Set([
   'maximum',
   UNIT_KEYWORD,
   PER_KEYWORD,
+  COMPLETES_KEYWORD,
+  'examples',
 ]);
 
 /**

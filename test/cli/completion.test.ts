@@ -5,7 +5,7 @@
  * that would leave a mark if TAB ever ran them.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -22,6 +22,7 @@ import type { ListedTool } from '../../src/mcp/client.js';
 import { openInProcessSession } from '../../src/mcp/in-process.js';
 import { LOG_LEVELS } from '../../src/mcp/logger.js';
 import { FUNCTION_DIALECTS } from '../../src/shared/function-catalogue.js';
+import { passphraseFileIn, wallet } from '../helpers/io.js';
 import { bashCompletions, fishCompletions, missingShell, zshCompletions, type Completions } from '../helpers/shells.js';
 
 const NO_FISH = missingShell('fish');
@@ -52,6 +53,12 @@ const HTTP_SERVER_TOOLS: ListedTool[] = [
 const SERVER_COMMAND = 'node x.js';
 const SERVER_URL = 'http://127.0.0.1:3001/mcp';
 const WALLET_CANDIDATES = ['0a1b2c3d', 'df6be60f', 'main', 'other', 'savings'];
+/** The built-in EVM networks (the schema's examples) and the one config.json adds. */
+const EVM_NETWORK_CANDIDATES = ['base-fork', 'local', 'mainnet', 'sepolia'];
+/** The servers of servers.json. */
+const SERVER_CANDIDATES = ['github', 'local.node'];
+/** The aliases of the keystore's EVM accounts: one derived in a wallet file, one imported key. */
+const EVM_ACCOUNT_CANDIDATES = ['imported-key', 'nested-evm'];
 
 /** The command lines every shell completes, by what they check (and one path, once the data directory exists). */
 const FIXED_LINES = {
@@ -60,6 +67,14 @@ const FIXED_LINES = {
   networkValue: 'wallet core-address-create --network ',
   networkEquals: 'wallet core-address-create --network=te',
   walletId: 'wallet core-address-create --wallet-id ',
+  evmNetworkValue: 'wallet evm-balance-get --network ',
+  evmNetworkPrefix: 'wallet evm-balance-get --network=ba',
+  savedServer: 'wallet --server ',
+  savedServerAfterCommand: 'wallet core-wallets-list --server ',
+  accountAddress: 'wallet evm-balance-get --address ',
+  accountTo: 'wallet evm-funds-send --to ',
+  accountFrom: 'wallet evm-funds-send --network local --address ',
+  tokenContract: 'wallet evm-balance-get --token ',
   importFlags: 'wallet core-wallet-import --',
   globalBeforeCommand: 'wallet --json --ti',
   format: 'wallet --format ',
@@ -113,6 +128,7 @@ before(async () => {
   writeToolCache(home, serverCacheKey('server', SERVER_COMMAND), OTHER_SERVER_TOOLS);
   writeToolCache(home, serverCacheKey('url', SERVER_URL), HTTP_SERVER_TOOLS);
   writeFileSync(join(home, 'passphrase.txt'), 'pw\n', { mode: 0o600 });
+  await writeSavedValues(home);
   const lines = { ...FIXED_LINES, passphraseFile: `wallet --passphrase-file ${home}/pass` };
 
   const bin = join(dir, 'bin');
@@ -162,6 +178,28 @@ function writeKeystore(home: string): void {
     join(keystore, `evm-${'cd'.repeat(20)}.json`),
     JSON.stringify({ format: 'wallet-evm-key', id: 'feedbeef', alias: 'imported-key' }, null, 2) + '\n',
   );
+  // Edited by hand into no alias the keystore accepts: never offered.
+  writeFileSync(
+    join(keystore, `evm-${'ef'.repeat(20)}.json`),
+    JSON.stringify({ format: 'wallet-evm-key', alias: '$(reboot)' }, null, 2) + '\n',
+  );
+}
+
+/**
+ * config.json with an EVM network of one's own and servers.json with two servers, written by hand,
+ * then any wallet command: the CLI brings the completion values file up to date as it ends.
+ */
+async function writeSavedValues(home: string): Promise<void> {
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ evm: { networks: { 'base-fork': { url: 'http://127.0.0.1:8545', chain_id: 8453 } } } }),
+  );
+  writeFileSync(
+    join(home, 'servers.json'),
+    JSON.stringify({ mcpServers: { github: { url: 'https://example.com/mcp' }, 'local.node': { command: 'node' } } }),
+  );
+  const listed = await wallet(['servers', 'list', '--json'], { home });
+  assert.equal(listed.code, 0, listed.stderr);
 }
 
 function writeToolCache(home: string, key: string, tools: ListedTool[]): void {
@@ -189,6 +227,14 @@ function checkCommon(results: Record<Case, Completions>, shell: string): void {
   assert.deepEqual(names('networkFlag'), ['--network'], message('networkFlag'));
   assert.deepEqual(names('networkValue'), ['mainnet', 'regtest', 'testnet'], message('networkValue'));
   assert.deepEqual(names('walletId'), WALLET_CANDIDATES, message('walletId'));
+  assert.deepEqual(names('evmNetworkValue'), EVM_NETWORK_CANDIDATES, message('evmNetworkValue'));
+  assert.deepEqual(names('savedServer'), SERVER_CANDIDATES, message('savedServer'));
+  assert.deepEqual(names('savedServerAfterCommand'), SERVER_CANDIDATES, message('savedServerAfterCommand'));
+  assert.deepEqual(names('accountAddress'), EVM_ACCOUNT_CANDIDATES, message('accountAddress'));
+  assert.deepEqual(names('accountTo'), EVM_ACCOUNT_CANDIDATES, message('accountTo'));
+  assert.deepEqual(names('accountFrom'), EVM_ACCOUNT_CANDIDATES, message('accountFrom'));
+  // A token contract is an address, never an account of ours: nothing to offer.
+  assert.deepEqual(names('tokenContract'), [], message('tokenContract'));
 
   const importFlags = names('importFlags');
   for (const flag of [
@@ -300,6 +346,99 @@ describe('completion table and cache key', () => {
   });
 });
 
+describe('the completion values file', () => {
+  it('holds the configured EVM networks and the saved servers, owner-only, rewritten when they change', async () => {
+    const path = join(fixture.home, 'cache', 'completion-values.tsv');
+    assert.equal(
+      readFileSync(path, 'utf8'),
+      'evm-network\tbase-fork\nevm-account\timported-key\nevm-account\tnested-evm\nserver\tgithub\nserver\tlocal.node\n',
+    );
+    const home = mkdtempSync(join(fixture.dir, 'values-'));
+    const added = await wallet(['servers', 'add', 'linear', '--url', 'https://example.com/linear'], { home });
+    assert.equal(added.code, 0, added.stderr);
+    const valuesPath = join(home, 'cache', 'completion-values.tsv');
+    assert.equal(readFileSync(valuesPath, 'utf8'), 'server\tlinear\n');
+    assert.equal(statSync(valuesPath).mode & 0o777, 0o600);
+    const written = statSync(valuesPath);
+    const listed = await wallet(['servers', 'list'], { home });
+    assert.equal(listed.code, 0, listed.stderr);
+    const after = statSync(valuesPath);
+    assert.deepEqual([after.ino, after.mtimeMs], [written.ino, written.mtimeMs], 'not rewritten when unchanged');
+    const removed = await wallet(['servers', 'remove', 'linear'], { home });
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(readFileSync(valuesPath, 'utf8'), '');
+  });
+
+  it('is left alone by --help and --version, which read no file', async () => {
+    const home = mkdtempSync(join(fixture.dir, 'help-'));
+    writeFileSync(
+      join(home, 'servers.json'),
+      JSON.stringify({ mcpServers: { github: { url: 'https://x.test/mcp' } } }),
+    );
+    for (const argv of [['--help'], ['servers', '--help'], ['evm-balance-get', '--help'], ['--version']]) {
+      assert.equal((await wallet(argv, { home })).code, 0, argv.join(' '));
+    }
+    assert.ok(!existsSync(join(home, 'cache', 'completion-values.tsv')));
+  });
+
+  it('is not written while there is nothing to offer', async () => {
+    const home = mkdtempSync(join(fixture.dir, 'empty-'));
+    assert.equal((await wallet(['servers', 'list'], { home })).code, 0);
+    assert.ok(!existsSync(join(home, 'cache')));
+  });
+
+  it('carries the built-in EVM networks as values of every EVM --network flag in the table', () => {
+    const table = completionTable(fixture.commands);
+    assert.ok(table.includes('flag\tevm-balance-get\t--network\tevm-network\t'), 'the flag declares its kind');
+    for (const network of ['mainnet', 'sepolia', 'local']) {
+      assert.ok(table.includes(`val\tevm-balance-get\t--network\t${network}\n`), network);
+    }
+    assert.ok(table.includes('flag\tcore-address-create\t--network\tchoice\t'), 'Dash networks stay a choice');
+  });
+});
+
+/** What TAB offers after `wallet networks add`, `wallet servers add` and `evm-account-import`, in every shell. */
+describe('values added by commands complete at the next TAB', () => {
+  const lines = [FIXED_LINES.evmNetworkValue, FIXED_LINES.savedServer, FIXED_LINES.accountTo];
+  let home: string;
+  let env: Record<string, string>;
+  const shells: Record<string, (() => Completions[]) | undefined> = {};
+  const tab = (shell: string): string[][] => (shells[shell]?.() ?? []).map(({ candidates }) => sorted(candidates));
+
+  before(() => {
+    home = mkdtempSync(join(fixture.dir, 'added-'));
+    env = { ...fixture.env, WALLET_HOME: home };
+    shells['bash'] = () => bashCompletions(fixture.scripts.bash, lines, env, join(fixture.dir, 'added-bash'));
+    if (!NO_FISH)
+      shells['fish'] = () => fishCompletions(fixture.scripts.fish, lines, env, join(fixture.dir, 'added-fish'));
+    if (!NO_ZSH) {
+      shells['zsh'] = () => zshCompletions(fixture.scripts.zsh, lines, env, join(fixture.dir, 'added-zsh'), 'fpath');
+    }
+  });
+
+  it('offers only the built-in networks, and no server or account, before', () => {
+    for (const shell of Object.keys(shells)) {
+      assert.deepEqual(tab(shell), [['local', 'mainnet', 'sepolia'], [], []], shell);
+    }
+  });
+
+  it('offers the network, server and account alias just added, after', async () => {
+    const passphrase = passphraseFileIn(fixture.dir, 'a passphrase of some length', 'account-pw');
+    const added = [
+      await wallet(['networks', 'add', 'my-chain', '--rpc-url', 'http://127.0.0.1:9/', '--chain-id', '8453'], { home }),
+      await wallet(['servers', 'add', 'linear', '--url', 'https://example.com/linear'], { home }),
+      await wallet(['evm-account-import', '--private-key-stdin', '--alias', 'agent', '--passphrase-file', passphrase], {
+        home,
+        stdin: `0x${'42'.repeat(32)}\n`,
+      }),
+    ];
+    for (const result of added) assert.equal(result.code, 0, result.stderr);
+    for (const shell of Object.keys(shells)) {
+      assert.deepEqual(tab(shell), [['local', 'mainnet', 'my-chain', 'sepolia'], ['linear'], ['agent']], shell);
+    }
+  });
+});
+
 describe('bash completion (real bash: the function `complete -p wallet` names, COMP_LINE/COMP_POINT set)', () => {
   let results: Record<Case, Completions>;
   let elapsedMs: number;
@@ -313,6 +452,7 @@ describe('bash completion (real bash: the function `complete -p wallet` names, C
 
   it('replaces only the text after = or : (COMP_WORDBREAKS), and quotes a value with a space', () => {
     assert.deepEqual(results.networkEquals.candidates, ['testnet']);
+    assert.deepEqual(results.evmNetworkPrefix.candidates, ['base-fork']);
     assert.deepEqual(results.serverChoiceWithSpace.candidates, ['slow\\ mode']);
     assert.deepEqual(results.serverChoiceWithColon.candidates, ['b']);
   });
@@ -349,6 +489,7 @@ describe('fish completion (real fish: complete -C)', { skip: NO_FISH }, () => {
 
   it('keeps --flag= in front of a value, and values with spaces or colons whole', () => {
     assert.deepEqual(results.networkEquals.candidates, ['--network=testnet']);
+    assert.deepEqual(results.evmNetworkPrefix.candidates, ['--network=base-fork']);
     assert.deepEqual(results.serverChoiceWithSpace.candidates, ['slow mode']);
     assert.deepEqual(results.serverChoiceWithColon.candidates, ['a:b']);
   });
@@ -377,6 +518,7 @@ describe('zsh completion (real zsh on a pty: TAB typed, compadd recorded)', { sk
 
   it('completes the value after --flag=, and values with spaces or colons whole', () => {
     assert.deepEqual(results.networkEquals.candidates, ['testnet']);
+    assert.deepEqual(results.evmNetworkPrefix.candidates, ['base-fork']);
     assert.deepEqual(results.serverChoiceWithSpace.candidates, ['slow mode']);
     assert.deepEqual(results.serverChoiceWithColon.candidates, ['a:b']);
   });

@@ -1,6 +1,7 @@
 import type { EmbeddedTables } from './model.js';
 import { posixQuoted } from './quote.js';
 import { TABLES_COMMENT } from './table.js';
+import { COMPLETION_VALUE_KINDS } from './values-file.js';
 
 /**
  * The bash script: `complete -F _wallet wallet`, reading the embedded tables or a server's cached one.
@@ -118,6 +119,17 @@ _wallet_wallet_ids() {
   done
 }
 
+# The saved values of kind $1 (${COMPLETION_VALUE_KINDS.join(', ')}), one a line, as the CLI
+# last wrote them to <data dir>/cache/completion-values.tsv (records "<kind><tab><value>").
+_wallet_saved_values() {
+  local file line tab=$'\\t'
+  file="$(_wallet_data_dir)/cache/completion-values.tsv"
+  [[ -r $file ]] || return
+  while IFS= read -r line; do
+    [[ $line == "$1$tab"* ]] && printf '%s\\n' "\${line#*$tab}"
+  done <"$file"
+}
+
 _wallet() {
   local -a _wallet_words
   _wallet_split "\${COMP_LINE:0:COMP_POINT}"
@@ -182,6 +194,16 @@ _wallet() {
       file) files=1 ;;
       wallet)
         while IFS= read -r word; do candidates+=("$word"); done < <(_wallet_wallet_ids | LC_ALL=C sort -u)
+        ;;
+      ${COMPLETION_VALUE_KINDS.join(' | ')})
+        while IFS= read -r word; do candidates+=("$word"); done < <(
+          {
+            for ((j = 0; j < \${#val_flag[@]}; j++)); do
+              [[ \${val_flag[j]} == "$flag" ]] && _wallet_in_scope "\${val_scope[j]}" && printf '%s\\n' "\${val_value[j]}"
+            done
+            _wallet_saved_values "$kind"
+          } | LC_ALL=C sort -u
+        )
         ;;
     esac
   elif [[ $cur == -* ]]; then

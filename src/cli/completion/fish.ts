@@ -1,6 +1,7 @@
 import type { EmbeddedTables } from './model.js';
 import { fishQuoted } from './quote.js';
 import { TABLES_COMMENT } from './table.js';
+import { COMPLETION_VALUE_KINDS } from './values-file.js';
 
 /**
  * The fish script: one `complete -c wallet` rule whose candidates come from `_wallet_complete`.
@@ -81,6 +82,13 @@ function _wallet_wallet_ids
     end | sort -u
 end
 
+# The saved values of kind $argv[1] (${COMPLETION_VALUE_KINDS.join(', ')}), as the CLI last
+# wrote them to <data dir>/cache/completion-values.tsv (records "<kind><tab><value>").
+function _wallet_saved_values
+    set -l file (_wallet_data_dir)/cache/completion-values.tsv
+    test -r $file; and string replace -rf -- '^'$argv[1]'\\t(.*)$' '$1' <$file
+end
+
 # A regular expression for the records that apply in scope $argv[1] with accepts $argv[2]: the
 # command's own, and the global ones (scope '-') where the command takes them.
 function _wallet_scope_re
@@ -145,7 +153,8 @@ function _wallet_complete
     set -l value (string sub -s (math (string length -- $prefix) + 1) -- "$current")
     set -l flags_re '^flag\\t'$scope_re'\\t([^\\t]+)\\t[^\\t]+\\t?(.*)$'
     if set -q flag[1]
-        switch (_wallet_kind_of $flag $scope_re $records)
+        set -l kind (_wallet_kind_of $flag $scope_re $records)
+        switch "$kind"
             case choice
                 set -l values (string replace -rf -- '^val\\t'$scope_re'\\t'(string escape --style=regex -- $flag)'\\t(.*)$' '$1' $records)
                 set -q values[1]; and printf '%s\\n' $prefix$values
@@ -155,6 +164,9 @@ function _wallet_complete
             case wallet
                 set -l ids (_wallet_wallet_ids)
                 set -q ids[1]; and printf '%s\\n' $prefix$ids
+            case ${COMPLETION_VALUE_KINDS.join(' ')}
+                set -l values (string replace -rf -- '^val\\t'$scope_re'\\t'(string escape --style=regex -- $flag)'\\t(.*)$' '$1' $records) (_wallet_saved_values $kind)
+                set -q values[1]; and printf '%s\\n' $prefix$values | sort -u
         end
     else if string match -q -- '-*' "$current"
         string replace -rf -- $flags_re '$1'\\t'$2' $records

@@ -2,6 +2,7 @@ import { flagsOfCommand } from '../commands.js';
 import type { CliFlag } from '../global-flags.js';
 import type { ToolCommand } from '../help.js';
 import { flagsFromSchema, type FlagSpec } from '../schema-flags.js';
+import { COMPLETION_VALUE_KINDS, type CompletionValueKind } from './values-file.js';
 
 /** The shells `wallet completion` writes a script for. */
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -17,9 +18,10 @@ export const COMPLETION_FILES: Readonly<Record<CompletionShell, string>> = {
 
 /**
  * What a flag's value completes to: nothing to complete (`none`, a boolean), free text (`text`),
- * one of `choices` (`choice`), a path (`file`), or a wallet of the local keystore (`wallet`).
+ * one of `choices` (`choice`), a path (`file`), a wallet of the local keystore (`wallet`), or
+ * the values the CLI last saw of a kind (`evm-network`, `evm-account`, `server`: values-file.ts).
  */
-type ValueKind = 'none' | 'text' | 'choice' | 'file' | 'wallet';
+type ValueKind = 'none' | 'text' | 'choice' | 'file' | 'wallet' | CompletionValueKind;
 
 export type CompletionFlag = {
   /** As typed: `--network`, `-y`. */
@@ -41,11 +43,15 @@ export type CompletionCommand = {
 };
 
 /**
- * What completes after a flag of the CLI: a boolean takes no value, choices complete to
- * themselves, `…-file` to a path, `--wallet-id` to the keystore's wallets.
+ * What completes after a flag: a boolean takes no value, a value kind the tool's schema declares
+ * (`x-completes`) to its examples and the saved values of that kind, choices to themselves,
+ * `…-file` to a path, `--wallet-id` to the keystore's wallets, the CLI's `--server` to the saved
+ * servers.
  */
-function valueKindOf(name: string, type: CliFlag['type'], choices: readonly string[]): ValueKind {
+function valueKindOf(name: string, type: CliFlag['type'], choices: readonly string[], completes?: string): ValueKind {
   if (type === 'boolean') return 'none';
+  const declared = COMPLETION_VALUE_KINDS.find((kind) => kind === completes);
+  if (declared) return declared;
   if (choices.length > 0) return 'choice';
   if (name.endsWith('-file')) return 'file';
   if (name === 'wallet-id') return 'wallet';
@@ -58,7 +64,7 @@ function valueKindOf(name: string, type: CliFlag['type'], choices: readonly stri
  */
 export function cliFlagCompletions(flag: CliFlag): CompletionFlag[] {
   const choices = flag.choices ?? [];
-  const value = valueKindOf(flag.name, flag.type, choices);
+  const value = valueKindOf(flag.name, flag.type, choices, flag.completes);
   const long = { name: `--${flag.name}`, value, choices, description: flag.description };
   const alias = flag.alias ? [{ ...long, name: `-${flag.alias}` }] : [];
   const negated = flag.type === 'boolean' && flag.description.includes(`--no-${flag.name}`);
@@ -94,7 +100,7 @@ function toolFlags(specs: readonly FlagSpec[]): CompletionFlag[] {
     const choices = spec ? specChoices(spec) : [];
     const completion = {
       name: `--${flag.name}`,
-      value: valueKindOf(flag.name, flag.type, choices),
+      value: valueKindOf(flag.name, flag.type, choices, spec?.completes),
       choices,
       description: flagDescription(flag, spec, secretOf.get(flag.name)),
     };
@@ -104,8 +110,10 @@ function toolFlags(specs: readonly FlagSpec[]): CompletionFlag[] {
   return flags;
 }
 
+/** The values a flag completes to from its table: its choices, or the examples of a declared kind. */
 function specChoices(spec: FlagSpec): string[] {
   if (spec.choices) return spec.choices.map(String);
+  if (spec.completes !== undefined) return [...(spec.examples ?? [])];
   return spec.kind === 'boolean' && spec.array ? ['true', 'false'] : [];
 }
 

@@ -10,7 +10,8 @@ import { toolCompletionCommands, type CompletionCommand, type CompletionFlag } f
  * wallet-completion  1                                     (header; readers skip unknown records)
  * cmd   <parent>  <name>  <accepts>  <summary>             a command; parent '-' is the top level
  * flag  <scope>   <flag>  <kind>     <description>         kind: none | text | choice | file | wallet
- * val   <scope>   <flag>  <value>                          one value of a `choice` flag
+ *                                                          | evm-network | evm-account | server (values-file.ts)
+ * val   <scope>   <flag>  <value>                          a value of a `choice` or `evm-network` flag
  * ```
  *
  * `<scope>` is the command's path joined by spaces (`servers import`), or `-` for the global flags;
@@ -53,7 +54,7 @@ function flagRecords(scope: string, flags: readonly CompletionFlag[]): string[] 
     .filter((flag) => isFlagName(flag.name))
     .flatMap((flag) => [
       ['flag', scope, flag.name, flag.value, oneLine(flag.description)].join('\t'),
-      ...(flag.value === 'choice'
+      ...(flag.value !== 'none'
         ? flag.choices
             .filter((choice) => choice !== '' && !hasControl(choice))
             .map((choice) => `val\t${scope}\t${flag.name}\t${choice}`)

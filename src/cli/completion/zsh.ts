@@ -1,6 +1,7 @@
 import type { EmbeddedTables } from './model.js';
 import { posixQuoted } from './quote.js';
 import { TABLES_COMMENT } from './table.js';
+import { COMPLETION_VALUE_KINDS } from './values-file.js';
 
 /**
  * The zsh script (`_wallet`): works autoloaded from $fpath or sourced after compinit.
@@ -78,6 +79,18 @@ _wallet_wallet_ids() {
       line=\${line#*: \\"}
       candidates+=("\${line%%\\"*}")
     done
+  done
+}
+
+# Adds the saved values of kind $1 (${COMPLETION_VALUE_KINDS.join(', ')}) to \`candidates\`, as
+# the CLI last wrote them to <data dir>/cache/completion-values.tsv (records "<kind><tab><value>").
+_wallet_saved_values() {
+  local dir line tab=$'\\t'
+  _wallet_data_dir
+  local file="$dir/cache/completion-values.tsv"
+  [[ -r $file ]] || return
+  for line in "\${(@f)$(<$file)}"; do
+    [[ $line == "$1$tab"* ]] && candidates+=("\${line#*$tab}")
   done
 }
 
@@ -177,6 +190,14 @@ _wallet() {
         for ((j = 1; j <= $#val_flag; j++)); do
           [[ $val_flag[j] == "$flag" ]] && _wallet_in_scope "$val_scope[j]" && candidates+=("$val_value[j]")
         done
+        _wanted values expl "value of $flag" compadd -a candidates
+        ;;
+      (${COMPLETION_VALUE_KINDS.join('|')})
+        for ((j = 1; j <= $#val_flag; j++)); do
+          [[ $val_flag[j] == "$flag" ]] && _wallet_in_scope "$val_scope[j]" && candidates+=("$val_value[j]")
+        done
+        _wallet_saved_values $kind
+        candidates=(\${(ou)candidates})
         _wanted values expl "value of $flag" compadd -a candidates
         ;;
       (file) _files ;;

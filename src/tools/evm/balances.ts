@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatEther, formatUnits } from '../../shared/amounts.js';
 import { defineTool } from '../define.js';
-import { coinsOf, EvmAddress, OptionalEvmNetwork, tokenUnits, WeiAmount } from '../fields.js';
+import { coinsOf, EvmAddress, EvmAddressOrAlias, OptionalEvmNetwork, tokenUnits, WeiAmount } from '../fields.js';
 
 export const evmBalanceGet = defineTool({
   name: 'evm_balance_get',
@@ -17,7 +17,7 @@ export const evmBalanceGet = defineTool({
     '  wallet evm-balance-get --address savings --network sepolia --token 0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
   ].join('\n'),
   input: z.strictObject({
-    address: EvmAddress.describe('The address to look at. Or the alias of a keystore account.'),
+    address: EvmAddressOrAlias.describe('The address to look at. Or the alias of a keystore account.'),
     network: OptionalEvmNetwork,
     token: EvmAddress.optional().describe("Also this ERC-20 token's balance. The token contract's address."),
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { EvmAccount, EvmAddress, RequiredEvmNetwork } from '../fields.js';
+import { EvmAccount, EvmAddressOrAlias, RequiredEvmNetwork } from '../fields.js';
 
 /** The EVM domain (and viem) load on a call's first use. */
 const messages = () => import('../../domain/evm/messages.js');
@@ -53,7 +53,7 @@ export const evmMessageVerify = defineTool({
     'Example: wallet evm-message-verify --address 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 --message "I own this" --signature <0x… from evm-message-sign>',
   ].join('\n'),
   input: z.strictObject({
-    address: EvmAddress.describe("The claimed signer. An address, or a keystore account's alias."),
+    address: EvmAddressOrAlias.describe("The claimed signer. An address, or a keystore account's alias."),
     message: Message,
     signature: Signature,
   }),

@@ -7,6 +7,7 @@ import {
   coinsOf,
   EvmAccount,
   EvmAddress,
+  EvmAddressOrAlias,
   RequiredEvmNetwork,
   tokenUnits,
   tokenUnitsOf,
@@ -45,7 +46,7 @@ export const evmTokenTransfer = defineTool({
   input: z.strictObject({
     address: EvmAccount.describe('The sending account. A keystore address or alias.'),
     token: EvmAddress.describe('The ERC-20 token contract.'),
-    to: EvmAddress.describe("The recipient of the tokens. An address, or a keystore account's alias."),
+    to: EvmAddressOrAlias.describe("The recipient of the tokens. An address, or a keystore account's alias."),
     amount: tokenUnitsOf('token')
       .regex(TOKEN_UNITS_PATTERN, 'a whole number of token base units in digits, e.g. "1500000"')
       .describe("Token base units, digits. The token's smallest unit: 1.5 tokens of 6 decimals is 1500000."),

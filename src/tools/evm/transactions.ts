@@ -9,7 +9,7 @@ import {
   coinsOf,
   Digits,
   EvmAccount,
-  EvmAddress,
+  EvmAddressOrAlias,
   HexData,
   OptionalEvmNetwork,
   RequiredEvmNetwork,
@@ -136,8 +136,8 @@ export const evmTxCreate = defineTool({
     'Example: wallet evm-tx-create --address savings --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --value-wei 1000000000000000 --network sepolia',
   ].join('\n'),
   input: z.strictObject({
-    address: EvmAddress.describe('The sender. Any address, or the alias of a keystore account.'),
-    to: EvmAddress.optional().describe(
+    address: EvmAddressOrAlias.describe('The sender. Any address, or the alias of a keystore account.'),
+    to: EvmAddressOrAlias.optional().describe(
       "The recipient or contract called; omit to deploy a contract. An address, or a keystore account's alias.",
     ),
     value_wei: Wei.default('0').describe('Value in wei (digits); 0 when omitted.'),
@@ -359,7 +359,7 @@ export const evmFundsSend = defineTool({
   ].join('\n'),
   input: z.strictObject({
     address: From,
-    to: EvmAddress.describe("Recipient or contract called. An address, or a keystore account's alias."),
+    to: EvmAddressOrAlias.describe("Recipient or contract called. An address, or a keystore account's alias."),
     value_wei: Wei.describe('Value in wei (digits).'),
     data: HexData.optional(),
     network: RequiredEvmNetwork,
