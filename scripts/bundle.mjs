@@ -17,8 +17,38 @@ import { openInProcessSession } from '../dist/mcp/in-process.js';
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');
 
+// The MCP server's Node shims import its Ajv validator statically, so every start initialised ajv
+// and its formats, though the validator is built lazily and a CLI call never uses it (the server
+// checks tools with zod; Ajv checks only an elicitation answer in `wallet serve`). In the bundle
+// the shim loads the SDK's own validator on its first use instead.
+const AJV_PROVIDER = join(root, 'node_modules', '@modelcontextprotocol', 'server', 'dist', 'validators', 'ajv.mjs');
+const lazyAjv = {
+  name: 'lazy-ajv',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, (args) => ({
+      path: args.path,
+      namespace: 'lazy-ajv',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-ajv' }, () => ({
+      resolveDir: root,
+      loader: 'js',
+      contents: `import process from 'node:process';
+export { process };
+export class DefaultJsonSchemaValidator {
+  #ajv;
+  getValidator(schema) {
+    this.#ajv ??= new (require(${JSON.stringify(AJV_PROVIDER)}).AjvJsonSchemaValidator)();
+    return this.#ajv.getValidator(schema);
+  }
+}
+`,
+    }));
+  },
+};
+
 await build({
   entryPoints: [join(dist, 'cli', 'main.js')],
+  plugins: [lazyAjv],
   outfile: join(dist, 'wallet.cjs'),
   bundle: true,
   platform: 'node',

@@ -18,6 +18,7 @@ const EVM_LIBRARIES = /^node_modules\/(viem|ox|abitype)\//;
 const DASH_TX_LIBRARY = /^node_modules\/@scure\/btc-signer\//;
 const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
 const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
+const AJV = /^node_modules\/@modelcontextprotocol\/server\/dist\/(ajvProvider|validators\/ajv)/;
 const SDK_CLIENT = /^(node_modules\/@modelcontextprotocol\/client\/|dist\/mcp\/client\.js)/;
 
 describe('start-up: a command initialises only the modules it uses', () => {
@@ -113,7 +114,7 @@ describe('start-up: a command initialises only the modules it uses', () => {
     });
   }
 
-  it('a call on the built-in server goes through the server without the SDK client', () => {
+  it('a call on the built-in server goes through the server without the SDK client or Ajv', () => {
     for (const args of [
       ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
       ['evm-accounts-list', '--json'],
@@ -124,7 +125,7 @@ describe('start-up: a command initialises only the modules it uses', () => {
         args[0],
       );
       assert.deepEqual(
-        modules.filter((path) => SDK_CLIENT.test(path)),
+        modules.filter((path) => SDK_CLIENT.test(path) || AJV.test(path)),
         [],
         args[0],
       );
