@@ -30,7 +30,12 @@ function runBundle() {
   const { Script } = require('node:vm');
 
   const bundle = join(__dirname, '..', 'dist', 'wallet.cjs');
-  const cacheFile = `${bundle}.cache`;
+  // Two caches of the same bundle: help touches a small part of it, and deserialising the cache
+  // of a tool call (the MCP client and server, the tools, the keystore) would cost it more than
+  // it saves. A wrong guess only costs time: V8 compiles what a cache lacks.
+  const args = process.argv.slice(2);
+  const helpOnly = args.length === 0 || args.includes('--help') || args.includes('-h');
+  const cacheFile = `${bundle}${helpOnly ? '.help' : ''}.cache`;
   const writeCache = process.env.WALLET_CODE_CACHE === 'write';
   delete process.env.WALLET_CODE_CACHE;
   let cachedData;
@@ -47,7 +52,7 @@ function runBundle() {
   const { runCli } = module_.exports;
   // A run that never settles (the event loop emptied under it) is a failure, not a success.
   process.exitCode = 1;
-  runCli(process.argv.slice(2)).then((code) => {
+  runCli(args).then((code) => {
     process.exitCode = code;
     if (writeCache) writeFileSync(cacheFile, script.createCachedData());
   });

@@ -4,7 +4,8 @@
 //   dist/builtin-tools.json the built-in server's tools/list, asked over MCP in-process, so help,
 //                          completion and --get-tool-definition need not load the server;
 //   dist/wallet.cjs.cache  V8's code cache for the bundle, taken after a few commands ran, so a run
-//                          skips most parsing and compiling (V8 ignores it if Node changes).
+//                          skips most parsing and compiling (V8 ignores it if Node changes);
+//   dist/wallet.cjs.help.cache the same, taken after --help: help deserialises only what it uses.
 // See docs/PERFORMANCE.md for what each one saves.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,8 +17,38 @@ import { openInProcessSession } from '../dist/mcp/in-process.js';
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');
 
+// The MCP server's Node shims import its Ajv validator statically, so every start initialised ajv
+// and its formats, though the validator is built lazily and a CLI call never uses it (the server
+// checks tools with zod; Ajv checks only an elicitation answer in `wallet serve`). In the bundle
+// the shim loads the SDK's own validator on its first use instead.
+const AJV_PROVIDER = join(root, 'node_modules', '@modelcontextprotocol', 'server', 'dist', 'validators', 'ajv.mjs');
+const lazyAjv = {
+  name: 'lazy-ajv',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, (args) => ({
+      path: args.path,
+      namespace: 'lazy-ajv',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-ajv' }, () => ({
+      resolveDir: root,
+      loader: 'js',
+      contents: `import process from 'node:process';
+export { process };
+export class DefaultJsonSchemaValidator {
+  #ajv;
+  getValidator(schema) {
+    this.#ajv ??= new (require(${JSON.stringify(AJV_PROVIDER)}).AjvJsonSchemaValidator)();
+    return this.#ajv.getValidator(schema);
+  }
+}
+`,
+    }));
+  },
+};
+
 await build({
   entryPoints: [join(dist, 'cli', 'main.js')],
+  plugins: [lazyAjv],
   outfile: join(dist, 'wallet.cjs'),
   bundle: true,
   platform: 'node',
@@ -44,8 +75,10 @@ try {
 // The code cache: bin/wallet.js runs a command with WALLET_CODE_CACHE set, then saves the cache of
 // everything compiled so far. The command is a tool call on a wallet of a throw-away home (the
 // in-process MCP client and server, the tool catalogue, the keystore, the HD derivation): that
-// is where a call spends its start-up; --help runs no slower with it.
+// is where a call spends its start-up. A second cache, taken after --help, serves help
+// (bin/wallet.js picks one by the arguments): it holds a fraction of the first.
 rmSync(join(dist, 'wallet.cjs.cache'), { force: true });
+rmSync(join(dist, 'wallet.cjs.help.cache'), { force: true });
 const home = mkdtempSync(join(tmpdir(), 'wallet-code-cache-'));
 const wallet = (args, env = {}) => {
   const run = spawnSync(process.execPath, [join(root, 'bin', 'wallet.js'), ...args], {
@@ -61,6 +94,7 @@ try {
   wallet(['core-address-create', '--wallet-id', 'main', '--network', 'testnet', '--json'], {
     WALLET_CODE_CACHE: 'write',
   });
+  wallet(['--help'], { WALLET_CODE_CACHE: 'write' });
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

@@ -10,8 +10,6 @@ import {
   OAuthError,
   StreamableHTTPClientTransport,
   UnauthorizedError,
-  type JsonSchemaValidator,
-  type jsonSchemaValidator,
   type PriorDiscovery,
   type RequestOptions,
   type Transport,
@@ -157,15 +155,13 @@ const MAX_STEP_UPS = 3;
  */
 const SERVER_EXIT_GRACE_MS = 100;
 
-export type SessionOptions = {
+type SessionOptions = {
   /** `'legacy'`: the 2025 `initialize` handshake only; `'auto'`: probe for the 2026 era first. */
   mode: 'legacy' | 'auto';
   timeoutMs?: number | undefined;
   events?: SessionEvents | undefined;
   /** The era this server spoke last time: no probe, and for a modern one no round trip at all. */
   prior?: EraVerdict | undefined;
-  /** The server checks its results against its output schemas itself: the client need not. */
-  trustedOutputs?: boolean | undefined;
   /** The pid of a child server to signal when it is slow to exit after close. */
   exitGrace?: (() => number | null) | undefined;
   /** A 403 `insufficient_scope`: log in for more scope, after which the request is sent again. */
@@ -175,8 +171,8 @@ export type SessionOptions = {
 };
 
 /** The SDK's `Client` over `transport`, as an {@link McpSession}; failures to connect are a {@link ConnectionError}. */
-export async function connectSession(transport: Transport, options: SessionOptions): Promise<McpSession> {
-  const { mode, timeoutMs, events = {}, prior, trustedOutputs, exitGrace, stepUp, lastWords } = options;
+async function connectSession(transport: Transport, options: SessionOptions): Promise<McpSession> {
+  const { mode, timeoutMs, events = {}, prior, exitGrace, stepUp, lastWords } = options;
   // A request the server refused for want of scope was not run: after a step-up it is sent again.
   const scoped = async <T>(call: () => Promise<T>): Promise<T> => {
     for (let attempt = 0; ; attempt++) {
@@ -207,7 +203,7 @@ export async function connectSession(transport: Transport, options: SessionOptio
       // Another server's result is checked against its output schema by the SDK's interpreting
       // validator: Ajv (the default) generates and compiles code for each schema, a third of a
       // `--server` call's time for one call (docs/PERFORMANCE.md).
-      jsonSchemaValidator: trustedOutputs ? TRUSTING_VALIDATOR : new CfWorkerJsonSchemaValidator(),
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       // The list is re-read by whoever needs it next; the notification only marks it stale.
       ...(onChanged
         ? { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onChanged() } } }
@@ -315,13 +311,6 @@ function elicitationCapability(
   if (!questions.form && !questions.url) return undefined;
   return { ...(questions.form ? { form: {} } : {}), ...(questions.url ? { url: {} } : {}) };
 }
-
-/** A validator that accepts every value: for a server known to check its own outputs. */
-const TRUSTING_VALIDATOR: jsonSchemaValidator = {
-  getValidator<T>(): JsonSchemaValidator<T> {
-    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
-  },
-};
 
 function requestOptions({ timeoutMs, signal, onProgress }: CallOptions): RequestOptions {
   return {

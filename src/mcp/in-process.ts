@@ -1,6 +1,6 @@
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { tuneForOneShotProcess } from '../domain/one-shot.js';
-import { connectSession } from './client.js';
+import { connectInProcess } from './in-process-client.js';
 import { createWalletServer } from './server.js';
 import type { McpSession } from './session.js';
 import { walletServerOptions, type WalletServerSetup } from './setup.js';
@@ -24,6 +24,6 @@ export async function openInProcessSession(
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   // invokeTool checks every result against the tool's output schema before it leaves the server,
-  // so this client need not compile a validator (Ajv) to check it again.
-  return connectSession(clientSide, { mode: 'legacy', trustedOutputs: true });
+  // so this client need not check it again.
+  return connectInProcess(clientSide);
 }

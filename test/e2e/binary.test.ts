@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { Module } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { Script } from 'node:vm';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';
 import { tempHome } from '../helpers/io.js';
 
@@ -22,6 +24,18 @@ describe('the wallet binary', () => {
     assert.equal(result.status, 0);
     assert.match(result.stdout, /Usage: wallet <command> \[flags\]/);
     assert.match(result.stdout, /tool-describe/);
+  });
+
+  it('the build leaves V8 code caches that this Node accepts: one for calls, a smaller one for help', () => {
+    // bin/wallet.js compiles the bundle as this does; a cache V8 rejects would be silently slow.
+    const bundle = join(ROOT, 'dist', 'wallet.cjs');
+    const source = Module.wrap(readFileSync(bundle, 'utf8'));
+    for (const cache of ['wallet.cjs.cache', 'wallet.cjs.help.cache']) {
+      const script = new Script(source, { filename: bundle, cachedData: readFileSync(join(ROOT, 'dist', cache)) });
+      assert.equal(script.cachedDataRejected, false, cache);
+    }
+    const size = (cache: string): number => statSync(join(ROOT, 'dist', cache)).size;
+    assert.ok(size('wallet.cjs.help.cache') < size('wallet.cjs.cache'));
   });
 
   it("wallet --version prints package.json's version, answered by the launcher or the CLI alike", () => {

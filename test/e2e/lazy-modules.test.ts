@@ -18,6 +18,8 @@ const EVM_LIBRARIES = /^node_modules\/(viem|ox|abitype)\//;
 const DASH_TX_LIBRARY = /^node_modules\/@scure\/btc-signer\//;
 const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
 const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
+const AJV = /^node_modules\/@modelcontextprotocol\/server\/dist\/(ajvProvider|validators\/ajv)/;
+const SDK_CLIENT = /^(node_modules\/@modelcontextprotocol\/client\/|dist\/mcp\/client\.js)/;
 
 describe('start-up: a command initialises only the modules it uses', () => {
   let home: string;
@@ -177,6 +179,24 @@ describe('start-up: a command initialises only the modules it uses', () => {
         modules.filter((path) => DASH_TX_LIBRARY.test(path)),
         [],
         what,
+      );
+    }
+  });
+
+  it('a call on the built-in server goes through the server without the SDK client or Ajv', () => {
+    for (const args of [
+      ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
+      ['evm-accounts-list', '--json'],
+    ]) {
+      const modules = initialised(args);
+      assert.ok(
+        modules.some((path) => path.startsWith('dist/mcp/server.js')),
+        args[0],
+      );
+      assert.deepEqual(
+        modules.filter((path) => SDK_CLIENT.test(path) || AJV.test(path)),
+        [],
+        args[0],
       );
     }
   });
