@@ -11,7 +11,7 @@ import {
   type ResolvedNetwork,
 } from './config/endpoints.js';
 import type { Chain } from './config/networks.js';
-import { AddressBook } from './core/address-book.js';
+import { AddressBook } from './dash/address-book.js';
 import { Keystore } from './keystore/keystore.js';
 
 export type WalletServicesOptions = {

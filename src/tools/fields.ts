@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BUILTIN_NETWORKS, CHAINS, CORE_NETWORKS } from '../domain/config/networks.js';
-import { DUFFS_PATTERN } from '../domain/core/amount.js';
+import { DUFFS_PATTERN } from '../domain/dash/amount.js';
 import { WEI_PATTERN } from '../domain/evm/amount.js';
 import { ALIAS_PATTERN } from '../domain/keystore/keystore-format.js';
 import { COMPLETES_KEYWORD, PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';

@@ -10,9 +10,9 @@ import { describe, it } from 'node:test';
 import { mnemonicToSeed } from '@scure/bip39';
 import { hex } from '@scure/base';
 import { HDKey } from '@scure/bip32';
-import { addressScript, decodeAddress } from '../../src/domain/core/address.js';
-import { AccountWatcher, accountXpub, fingerprintHex, masterKey, toWif } from '../../src/domain/core/hd.js';
-import { signMessage, verifyMessage } from '../../src/domain/core/message.js';
+import { addressScript, decodeAddress } from '../../src/domain/dash/address.js';
+import { AccountWatcher, accountXpub, fingerprintHex, masterKey, toWif } from '../../src/domain/dash/hd.js';
+import { signMessage, verifyMessage } from '../../src/domain/dash/message.js';
 import {
   planSpend,
   planToPsbt,
@@ -20,10 +20,10 @@ import {
   readRawTransaction,
   type KeyOrigin,
   type Utxo,
-} from '../../src/domain/core/transaction.js';
-import { signPsbt } from '../../src/domain/core/signer.js';
+} from '../../src/domain/dash/transaction.js';
+import { signPsbt } from '../../src/domain/dash/signer.js';
 import type { CoreNetwork } from '../../src/domain/config/networks.js';
-import { dashParams } from '../../src/domain/core/params.js';
+import { dashParams } from '../../src/domain/dash/params.js';
 
 const require = createRequire(import.meta.url);
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { HDKey } from '@scure/bip32';
-import { publicChild } from '../../src/domain/core/public-derivation.js';
+import { publicChild } from '../../src/domain/dash/public-derivation.js';
 
 /** Deterministic seeds: SHA-256 of a counter (no per-run randomness). */
 const seed = (n: number): Uint8Array => createHash('sha256').update(`public-derivation ${n}`).digest();

@@ -172,7 +172,7 @@ describe('start-up: a command initialises only the modules it uses', () => {
     ];
     for (const { what, modules } of runs) {
       assert.ok(
-        modules.some((path) => path.startsWith('dist/domain/core/')),
+        modules.some((path) => path.startsWith('dist/domain/dash/')),
         `${what}: no Dash domain module seen`,
       );
       assert.deepEqual(

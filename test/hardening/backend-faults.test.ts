@@ -28,7 +28,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { addressScript, decodeAddress } from '../../src/domain/core/address.js';
+import { addressScript, decodeAddress } from '../../src/domain/dash/address.js';
 import { DEFAULT_TIMEOUT_MS } from '../../src/domain/net/http.js';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';

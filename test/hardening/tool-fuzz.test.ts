@@ -23,7 +23,7 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import { ProtocolError, type Client } from '@modelcontextprotocol/client';
 import { HDNodeWallet, TypedDataEncoder, verifyTypedData, Wallet, type TypedDataField } from 'ethers';
 import fc from 'fast-check';
-import { addressScript, encodeAddress, requireAddress } from '../../src/domain/core/address.js';
+import { addressScript, encodeAddress, requireAddress } from '../../src/domain/dash/address.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
 import { tempHome } from '../helpers/io.js';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { addressScript, encodeAddress, requireAddress } from '../../src/domain/core/address.js';
+import { addressScript, encodeAddress, requireAddress } from '../../src/domain/dash/address.js';
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
 import { tempHome } from '../helpers/io.js';
 import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseConfigText } from '../../src/domain/config/config-file.js';
 import { resolveNetworks } from '../../src/domain/config/endpoints.js';
-import { encodeAddress } from '../../src/domain/core/address.js';
+import { encodeAddress } from '../../src/domain/dash/address.js';
 import { WalletError } from '../../src/domain/errors.js';
 import {
   appendAuditRecord,

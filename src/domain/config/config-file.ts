@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { addressProblem } from '../core/address.js';
-import { DUFFS_PATTERN, MAX_MONEY_DUFFS } from '../core/amount.js';
+import { addressProblem } from '../dash/address.js';
+import { DUFFS_PATTERN, MAX_MONEY_DUFFS } from '../dash/amount.js';
 import { MAX_UINT256, WEI_PATTERN } from '../evm/amount.js';
 import { isEvmAddress } from '../evm/address.js';
 import { hasSystemCode, WalletError } from '../errors.js';

@@ -6,7 +6,7 @@ import { sealImportedKey, type ImportedKeyEntry } from '../keystore/imported-key
 import { shownName } from '../keystore/keystore-format.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { WalletServices } from '../services.js';
-import { keystorePassphraseToSeal, openWallet, unlockMaster } from '../core/wallets.js';
+import { keystorePassphraseToSeal, openWallet, unlockMaster } from '../dash/wallets.js';
 import { looksLikeEvmAddress, parseEvmAddress, type EvmAddress } from './address.js';
 import { evmAccountPath, evmAddressAt, evmChainXpub } from './hd.js';
 import { decryptKeystoreV3, encryptKeystoreV3 } from './keystore-v3.js';

@@ -2,7 +2,7 @@ import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { publicKeyToAddress } from 'viem/accounts';
 import { bytesToHex } from 'viem';
-import { publicChild } from '../core/public-derivation.js';
+import { publicChild } from '../dash/public-derivation.js';
 
 /** SLIP-44 coin type of Ether: accounts live at m/44'/60'/0'/0/i, as MetaMask and Ledger Live derive them. */
 const ETH_COIN_TYPE = 60;

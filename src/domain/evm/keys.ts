@@ -3,7 +3,7 @@ import { privateKeyToAddress } from 'viem/accounts';
 import { WalletError } from '../errors.js';
 import { RESTORE } from '../keystore/keystore-format.js';
 import type { WalletServices } from '../services.js';
-import { unlockMaster } from '../core/wallets.js';
+import { unlockMaster } from '../dash/wallets.js';
 import type { EvmAccount } from './accounts.js';
 import { evmChainXpub, evmPrivateKeyAt } from './hd.js';
 

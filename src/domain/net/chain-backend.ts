@@ -1,5 +1,5 @@
 import type { CoreNetwork } from '../config/networks.js';
-import type { Utxo } from '../core/transaction.js';
+import type { Utxo } from '../dash/transaction.js';
 
 /** An address the wallet watches, with the output script that pays to it. */
 export type WatchedAddress = { address: string; script: Uint8Array };

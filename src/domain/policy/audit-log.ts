@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { ensurePrivateDir } from '../../shared/private-files.js';
-import { decodeAddress } from '../core/address.js';
+import { decodeAddress } from '../dash/address.js';
 import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
 
 const AUDIT_LOG_FILE_NAME = 'audit.log';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { createAddress, discoverAddresses, issuedAddresses, validateAddress } from '../../domain/core/addresses.js';
-import { openWallet } from '../../domain/core/wallets.js';
+import { createAddress, discoverAddresses, issuedAddresses, validateAddress } from '../../domain/dash/addresses.js';
+import { openWallet } from '../../domain/dash/wallets.js';
 import { defineTool } from '../define.js';
 import { CoreAddress, OptionalCoreNetwork, WalletId } from '../fields.js';
 
@@ -144,7 +144,7 @@ export const coreAddressesDiscover = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, progress, signal }) => {
     const entry = await openWallet(services, wallet_id, network);
-    const { backendFor } = await import('../../domain/core/network.js');
+    const { backendFor } = await import('../../domain/dash/network.js');
     const result = await discoverAddresses(services, entry, await backendFor(services, entry.network), {
       progress,
       signal,

@@ -54,7 +54,7 @@ export const coreBalancesGet = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, address, network }, { services, signal }) => {
-    const { addressBalance, walletBalances } = await import('../../domain/core/balances.js');
+    const { addressBalance, walletBalances } = await import('../../domain/dash/balances.js');
     if (address !== undefined) {
       if (wallet_id !== undefined) {
         throw new WalletError('INVALID_PARAM', 'Pass wallet_id or address, not both.', {
@@ -136,7 +136,7 @@ export const coreUtxosList = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, signal }) => {
-    const { walletUtxos } = await import('../../domain/core/balances.js');
+    const { walletUtxos } = await import('../../domain/dash/balances.js');
     const { entry, utxos, tip } = await walletUtxos(services, wallet_id, network, signal);
     return {
       wallet_id: entry.id,

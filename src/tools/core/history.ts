@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { Duffs, OptionalCoreNetwork, WalletId } from '../fields.js';
 
 /** The history module loads on a call's first use. */
-const history = () => import('../../domain/core/history.js');
+const history = () => import('../../domain/dash/history.js');
 
 const DEFAULT_LIMIT = 20;
 

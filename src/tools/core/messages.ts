@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { signMessage, verifyMessage } from '../../domain/core/message.js';
-import { openWallet } from '../../domain/core/wallets.js';
+import { signMessage, verifyMessage } from '../../domain/dash/message.js';
+import { openWallet } from '../../domain/dash/wallets.js';
 import { defineTool } from '../define.js';
 import { CoreAddress, OptionalCoreNetwork, WalletId } from '../fields.js';
 
@@ -34,7 +34,7 @@ export const coreMessageSign = defineTool({
   consent: 'human',
   handler: async ({ wallet_id, network, address, message }, { services }) => {
     const entry = await openWallet(services, wallet_id, network);
-    const { withAddressKey } = await import('../../domain/core/keys.js');
+    const { withAddressKey } = await import('../../domain/dash/keys.js');
     const signature = await withAddressKey(services, entry, address.trim(), (key) => signMessage(message, key));
     return { address: address.trim(), message, signature };
   },

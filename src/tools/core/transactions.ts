@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_FEE_DUFFS, parseDuffs } from '../../domain/core/amount.js';
-import type { CreatedTransaction } from '../../domain/core/plan.js';
-import type { TransactionGist } from '../../domain/core/transaction.js';
+import { DEFAULT_MAX_FEE_DUFFS, parseDuffs } from '../../domain/dash/amount.js';
+import type { CreatedTransaction } from '../../domain/dash/plan.js';
+import type { TransactionGist } from '../../domain/dash/transaction.js';
 import type { CoreNetwork } from '../../domain/config/networks.js';
 import { defineTool } from '../define.js';
 import { CoreAddress, Duffs, DuffsAmount, DuffsPerKb, RequiredCoreNetwork, WalletId } from '../fields.js';
@@ -75,7 +75,7 @@ export const coreTxCreate = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: async ({ wallet_id, network, outputs, fee_rate_duffs_per_kb }, { services, signal }) => {
-    const { createTransaction } = await import('../../domain/core/plan.js');
+    const { createTransaction } = await import('../../domain/dash/plan.js');
     const created = await createTransaction(services, {
       walletId: wallet_id,
       network,
@@ -122,7 +122,7 @@ export const coreTxSign = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
   handler: async ({ wallet_id, network, psbt, max_fee_duffs }, { services, signal, authority }) => {
-    const { signTransaction } = await import('../../domain/core/sign.js');
+    const { signTransaction } = await import('../../domain/dash/sign.js');
     const signed = await signTransaction(services, {
       walletId: wallet_id,
       network,
@@ -152,7 +152,7 @@ async function readableGist(
   encoded: { psbt: string } | { hex: string },
   network: CoreNetwork,
 ): Promise<TransactionGist | undefined> {
-  const { transactionGist } = await import('../../domain/core/transaction.js');
+  const { transactionGist } = await import('../../domain/dash/transaction.js');
   try {
     return transactionGist(encoded, network);
   } catch {
@@ -196,7 +196,7 @@ export const coreTxSend = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
   handler: async ({ network, hex, max_fee_duffs }, { services, signal, authority }) => {
-    const { sendTransaction } = await import('../../domain/core/send.js');
+    const { sendTransaction } = await import('../../domain/dash/send.js');
     const sent = await sendTransaction(services, {
       network,
       hex,
@@ -261,7 +261,7 @@ export const coreFundsSend = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
   handler: async (input, { services, signal, authority }) => {
-    const { sendFunds } = await import('../../domain/core/pay.js');
+    const { sendFunds } = await import('../../domain/dash/pay.js');
     const result = await sendFunds(services, {
       authority,
       walletId: input.wallet_id,

@@ -7,7 +7,7 @@ import {
   listWallets,
   summarize,
   type WalletSummary,
-} from '../../domain/core/wallets.js';
+} from '../../domain/dash/wallets.js';
 import type { WalletServices } from '../../domain/services.js';
 import { defineTool } from '../define.js';
 import { Alias, CoreNetwork, OptionalCoreNetwork, RequiredCoreNetwork, WalletId, secretString } from '../fields.js';
@@ -141,7 +141,7 @@ export const coreWalletImport = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   localOnly: true,
   handler: async ({ alias, network, mnemonic, mnemonic_passphrase, discover }, { services, progress, signal }) => {
-    const { importAndDiscover } = await import('../../domain/core/import.js');
+    const { importAndDiscover } = await import('../../domain/dash/import.js');
     const result = await importAndDiscover(
       services,
       {
