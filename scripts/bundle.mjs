@@ -17,27 +17,30 @@ import { openInProcessSession } from '../dist/mcp/in-process.js';
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');
 
-// The MCP server's Node shims import its Ajv validator statically, so every start initialised ajv
-// and its formats, though the validator is built lazily and a CLI call never uses it (the server
-// checks tools with zod; Ajv checks only an elicitation answer in `wallet serve`). In the bundle
-// the shim loads the SDK's own validator on its first use instead.
-const AJV_PROVIDER = join(root, 'node_modules', '@modelcontextprotocol', 'server', 'dist', 'validators', 'ajv.mjs');
+// The MCP SDK's Node shims (the server's and the client's) import its Ajv validator statically,
+// so every start initialised ajv and its formats, though the validator is built lazily and a CLI
+// call never uses it (the server checks tools with zod; Ajv checks only an elicitation answer in
+// `wallet serve`, and a `--server` session checks results with the interpreting validator). In
+// the bundle each shim loads the SDK's own Ajv validator on its first use instead.
+const sdkFile = (pkg, file) => join(root, 'node_modules', '@modelcontextprotocol', pkg, 'dist', file);
+const LAZY_SHIMS = {
+  server: `import process from 'node:process';\nexport { process };\n`,
+  client: `export const CORS_IS_POSSIBLE = false;\n`,
+};
 const lazyAjv = {
   name: 'lazy-ajv',
   setup(build) {
-    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, (args) => ({
-      path: args.path,
+    build.onResolve({ filter: /^@modelcontextprotocol\/(server|client)\/_shims$/ }, (args) => ({
+      path: args.path.split('/')[1],
       namespace: 'lazy-ajv',
     }));
-    build.onLoad({ filter: /.*/, namespace: 'lazy-ajv' }, () => ({
+    build.onLoad({ filter: /.*/, namespace: 'lazy-ajv' }, (args) => ({
       resolveDir: root,
       loader: 'js',
-      contents: `import process from 'node:process';
-export { process };
-export class DefaultJsonSchemaValidator {
+      contents: `${LAZY_SHIMS[args.path]}export class DefaultJsonSchemaValidator {
   #ajv;
   getValidator(schema) {
-    this.#ajv ??= new (require(${JSON.stringify(AJV_PROVIDER)}).AjvJsonSchemaValidator)();
+    this.#ajv ??= new (require(${JSON.stringify(sdkFile(args.path, join('validators', 'ajv.mjs')))}).AjvJsonSchemaValidator)();
     return this.#ajv.getValidator(schema);
   }
 }

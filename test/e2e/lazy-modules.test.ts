@@ -18,7 +18,8 @@ const EVM_LIBRARIES = /^node_modules\/(viem|ox|abitype)\//;
 const DASH_TX_LIBRARY = /^node_modules\/@scure\/btc-signer\//;
 const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
 const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
-const AJV = /^node_modules\/@modelcontextprotocol\/server\/dist\/(ajvProvider|validators\/ajv)/;
+const AJV =
+  /^node_modules\/(@modelcontextprotocol\/(server|client)\/dist\/(ajvProvider|validators\/ajv)|ajv\/|ajv-formats\/)/;
 const SDK_CLIENT = /^(node_modules\/@modelcontextprotocol\/client\/|dist\/mcp\/client\.js)/;
 
 describe('start-up: a command initialises only the modules it uses', () => {
@@ -219,11 +220,14 @@ describe('start-up: a command initialises only the modules it uses', () => {
     }
   });
 
-  it('a --server call initialises neither the built-in server, its tools, nor their libraries', () => {
+  it('a --server call initialises neither the built-in server, its tools, their libraries, nor Ajv', () => {
     const modules = initialised(['--server', `"${process.execPath}" "${FIXTURE_SERVER}"`, 'shapes-echo', '--id', '1']);
     assert.ok(modules.some((path) => path.startsWith('node_modules/@modelcontextprotocol/client/')));
     assert.deepEqual(
-      modules.filter((path) => BUILT_IN_SERVER.test(path) || EVM_LIBRARIES.test(path) || DASH_TX_LIBRARY.test(path)),
+      modules.filter(
+        (path) =>
+          BUILT_IN_SERVER.test(path) || EVM_LIBRARIES.test(path) || DASH_TX_LIBRARY.test(path) || AJV.test(path),
+      ),
       [],
     );
   });
