@@ -101,6 +101,7 @@ export async function loginServer(run: ServersRun): Promise<number> {
       assertionFile: assertionPath,
       clientKey,
       clientMetadataUrl,
+      newLogin: true,
     });
   } catch (error) {
     const { ConnectionError } = await import('../../mcp/session.js');
