@@ -174,6 +174,26 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
     }
   });
 
+  it('logout revokes after it let go of the lock: a slow authorization server holds nobody up', async () => {
+    const home = tempHome();
+    assert.equal((await wallet(home, ['servers', 'login', '--url', proxy.url], { BROWSER })).code, 0);
+    const before = proxy.revocations.length;
+    proxy.revocationDelayMs = 1500;
+    try {
+      const logout = wallet(home, ['servers', 'logout', '--url', proxy.url]);
+      while (proxy.revocations.length === before) await new Promise((resolve) => setTimeout(resolve, 20));
+      // The revocation is under way (the endpoint holds its answer): no OAuth lock may be held.
+      const locks = readdirSync(join(home, 'locks')).filter((name) => name.startsWith('oauth-'));
+      assert.ok(locks.length > 0, 'the logout took no lock');
+      for (const lock of locks) assert.deepEqual(readdirSync(join(home, 'locks', lock)), [], `${lock} is held`);
+      const done = await logout;
+      assert.equal(done.code, 0, done.stderr);
+      assert.match(done.stdout, /the tokens were revoked/);
+    } finally {
+      proxy.revocationDelayMs = 0;
+    }
+  });
+
   it('--client-metadata-url with a pre-registered --client-id keeps that client', async () => {
     const home = tempHome();
     const registered = proxy.registered.length;
