@@ -20,18 +20,16 @@ export class LoginNeeded extends Error {
   override name = 'LoginNeeded';
 }
 
-export type ProviderMode = (
-  | /** A person logs in: the authorization URL goes to `onRedirect`, which waits for the redirect. */
-    { kind: 'browser'; redirectUrl: string; onRedirect: (url: URL) => Promise<void> }
-    /** Only what needs nobody: a refresh, or a client-credentials token. */
-  | { kind: 'silent' }
-) & {
-  /**
-   * A `servers login` the user ran: it may take the client's credentials to the authorization
-   * server the MCP server names now. Any other flow keeps them to the login's issuer.
-   */
-  newLogin?: boolean;
-};
+/**
+ * How a flow reaches a person. `newLogin`: a `servers login` the user ran, which may take the
+ * client's credentials to the authorization server the MCP server names now; any other flow
+ * keeps them to the login's issuer.
+ */
+export type ProviderMode =
+  /** A person logs in: the authorization URL goes to `onRedirect`, which waits for the redirect. */
+  | { kind: 'browser'; redirectUrl: string; onRedirect: (url: URL) => Promise<void>; newLogin?: boolean }
+  /** Only what needs nobody: a refresh, or a client-credentials token. */
+  | { kind: 'silent'; newLogin?: boolean };
 
 /**
  * The SDK's `OAuthClientProvider` over the wallet's {@link OAuthStore}: the SDK's `auth()` does
