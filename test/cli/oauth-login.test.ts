@@ -6,6 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import { startEverythingHttp, type HttpServer } from '../helpers/everything-http.js';
 import { tempHome } from '../helpers/io.js';
 import { startOAuthProxy, VALID_WORKLOAD_JWT, type OAuthProxy } from '../helpers/oauth-proxy.js';
+import { dpopSession } from '../../src/mcp/oauth/dpop.js';
+import { LoginRequiredError } from '../../src/mcp/oauth/errors.js';
+import { OAuthSessionAuth, type LoginPrompt } from '../../src/mcp/oauth/login.js';
+import { revokeTokens } from '../../src/mcp/oauth/revoke.js';
+import { OAuthStore, type OAuthRecord } from '../../src/mcp/oauth/store.js';
 
 type StoredLogin = { client?: { client_id: string }; tokens?: { access_token: string; refresh_token?: string } };
 
@@ -169,6 +174,26 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
     }
   });
 
+  it('logout revokes after it let go of the lock: a slow authorization server holds nobody up', async () => {
+    const home = tempHome();
+    assert.equal((await wallet(home, ['servers', 'login', '--url', proxy.url], { BROWSER })).code, 0);
+    const before = proxy.revocations.length;
+    proxy.revocationDelayMs = 1500;
+    try {
+      const logout = wallet(home, ['servers', 'logout', '--url', proxy.url]);
+      while (proxy.revocations.length === before) await new Promise((resolve) => setTimeout(resolve, 20));
+      // The revocation is under way (the endpoint holds its answer): no OAuth lock may be held.
+      const locks = readdirSync(join(home, 'locks')).filter((name) => name.startsWith('oauth-'));
+      assert.ok(locks.length > 0, 'the logout took no lock');
+      for (const lock of locks) assert.deepEqual(readdirSync(join(home, 'locks', lock)), [], `${lock} is held`);
+      const done = await logout;
+      assert.equal(done.code, 0, done.stderr);
+      assert.match(done.stdout, /the tokens were revoked/);
+    } finally {
+      proxy.revocationDelayMs = 0;
+    }
+  });
+
   it('--client-metadata-url with a pre-registered --client-id keeps that client', async () => {
     const home = tempHome();
     const registered = proxy.registered.length;
@@ -232,3 +257,231 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
     assert.ok(!second.stderr.includes(refused));
   });
 });
+
+/** Two authorization servers and one MCP server, answered from memory; every request recorded. */
+const MCP = 'https://mcp.example/mcp';
+const AS_A = 'https://as-a.example';
+const AS_B = 'https://as-b.example';
+const PRM_URL = 'https://mcp.example/.well-known/oauth-protected-resource/mcp';
+
+function asMetadata(issuer: string) {
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    registration_endpoint: `${issuer}/register`,
+    revocation_endpoint: `${issuer}/revoke`,
+    response_types_supported: ['code'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic'],
+  };
+}
+
+type Seen = { method: string; url: string; body: string; authorization: string | null };
+
+/** A fetch whose MCP server names `named()` as its authorization server. */
+function network(named: () => string) {
+  const seen: Seen[] = [];
+  const reply = (body: unknown, status = 200) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const fetchFn = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const url = new URL(String(input));
+    const headers = new Headers(init?.headers);
+    seen.push({
+      method: init?.method ?? 'GET',
+      url: url.href,
+      body: init?.body === undefined || init.body === null ? '' : String(init.body as string | URLSearchParams),
+      authorization: headers.get('authorization'),
+    });
+    if (url.href === PRM_URL) return reply({ resource: MCP, authorization_servers: [named()] });
+    const issuer = url.origin;
+    if (url.pathname.startsWith('/.well-known/oauth-authorization-server')) return reply(asMetadata(issuer));
+    if (url.pathname === '/register') return reply({ client_id: `registered-at-${url.host}`, redirect_uris: [] }, 201);
+    if (url.pathname === '/token')
+      return reply({ access_token: `at-${seen.length}`, token_type: 'Bearer', refresh_token: `rt-${seen.length}` });
+    if (url.pathname === '/revoke') return reply({});
+    return new Response('not found', { status: 404 });
+  };
+  return { seen, fetchFn };
+}
+
+const NO_TERMINAL: LoginPrompt = {
+  interactive: false,
+  loginCommand: "'wallet servers login ev'",
+  authorize: () => Promise.reject(new Error('no browser here')),
+};
+
+function unauthorized(): Response {
+  return new Response('{"error":"invalid_token"}', {
+    status: 401,
+    headers: { 'www-authenticate': `Bearer resource_metadata="${PRM_URL}"` },
+  });
+}
+
+/** A login made at authorization server A: tokens and client stamped with A, A's discovery cached. */
+function loginAtA(extra: Partial<OAuthRecord> = {}): OAuthRecord {
+  return {
+    server: MCP,
+    registration: 'pre-registered',
+    client: { client_id: 'ci', client_secret: 'CLIENT-SECRET', issuer: AS_A },
+    issuer: AS_A,
+    tokens: { access_token: 'old', refresh_token: 'RT-A', token_type: 'Bearer', issuer: AS_A },
+    discovery: {
+      authorizationServerUrl: `${AS_A}/`,
+      resourceMetadataUrl: PRM_URL,
+      resourceMetadata: { resource: MCP, authorization_servers: [AS_A] },
+      authorizationServerMetadata: asMetadata(AS_A),
+    },
+    ...extra,
+  };
+}
+
+async function seeded(record: OAuthRecord): Promise<OAuthStore> {
+  const store = new OAuthStore(tempHome(), MCP);
+  await store.update(() => record);
+  return store;
+}
+
+describe('OAuth credentials stay with the authorization server they were given for', () => {
+  it("an expired token is refreshed at the login's authorization server, its discovery kept", async () => {
+    const { seen, fetchFn } = network(() => AS_A);
+    const store = await seeded(loginAtA());
+    const session = new OAuthSessionAuth(store, NO_TERMINAL, new URL(MCP));
+    await session.token();
+    await session.onUnauthorized({ response: unauthorized(), serverUrl: new URL(MCP), fetchFn });
+    const record = await store.read();
+    assert.equal(record.tokens?.refresh_token?.startsWith('rt-'), true, 'not refreshed');
+    assert.equal(record.discovery?.authorizationServerMetadata?.issuer, AS_A, 'the discovery was forgotten');
+    assert.deepEqual(
+      seen.filter((request) => request.url.includes('oauth-authorization-server')),
+      [],
+      'discovered the authorization server again after an ordinary expiry',
+    );
+  });
+
+  it("a workload's token never goes to an authorization server the MCP server names later", async () => {
+    const home = tempHome();
+    const jwt = join(home, 'workload.jwt');
+    writeFileSync(jwt, VALID_WORKLOAD_JWT, { mode: 0o600 });
+    const { seen, fetchFn } = network(() => AS_B);
+    const store = await seeded(
+      loginAtA({ grant: 'jwt_bearer', assertionFile: jwt, client: { client_id: 'ci', issuer: AS_A } }),
+    );
+    const session = new OAuthSessionAuth(store, { ...NO_TERMINAL, interactive: true }, new URL(MCP));
+    await session.token();
+    await assert.rejects(
+      session.onUnauthorized({ response: unauthorized(), serverUrl: new URL(MCP), fetchFn }),
+      (error: unknown) =>
+        error instanceof LoginRequiredError &&
+        /another authorization server .* run 'wallet servers login ev'/.test(error.message),
+    );
+    const atB = seen.filter((request) => request.url.startsWith(AS_B) && request.method === 'POST');
+    assert.deepEqual(atB, [], 'a credential went to the new authorization server');
+    assert.ok(!seen.some((request) => request.body.includes(VALID_WORKLOAD_JWT)), 'the workload token was sent');
+  });
+
+  it('a client secret given to servers login is not sent to another authorization server either', async () => {
+    const { seen, fetchFn } = network(() => AS_B);
+    const store = await seeded(loginAtA());
+    const session = new OAuthSessionAuth(store, NO_TERMINAL, new URL(MCP));
+    await session.token();
+    await assert.rejects(
+      session.onUnauthorized({ response: unauthorized(), serverUrl: new URL(MCP), fetchFn }),
+      /run 'wallet servers login ev'/,
+    );
+    assert.ok(!seen.some((request) => request.url.startsWith(AS_B) && request.method === 'POST'));
+    assert.ok(!seen.some((request) => request.authorization !== null || request.body.includes('RT-A')));
+  });
+
+  it('logout revokes at the issuer of the tokens, not at the one the cached discovery names now', async () => {
+    const { seen, fetchFn } = network(() => AS_B);
+    const record = loginAtA({
+      discovery: {
+        authorizationServerUrl: `${AS_B}/`,
+        authorizationServerMetadata: asMetadata(AS_B),
+      },
+    });
+    const revocation = await revokeTokens(record, fetchFn);
+    assert.deepEqual(revocation, { kind: 'revoked', tokens: 2 });
+    assert.ok(!seen.some((request) => request.url.startsWith(AS_B)), 'asked the other authorization server');
+    const revoked = seen.filter((request) => request.url === `${AS_A}/revoke`);
+    assert.equal(revoked.length, 2);
+    const basic = `Basic ${Buffer.from('ci:CLIENT-SECRET').toString('base64')}`;
+    for (const request of revoked) assert.equal(request.authorization, basic);
+  });
+
+  it('logout sends no client credentials of another issuer, and says why a revocation failed', async () => {
+    const { seen, fetchFn } = network(() => AS_A);
+    const foreignClient = loginAtA({ client: { client_id: 'ci', client_secret: 'CLIENT-SECRET', issuer: AS_B } });
+    assert.deepEqual(await revokeTokens(foreignClient, fetchFn), { kind: 'revoked', tokens: 2 });
+    for (const request of seen.filter((entry) => entry.url.endsWith('/revoke'))) {
+      assert.equal(request.authorization, null);
+      assert.ok(!request.body.includes('CLIENT-SECRET'));
+    }
+    const plainHttp = loginAtA({
+      discovery: {
+        authorizationServerUrl: `${AS_A}/`,
+        authorizationServerMetadata: { ...asMetadata(AS_A), revocation_endpoint: 'http://as-a.example/revoke' },
+      },
+    });
+    assert.deepEqual(await revokeTokens(plainHttp, fetchFn), {
+      kind: 'failed',
+      reason: 'the revocation endpoint is not https',
+    });
+    const unstamped = loginAtA({ tokens: { access_token: 'old', refresh_token: 'RT-A', token_type: 'Bearer' } });
+    const before = seen.length;
+    assert.equal((await revokeTokens(unstamped, fetchFn)).kind, 'failed');
+    assert.equal(seen.length, before, 'tokens of an unknown issuer were sent somewhere');
+  });
+});
+
+describe('the DPoP key of a login', () => {
+  it('signs with the stored key even when no discovery is cached', async () => {
+    const store = await seeded({ ...loginAtA(), discovery: withDpop() });
+    assert.ok(await dpopSession(store), 'no DPoP session where the authorization server offers DPoP');
+    const { dpopKey } = await store.read();
+    assert.ok(dpopKey, 'the key was not kept with the login');
+    // The discovery is forgotten (the MCP server moved its authorization server): the tokens
+    // are still bound to the key.
+    await store.update((record) => ({ ...record, discovery: undefined }));
+    assert.ok(await dpopSession(store), 'a login with a DPoP key sent its requests unsigned');
+    assert.equal(await dpopSession(await seeded(loginAtA({ discovery: undefined }))), undefined);
+  });
+
+  it("is written under the login's lock: a token stored meanwhile by another writer is kept", async () => {
+    const home = tempHome();
+    const holder = new OAuthStore(home, MCP);
+    await holder.update(() => ({ ...loginAtA(), discovery: withDpop() }));
+    let acquired!: () => void;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (acquired = resolve));
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const holding = holder.withLock(async () => {
+      acquired();
+      await gate;
+      await holder.update((record) => ({
+        ...record,
+        tokens: { access_token: 'rotated', refresh_token: 'RT-ROTATED', token_type: 'Bearer', issuer: AS_A },
+      }));
+    });
+    await held;
+    // Another writer (another process, as far as the lock knows) makes the key meanwhile.
+    let finishedWhileHeld = false;
+    const making = dpopSession(new OAuthStore(home, MCP)).then(() => (finishedWhileHeld = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(finishedWhileHeld, false, 'the key was written while the lock was held');
+    release();
+    await holding;
+    await making;
+    const record = await holder.read();
+    assert.equal(record.tokens?.refresh_token, 'RT-ROTATED', 'the rotated refresh token was overwritten');
+    assert.ok(record.dpopKey);
+  });
+});
+
+function withDpop(): OAuthRecord['discovery'] {
+  return {
+    authorizationServerUrl: `${AS_A}/`,
+    authorizationServerMetadata: { ...asMetadata(AS_A), dpop_signing_alg_values_supported: ['ES256'] },
+  };
+}

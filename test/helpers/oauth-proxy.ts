@@ -37,6 +37,8 @@ export type OAuthProxy = {
   assertions: string[];
   /** The status the revocation endpoint answers (200; else it revokes nothing). */
   revocationStatus: number;
+  /** How long the revocation endpoint waits before it answers (a slow authorization server). */
+  revocationDelayMs: number;
   /**
    * Every access token stops working, as when they expire: the next call must refresh. The 401s
    * are held until `together` requests got one, so that many clients refresh at the same moment;
@@ -69,6 +71,7 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
     revocations: [],
     assertions: [],
     revocationStatus: 200,
+    revocationDelayMs: 0,
     expireAccessTokens: (together = 1, refreshDelayMs = 0) => {
       access.clear();
       barrier = together;
@@ -170,6 +173,7 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
           clientId: form.get('client_id'),
           basic: basic === undefined ? null : Buffer.from(basic, 'base64').toString('utf8'),
         });
+        if (state.revocationDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.revocationDelayMs));
         if (state.revocationStatus !== 200) return json(outgoing, state.revocationStatus, { error: 'unavailable' });
         access.delete(token);
         refresh.delete(token);

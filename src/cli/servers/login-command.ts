@@ -101,6 +101,7 @@ export async function loginServer(run: ServersRun): Promise<number> {
       assertionFile: assertionPath,
       clientKey,
       clientMetadataUrl,
+      newLogin: true,
     });
   } catch (error) {
     const { ConnectionError } = await import('../../mcp/session.js');
@@ -143,12 +144,13 @@ export async function logoutServer(run: ServersRun): Promise<number> {
     import('../../mcp/oauth/revoke.js'),
   ]);
   const store = new OAuthStore(dataDir, target.url.href);
-  // Under the lock: a refresh in another process cannot store a token this logout would miss.
-  const { removed, revocation } = await store.withLock(async () => {
-    const record = await store.read();
-    const removed = await store.remove();
-    return { removed, revocation: await revokeTokens(record, target.url) };
-  });
+  // Read and deleted under the lock: a refresh in another process cannot store a token this
+  // logout would miss. The revocation talks to the network after it, holding nobody up.
+  const { record, removed } = await store.withLock(async () => ({
+    record: await store.read(),
+    removed: await store.remove(),
+  }));
+  const revocation = await revokeTokens(record);
   if (revocation.kind === 'failed') {
     io.stderr.write(
       `warning: the tokens of ${target.label} were not revoked (${revocation.reason}); they are deleted here, but stay valid at the server until they expire.\n`,

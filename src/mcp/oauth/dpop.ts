@@ -12,18 +12,18 @@ const CURVE = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const sessions = new Map<string, Promise<DpopSession>>();
 
 /**
- * The DPoP session of a login (RFC 9449, SEP-1932), when its authorization server offers DPoP
- * with ES256: the tokens it issues are then bound to this key, and each request proves its
- * possession. The key is made once per login and kept in the login's owner-only file, like the
+ * The DPoP session of a login (RFC 9449, SEP-1932): with the key the tokens are bound to whenever
+ * the login has one (whatever the cached discovery says now), else with a new key where the
+ * authorization server offers DPoP with ES256. The key is made once per login, under the login's
+ * lock (a second process adopts the first one's), and kept in its owner-only file like the
  * refresh token: a later process must sign with the key the tokens are bound to.
  */
 export async function dpopSession(store: OAuthStore): Promise<DpopSession | undefined> {
   const record = await store.read();
-  if (!offersDpop(record)) return undefined;
   let key = record.dpopKey;
   if (key === undefined) {
+    if (!offersDpop(record)) return undefined;
     const fresh = await newKey();
-    // Another process may have made one meanwhile: theirs wins, the tokens may already be bound.
     key = (await store.update((current) => (current.dpopKey ? current : { ...current, dpopKey: fresh }))).dpopKey;
   }
   if (key === undefined) return undefined;

@@ -7,3 +7,11 @@ export class LoginRequiredError extends Error {
 export class LoginFailedError extends Error {
   override name = 'LoginFailedError';
 }
+
+/**
+ * The MCP server names another authorization server than the one its login was made at: the
+ * client's credentials are not taken there without a new `servers login`.
+ */
+export class AuthorizationServerChanged extends Error {
+  override name = 'AuthorizationServerChanged';
+}

@@ -13,10 +13,10 @@ import {
   validateClientMetadataUrl,
 } from '@modelcontextprotocol/client';
 import { dpopSession } from './dpop.js';
-import { LoginFailedError, LoginRequiredError } from './errors.js';
+import { AuthorizationServerChanged, LoginFailedError, LoginRequiredError } from './errors.js';
 import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
-import { isMachine, LoginNeeded, WalletOAuthProvider } from './provider.js';
-import type { OAuthStore } from './store.js';
+import { isMachine, LoginNeeded, sameIssuer, WalletOAuthProvider } from './provider.js';
+import type { OAuthRecord, OAuthStore } from './store.js';
 
 /** How a login reaches the person at the keyboard; the CLI supplies it. */
 export type LoginPrompt = {
@@ -45,6 +45,11 @@ export type LoginOptions = {
   clientKey?: string | undefined;
   /** The https URL of a client metadata document (CIMD), kept for later logins. */
   clientMetadataUrl?: string | undefined;
+  /**
+   * A `servers login` the user ran: the client's credentials may go to the authorization server
+   * the MCP server names now. A login a call starts by itself keeps them to the login's issuer.
+   */
+  newLogin?: boolean | undefined;
 };
 
 /**
@@ -60,6 +65,7 @@ export async function login(
   options: LoginOptions = {},
 ): Promise<void> {
   const { scope, resourceMetadataUrl, fetchFn } = options;
+  const newLogin = options.newLogin === true;
   if (options.clientMetadataUrl !== undefined) validateClientMetadataUrl(options.clientMetadataUrl);
   if (options.client || options.clientMetadataUrl !== undefined) {
     const { client, clientKey, clientMetadataUrl } = options;
@@ -82,7 +88,7 @@ export async function login(
   }
   const record = await store.read();
   if (isMachine(record)) {
-    const provider = new WalletOAuthProvider(store, record, { kind: 'silent' });
+    const provider = new WalletOAuthProvider(store, record, { kind: 'silent', newLogin });
     const result = await authorize(provider, authOptions({ serverUrl, scope, resourceMetadataUrl, fetchFn }));
     if (result !== 'AUTHORIZED')
       throw new LoginFailedError('The authorization server gave the machine client no token.');
@@ -101,6 +107,7 @@ export async function login(
     let answer: URLSearchParams | undefined;
     const provider = new WalletOAuthProvider(store, record, {
       kind: 'browser',
+      newLogin,
       redirectUrl: redirect.redirectUrl,
       onRedirect: async (url) => {
         answer = await prompt.authorize(url, redirect);
@@ -182,14 +189,17 @@ export class OAuthSessionAuth implements AuthProvider {
   }
 
   private async silently(resourceMetadataUrl: URL | undefined, scope: string | undefined, fetchFn: FetchLike) {
+    // Asked before the lock (a network round trip holds nobody up): a refused token is most often
+    // an expired one, and the authorization server stays the one discovered at login.
+    const moved = await this.authorizationServerMoved(await this.store.read(), resourceMetadataUrl, fetchFn);
     return this.store.withLock(async () => {
       const record = await this.store.read();
       const stored = record.tokens?.access_token;
       if (stored !== undefined && stored !== this.sent) return true;
-      // The server refused the token it was given: its authorization server may have moved
-      // (SEP-2352), so the next refresh or login discovers it again rather than trusting the
-      // cached one. A client and tokens of another issuer are then dropped by `auth()`.
-      if (stored !== undefined) await this.store.update((current) => ({ ...current, discovery: undefined }));
+      // The MCP server now names another authorization server (SEP-2352): the refresh or login
+      // discovers it again; a client and tokens of the old issuer are then dropped by `auth()`,
+      // and a client given to `servers login` goes nowhere (the provider stops the flow).
+      if (moved) await this.store.update((current) => ({ ...current, discovery: undefined }));
       const machine = isMachine(record);
       if (!machine && (record.tokens?.refresh_token === undefined || record.client === undefined)) return false;
       const provider = new WalletOAuthProvider(this.store, record, { kind: 'silent' });
@@ -201,9 +211,43 @@ export class OAuthSessionAuth implements AuthProvider {
         return result === 'AUTHORIZED';
       } catch (error) {
         if (error instanceof LoginNeeded) return false;
-        throw error;
+        throw this.explained(error);
       }
     });
+  }
+
+  /**
+   * Whether the server's resource metadata (RFC 9728) no longer lists the authorization server
+   * of the cached discovery. Metadata that cannot be read moves nothing: the 2025-03-26 era has
+   * none, and a server that is down is no reason to forget where its login was made.
+   */
+  private async authorizationServerMoved(
+    record: OAuthRecord,
+    resourceMetadataUrl: URL | undefined,
+    fetchFn: FetchLike,
+  ): Promise<boolean> {
+    const cached = record.discovery;
+    if (cached === undefined || record.tokens === undefined) return false;
+    const known = cached.resourceMetadataUrl;
+    const metadataUrl = resourceMetadataUrl ?? (known === undefined ? undefined : new URL(known));
+    const published = await discoverOAuthProtectedResourceMetadata(
+      this.serverUrl,
+      metadataUrl ? { resourceMetadataUrl: metadataUrl } : {},
+      fetchFn,
+    ).catch(() => undefined);
+    const servers = published?.authorization_servers;
+    if (servers === undefined || servers.length === 0) return false;
+    const current = String(cached.authorizationServerUrl);
+    return !servers.some((server) => sameIssuer(String(new URL(server)), current) || sameIssuer(server, current));
+  }
+
+  /** An authorization server other than the login's: what to run, in the CLI's words. */
+  private explained(error: unknown): unknown {
+    if (!(error instanceof AuthorizationServerChanged)) return error;
+    return new LoginRequiredError(
+      `the server now names another authorization server than the one its login was made at, and the client's credentials are not sent there: run ${this.prompt.loginCommand}`,
+      { cause: error },
+    );
   }
 
   private async loginOrExplain(options: LoginOptions): Promise<void> {
@@ -212,7 +256,9 @@ export class OAuthSessionAuth implements AuthProvider {
         `the server answered HTTP 401 and wants an OAuth login: run ${this.prompt.loginCommand}`,
       );
     }
-    await login(this.store, this.prompt, this.serverUrl, options);
+    await login(this.store, this.prompt, this.serverUrl, options).catch((error: unknown) => {
+      throw this.explained(error);
+    });
   }
 }
 

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import {
   createPrivateKeyJwtAuth,
   type DpopSession,
+  type OAuthClientInformationContext,
   type OAuthClientMetadata,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
@@ -11,7 +12,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { packageInfo } from '../../shared/package-info.js';
 import { dpopSession } from './dpop.js';
-import { LoginFailedError } from './errors.js';
+import { AuthorizationServerChanged, LoginFailedError } from './errors.js';
 import type { OAuthRecord, OAuthStore } from './store.js';
 
 /** Thrown where a login would need a browser and none may be opened now. */
@@ -19,11 +20,16 @@ export class LoginNeeded extends Error {
   override name = 'LoginNeeded';
 }
 
+/**
+ * How a flow reaches a person. `newLogin`: a `servers login` the user ran, which may take the
+ * client's credentials to the authorization server the MCP server names now; any other flow
+ * keeps them to the login's issuer.
+ */
 export type ProviderMode =
   /** A person logs in: the authorization URL goes to `onRedirect`, which waits for the redirect. */
-  | { kind: 'browser'; redirectUrl: string; onRedirect: (url: URL) => Promise<void> }
+  | { kind: 'browser'; redirectUrl: string; onRedirect: (url: URL) => Promise<void>; newLogin?: boolean }
   /** Only what needs nobody: a refresh, or a client-credentials token. */
-  | { kind: 'silent' };
+  | { kind: 'silent'; newLogin?: boolean };
 
 /**
  * The SDK's `OAuthClientProvider` over the wallet's {@link OAuthStore}: the SDK's `auth()` does
@@ -34,6 +40,8 @@ export class WalletOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private readonly machine: boolean;
   private readonly assertionFile: string | undefined;
+  /** The issuer the client's own credentials are for, when this flow must not take them elsewhere. */
+  private readonly boundIssuer: string | undefined;
   /** The workload tokens this flow presented: the SDK's retry after `invalid_grant` must not resend one. */
   private readonly presented = new Set<string>();
   /** An https URL of this client's metadata document (CIMD), used where the server supports them. */
@@ -50,6 +58,11 @@ export class WalletOAuthProvider implements OAuthClientProvider {
   ) {
     this.machine = isMachine(record);
     this.assertionFile = record.grant === 'jwt_bearer' ? record.assertionFile : undefined;
+    // A client given to `servers login` (an id, a secret, a key, a workload's token) belongs to the
+    // authorization server it was given for; a client this CLI registered is the SDK's to rebind.
+    const ownCredentials = this.machine || record.registration === 'pre-registered' || record.clientKey !== undefined;
+    this.boundIssuer =
+      ownCredentials && !mode.newLogin ? (record.issuer ?? record.tokens?.issuer ?? record.client?.issuer) : undefined;
     if (record.clientMetadataUrl !== undefined) this.clientMetadataUrl = record.clientMetadataUrl;
     const clientId = record.client?.client_id;
     if (record.clientKey !== undefined && clientId !== undefined) {
@@ -107,7 +120,15 @@ export class WalletOAuthProvider implements OAuthClientProvider {
     return this.expectedState;
   }
 
-  async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
+  /**
+   * The stored client, asked by `auth()` once discovery named the authorization server and before
+   * anything is sent to it: where that is not the issuer of the login, the flow stops here, before
+   * a secret, a signed assertion or a workload's token could go to it.
+   */
+  async clientInformation(context?: OAuthClientInformationContext): Promise<StoredOAuthClientInformation | undefined> {
+    if (this.boundIssuer !== undefined && context !== undefined && !sameIssuer(this.boundIssuer, context.issuer)) {
+      throw new AuthorizationServerChanged('the MCP server names another authorization server than its login');
+    }
     return (await this.store.read()).client;
   }
 
@@ -129,6 +150,8 @@ export class WalletOAuthProvider implements OAuthClientProvider {
       ...record,
       // A refresh answer without a new refresh token keeps the old one (RFC 6749 §6).
       tokens: { ...tokens, refresh_token: tokens.refresh_token ?? record.tokens?.refresh_token },
+      // The issuer of the grant (the SDK stamps it): a client's credentials go to no other.
+      issuer: tokens.issuer ?? record.issuer,
       expiresAt,
       ...(tokens.scope ? { scope: tokens.scope } : {}),
     }));
@@ -177,6 +200,11 @@ export class WalletOAuthProvider implements OAuthClientProvider {
 }
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** RFC 8414 issuers, with the SDK's one tolerance: a single trailing slash. */
+export function sameIssuer(a: string, b: string): boolean {
+  return a === b || a === `${b}/` || b === `${a}/`;
+}
 
 /** A client that gets its tokens with no person: client credentials or a workload's token. */
 export function isMachine(record: OAuthRecord): boolean {

@@ -1,13 +1,14 @@
 import {
   assertSecureTokenEndpoint,
   createPrivateKeyJwtAuth,
-  discoverOAuthServerInfo,
+  discoverAuthorizationServerMetadata,
+  InsecureTokenEndpointError,
   selectClientAuthMethod,
   type AuthorizationServerMetadata,
   type FetchLike,
   type StoredOAuthClientInformation,
 } from '@modelcontextprotocol/client';
-import { signingAlgorithm } from './provider.js';
+import { sameIssuer, signingAlgorithm } from './provider.js';
 import type { OAuthRecord } from './store.js';
 
 /** What became of a logout's revocation: done, not offered by the server, or why it failed. */
@@ -17,43 +18,60 @@ export type Revocation =
   | { kind: 'nothing' }
   | { kind: 'failed'; reason: string };
 
-/** A revocation request that hangs must not hold a logout (the tokens are deleted anyway). */
+/** A discovery or revocation request that hangs must not hold a logout (the tokens are deleted anyway). */
 const REVOCATION_TIMEOUT_MS = 10_000;
 
+/** What a revocation failed on, in our words (an exception's own text may quote a server). */
+class RevocationStep extends Error {
+  override name = 'RevocationStep';
+}
+
 /**
- * Revokes a login's tokens at its authorization server (RFC 7009) when the server's metadata has a
- * `revocation_endpoint`: the refresh token first (revoking it may end the access token too), then
- * the access token, each request authenticated as the client is at the token endpoint. It never
- * throws: a failure is the `failed` answer, for the caller to report while it forgets the tokens.
+ * Revokes a login's tokens at the authorization server that issued them (RFC 7009), when its
+ * metadata has a `revocation_endpoint`: the refresh token first (revoking it may end the access
+ * token too), then the access token. The metadata is the login's cached discovery when it is that
+ * issuer's, else it is asked of the issuer the tokens are stamped with (never of whatever the MCP
+ * server names now: another authorization server must not see them). Each request is
+ * authenticated as the client is at the token endpoint, only when the client is that issuer's too.
+ * It never throws: a failure is the `failed` answer, for the caller to report while it forgets
+ * the tokens.
  */
-export async function revokeTokens(
-  record: OAuthRecord,
-  serverUrl: URL,
-  fetchFn: FetchLike = fetch,
-): Promise<Revocation> {
+export async function revokeTokens(record: OAuthRecord, fetchFn: FetchLike = fetch): Promise<Revocation> {
   const tokens = [
     { token: record.tokens?.refresh_token, hint: 'refresh_token' },
     { token: record.tokens?.access_token, hint: 'access_token' },
   ].filter((entry): entry is { token: string; hint: string } => typeof entry.token === 'string' && entry.token !== '');
   if (tokens.length === 0 || record.client === undefined) return { kind: 'nothing' };
+  const issuer = record.tokens?.issuer;
+  if (issuer === undefined)
+    return { kind: 'failed', reason: 'the login does not say which authorization server issued them' };
+  const timed: FetchLike = (url, init) => fetchFn(url, { ...init, signal: AbortSignal.timeout(REVOCATION_TIMEOUT_MS) });
   try {
+    const cached = record.discovery?.authorizationServerMetadata;
     const metadata =
-      record.discovery?.authorizationServerMetadata ??
-      (await discoverOAuthServerInfo(serverUrl, { fetchFn })).authorizationServerMetadata;
+      cached !== undefined && sameIssuer(cached.issuer, issuer)
+        ? cached
+        : await discoverAuthorizationServerMetadata(issuer, { fetchFn: timed }).catch((error: unknown) => {
+            throw new RevocationStep(
+              isTimeout(error)
+                ? 'the authorization server did not answer'
+                : `the metadata of the authorization server that issued them could not be read`,
+              { cause: error },
+            );
+          });
     // OpenID provider metadata has no revocation fields in the SDK's types; RFC 8414's has.
     const endpoint = metadata && 'revocation_endpoint' in metadata ? metadata.revocation_endpoint : undefined;
     if (metadata === undefined || endpoint === undefined) return { kind: 'unsupported' };
+    if (!sameIssuer(metadata.issuer, issuer))
+      return { kind: 'failed', reason: 'the authorization server answered with the metadata of another issuer' };
     const url = assertSecureTokenEndpoint(endpoint);
+    const client =
+      record.client.issuer !== undefined && sameIssuer(record.client.issuer, issuer) ? record.client : undefined;
     for (const { token, hint } of tokens) {
       const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded' });
       const params = new URLSearchParams({ token, token_type_hint: hint });
-      await authenticateClient(record, record.client, metadata, headers, params, url);
-      const response = await fetchFn(url, {
-        method: 'POST',
-        headers,
-        body: params,
-        signal: AbortSignal.timeout(REVOCATION_TIMEOUT_MS),
-      });
+      if (client !== undefined) await authenticateClient(record, client, metadata, headers, params, url);
+      const response = await timed(url, { method: 'POST', headers, body: params });
       await response.text().catch(() => '');
       // RFC 7009 §2.2: 200 also for a token the server no longer knows.
       if (response.status !== 200)
@@ -61,12 +79,26 @@ export async function revokeTokens(
     }
     return { kind: 'revoked', tokens: tokens.length };
   } catch (error) {
-    const reason =
-      error instanceof Error && error.name === 'TimeoutError'
-        ? 'the revocation endpoint did not answer'
-        : 'the authorization server could not be reached';
-    return { kind: 'failed', reason };
+    return { kind: 'failed', reason: failure(error) };
   }
+}
+
+/** Why a revocation failed, in words that quote no server and no secret. */
+function failure(error: unknown): string {
+  if (error instanceof RevocationStep) return error.message;
+  if (error instanceof InsecureTokenEndpointError) return 'the revocation endpoint is not https';
+  if (isTimeout(error)) return 'the revocation endpoint did not answer';
+  if (error instanceof SigningError) return 'the client key could not sign the client assertion';
+  if (error instanceof TypeError) return 'the revocation endpoint could not be reached';
+  return `the revocation failed (${error instanceof Error ? error.name : 'unknown error'})`;
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+}
+
+class SigningError extends Error {
+  override name = 'SigningError';
 }
 
 /**
@@ -82,13 +114,18 @@ async function authenticateClient(
   url: URL,
 ): Promise<void> {
   if (record.clientKey !== undefined) {
-    const sign = createPrivateKeyJwtAuth({
-      issuer: client.client_id,
-      subject: client.client_id,
-      privateKey: record.clientKey,
-      alg: signingAlgorithm(record.clientKey),
-    });
-    await sign(headers, params, url, metadata);
+    const { clientKey } = record;
+    try {
+      const sign = createPrivateKeyJwtAuth({
+        issuer: client.client_id,
+        subject: client.client_id,
+        privateKey: clientKey,
+        alg: signingAlgorithm(clientKey),
+      });
+      await sign(headers, params, url, metadata);
+    } catch (error) {
+      throw new SigningError('the client assertion could not be signed', { cause: error });
+    }
     return;
   }
   const revocationMethods =

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -31,6 +32,11 @@ export type OAuthRecord = {
   grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | undefined;
   /** `jwt_bearer`: the file of the workload's token, read again at each token request (it rotates). */
   assertionFile?: string | undefined;
+  /**
+   * The issuer of the authorization server the last `servers login` was made at. A client's
+   * credentials (its secret, key or workload token) go to no other until the next login.
+   */
+  issuer?: string | undefined;
   tokens?: StoredOAuthTokens | undefined;
   /** When the access token expires (ms since the epoch), from `expires_in` at save time. */
   expiresAt?: number | undefined;
@@ -45,6 +51,9 @@ export type OAuthRecord = {
 function oauthDir(dataDir: string): string {
   return join(dataDir, 'oauth');
 }
+
+/** The locks this async flow holds (their names), so that a write inside one does not wait for it. */
+const held = new AsyncLocalStorage<{ names: Set<string> }>();
 
 /**
  * The OAuth credentials of one MCP server (`<dataDir>/oauth/<sha256 of the URL>.json`, 0600, written
@@ -80,15 +89,21 @@ export class OAuthStore {
     }
   }
 
-  async write(record: OAuthRecord): Promise<void> {
+  private async write(record: OAuthRecord): Promise<void> {
     await ensurePrivateDir(oauthDir(this.dataDir));
     await writeFileAtomic(this.path, JSON.stringify(record, null, 2) + '\n');
   }
 
-  async update(change: (record: OAuthRecord) => OAuthRecord): Promise<OAuthRecord> {
-    const next = change(await this.read());
-    await this.write(next);
-    return next;
+  /**
+   * A read-modify-write under the lock: a write of another process (a rotated refresh token) is
+   * never overwritten with what was read before it.
+   */
+  update(change: (record: OAuthRecord) => OAuthRecord): Promise<OAuthRecord> {
+    return this.withLock(async () => {
+      const next = change(await this.read());
+      await this.write(next);
+      return next;
+    });
   }
 
   /** Forgets the login: tokens, client and discovery. True when there was one. */
@@ -99,8 +114,22 @@ export class OAuthStore {
     return existed;
   }
 
-  /** Runs `task` holding this server's OAuth lock (`<dataDir>/locks/oauth-<hash>`), across processes. */
+  /**
+   * Runs `task` holding this server's OAuth lock (`<dataDir>/locks/oauth-<hash>`), across
+   * processes. Within `task` the lock is held already: a nested `withLock` or `update` runs at once.
+   */
   withLock<T>(task: () => Promise<T>): Promise<T> {
-    return withNamedLock(this.dataDir, this.lockName, task);
+    const current = held.getStore();
+    if (current?.names.has(this.lockName)) return task();
+    return withNamedLock(this.dataDir, this.lockName, async () => {
+      const names = new Set(current?.names).add(this.lockName);
+      const holding = { names };
+      try {
+        return await held.run(holding, task);
+      } finally {
+        // Work `task` left running past the release takes the lock again.
+        names.clear();
+      }
+    });
   }
 }
