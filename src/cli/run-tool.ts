@@ -78,7 +78,13 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
   };
   try {
     const dryRun = dryRunFieldOf(entry.tool);
-    if (entry.tool.annotations?.destructiveHint === true && !(dryRun !== undefined && args[dryRun] === true)) {
+    if (
+      entry.tool.annotations?.destructiveHint === true &&
+      !(dryRun !== undefined && args[dryRun] === true) &&
+      // A server that gets its own human yes (`wallet serve`) asks the person through this
+      // client's answerer, or refuses with an approval to grant: one question, not two.
+      !(!connection.isBuiltIn && (await connection.open()).confirmsDestructive)
+    ) {
       await confirmDestructive(io, entry.command, globals.yes, () => planText(entry, specs, args, run, call));
     }
     return await printResult(entry.tool, await call(args), run);

@@ -18,6 +18,7 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/valida
 import type { Stream } from 'node:stream';
 import { formatWithOptions } from 'node:util';
 import { packageInfo } from '../shared/package-info.js';
+import { declaresConsent } from '../shared/protocol-meta.js';
 import { LoginFailedError, LoginRequiredError } from './oauth/errors.js';
 import type { LoginPrompt } from './oauth/login.js';
 import {
@@ -253,6 +254,7 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       client.getProtocolEra() === 'modern' && discover
         ? { kind: 'modern', discover: discover as Record<string, unknown> }
         : { kind: 'legacy' },
+    confirmsDestructive: declaresConsent(client.getServerCapabilities()),
     async listTools(options = {}) {
       const result = await translate(
         () => scoped(() => client.listTools(undefined, requestOptions(options))),

@@ -1,5 +1,6 @@
 import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { packageInfo } from '../shared/package-info.js';
+import { declaresConsent } from '../shared/protocol-meta.js';
 import {
   ClientRefusal,
   ConnectionError,
@@ -51,6 +52,10 @@ export async function connectInProcess(transport: Transport): Promise<McpSession
   return {
     server: { name: info['name'], version: typeof info['version'] === 'string' ? info['version'] : 'unknown' },
     era: { kind: 'legacy' },
+    // The built-in server runs as its owner's and declares no consent of its own (false).
+    confirmsDestructive: declaresConsent(
+      isRecord(initialized['capabilities']) ? initialized['capabilities'] : undefined,
+    ),
     async listTools(options = {}) {
       const result = await caller.request('tools/list', {}, options);
       const tools = result['tools'];

@@ -13,6 +13,7 @@ import { ApprovalStore } from '../domain/policy/approvals.js';
 import type { Authority } from '../domain/policy/authority.js';
 import { clipForDisplay } from '../shared/text.js';
 import { packageInfo } from '../shared/package-info.js';
+import { CONSENT_CAPABILITY } from '../shared/protocol-meta.js';
 import {
   ACTION_ARGUMENT,
   COMPACT_META_TOOL,
@@ -87,7 +88,12 @@ export function createWalletServer({
   const server = new Server(
     { name, version, title: 'wallet' },
     {
-      capabilities: { tools: { listChanged: false } },
+      // As an agent's server, every destructive call gets its human yes here (ConsentGate): a
+      // client that knows the marker (our CLI) does not ask its user a second time.
+      capabilities: {
+        tools: { listChanged: false },
+        ...(caller === 'agent' ? { experimental: { [CONSENT_CAPABILITY]: {} } } : {}),
+      },
       instructions: catalogue.profile === 'compact' ? COMPACT_INSTRUCTIONS : INSTRUCTIONS,
       requestState: { verify: confirmations.verify },
       inputRequired: { roundTimeoutMs: confirmTimeoutMs, maxRounds: 3 },

@@ -84,6 +84,12 @@ export type McpSession = {
   readonly server: { name: string; version: string };
   /** The era this connection speaks. */
   readonly era: EraVerdict;
+  /**
+   * The server declared (capability `experimental["wallet/consent"]`) that it puts every
+   * destructive call to its own human check: a question to this client's user, an owner's
+   * approval, or the autonomy its owner's policy grants. The CLI then asks nothing itself.
+   */
+  readonly confirmsDestructive: boolean;
   listTools(options?: CallOptions): Promise<ListedTool[]>;
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolCallResult>;
   close(): Promise<void>;

@@ -3,6 +3,21 @@
  * full help and to carry error codes end to end.
  */
 
+/**
+ * In a server's capabilities, under `experimental`: the server itself gets a human yes (or the
+ * owner's granted autonomy) before any destructive tool runs, so a client need not ask too.
+ * `wallet serve` declares it; the CLI then leaves the confirmation to the server's question.
+ */
+export const CONSENT_CAPABILITY = 'wallet/consent';
+
+/** Whether capabilities a server declared include {@link CONSENT_CAPABILITY}. */
+export function declaresConsent(capabilities: { experimental?: unknown } | undefined): boolean {
+  const experimental = capabilities?.experimental;
+  if (typeof experimental !== 'object' || experimental === null) return false;
+  const declared = (experimental as Record<string, unknown>)[CONSENT_CAPABILITY];
+  return typeof declared === 'object' && declared !== null;
+}
+
 /** On each tools/list entry: the tool's full description (the MCP `description` is the short summary). */
 export const FULL_DESCRIPTION_META_KEY = 'wallet/description';
 

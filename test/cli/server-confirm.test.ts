@@ -1,7 +1,9 @@
 /**
  * A spend through `wallet --server "wallet serve"` on a terminal is confirmed by the server's own
  * question (elicitation, issue 20): the CLI declares it on a TTY, asks the person on stderr, and
- * the server signs only after that yes. A no at the server's question sends nothing. Against anvil;
+ * the server signs only after that yes; the CLI, told by the server's `wallet/consent` capability
+ * that the server asks for itself, asks nothing first. A no at the server's question sends
+ * nothing, and without a terminal the server's approval request ends the call. Against anvil;
  * balances read with ethers, not through the wallet.
  */
 import assert from 'node:assert/strict';
@@ -30,7 +32,7 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
       '--passphrase-file',
       passphraseFile,
     ].join(' ');
-  const send = (stdin: string) =>
+  const send = (stdin: string, tty = true) =>
     wallet(
       [
         '--server',
@@ -45,11 +47,9 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
         '--network',
         'local',
         '--no-color',
-        // The CLI's own question is skipped: the server's is the one under test (fake stdin comes
-        // in one chunk, which a first prompt would read whole).
-        '--yes',
+        // No --yes: the server declares it asks for its own yes, so the CLI does not ask first.
       ],
-      { home, tty: true, stdin },
+      { home, tty, stdin },
     );
 
   before(async () => {
@@ -97,6 +97,8 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
       'the confirm field was asked',
     );
     assert.doesNotMatch(sent.stdout, /The server asks/, 'the question stays off stdout');
+    assert.doesNotMatch(sent.stderr, /Proceed\?/, "the CLI's own question is not asked as well");
+    assert.equal(sent.stderr.match(/The server asks/g)?.length, 1, 'one question');
     assert.equal((await provider.getBalance(SAVINGS)) - before, 12345n);
   });
 
@@ -110,6 +112,17 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
       'the confirm field was asked',
     );
     assert.match(declined.stderr, /POLICY_VIOLATION|declined|Not confirmed/);
+    assert.equal(await provider.getBalance(SAVINGS), before);
+  });
+
+  it('without a terminal, the server answers with an approval to grant, and nothing is sent', async () => {
+    const before = await provider.getBalance(SAVINGS);
+    const run = await send('', false);
+    // Not the CLI's own "no terminal to confirm on" (exit 2): the server's APPROVAL_REQUIRED,
+    // which names the approval the owner can grant (`wallet approvals approve`).
+    assert.equal(run.code, 4, run.stderr);
+    assert.match(run.stderr, /APPROVAL_REQUIRED/);
+    assert.doesNotMatch(run.stderr, /no terminal to confirm on/);
     assert.equal(await provider.getBalance(SAVINGS), before);
   });
 });

@@ -24,9 +24,13 @@ describe('wallet serve over stdio', () => {
     it(`serves a legacy client that opens with initialize ${version}, then exits when stdin closes`, async () => {
       const server = new SpawnedWallet(['serve']);
       server.send(initialize(1, version));
-      const init = (await server.response(1)) as { result: { protocolVersion: string; serverInfo: { name: string } } };
+      const init = (await server.response(1)) as {
+        result: { protocolVersion: string; serverInfo: { name: string }; capabilities: Record<string, unknown> };
+      };
       assert.equal(init.result.protocolVersion, version);
       assert.equal(init.result.serverInfo.name, 'wallet');
+      // It gets its own human yes before destructive calls: a client need not ask as well.
+      assert.deepEqual(init.result.capabilities['experimental'], { 'wallet/consent': {} });
       server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 
       server.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
