@@ -3,6 +3,7 @@ import { parseFlags, type CliFlag } from './global-flags.js';
 import { readAll, type CliIo } from './io.js';
 import { colorEnabled, createStyle, renderHuman, terminalSafe } from './render.js';
 import { closestNames } from './suggest.js';
+import { refuseUrlCredentialsInArgv } from './url-credentials.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
 import { EXIT, UsageError } from './usage-error.js';
 
@@ -116,6 +117,13 @@ export async function runConfig(argv: readonly string[], io: CliIo, dataDir: str
   }
   if (subcommand === 'set') {
     const given = words[1] ?? '';
+    if (given !== '-') {
+      refuseUrlCredentialsInArgv(
+        given,
+        `config set ${terminalSafe(key ?? '')}`,
+        `on stdin, \`wallet config set ${terminalSafe(key ?? '')} -\``,
+      );
+    }
     const value = given === '-' ? (await readAll(io.stdin)).replace(/\r?\n$/, '') : given;
     await config.set(key ?? '', value);
     const shown = await config.get(key ?? '');
@@ -141,6 +149,7 @@ export async function runNetworks(argv: readonly string[], io: CliIo, dataDir: s
   const [name] = expectWords(words, 1, 'networks add');
   const given = parsed['rpc-url'];
   if (typeof given !== 'string' || given === '') throw new UsageError('networks add needs --rpc-url <url>.');
+  if (given !== '-') refuseUrlCredentialsInArgv(given, '--rpc-url', 'on stdin, `--rpc-url -`');
   const url = given === '-' ? (await readAll(io.stdin)).replace(/\r?\n$/, '') : given;
   const chainIdText = parsed['chain-id'];
   let chainId: number | undefined;

@@ -2,6 +2,7 @@ import yargsParser from 'yargs-parser';
 import { FUNCTION_DIALECTS } from '../shared/function-catalogue.js';
 import { isProfile, PROFILES, type Profile } from '../shared/profiles.js';
 import { UsageError } from './usage-error.js';
+import { refuseEndpointCredentialsInArgv } from './url-credentials.js';
 
 /** A flag of the CLI itself (not generated from a tool). */
 export type CliFlag = {
@@ -237,7 +238,7 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
     acceptDefaults: parsed['accept-defaults'] === true,
     qr: typeof parsed['qr'] === 'boolean' ? parsed['qr'] : undefined,
     timeoutMs: timeout === undefined ? undefined : Number(timeout),
-    endpoints: repeatedValues(parsed, 'endpoint'),
+    endpoints: refuseEndpointCredentialsInArgv(repeatedValues(parsed, 'endpoint')),
     passphraseFile: text('passphrase-file'),
     passphraseStdin: parsed['passphrase-stdin'] === true,
     getToolDefinition: parsed['get-tool-definition'] === true,

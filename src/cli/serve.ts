@@ -9,6 +9,7 @@ import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
 import { EXIT, UsageError } from './usage-error.js';
 import { rejectRepeatedFlags, rejectUnknownFlags } from './unknown-flags.js';
+import { refuseEndpointCredentialsInArgv } from './url-credentials.js';
 
 const DEFAULT_LISTEN_TEXT = `${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}`;
 
@@ -137,7 +138,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     profile,
     logLevel: level satisfies LogLevel,
     env: io.env,
-    endpoints: repeatedValues(parsed, 'endpoint'),
+    endpoints: refuseEndpointCredentialsInArgv(repeatedValues(parsed, 'endpoint')),
     passphrase:
       typeof passphraseFile === 'string' ? await readSecretFile(passphraseFile, '--passphrase-file') : undefined,
   };

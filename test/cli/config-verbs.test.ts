@@ -102,6 +102,42 @@ describe('wallet config', () => {
     assert.match(configText(), /"max_fee_duffs": "10000"/, 'the policy is kept');
   });
 
+  it('refuses an endpoint URL with a user or password on the command line, changing nothing', async () => {
+    const before = configText();
+    const attempts: [string[], RegExp][] = [
+      [
+        ['config', 'set', 'core.networks.mainnet.url', 'http://user:s3cret@127.0.0.1:9998'],
+        /config set core\.networks\.mainnet\.url -/,
+      ],
+      [
+        ['config', 'set', 'core.networks.mainnet.url', 'insight+https://tok3n@insight.example'],
+        /config set core\.networks\.mainnet\.url -/,
+      ],
+      [['networks', 'add', 'base', '--rpc-url', 'https://user:s3cret@base.example/rpc'], /--rpc-url -/],
+      [['--endpoint', 'evm.local=http://user:s3cret@127.0.0.1:8545', 'network-info'], /WALLET_EVM_LOCAL_URL=<url>/],
+      [['serve', '--endpoint', 'core.regtest=http://rpc:s3cret@127.0.0.1:19443'], /WALLET_CORE_REGTEST_URL=<url>/],
+    ];
+    for (const [argv, hint] of attempts) {
+      const refused = await verb(cli, argv);
+      assert.equal(refused.code, 2, `${argv.join(' ')}: ${refused.stderr}`);
+      assert.match(refused.stderr, /a URL with a user or password on the command line/);
+      assert.match(refused.stderr, hint);
+      assert.ok(!refused.stderr.includes('s3cret') && !refused.stderr.includes('tok3n'), 'the secret is not echoed');
+      assert.equal(refused.stdout, '');
+    }
+    assert.equal(configText(), before, 'config.json unchanged');
+    // The same URL on stdin is the way, and a URL without credentials on the command line is fine.
+    const piped = await verb(
+      cli,
+      ['config', 'set', 'core.networks.mainnet.url', '-'],
+      'http://user:s3cret@127.0.0.1:9998\n',
+    );
+    assert.equal(piped.code, 0, piped.stderr);
+    const plain = await verb(cli, ['config', 'set', 'core.networks.mainnet.url', 'http://127.0.0.1:9998']);
+    assert.equal(plain.code, 0, plain.stderr);
+    await verb(cli, ['config', 'unset', 'core.networks.mainnet.url']);
+  });
+
   it('default_wallet must name a wallet of the keystore', async () => {
     const before = configText();
     const missing = await verb(cli, ['config', 'set', 'default_wallet', 'main']);
