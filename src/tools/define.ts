@@ -149,8 +149,16 @@ export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject
   let outputSchema: Output | undefined;
   // The handler is only ever called with `input.parse(...)`'s result (see src/tools/invoke.ts),
   // which is exactly `z.output<Input>`: the one place where the erased type is sound by construction.
-  return Object.defineProperties(rest, {
-    input: { enumerable: true, get: () => (inputSchema ??= input()) },
-    output: { enumerable: true, get: () => (outputSchema ??= output()) },
+  const tool = Object.defineProperties(rest, {
+    input: { enumerable: true, get: () => (inputSchema ??= (built.add(tool), input())) },
+    output: { enumerable: true, get: () => (outputSchema ??= (built.add(tool), output())) },
   }) as unknown as AnyTool;
+  return tool;
+}
+
+const built = new WeakSet<AnyTool>();
+
+/** Whether a tool's schemas have been built (read) in this process: a call builds its own tool's only. */
+export function schemasBuilt(tool: AnyTool): boolean {
+  return built.has(tool);
 }

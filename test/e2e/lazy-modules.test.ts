@@ -3,8 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { schemasBuilt } from '../../src/tools/define.js';
+import { ALL_TOOLS } from '../../src/tools/index.js';
 import { INITS_MARKER } from '../helpers/bundle-inits.js';
-import { passphraseFileIn, tempHome } from '../helpers/io.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
 
 /**
@@ -200,6 +202,21 @@ describe('start-up: a command initialises only the modules it uses', () => {
         args[0],
       );
     }
+  });
+
+  it("a call builds its own tool's zod schemas and no other tool's", async () => {
+    // In this process (the CLI run in-process): no test before this one has read a tool's schemas.
+    assert.deepEqual(ALL_TOOLS.filter(schemasBuilt), []);
+    const validated = await wallet(
+      ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
+      { home },
+    );
+    assert.equal(validated.code, 0, validated.stderr);
+    assert.equal((JSON.parse(validated.stdout) as { valid: boolean }).valid, true);
+    assert.deepEqual(
+      ALL_TOOLS.filter(schemasBuilt).map((tool) => tool.name),
+      ['core_address_validate'],
+    );
   });
 
   it('--help and --version initialise neither the MCP SDK nor the server', () => {
