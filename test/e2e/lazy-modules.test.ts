@@ -22,6 +22,7 @@ const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//
 const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
 const AJV =
   /^node_modules\/(@modelcontextprotocol\/(server|client)\/dist\/(ajvProvider|validators\/ajv)|ajv\/|ajv-formats\/)/;
+const ANVIL_ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const SDK_CLIENT = /^(node_modules\/@modelcontextprotocol\/client\/|dist\/mcp\/client\.js)/;
 
 describe('start-up: a command initialises only the modules it uses', () => {
@@ -62,12 +63,26 @@ describe('start-up: a command initialises only the modules it uses', () => {
   }
 
   it('sees the EVM library when an EVM tool runs (the probe works)', () => {
-    const modules = initialised(['evm-accounts-list', '--json']);
+    // A well-formed signature of nobody's: valid is false (exit 1), after viem recovered its signer.
+    const signature = `0x${'11'.repeat(64)}1b`;
+    const modules = initialised(
+      ['evm-message-verify', '--address', ANVIL_ACCOUNT, '--message', 'lazy', '--signature', signature, '--json'],
+      1,
+    );
     assert.ok(
       modules.some((path) => EVM_LIBRARIES.test(path)),
       'viem not seen: the probe misses modules',
     );
     assert.ok(modules.some((path) => path.startsWith('dist/mcp/server.js')));
+  });
+
+  it('listing EVM accounts initialises no viem (the addresses are stored)', () => {
+    const modules = initialised(['evm-accounts-list', '--json']);
+    assert.ok(modules.some((path) => path.startsWith('dist/domain/evm/accounts.js')));
+    assert.deepEqual(
+      modules.filter((path) => EVM_LIBRARIES.test(path)),
+      [],
+    );
   });
 
   it('initialises the x402 packages only for evm_x402_fetch', () => {
