@@ -18,6 +18,8 @@ const BUNDLE = join(ROOT, 'dist', 'wallet.cjs');
 const RUNNER = join(ROOT, 'build', 'test', 'helpers', 'bundle-inits.js');
 const EVM_LIBRARIES = /^node_modules\/(viem|ox|abitype)\//;
 const DASH_TX_LIBRARY = /^node_modules\/@scure\/btc-signer\//;
+// The chain backends (core-rpc, Insight, EVM JSON-RPC) and their response schemas: for calls that ask a node.
+const BACKENDS = /^dist\/domain\/net\//;
 const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
 const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
 const AJV =
@@ -125,10 +127,10 @@ describe('start-up: a command initialises only the modules it uses', () => {
     ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
     ['network-info', '--json'],
   ]) {
-    it(`a Dash or meta call (${args[0]}) initialises neither viem nor @scure/btc-signer`, () => {
+    it(`a Dash or meta call (${args[0]}) initialises neither viem, @scure/btc-signer nor a chain backend`, () => {
       const modules = initialised(args);
       assert.deepEqual(
-        modules.filter((path) => EVM_LIBRARIES.test(path) || DASH_TX_LIBRARY.test(path)),
+        modules.filter((path) => EVM_LIBRARIES.test(path) || DASH_TX_LIBRARY.test(path) || BACKENDS.test(path)),
         [],
       );
     });
