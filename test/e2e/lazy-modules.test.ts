@@ -78,6 +78,26 @@ describe('start-up: a command initialises only the modules it uses', () => {
     assert.ok(modules.some((path) => path.startsWith('dist/mcp/server.js')));
   });
 
+  it("zod's messages come in English, without its other translations", () => {
+    const args = ['core-address-validate', '--args-json', '{"address":"x","network":"foo"}'];
+    const modules = initialised(args, 2);
+    assert.ok(modules.includes('node_modules/zod/v4/locales/en.js'), 'English not seen: the probe misses modules');
+    assert.deepEqual(
+      modules.filter((path) => path.startsWith('node_modules/zod/v4/locales/') && !path.endsWith('/en.js')),
+      [],
+    );
+    const refused = spawnSync(process.execPath, [WALLET_BIN, ...args], {
+      env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /Invalid argument 'network': Invalid option: expected one of "mainnet"\|"testnet"\|"regtest"/,
+    );
+  });
+
   it('listing EVM accounts initialises no viem (the addresses are stored)', () => {
     const modules = initialised(['evm-accounts-list', '--json']);
     assert.ok(modules.some((path) => path.startsWith('dist/domain/evm/accounts.js')));
