@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { openInProcessSession } from '../dist/mcp/in-process.js';
 
@@ -49,9 +49,28 @@ const lazyAjv = {
   },
 };
 
+// zod re-exports all of its ~50 translations of error messages as `z.locales`, and the bundle
+// initialised every one on each start; zod itself configures English (`locales/en.js`), and
+// nothing here or in the libraries bundled reads `z.locales`. The bundle keeps English only.
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: join(args.resolveDir, '..', 'locales', 'index.js'), namespace: 'zod-english-only' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      resolveDir: dirname(args.path),
+      loader: 'js',
+      contents: `export { default as en } from './en.js';\n`,
+    }));
+  },
+};
+
 await build({
   entryPoints: [join(dist, 'cli', 'main.js')],
-  plugins: [lazyAjv],
+  plugins: [lazyAjv, englishOnly],
   outfile: join(dist, 'wallet.cjs'),
   bundle: true,
   platform: 'node',

@@ -56,10 +56,13 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   summary: string;
   /** The full text, with examples and caveats: `tool_describe` and `wallet <cmd> --help`. */
   description: string;
-  /** A strict object; every field `.describe()`d. */
-  input: Input;
-  /** An object; every field `.describe()`d. Amounts are strings. */
-  output: Output;
+  /**
+   * Builds the input schema: a strict object, every field `.describe()`d. Called once, on the
+   * tool's first use (a call uses one tool: building every tool's schemas was a tenth of a call).
+   */
+  input: () => Input;
+  /** Builds the output schema, once, on first use: an object, every field `.describe()`d. Amounts are strings. */
+  output: () => Output;
   annotations: ToolAnnotations;
   /** Reveals or accepts a secret: the local CLI serves it, `wallet serve` never does. */
   localOnly?: boolean;
@@ -105,7 +108,7 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   audit?: (input: z.output<Input>, output: z.output<Output> | undefined) => AuditFields | Promise<AuditFields>;
 };
 
-/** A tool with its types erased, as the registry and the MCP server handle it. */
+/** A tool with its types erased, as the registry and the MCP server handle it; its schemas are built on first read. */
 export type AnyTool = {
   readonly name: string;
   readonly title: string;
@@ -127,12 +130,13 @@ export type AnyTool = {
 
 /**
  * Defines a tool. Types flow from the zod schemas into the handler here, and are erased once,
- * on return, so that lists of tools of different shapes stay cheap for the compiler.
+ * on return, so that lists of tools of different shapes stay cheap for the compiler. The schemas
+ * are built when `input` or `output` is first read, and kept.
  *
  * @example
  * export const networkInfo = defineTool({
  *   name: 'network_info', title: 'Network info', summary: 'List configured networks',
- *   description: '…', input: z.strictObject({}), output: z.object({ … }),
+ *   description: '…', input: () => z.strictObject({}), output: () => z.object({ … }),
  *   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
  *   handler: async (_input, { services }) => …,
  * });
@@ -140,7 +144,21 @@ export type AnyTool = {
 export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(
   definition: ToolDefinition<Input, Output>,
 ): AnyTool {
-  // The handler is only ever called with `input.parse(...)`'s result (see src/mcp/server.ts),
+  const { input, output, ...rest } = definition;
+  let inputSchema: Input | undefined;
+  let outputSchema: Output | undefined;
+  // The handler is only ever called with `input.parse(...)`'s result (see src/tools/invoke.ts),
   // which is exactly `z.output<Input>`: the one place where the erased type is sound by construction.
-  return definition as unknown as AnyTool;
+  const tool = Object.defineProperties(rest, {
+    input: { enumerable: true, get: () => (inputSchema ??= (built.add(tool), input())) },
+    output: { enumerable: true, get: () => (outputSchema ??= (built.add(tool), output())) },
+  }) as unknown as AnyTool;
+  return tool;
+}
+
+const built = new WeakSet<AnyTool>();
+
+/** Whether a tool's schemas have been built (read) in this process: a call builds its own tool's only. */
+export function schemasBuilt(tool: AnyTool): boolean {
+  return built.has(tool);
 }

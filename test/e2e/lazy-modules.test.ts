@@ -3,8 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { schemasBuilt } from '../../src/tools/define.js';
+import { ALL_TOOLS } from '../../src/tools/index.js';
 import { INITS_MARKER } from '../helpers/bundle-inits.js';
-import { passphraseFileIn, tempHome } from '../helpers/io.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
 
 /**
@@ -16,10 +18,13 @@ const BUNDLE = join(ROOT, 'dist', 'wallet.cjs');
 const RUNNER = join(ROOT, 'build', 'test', 'helpers', 'bundle-inits.js');
 const EVM_LIBRARIES = /^node_modules\/(viem|ox|abitype)\//;
 const DASH_TX_LIBRARY = /^node_modules\/@scure\/btc-signer\//;
+// The chain backends (core-rpc, Insight, EVM JSON-RPC) and their response schemas: for calls that ask a node.
+const BACKENDS = /^dist\/domain\/net\//;
 const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
 const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
 const AJV =
   /^node_modules\/(@modelcontextprotocol\/(server|client)\/dist\/(ajvProvider|validators\/ajv)|ajv\/|ajv-formats\/)/;
+const ANVIL_ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const SDK_CLIENT = /^(node_modules\/@modelcontextprotocol\/client\/|dist\/mcp\/client\.js)/;
 
 describe('start-up: a command initialises only the modules it uses', () => {
@@ -60,12 +65,46 @@ describe('start-up: a command initialises only the modules it uses', () => {
   }
 
   it('sees the EVM library when an EVM tool runs (the probe works)', () => {
-    const modules = initialised(['evm-accounts-list', '--json']);
+    // A well-formed signature of nobody's: valid is false (exit 1), after viem recovered its signer.
+    const signature = `0x${'11'.repeat(64)}1b`;
+    const modules = initialised(
+      ['evm-message-verify', '--address', ANVIL_ACCOUNT, '--message', 'lazy', '--signature', signature, '--json'],
+      1,
+    );
     assert.ok(
       modules.some((path) => EVM_LIBRARIES.test(path)),
       'viem not seen: the probe misses modules',
     );
     assert.ok(modules.some((path) => path.startsWith('dist/mcp/server.js')));
+  });
+
+  it("zod's messages come in English, without its other translations", () => {
+    const args = ['core-address-validate', '--args-json', '{"address":"x","network":"foo"}'];
+    const modules = initialised(args, 2);
+    assert.ok(modules.includes('node_modules/zod/v4/locales/en.js'), 'English not seen: the probe misses modules');
+    assert.deepEqual(
+      modules.filter((path) => path.startsWith('node_modules/zod/v4/locales/') && !path.endsWith('/en.js')),
+      [],
+    );
+    const refused = spawnSync(process.execPath, [WALLET_BIN, ...args], {
+      env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /Invalid argument 'network': Invalid option: expected one of "mainnet"\|"testnet"\|"regtest"/,
+    );
+  });
+
+  it('listing EVM accounts initialises no viem (the addresses are stored)', () => {
+    const modules = initialised(['evm-accounts-list', '--json']);
+    assert.ok(modules.some((path) => path.startsWith('dist/domain/evm/accounts.js')));
+    assert.deepEqual(
+      modules.filter((path) => EVM_LIBRARIES.test(path)),
+      [],
+    );
   });
 
   it('initialises the x402 packages only for evm_x402_fetch', () => {
@@ -108,10 +147,10 @@ describe('start-up: a command initialises only the modules it uses', () => {
     ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
     ['network-info', '--json'],
   ]) {
-    it(`a Dash or meta call (${args[0]}) initialises neither viem nor @scure/btc-signer`, () => {
+    it(`a Dash or meta call (${args[0]}) initialises neither viem, @scure/btc-signer nor a chain backend`, () => {
       const modules = initialised(args);
       assert.deepEqual(
-        modules.filter((path) => EVM_LIBRARIES.test(path) || DASH_TX_LIBRARY.test(path)),
+        modules.filter((path) => EVM_LIBRARIES.test(path) || DASH_TX_LIBRARY.test(path) || BACKENDS.test(path)),
         [],
       );
     });
@@ -200,6 +239,21 @@ describe('start-up: a command initialises only the modules it uses', () => {
         args[0],
       );
     }
+  });
+
+  it("a call builds its own tool's zod schemas and no other tool's", async () => {
+    // In this process (the CLI run in-process): no test before this one has read a tool's schemas.
+    assert.deepEqual(ALL_TOOLS.filter(schemasBuilt), []);
+    const validated = await wallet(
+      ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
+      { home },
+    );
+    assert.equal(validated.code, 0, validated.stderr);
+    assert.equal((JSON.parse(validated.stdout) as { valid: boolean }).valid, true);
+    assert.deepEqual(
+      ALL_TOOLS.filter(schemasBuilt).map((tool) => tool.name),
+      ['core_address_validate'],
+    );
   });
 
   it('--help and --version initialise neither the MCP SDK nor the server', () => {

@@ -15,8 +15,8 @@ function sampleTool(overrides: Partial<Parameters<typeof defineTool>[0]> = {}) {
     title: 'Demo',
     summary: 'Gets a demo thing',
     description: 'Gets a demo thing.',
-    input: z.strictObject({ id: z.string().describe('The id.') }),
-    output: z.object({ id: z.string().describe('The id.') }),
+    input: () => z.strictObject({ id: z.string().describe('The id.') }),
+    output: () => z.object({ id: z.string().describe('The id.') }),
     annotations: HINTS,
     handler: async ({ id }) => ({ id }),
     ...overrides,
@@ -78,29 +78,29 @@ describe('definition checks name the tool and the problem', () => {
       { annotations: { ...HINTS, readOnlyHint: false }, consent: 'human' },
       /a tool that needs consent must declare audit/,
     ],
-    ['undescribed input', { input: z.strictObject({ id: z.string() }) }, /input field id has no description/],
+    ['undescribed input', { input: () => z.strictObject({ id: z.string() }) }, /input field id has no description/],
     [
       'undescribed nested input',
-      { input: z.strictObject({ to: z.object({ address: z.string() }).describe('Recipient.') }) },
+      { input: () => z.strictObject({ to: z.object({ address: z.string() }).describe('Recipient.') }) },
       /input field to\.address has no description/,
     ],
-    ['loose input', { input: z.object({ id: z.string().describe('The id.') }) }, /z\.strictObject/],
+    ['loose input', { input: () => z.object({ id: z.string().describe('The id.') }) }, /z\.strictObject/],
     [
       'secret not local-only',
-      { input: z.strictObject({ mnemonic: z.string().meta({ format: 'password' }).describe('Words.') }) },
+      { input: () => z.strictObject({ mnemonic: z.string().meta({ format: 'password' }).describe('Words.') }) },
       /mnemonic is secret, so the tool must be localOnly/,
     ],
     [
       'nullable secret not local-only',
-      { input: z.strictObject({ key: z.string().meta({ format: 'password' }).nullable().describe('Key.') }) },
+      { input: () => z.strictObject({ key: z.string().meta({ format: 'password' }).nullable().describe('Key.') }) },
       /key is secret, so the tool must be localOnly/,
     ],
     [
       'secret list not local-only',
-      { input: z.strictObject({ keys: z.array(z.string().meta({ writeOnly: true })).describe('Keys.') }) },
+      { input: () => z.strictObject({ keys: z.array(z.string().meta({ writeOnly: true })).describe('Keys.') }) },
       /keys is secret/,
     ],
-    ['undescribed output', { output: z.object({ id: z.string() }) }, /output field id has no description/],
+    ['undescribed output', { output: () => z.object({ id: z.string() }) }, /output field id has no description/],
     [
       'QR field not in the output',
       { receiveAddressField: 'address' },
@@ -109,41 +109,42 @@ describe('definition checks name the tool and the problem', () => {
     ['dry-run field that does not exist', { dryRunField: 'dry_run' }, /dryRunField dry_run is not an optional boolean/],
     [
       'dry-run field that is no boolean',
-      { dryRunField: 'id', input: z.strictObject({ id: z.string().optional().describe('An id.') }) },
+      { dryRunField: 'id', input: () => z.strictObject({ id: z.string().optional().describe('An id.') }) },
       /dryRunField id is not an optional boolean/,
     ],
     [
       'dry-run field that is required',
-      { dryRunField: 'plan', input: z.strictObject({ plan: z.boolean().describe('Plan only.') }) },
+      { dryRunField: 'plan', input: () => z.strictObject({ plan: z.boolean().describe('Plan only.') }) },
       /dryRunField plan is not an optional boolean/,
     ],
     [
       'amount field without a unit',
-      { output: z.object({ fee_dash: z.string().describe('The fee.') }) },
+      { output: () => z.object({ fee_dash: z.string().describe('The fee.') }) },
       /output field fee_dash looks like an amount but declares no unit/,
     ],
     [
       'nested amount field without a unit',
       {
-        input: z.strictObject({
-          to: z.array(z.strictObject({ amount: z.string().describe('How much.') })).describe('Payees.'),
-        }),
+        input: () =>
+          z.strictObject({
+            to: z.array(z.strictObject({ amount: z.string().describe('How much.') })).describe('Payees.'),
+          }),
       },
       /input field to\.amount looks like an amount but declares no unit/,
     ],
     [
       'unknown unit',
-      { output: z.object({ fee: z.string().meta({ 'x-unit': 'satoshi' }).describe('The fee.') }) },
+      { output: () => z.object({ fee: z.string().meta({ 'x-unit': 'satoshi' }).describe('The fee.') }) },
       /output field fee declares an unknown unit satoshi/,
     ],
     [
       'token unit naming an absent decimals field',
-      { output: z.object({ balance: tokenUnits('decimals').describe('Held.') }) },
+      { output: () => z.object({ balance: tokenUnits('decimals').describe('Held.') }) },
       /output field balance names decimals in its unit, which is not a field beside it/,
     ],
     [
       'coin twin of an absent field',
-      { output: z.object({ total_dash: coinsOf('total_duffs').describe('Total.') }) },
+      { output: () => z.object({ total_dash: coinsOf('total_duffs').describe('Total.') }) },
       /output field total_dash names total_duffs in its unit/,
     ],
     [
@@ -151,8 +152,8 @@ describe('definition checks name the tool and the problem', () => {
       {
         dryRunField: 'dry_run',
         feeField: { field: 'cost' },
-        input: z.strictObject({ dry_run: z.boolean().optional().describe('Plan only.') }),
-        output: z.object({ cost: z.string().describe('What it costs.') }),
+        input: () => z.strictObject({ dry_run: z.boolean().optional().describe('Plan only.') }),
+        output: () => z.object({ cost: z.string().describe('What it costs.') }),
       },
       /feeField cost is not an output field declaring duffs or wei/,
     ],
@@ -163,13 +164,13 @@ describe('definition checks name the tool and the problem', () => {
     ],
     [
       'check field that is optional',
-      { checkField: 'ok', output: z.object({ ok: z.boolean().optional().describe('Passed.') }) },
+      { checkField: 'ok', output: () => z.object({ ok: z.boolean().optional().describe('Passed.') }) },
       /checkField ok is not a required boolean output field/,
     ],
     ['outcome on a tool that is not audited', { outcome: 'sent' }, /outcome sent is for the audit line/],
     [
       'fee field without a dry run',
-      { feeField: { field: 'fee' }, output: z.object({ fee: WeiAmount.describe('The fee.') }) },
+      { feeField: { field: 'fee' }, output: () => z.object({ fee: WeiAmount.describe('The fee.') }) },
       /feeField needs a dryRunField/,
     ],
   ];
@@ -214,7 +215,7 @@ describe('served tools', () => {
   const secret = sampleTool({
     name: 'demo_secret_export',
     localOnly: true,
-    input: z.strictObject({ mnemonic: z.string().meta({ format: 'password' }).describe('Words.') }),
+    input: () => z.strictObject({ mnemonic: z.string().meta({ format: 'password' }).describe('Words.') }),
   });
   const names = (options: { localOnly: boolean; readOnly: boolean }) =>
     servedTools(options, [reader, writer, secret])

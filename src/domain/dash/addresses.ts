@@ -1,6 +1,5 @@
 import type { CoreNetwork } from '../config/networks.js';
 import type { WalletEntry } from '../keystore/keystore.js';
-import { checkBackendNetwork } from '../net/backends.js';
 import type { CoreChainBackend, ProgressReporter, WatchedAddress } from '../net/chain-backend.js';
 import { addressProblem, addressScript, decodeAddress, type AddressType } from './address.js';
 import { AccountWatcher, accountPath, addressPath, CHAIN_INDEX, type AddressChain } from './hd.js';
@@ -152,6 +151,8 @@ export async function discoverAddresses(
   backend: CoreChainBackend,
   options: { progress?: ProgressReporter | undefined; signal?: AbortSignal | undefined } = {},
 ): Promise<DiscoveryResult> {
+  // The backends' module (with core-rpc's and Insight's) loads only for a scan, not for every address.
+  const { checkBackendNetwork } = await import('../net/backends.js');
   await checkBackendNetwork(backend, entry.network);
   const watcher = watcherOf(entry);
   const next = { receive: 0, change: 0 };

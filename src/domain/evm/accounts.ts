@@ -1,6 +1,5 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { bytesToHex, type Hex } from 'viem';
-import { privateKeyToAddress } from 'viem/accounts';
+import type { Hex } from 'viem';
 import { WalletError } from '../errors.js';
 import { sealImportedKey, type ImportedKeyEntry } from '../keystore/imported-keys.js';
 import { shownName } from '../keystore/keystore-format.js';
@@ -8,9 +7,11 @@ import type { WalletEntry } from '../keystore/keystore.js';
 import type { WalletServices } from '../services.js';
 import { keystorePassphraseToSeal, openWallet, unlockMaster } from '../dash/wallets.js';
 import { looksLikeEvmAddress, parseEvmAddress, type EvmAddress } from './address.js';
-import { evmAccountPath, evmAddressAt, evmChainXpub } from './hd.js';
-import { decryptKeystoreV3, encryptKeystoreV3 } from './keystore-v3.js';
+import { evmAccountPath, evmAddressAt, evmAddressOfPrivateKey, evmChainXpub } from './hd.js';
 import { withAccountKey } from './keys.js';
+
+// Keystore v3 files (import, export) use viem: loaded only then, so listing accounts needs no viem.
+const keystoreV3 = () => import('./keystore-v3.js');
 
 /** An EVM account of the keystore: derived from a wallet's seed, or an imported key. */
 export type EvmAccount = {
@@ -98,7 +99,7 @@ export type ImportRequest = {
 export async function importAccount(services: WalletServices, request: ImportRequest): Promise<EvmAccount> {
   const privateKey = await importedPrivateKey(request);
   try {
-    const address = privateKeyToAddress(bytesToHex(privateKey));
+    const address = evmAddressOfPrivateKey(privateKey);
     const key = await sealImportedKey({
       address,
       alias: request.alias,
@@ -126,6 +127,7 @@ async function importedPrivateKey(request: ImportRequest): Promise<Uint8Array> {
   } catch {
     throw new WalletError('INVALID_PARAM', 'keystore_json is not valid JSON.');
   }
+  const { decryptKeystoreV3 } = await keystoreV3();
   return (await decryptKeystoreV3(json, request.keystorePassword)).privateKey;
 }
 
@@ -202,6 +204,7 @@ export async function exportAccount(
   return withAccountKey(services, account, async (privateKey) => {
     if (request.format === 'private_key') return { account, privateKey, keystoreJson: null };
     const password = request.keystorePassword ?? (await services.passphrase('unlock'));
+    const { encryptKeystoreV3 } = await keystoreV3();
     const keystore = await encryptKeystoreV3(Buffer.from(privateKey.slice(2), 'hex'), password);
     return { account, privateKey: null, keystoreJson: JSON.stringify(keystore) };
   });

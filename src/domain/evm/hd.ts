@@ -1,8 +1,8 @@
 import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { publicKeyToAddress } from 'viem/accounts';
-import { bytesToHex } from 'viem';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import { publicChild } from '../dash/public-derivation.js';
+import { checksumEvmAddress, type EvmAddress } from './address.js';
 
 /** SLIP-44 coin type of Ether: accounts live at m/44'/60'/0'/0/i, as MetaMask and Ledger Live derive them. */
 const ETH_COIN_TYPE = 60;
@@ -30,10 +30,28 @@ export function evmChainXpub(master: HDKey): string {
 }
 
 /** The checksummed address of account `index` under a chain xpub. */
-export function evmAddressAt(chainXpub: string, index: number): `0x${string}` {
+export function evmAddressAt(chainXpub: string, index: number): EvmAddress {
   const key = publicChild(HDKey.fromExtendedKey(chainXpub), index).publicKey;
   if (!key) throw new Error('the EVM chain key has no public key');
-  return publicKeyToAddress(bytesToHex(secp256k1.Point.fromBytes(key).toBytes(false)));
+  return addressOfPublicKey(secp256k1.Point.fromBytes(key).toBytes(false));
+}
+
+/**
+ * The checksummed address of a private key. viem's `privateKeyToAddress` does the same, but
+ * importing viem initialises all of it (docs/PERFORMANCE.md): listing accounts needs none of it.
+ */
+export function evmAddressOfPrivateKey(privateKey: Uint8Array): EvmAddress {
+  return addressOfPublicKey(secp256k1.getPublicKey(privateKey, false));
+}
+
+/** The last 20 bytes of the keccak-256 of an uncompressed public key (without its 0x04 prefix), EIP-55. */
+function addressOfPublicKey(uncompressed: Uint8Array): EvmAddress {
+  return checksumEvmAddress(`0x${Buffer.from(keccak_256(uncompressed.subarray(1)).subarray(12)).toString('hex')}`);
+}
+
+/** A private key as the hex viem's signers take. */
+export function privateKeyHex(privateKey: Uint8Array): `0x${string}` {
+  return `0x${Buffer.from(privateKey).toString('hex')}`;
 }
 
 /** The private key of account `index`; the caller must wipe it when done. */

@@ -1,11 +1,10 @@
-import { bytesToHex, type Hex } from 'viem';
-import { privateKeyToAddress } from 'viem/accounts';
+import type { Hex } from 'viem';
 import { WalletError } from '../errors.js';
 import { RESTORE } from '../keystore/keystore-format.js';
 import type { WalletServices } from '../services.js';
 import { unlockMaster } from '../dash/wallets.js';
 import type { EvmAccount } from './accounts.js';
-import { evmChainXpub, evmPrivateKeyAt } from './hd.js';
+import { evmAddressOfPrivateKey, evmChainXpub, evmPrivateKeyAt, privateKeyHex } from './hd.js';
 
 /**
  * Runs `use` with the account's private key (hex), after checking that the key really is the
@@ -18,14 +17,14 @@ export async function withAccountKey<T>(
 ): Promise<T> {
   const privateKey = await unlockKey(services, account);
   try {
-    if (privateKeyToAddress(bytesToHex(privateKey)) !== account.address) {
+    if (evmAddressOfPrivateKey(privateKey) !== account.address) {
       throw new WalletError(
         'KEYSTORE_DAMAGED',
         `The key unlocked for ${account.address} is another account's; its keystore file was altered.`,
         RESTORE,
       );
     }
-    return await use(bytesToHex(privateKey));
+    return await use(privateKeyHex(privateKey));
   } finally {
     privateKey.fill(0);
   }

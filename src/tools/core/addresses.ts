@@ -23,12 +23,13 @@ export const coreAddressCreate = defineTool({
     '',
     'Example: wallet core-address-create --wallet-id main --network testnet',
   ].join('\n'),
-  input: z.strictObject({ wallet_id: WalletId, network: OptionalCoreNetwork }),
-  output: z.object({
-    ...AddressRow,
-    wallet_id: z.string().describe("The wallet's fingerprint."),
-    network: z.string().describe('The Dash network of the address.'),
-  }),
+  input: () => z.strictObject({ wallet_id: WalletId, network: OptionalCoreNetwork }),
+  output: () =>
+    z.object({
+      ...AddressRow,
+      wallet_id: z.string().describe("The wallet's fingerprint."),
+      network: z.string().describe('The Dash network of the address.'),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ wallet_id, network }, { services }) => {
     const created = await createAddress(services, wallet_id, network);
@@ -52,18 +53,20 @@ export const coreAddressesList = defineTool({
     '',
     'Example: wallet core-addresses-list --wallet-id main --chain receive',
   ].join('\n'),
-  input: z.strictObject({
-    wallet_id: WalletId,
-    network: OptionalCoreNetwork,
-    chain: z.enum(['receive', 'change']).optional().describe('Only this chain; both when omitted.'),
-  }),
-  output: z.object({
-    wallet_id: z.string().describe("The wallet's fingerprint."),
-    network: z.string().describe("The wallet's network."),
-    addresses: z
-      .array(z.object({ ...AddressRow, chain: z.enum(['receive', 'change']).describe('receive or change.') }))
-      .describe('Receive addresses first, each chain by index.'),
-  }),
+  input: () =>
+    z.strictObject({
+      wallet_id: WalletId,
+      network: OptionalCoreNetwork,
+      chain: z.enum(['receive', 'change']).optional().describe('Only this chain; both when omitted.'),
+    }),
+  output: () =>
+    z.object({
+      wallet_id: z.string().describe("The wallet's fingerprint."),
+      network: z.string().describe("The wallet's network."),
+      addresses: z
+        .array(z.object({ ...AddressRow, chain: z.enum(['receive', 'change']).describe('receive or change.') }))
+        .describe('Receive addresses first, each chain by index.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ wallet_id, network, chain }, { services }) => {
     const entry = await openWallet(services, wallet_id, network);
@@ -88,23 +91,28 @@ export const coreAddressValidate = defineTool({
     '',
     'Example: wallet core-address-validate --address yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt',
   ].join('\n'),
-  input: z.strictObject({
-    address: CoreAddress,
-    network: z
-      .enum(['mainnet', 'testnet', 'regtest'])
-      .optional()
-      .describe('Also check the network. The address must be for this one.'),
-  }),
-  output: z.object({
-    valid: z.boolean().describe('Whether it is a valid Dash address (for network, when given).'),
-    network: z
-      .enum(['mainnet', 'testnet'])
-      .nullable()
-      .describe('mainnet, or testnet for the testnet/regtest prefixes; null when not an address.'),
-    networks: z.array(z.string()).describe('Every Dash network the address is valid on.'),
-    type: z.enum(['p2pkh', 'p2sh']).nullable().describe('Pay to public key hash or to script hash; null when invalid.'),
-    problem: z.string().nullable().describe('Why it is invalid; null when valid.'),
-  }),
+  input: () =>
+    z.strictObject({
+      address: CoreAddress,
+      network: z
+        .enum(['mainnet', 'testnet', 'regtest'])
+        .optional()
+        .describe('Also check the network. The address must be for this one.'),
+    }),
+  output: () =>
+    z.object({
+      valid: z.boolean().describe('Whether it is a valid Dash address (for network, when given).'),
+      network: z
+        .enum(['mainnet', 'testnet'])
+        .nullable()
+        .describe('mainnet, or testnet for the testnet/regtest prefixes; null when not an address.'),
+      networks: z.array(z.string()).describe('Every Dash network the address is valid on.'),
+      type: z
+        .enum(['p2pkh', 'p2sh'])
+        .nullable()
+        .describe('Pay to public key hash or to script hash; null when invalid.'),
+      problem: z.string().nullable().describe('Why it is invalid; null when valid.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ address, network }) => {
     const check = validateAddress(address, network);
@@ -130,17 +138,18 @@ export const coreAddressesDiscover = defineTool({
     '',
     'Example: wallet core-addresses-discover --wallet-id old',
   ].join('\n'),
-  input: z.strictObject({ wallet_id: WalletId, network: OptionalCoreNetwork }),
-  output: z.object({
-    wallet_id: z.string().describe("The wallet's fingerprint."),
-    network: z.string().describe("The wallet's network."),
-    receive_addresses: z.int().describe('Receive addresses handed out after discovery.'),
-    change_addresses: z.int().describe('Change addresses used after discovery.'),
-    scanned: z.int().describe('How many addresses were checked.'),
-    history: z
-      .enum(['history', 'unspent-only'])
-      .describe('history: any past use counts; unspent-only: only addresses holding coins were seen.'),
-  }),
+  input: () => z.strictObject({ wallet_id: WalletId, network: OptionalCoreNetwork }),
+  output: () =>
+    z.object({
+      wallet_id: z.string().describe("The wallet's fingerprint."),
+      network: z.string().describe("The wallet's network."),
+      receive_addresses: z.int().describe('Receive addresses handed out after discovery.'),
+      change_addresses: z.int().describe('Change addresses used after discovery.'),
+      scanned: z.int().describe('How many addresses were checked.'),
+      history: z
+        .enum(['history', 'unspent-only'])
+        .describe('history: any past use counts; unspent-only: only addresses holding coins were seen.'),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, progress, signal }) => {
     const entry = await openWallet(services, wallet_id, network);

@@ -23,35 +23,37 @@ export const coreBalancesGet = defineTool({
     'Example: wallet core-balances-get --wallet-id main',
     'Example: wallet core-balances-get --address XoJA8qE3N2Y3jMLEtZ3vcN42qseZ8LvFf5',
   ].join('\n'),
-  input: z.strictObject({
-    wallet_id: WalletId,
-    address: describedWithBrief(
-      CoreAddress.optional(),
-      "Any Dash address of the network: its own balance instead of a wallet's. Not with wallet_id.",
-      // Its name and the summary say it all: every byte of the lean list is paid by every agent.
-      '',
-    ),
-    network: OptionalCoreNetwork,
-  }),
-  output: z.object({
-    wallet_id: z.string().nullable().describe("The wallet's fingerprint; null for an address's balance."),
-    network: z.string().describe('The network asked.'),
-    confirmed_duffs: DuffsAmount.describe('Confirmed balance in duffs.'),
-    unconfirmed_duffs: DuffsAmount.describe('Net unconfirmed (mempool) change in duffs; may be negative.'),
-    total_duffs: DuffsAmount.describe('Confirmed plus unconfirmed, in duffs.'),
-    total_dash: coinsOf('total_duffs').describe('The total in DASH, exact, for display.'),
-    backend: z.string().describe('The backend kind asked (core-rpc or insight).'),
-    addresses: z
-      .array(
-        z.object({
-          address: z.string().describe('The address.'),
-          path: z.string().nullable().describe('Its derivation path; null for an address asked by itself.'),
-          confirmed_duffs: DuffsAmount.describe('Its confirmed balance.'),
-          unconfirmed_duffs: DuffsAmount.describe('Its unconfirmed change.'),
-        }),
-      )
-      .describe("A wallet's addresses with a non-zero balance, or the address asked."),
-  }),
+  input: () =>
+    z.strictObject({
+      wallet_id: WalletId,
+      address: describedWithBrief(
+        CoreAddress.optional(),
+        "Any Dash address of the network: its own balance instead of a wallet's. Not with wallet_id.",
+        // Its name and the summary say it all: every byte of the lean list is paid by every agent.
+        '',
+      ),
+      network: OptionalCoreNetwork,
+    }),
+  output: () =>
+    z.object({
+      wallet_id: z.string().nullable().describe("The wallet's fingerprint; null for an address's balance."),
+      network: z.string().describe('The network asked.'),
+      confirmed_duffs: DuffsAmount.describe('Confirmed balance in duffs.'),
+      unconfirmed_duffs: DuffsAmount.describe('Net unconfirmed (mempool) change in duffs; may be negative.'),
+      total_duffs: DuffsAmount.describe('Confirmed plus unconfirmed, in duffs.'),
+      total_dash: coinsOf('total_duffs').describe('The total in DASH, exact, for display.'),
+      backend: z.string().describe('The backend kind asked (core-rpc or insight).'),
+      addresses: z
+        .array(
+          z.object({
+            address: z.string().describe('The address.'),
+            path: z.string().nullable().describe('Its derivation path; null for an address asked by itself.'),
+            confirmed_duffs: DuffsAmount.describe('Its confirmed balance.'),
+            unconfirmed_duffs: DuffsAmount.describe('Its unconfirmed change.'),
+          }),
+        )
+        .describe("A wallet's addresses with a non-zero balance, or the address asked."),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, address, network }, { services, signal }) => {
     const { addressBalance, walletBalances } = await import('../../domain/dash/balances.js');
@@ -113,27 +115,28 @@ export const coreUtxosList = defineTool({
     '',
     'Example: wallet core-utxos-list --wallet-id main --json',
   ].join('\n'),
-  input: z.strictObject({ wallet_id: WalletId, network: OptionalCoreNetwork }),
-  output: z.object({
-    wallet_id: z.string().describe("The wallet's fingerprint."),
-    network: z.string().describe("The wallet's network."),
-    tip_height: z.int().describe("The backend's chain height."),
-    total_duffs: DuffsAmount.describe('Sum of all listed outputs.'),
-    spendable_duffs: DuffsAmount.describe('Sum of the outputs spendable now.'),
-    utxos: z
-      .array(
-        z.object({
-          txid: z.string().describe('Transaction id.'),
-          vout: z.int().describe('Output index.'),
-          address: z.string().describe('The wallet address it pays.'),
-          path: z.string().describe("That address's derivation path."),
-          amount_duffs: DuffsAmount.describe('Value in duffs.'),
-          height: z.int().nullable().describe('Block height; null while in the mempool.'),
-          spendable: z.boolean().describe('False for coinbase outputs younger than 100 blocks.'),
-        }),
-      )
-      .describe('The unspent outputs.'),
-  }),
+  input: () => z.strictObject({ wallet_id: WalletId, network: OptionalCoreNetwork }),
+  output: () =>
+    z.object({
+      wallet_id: z.string().describe("The wallet's fingerprint."),
+      network: z.string().describe("The wallet's network."),
+      tip_height: z.int().describe("The backend's chain height."),
+      total_duffs: DuffsAmount.describe('Sum of all listed outputs.'),
+      spendable_duffs: DuffsAmount.describe('Sum of the outputs spendable now.'),
+      utxos: z
+        .array(
+          z.object({
+            txid: z.string().describe('Transaction id.'),
+            vout: z.int().describe('Output index.'),
+            address: z.string().describe('The wallet address it pays.'),
+            path: z.string().describe("That address's derivation path."),
+            amount_duffs: DuffsAmount.describe('Value in duffs.'),
+            height: z.int().nullable().describe('Block height; null while in the mempool.'),
+            spendable: z.boolean().describe('False for coinbase outputs younger than 100 blocks.'),
+          }),
+        )
+        .describe('The unspent outputs.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, signal }) => {
     const { walletUtxos } = await import('../../domain/dash/balances.js');

@@ -22,35 +22,37 @@ export const coreTxsList = defineTool({
     '',
     'Example: wallet core-txs-list --wallet-id main --limit 10 --page 2',
   ].join('\n'),
-  input: z.strictObject({
-    wallet_id: WalletId,
-    network: OptionalCoreNetwork,
-    limit: z.int().min(1).max(50).optional().describe(`Per page. At most 50; ${DEFAULT_LIMIT} when omitted.`),
-    page: z.int().min(1).optional().describe('Page, from 1 (newest). 1 when omitted.'),
-  }),
-  output: z.object({
-    wallet_id: z.string().describe("The wallet's fingerprint."),
-    network: z.string().describe("The wallet's network."),
-    backend: z.string().describe('The backend kind asked (core-rpc or insight).'),
-    total: z.int().describe("How many transactions the wallet's addresses have in all."),
-    page: z.int().describe('This page, from 1.'),
-    limit: z.int().describe('Transactions per page.'),
-    txs: z
-      .array(
-        z.object({
-          txid: z.string().describe('Transaction id.'),
-          time: z.int().nullable().describe('Block time (mempool: first seen), Unix seconds; null if unknown.'),
-          height: z.int().nullable().describe('Block height; null while in the mempool.'),
-          confirmations: z.int().describe('Confirmations; 0 while in the mempool.'),
-          direction: z
-            .enum(['incoming', 'outgoing'])
-            .describe('outgoing when it spent wallet coins (the wallet sent it), else incoming.'),
-          amount_duffs: Duffs.describe('What it changed in the balance, in duffs, without sign (see direction).'),
-          fee_duffs: Duffs.nullable().describe('The fee the wallet paid, in duffs; null when unknown or not ours.'),
-        }),
-      )
-      .describe('The transactions, newest first.'),
-  }),
+  input: () =>
+    z.strictObject({
+      wallet_id: WalletId,
+      network: OptionalCoreNetwork,
+      limit: z.int().min(1).max(50).optional().describe(`Per page. At most 50; ${DEFAULT_LIMIT} when omitted.`),
+      page: z.int().min(1).optional().describe('Page, from 1 (newest). 1 when omitted.'),
+    }),
+  output: () =>
+    z.object({
+      wallet_id: z.string().describe("The wallet's fingerprint."),
+      network: z.string().describe("The wallet's network."),
+      backend: z.string().describe('The backend kind asked (core-rpc or insight).'),
+      total: z.int().describe("How many transactions the wallet's addresses have in all."),
+      page: z.int().describe('This page, from 1.'),
+      limit: z.int().describe('Transactions per page.'),
+      txs: z
+        .array(
+          z.object({
+            txid: z.string().describe('Transaction id.'),
+            time: z.int().nullable().describe('Block time (mempool: first seen), Unix seconds; null if unknown.'),
+            height: z.int().nullable().describe('Block height; null while in the mempool.'),
+            confirmations: z.int().describe('Confirmations; 0 while in the mempool.'),
+            direction: z
+              .enum(['incoming', 'outgoing'])
+              .describe('outgoing when it spent wallet coins (the wallet sent it), else incoming.'),
+            amount_duffs: Duffs.describe('What it changed in the balance, in duffs, without sign (see direction).'),
+            fee_duffs: Duffs.nullable().describe('The fee the wallet paid, in duffs; null when unknown or not ours.'),
+          }),
+        )
+        .describe('The transactions, newest first.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network, limit, page }, { services, signal }) => {
     const { walletHistory } = await history();

@@ -17,17 +17,19 @@ export const coreMessageSign = defineTool({
     '',
     'Example: wallet core-message-sign --wallet-id main --address yRd4… --message "I own this"',
   ].join('\n'),
-  input: z.strictObject({
-    wallet_id: WalletId,
-    network: OptionalCoreNetwork,
-    address: CoreAddress.describe('The wallet address whose key signs. core-addresses-list lists them.'),
-    message: Message,
-  }),
-  output: z.object({
-    address: z.string().describe('The signing address.'),
-    message: z.string().describe('The message signed.'),
-    signature: z.string().describe('The signature, Base64 (65 bytes).'),
-  }),
+  input: () =>
+    z.strictObject({
+      wallet_id: WalletId,
+      network: OptionalCoreNetwork,
+      address: CoreAddress.describe('The wallet address whose key signs. core-addresses-list lists them.'),
+      message: Message,
+    }),
+  output: () =>
+    z.object({
+      address: z.string().describe('The signing address.'),
+      message: z.string().describe('The message signed.'),
+      signature: z.string().describe('The signature, Base64 (65 bytes).'),
+    }),
   // Uses the private key: never read-only, so `wallet serve --read-only` stays watch-only.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   // A signature speaks for the owner (a login, a proof of funds): in serve, a human says yes first.
@@ -53,12 +55,13 @@ export const coreMessageVerify = defineTool({
     '',
     'Example: wallet core-message-verify --address yRd4… --message "I own this" --signature H…=',
   ].join('\n'),
-  input: z.strictObject({
-    address: CoreAddress.describe('The claimed signer. A P2PKH address.'),
-    message: Message,
-    signature: z.string().min(1).max(200).describe('The signature, Base64.'),
-  }),
-  output: z.object({ valid: z.boolean().describe('Whether the address signed exactly this message.') }),
+  input: () =>
+    z.strictObject({
+      address: CoreAddress.describe('The claimed signer. A P2PKH address.'),
+      message: Message,
+      signature: z.string().min(1).max(200).describe('The signature, Base64.'),
+    }),
+  output: () => z.object({ valid: z.boolean().describe('Whether the address signed exactly this message.') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ address, message, signature }) => ({ valid: verifyMessage(message, address.trim(), signature) }),
 });

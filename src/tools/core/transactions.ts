@@ -59,20 +59,22 @@ export const coreTxCreate = defineTool({
     '',
     'Example: wallet core-tx-create --wallet-id main --network testnet --outputs \'{"address":"yRd4…","amount_duffs":"150000"}\'',
   ].join('\n'),
-  input: z.strictObject({
-    wallet_id: WalletId,
-    network: RequiredCoreNetwork,
-    outputs: z.array(Payment).min(1).max(100).describe('The payments. Each an address and amount_duffs.'),
-    fee_rate_duffs_per_kb: FeeRate,
-  }),
-  output: z.object({
-    psbt: z.string().describe('The unsigned transaction, Base64 PSBT.'),
-    fee_duffs: DuffsAmount.describe('The fee in duffs.'),
-    size_bytes: z.int().describe('The estimated signed size in bytes.'),
-    inputs: z.array(InputRow).describe('The coins spent.'),
-    outputs: z.array(OutputRow).describe('The outputs, change last.'),
-    change_address: z.string().nullable().describe('The change address; null when there is no change.'),
-  }),
+  input: () =>
+    z.strictObject({
+      wallet_id: WalletId,
+      network: RequiredCoreNetwork,
+      outputs: z.array(Payment).min(1).max(100).describe('The payments. Each an address and amount_duffs.'),
+      fee_rate_duffs_per_kb: FeeRate,
+    }),
+  output: () =>
+    z.object({
+      psbt: z.string().describe('The unsigned transaction, Base64 PSBT.'),
+      fee_duffs: DuffsAmount.describe('The fee in duffs.'),
+      size_bytes: z.int().describe('The estimated signed size in bytes.'),
+      inputs: z.array(InputRow).describe('The coins spent.'),
+      outputs: z.array(OutputRow).describe('The outputs, change last.'),
+      change_address: z.string().nullable().describe('The change address; null when there is no change.'),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: async ({ wallet_id, network, outputs, fee_rate_duffs_per_kb }, { services, signal }) => {
     const { createTransaction } = await import('../../domain/dash/plan.js');
@@ -104,20 +106,22 @@ export const coreTxSign = defineTool({
     '',
     'Example: wallet core-tx-sign --wallet-id main --network testnet --psbt cHNidP8B…',
   ].join('\n'),
-  input: z.strictObject({
-    wallet_id: WalletId,
-    network: RequiredCoreNetwork,
-    psbt: z.string().min(1).max(1_000_000).describe('The unsigned PSBT, Base64.'),
-    max_fee_duffs: MaxFee.describe(
-      `A fee cap in duffs. Refuse to sign if the fee is above it; ${DEFAULT_MAX_FEE_DUFFS} (0.01 DASH) when omitted.`,
-    ),
-  }),
-  output: z.object({
-    hex: z.string().describe('The signed transaction, hex.'),
-    txid: z.string().describe('Its transaction id.'),
-    fee_duffs: DuffsAmount.describe('The fee, its input amounts checked against the chain.'),
-    size_bytes: z.int().describe('The signed size in bytes.'),
-  }),
+  input: () =>
+    z.strictObject({
+      wallet_id: WalletId,
+      network: RequiredCoreNetwork,
+      psbt: z.string().min(1).max(1_000_000).describe('The unsigned PSBT, Base64.'),
+      max_fee_duffs: MaxFee.describe(
+        `A fee cap in duffs. Refuse to sign if the fee is above it; ${DEFAULT_MAX_FEE_DUFFS} (0.01 DASH) when omitted.`,
+      ),
+    }),
+  output: () =>
+    z.object({
+      hex: z.string().describe('The signed transaction, hex.'),
+      txid: z.string().describe('Its transaction id.'),
+      fee_duffs: DuffsAmount.describe('The fee, its input amounts checked against the chain.'),
+      size_bytes: z.int().describe('The signed size in bytes.'),
+    }),
   // A signed transaction can be broadcast by anyone, through any node: signing it is spending.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
@@ -179,20 +183,22 @@ export const coreTxSend = defineTool({
     '',
     'Example: wallet core-tx-send --network testnet --hex 0300000001…',
   ].join('\n'),
-  input: z.strictObject({
-    network: RequiredCoreNetwork,
-    hex: z.string().min(20).max(2_000_000).describe("The signed transaction, hex. core-tx-sign's hex."),
-    max_fee_duffs: MaxFee,
-  }),
-  output: z.object({
-    txid: z.string().describe('The transaction id the backend accepted.'),
-    fee_duffs: DuffsAmount.describe("The fee, from the backend's view of the coins spent."),
-    size_bytes: z.int().describe('The size in bytes.'),
-    amount_duffs: DuffsAmount.describe(
-      "What it pays to addresses outside this keystore's wallets of that network, in duffs.",
-    ),
-    recipients: z.array(z.string()).describe('Those addresses.'),
-  }),
+  input: () =>
+    z.strictObject({
+      network: RequiredCoreNetwork,
+      hex: z.string().min(20).max(2_000_000).describe("The signed transaction, hex. core-tx-sign's hex."),
+      max_fee_duffs: MaxFee,
+    }),
+  output: () =>
+    z.object({
+      txid: z.string().describe('The transaction id the backend accepted.'),
+      fee_duffs: DuffsAmount.describe("The fee, from the backend's view of the coins spent."),
+      size_bytes: z.int().describe('The size in bytes.'),
+      amount_duffs: DuffsAmount.describe(
+        "What it pays to addresses outside this keystore's wallets of that network, in duffs.",
+      ),
+      recipients: z.array(z.string()).describe('Those addresses.'),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
   handler: async ({ network, hex, max_fee_duffs }, { services, signal, authority }) => {
@@ -239,25 +245,27 @@ export const coreFundsSend = defineTool({
     '',
     'Example: wallet core-funds-send --wallet-id main --network testnet --address yRd4… --amount-duffs 150000 --dry-run',
   ].join('\n'),
-  input: z.strictObject({
-    wallet_id: WalletId,
-    network: RequiredCoreNetwork,
-    address: CoreAddress.describe('The address to pay.'),
-    amount_duffs: Duffs.describe('The amount to pay, in duffs. 1 DASH = 100000000 duffs.'),
-    fee_rate_duffs_per_kb: FeeRate,
-    max_fee_duffs: MaxFee,
-    dry_run: z.boolean().default(false).describe('Only plan: show fee, coins and outputs; sign and send nothing.'),
-  }),
-  output: z.object({
-    sent: z.boolean().describe('True when broadcast; false for a dry run.'),
-    txid: z.string().nullable().describe('The transaction id; null for a dry run.'),
-    hex: z.string().nullable().describe('The signed transaction, hex; null for a dry run (nothing is signed).'),
-    fee_duffs: DuffsAmount.describe('The fee in duffs.'),
-    size_bytes: z.int().describe('The estimated signed size in bytes.'),
-    inputs: z.array(InputRow).describe('The coins spent.'),
-    outputs: z.array(OutputRow).describe('The outputs, change last.'),
-    change_address: z.string().nullable().describe('The change address; null when there is no change.'),
-  }),
+  input: () =>
+    z.strictObject({
+      wallet_id: WalletId,
+      network: RequiredCoreNetwork,
+      address: CoreAddress.describe('The address to pay.'),
+      amount_duffs: Duffs.describe('The amount to pay, in duffs. 1 DASH = 100000000 duffs.'),
+      fee_rate_duffs_per_kb: FeeRate,
+      max_fee_duffs: MaxFee,
+      dry_run: z.boolean().default(false).describe('Only plan: show fee, coins and outputs; sign and send nothing.'),
+    }),
+  output: () =>
+    z.object({
+      sent: z.boolean().describe('True when broadcast; false for a dry run.'),
+      txid: z.string().nullable().describe('The transaction id; null for a dry run.'),
+      hex: z.string().nullable().describe('The signed transaction, hex; null for a dry run (nothing is signed).'),
+      fee_duffs: DuffsAmount.describe('The fee in duffs.'),
+      size_bytes: z.int().describe('The estimated signed size in bytes.'),
+      inputs: z.array(InputRow).describe('The coins spent.'),
+      outputs: z.array(OutputRow).describe('The outputs, change last.'),
+      change_address: z.string().nullable().describe('The change address; null when there is no change.'),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
   handler: async (input, { services, signal, authority }) => {

@@ -52,13 +52,14 @@ export const coreWalletsList = defineTool({
     '',
     'Example: wallet core-wallets-list',
   ].join('\n'),
-  input: z.strictObject({}),
-  output: z.object({
-    wallets: z
-      .array(z.object({ ...WalletFields, created_at: z.string().describe('When the wallet was added (ISO 8601).') }))
-      .describe('The wallets, by alias.'),
-    unreadable_files: z.array(z.string()).describe('Keystore files that are damaged or of an unknown format.'),
-  }),
+  input: () => z.strictObject({}),
+  output: () =>
+    z.object({
+      wallets: z
+        .array(z.object({ ...WalletFields, created_at: z.string().describe('When the wallet was added (ISO 8601).') }))
+        .describe('The wallets, by alias.'),
+      unreadable_files: z.array(z.string()).describe('Keystore files that are damaged or of an unknown format.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, { services }) => {
     const { wallets, unreadable } = await listWallets(services);
@@ -83,20 +84,22 @@ export const coreWalletCreate = defineTool({
     '',
     'Example: wallet core-wallet-create --alias main --network testnet',
   ].join('\n'),
-  input: z.strictObject({
-    alias: Alias,
-    network: OptionalCoreNetwork.describe(
-      'The Dash network of the wallet; the configured default (testnet) when omitted.',
-    ),
-    words: z
-      .union([z.literal(12), z.literal(24)])
-      .default(12)
-      .describe('Mnemonic length in words. 12 (128 bits) or 24 (256 bits).'),
-  }),
-  output: z.object({
-    ...WalletFields,
-    backup: z.string().describe('How to back up the mnemonic, which this result never contains.'),
-  }),
+  input: () =>
+    z.strictObject({
+      alias: Alias,
+      network: OptionalCoreNetwork.describe(
+        'The Dash network of the wallet; the configured default (testnet) when omitted.',
+      ),
+      words: z
+        .union([z.literal(12), z.literal(24)])
+        .default(12)
+        .describe('Mnemonic length in words. 12 (128 bits) or 24 (256 bits).'),
+    }),
+  output: () =>
+    z.object({
+      ...WalletFields,
+      backup: z.string().describe('How to back up the mnemonic, which this result never contains.'),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ alias, network, words }, { services }) => {
     const entry = await createWallet(services, { alias, network: await defaultNetwork(network, services), words });
@@ -123,21 +126,23 @@ export const coreWalletImport = defineTool({
     '',
     'Example: wallet core-wallet-import --alias old --network testnet --mnemonic-file ./words.txt --passphrase-file ./pw',
   ].join('\n'),
-  input: z.strictObject({
-    alias: Alias,
-    network: OptionalCoreNetwork.describe('The Dash network of the wallet; the configured default when omitted.'),
-    mnemonic: secretString('The BIP39 mnemonic: 12 or 24 English words separated by spaces.'),
-    mnemonic_passphrase: secretString('The optional BIP39 passphrase ("25th word"); empty when omitted.').optional(),
-    discover: z
-      .boolean()
-      .default(true)
-      .describe('Scan the chain for used addresses after importing (needs the backend).'),
-  }),
-  output: z.object({
-    ...WalletFields,
-    discovery: z.enum(['done', 'skipped', 'failed']).describe('Whether address discovery ran and finished.'),
-    discovery_error: z.string().nullable().describe('Why discovery failed; null otherwise.'),
-  }),
+  input: () =>
+    z.strictObject({
+      alias: Alias,
+      network: OptionalCoreNetwork.describe('The Dash network of the wallet; the configured default when omitted.'),
+      mnemonic: secretString('The BIP39 mnemonic: 12 or 24 English words separated by spaces.'),
+      mnemonic_passphrase: secretString('The optional BIP39 passphrase ("25th word"); empty when omitted.').optional(),
+      discover: z
+        .boolean()
+        .default(true)
+        .describe('Scan the chain for used addresses after importing (needs the backend).'),
+    }),
+  output: () =>
+    z.object({
+      ...WalletFields,
+      discovery: z.enum(['done', 'skipped', 'failed']).describe('Whether address discovery ran and finished.'),
+      discovery_error: z.string().nullable().describe('Why discovery failed; null otherwise.'),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   localOnly: true,
   handler: async ({ alias, network, mnemonic, mnemonic_passphrase, discover }, { services, progress, signal }) => {
@@ -172,14 +177,15 @@ export const coreWalletExport = defineTool({
     '',
     'Example: wallet core-wallet-export --wallet-id main',
   ].join('\n'),
-  input: z.strictObject({ wallet_id: WalletId }),
-  output: z.object({
-    wallet_id: z.string().describe("The wallet's fingerprint."),
-    alias: z.string().describe("The wallet's alias."),
-    network: z.string().describe("The wallet's Dash network."),
-    mnemonic: z.string().describe('SECRET: the BIP39 mnemonic.'),
-    mnemonic_passphrase: z.string().describe('SECRET: the BIP39 passphrase; empty when none.'),
-  }),
+  input: () => z.strictObject({ wallet_id: WalletId }),
+  output: () =>
+    z.object({
+      wallet_id: z.string().describe("The wallet's fingerprint."),
+      alias: z.string().describe("The wallet's alias."),
+      network: z.string().describe("The wallet's Dash network."),
+      mnemonic: z.string().describe('SECRET: the BIP39 mnemonic.'),
+      mnemonic_passphrase: z.string().describe('SECRET: the BIP39 passphrase; empty when none.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   localOnly: true,
   handler: async ({ wallet_id }, { services }) => {
@@ -205,21 +211,23 @@ export const coreWalletDelete = defineTool({
     '',
     'Example: wallet core-wallet-delete --wallet-id old --network testnet --confirm-fingerprint 73c5da0a',
   ].join('\n'),
-  input: z.strictObject({
-    wallet_id: WalletId,
-    network: RequiredCoreNetwork,
-    confirm_fingerprint: z
-      .string()
-      .min(1)
-      .max(16)
-      .describe("The wallet's fingerprint, to confirm. Type out its 8 hex digits."),
-  }),
-  output: z.object({
-    deleted: z.boolean().describe('True: the wallet is gone.'),
-    wallet_id: z.string().describe('The fingerprint of the deleted wallet.'),
-    alias: z.string().describe('The alias it had.'),
-    network: z.string().describe('Its network.'),
-  }),
+  input: () =>
+    z.strictObject({
+      wallet_id: WalletId,
+      network: RequiredCoreNetwork,
+      confirm_fingerprint: z
+        .string()
+        .min(1)
+        .max(16)
+        .describe("The wallet's fingerprint, to confirm. Type out its 8 hex digits."),
+    }),
+  output: () =>
+    z.object({
+      deleted: z.boolean().describe('True: the wallet is gone.'),
+      wallet_id: z.string().describe('The fingerprint of the deleted wallet.'),
+      alias: z.string().describe('The alias it had.'),
+      network: z.string().describe('Its network.'),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   // Irreversible, and its confirmation is readable by any caller of core_wallets_list: never autonomous.
   consent: 'human',
@@ -253,16 +261,18 @@ export const coreWalletPassphraseChange = defineTool({
     '',
     'Example: wallet core-wallet-passphrase-change --passphrase-file ./old --new-passphrase-file ./new',
   ].join('\n'),
-  input: z.strictObject({
-    new_passphrase: secretString('The new keystore passphrase, 8 characters or more.'),
-    wallet_id: WalletId.describe(
-      'Only this wallet: one sealed with a passphrase of its own, brought to the keystore passphrase.',
-    ),
-  }),
-  output: z.object({
-    wallets: z.array(z.string()).describe('The aliases of the wallets re-encrypted.'),
-    imported_keys: z.int().describe('How many imported EVM keys were re-encrypted.'),
-  }),
+  input: () =>
+    z.strictObject({
+      new_passphrase: secretString('The new keystore passphrase, 8 characters or more.'),
+      wallet_id: WalletId.describe(
+        'Only this wallet: one sealed with a passphrase of its own, brought to the keystore passphrase.',
+      ),
+    }),
+  output: () =>
+    z.object({
+      wallets: z.array(z.string()).describe('The aliases of the wallets re-encrypted.'),
+      imported_keys: z.int().describe('How many imported EVM keys were re-encrypted.'),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   localOnly: true,
   handler: async ({ new_passphrase, wallet_id }, { services }) => {

@@ -41,13 +41,15 @@ export const evmAccountsList = defineTool({
     '',
     'Example: wallet evm-accounts-list --wallet-id main',
   ].join('\n'),
-  input: z.strictObject({
-    wallet_id: WalletId.optional().describe("Only this wallet's derived accounts. Its alias or fingerprint."),
-  }),
-  output: z.object({
-    accounts: z.array(z.object(AccountFields)).describe('Derived accounts by wallet and index, then imported keys.'),
-    unreadable_files: z.array(z.string()).describe('Keystore files that are damaged or of an unknown format.'),
-  }),
+  input: () =>
+    z.strictObject({
+      wallet_id: WalletId.optional().describe("Only this wallet's derived accounts. Its alias or fingerprint."),
+    }),
+  output: () =>
+    z.object({
+      accounts: z.array(z.object(AccountFields)).describe('Derived accounts by wallet and index, then imported keys.'),
+      unreadable_files: z.array(z.string()).describe('Keystore files that are damaged or of an unknown format.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ wallet_id }, { services }) => {
     const { listAccounts } = await evmAccounts();
@@ -69,14 +71,15 @@ export const evmAccountCreate = defineTool({
     '',
     'Example: wallet evm-account-create --wallet-id main --alias savings',
   ].join('\n'),
-  input: z.strictObject({ wallet_id: WalletId, alias: AccountAlias }),
-  output: z.object({
-    address: AccountFields.address,
-    path: z.string().describe("Its BIP44 path, m/44'/60'/0'/0/i."),
-    index: z.int().describe('Its index i.'),
-    wallet_id: z.string().describe("The wallet's fingerprint."),
-    alias: AccountFields.alias,
-  }),
+  input: () => z.strictObject({ wallet_id: WalletId, alias: AccountAlias }),
+  output: () =>
+    z.object({
+      address: AccountFields.address,
+      path: z.string().describe("Its BIP44 path, m/44'/60'/0'/0/i."),
+      index: z.int().describe('Its index i.'),
+      wallet_id: z.string().describe("The wallet's fingerprint."),
+      alias: AccountFields.alias,
+    }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ wallet_id, alias }, { services }) => {
     const { createAccount } = await evmAccounts();
@@ -104,17 +107,21 @@ export const evmAccountImport = defineTool({
     '',
     'Example: wallet evm-account-import --keystore-json-file ./UTC--2024-01-01T00-00-00Z--f39fd6e5.json --keystore-password-stdin --alias old',
   ].join('\n'),
-  input: z.strictObject({
-    private_key: secretString('The private key, 32 bytes in hex (0x optional). Give this or keystore_json.').optional(),
-    keystore_json: secretString('A keystore v3 JSON document, as geth or MetaMask export it.').optional(),
-    keystore_password: secretString('The password keystore_json was saved with.').optional(),
-    alias: AccountAlias,
-  }),
-  output: z.object({
-    address: AccountFields.address,
-    alias: AccountFields.alias,
-    source: AccountFields.source,
-  }),
+  input: () =>
+    z.strictObject({
+      private_key: secretString(
+        'The private key, 32 bytes in hex (0x optional). Give this or keystore_json.',
+      ).optional(),
+      keystore_json: secretString('A keystore v3 JSON document, as geth or MetaMask export it.').optional(),
+      keystore_password: secretString('The password keystore_json was saved with.').optional(),
+      alias: AccountAlias,
+    }),
+  output: () =>
+    z.object({
+      address: AccountFields.address,
+      alias: AccountFields.alias,
+      source: AccountFields.source,
+    }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   localOnly: true,
   handler: async ({ private_key, keystore_json, keystore_password, alias }, { services }) => {
@@ -141,22 +148,27 @@ export const evmAccountExport = defineTool({
     '',
     'Example: wallet evm-account-export --address savings --keystore-password-stdin',
   ].join('\n'),
-  input: z.strictObject({
-    address: AccountRef,
-    key_format: z
-      .enum(['keystore_v3', 'private_key'])
-      .default('keystore_v3')
-      .describe('keystore_v3 (encrypted JSON, the default) or private_key (raw hex).'),
-    keystore_password: secretString(
-      'The password for the keystore v3 JSON; the keystore passphrase when omitted.',
-    ).optional(),
-  }),
-  output: z.object({
-    address: AccountFields.address,
-    key_format: z.enum(['keystore_v3', 'private_key']).describe('What was exported.'),
-    private_key: z.string().nullable().describe('The private key in hex (key_format private_key), else null.'),
-    keystore_json: z.string().nullable().describe('The keystore v3 JSON document (key_format keystore_v3), else null.'),
-  }),
+  input: () =>
+    z.strictObject({
+      address: AccountRef,
+      key_format: z
+        .enum(['keystore_v3', 'private_key'])
+        .default('keystore_v3')
+        .describe('keystore_v3 (encrypted JSON, the default) or private_key (raw hex).'),
+      keystore_password: secretString(
+        'The password for the keystore v3 JSON; the keystore passphrase when omitted.',
+      ).optional(),
+    }),
+  output: () =>
+    z.object({
+      address: AccountFields.address,
+      key_format: z.enum(['keystore_v3', 'private_key']).describe('What was exported.'),
+      private_key: z.string().nullable().describe('The private key in hex (key_format private_key), else null.'),
+      keystore_json: z
+        .string()
+        .nullable()
+        .describe('The keystore v3 JSON document (key_format keystore_v3), else null.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   localOnly: true,
   handler: async ({ address, key_format, keystore_password }, { services }) => {

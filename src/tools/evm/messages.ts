@@ -19,15 +19,17 @@ export const evmMessageSign = defineTool({
     '',
     'Example: wallet evm-message-sign --address savings --message "I own this"',
   ].join('\n'),
-  input: z.strictObject({
-    address: EvmAccount.describe('The signing account. A keystore address or alias.'),
-    message: Message,
-  }),
-  output: z.object({
-    address: z.string().describe('The signing address.'),
-    message: z.string().describe('The message signed.'),
-    signature: z.string().describe('The signature, 65 bytes hex (r, s, v).'),
-  }),
+  input: () =>
+    z.strictObject({
+      address: EvmAccount.describe('The signing account. A keystore address or alias.'),
+      message: Message,
+    }),
+  output: () =>
+    z.object({
+      address: z.string().describe('The signing address.'),
+      message: z.string().describe('The message signed.'),
+      signature: z.string().describe('The signature, 65 bytes hex (r, s, v).'),
+    }),
   // Uses the private key: never read-only, so `wallet serve --read-only` stays watch-only.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   // A signature speaks for the owner (a login, a proof of funds): in serve, a human says yes first.
@@ -52,12 +54,13 @@ export const evmMessageVerify = defineTool({
     '',
     'Example: wallet evm-message-verify --address 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 --message "I own this" --signature <0x… from evm-message-sign>',
   ].join('\n'),
-  input: z.strictObject({
-    address: EvmAddressOrAlias.describe("The claimed signer. An address, or a keystore account's alias."),
-    message: Message,
-    signature: Signature,
-  }),
-  output: z.object({ valid: z.boolean().describe('Whether the address signed exactly this message.') }),
+  input: () =>
+    z.strictObject({
+      address: EvmAddressOrAlias.describe("The claimed signer. An address, or a keystore account's alias."),
+      message: Message,
+      signature: Signature,
+    }),
+  output: () => z.object({ valid: z.boolean().describe('Whether the address signed exactly this message.') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ address, message, signature }, { services }) => ({
     valid: await (await messages()).verifyMessage(services, { address, message, signature }),
@@ -92,16 +95,18 @@ export const evmTypedDataSign = defineTool({
     '',
     'Example: wallet evm-typed-data-sign --address savings --network sepolia --typed-data "$(cat permit.json)"',
   ].join('\n'),
-  input: z.strictObject({
-    address: EvmAccount.describe('The signing account. A keystore address or alias.'),
-    network: RequiredEvmNetwork,
-    typed_data: TypedData,
-  }),
-  output: z.object({
-    address: z.string().describe('The signing address.'),
-    signature: z.string().describe('The signature, 65 bytes hex (r, s, v).'),
-    hash: z.string().describe('The EIP-712 hash signed.'),
-  }),
+  input: () =>
+    z.strictObject({
+      address: EvmAccount.describe('The signing account. A keystore address or alias.'),
+      network: RequiredEvmNetwork,
+      typed_data: TypedData,
+    }),
+  output: () =>
+    z.object({
+      address: z.string().describe('The signing address.'),
+      signature: z.string().describe('The signature, 65 bytes hex (r, s, v).'),
+      hash: z.string().describe('The EIP-712 hash signed.'),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   consent: 'policy',
   handler: async ({ address, network, typed_data }, { services, authority }) =>

@@ -135,18 +135,20 @@ export const evmTxCreate = defineTool({
     '',
     'Example: wallet evm-tx-create --address savings --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --value-wei 1000000000000000 --network sepolia',
   ].join('\n'),
-  input: z.strictObject({
-    address: EvmAddressOrAlias.describe('The sender. Any address, or the alias of a keystore account.'),
-    to: EvmAddressOrAlias.optional().describe(
-      "The recipient or contract called; omit to deploy a contract. An address, or a keystore account's alias.",
-    ),
-    value_wei: Wei.default('0').describe('Value in wei (digits); 0 when omitted.'),
-    data: HexData.optional(),
-    network: RequiredEvmNetwork,
-    gas_limit: Digits.optional().describe("A gas limit, in digits. Instead of the node's estimate."),
-    nonce: z.int().min(0).optional().describe('Overrides the next nonce. To replace a pending transaction.'),
-  }),
-  output: z.object({ ...PlanFields, unsigned_tx: z.string().describe('The unsigned transaction, serialized (hex).') }),
+  input: () =>
+    z.strictObject({
+      address: EvmAddressOrAlias.describe('The sender. Any address, or the alias of a keystore account.'),
+      to: EvmAddressOrAlias.optional().describe(
+        "The recipient or contract called; omit to deploy a contract. An address, or a keystore account's alias.",
+      ),
+      value_wei: Wei.default('0').describe('Value in wei (digits); 0 when omitted.'),
+      data: HexData.optional(),
+      network: RequiredEvmNetwork,
+      gas_limit: Digits.optional().describe("A gas limit, in digits. Instead of the node's estimate."),
+      nonce: z.int().min(0).optional().describe('Overrides the next nonce. To replace a pending transaction.'),
+    }),
+  output: () =>
+    z.object({ ...PlanFields, unsigned_tx: z.string().describe('The unsigned transaction, serialized (hex).') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async (input, { services, signal }) => {
     const { createTransaction } = await import('../../domain/evm/plan.js');
@@ -182,17 +184,19 @@ export const evmTxSign = defineTool({
     '',
     'Example: wallet evm-tx-sign --address savings --unsigned-tx <unsigned_tx from evm-tx-create> --network sepolia',
   ].join('\n'),
-  input: z.strictObject({
-    address: From.describe('The signing account. A keystore address or alias.'),
-    unsigned_tx: HexData.describe('Unsigned transaction, hex. evm-tx-create gives it, serialized.'),
-    network: RequiredEvmNetwork,
-    max_fee_wei: MaxFee,
-  }),
-  output: z.object({
-    signed_tx: z.string().describe('The signed transaction, serialized hex: what evm-tx-send broadcasts.'),
-    hash: z.string().describe('Its hash, known before it is sent.'),
-    ...SignedFields,
-  }),
+  input: () =>
+    z.strictObject({
+      address: From.describe('The signing account. A keystore address or alias.'),
+      unsigned_tx: HexData.describe('Unsigned transaction, hex. evm-tx-create gives it, serialized.'),
+      network: RequiredEvmNetwork,
+      max_fee_wei: MaxFee,
+    }),
+  output: () =>
+    z.object({
+      signed_tx: z.string().describe('The signed transaction, serialized hex: what evm-tx-send broadcasts.'),
+      hash: z.string().describe('Its hash, known before it is sent.'),
+      ...SignedFields,
+    }),
   // A signed transaction can be broadcast by anyone, through any node: signing it is spending.
   // Deterministic (RFC 6979), so idempotent.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -251,14 +255,15 @@ export const evmTxSend = defineTool({
     '',
     'Example: wallet evm-tx-send --signed-tx <signed_tx from evm-tx-sign> --network sepolia --wait',
   ].join('\n'),
-  input: z.strictObject({
-    signed_tx: HexData.describe('Signed transaction, hex. evm-tx-sign gives it, serialized.'),
-    network: RequiredEvmNetwork,
-    wait: Wait,
-    wait_seconds: WaitSeconds,
-    max_fee_wei: MaxFee,
-  }),
-  output: z.object({ ...StatusFields, ...SignedFields, network: z.string().describe('The EVM network.') }),
+  input: () =>
+    z.strictObject({
+      signed_tx: HexData.describe('Signed transaction, hex. evm-tx-sign gives it, serialized.'),
+      network: RequiredEvmNetwork,
+      wait: Wait,
+      wait_seconds: WaitSeconds,
+      max_fee_wei: MaxFee,
+    }),
+  output: () => z.object({ ...StatusFields, ...SignedFields, network: z.string().describe('The EVM network.') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
   handler: async (
@@ -292,20 +297,21 @@ export const evmTxGet = defineTool({
     '',
     'Example: wallet evm-tx-get --hash <hash from evm-tx-send> --network sepolia',
   ].join('\n'),
-  input: z.strictObject({ hash: TxHash, network: OptionalEvmNetwork }),
-  output: z.object({
-    ...StatusFields,
-    status: z
-      .enum(['not_found', 'pending', 'success', 'reverted'])
-      .describe('not_found, pending, success or reverted.'),
-    network: z.string().describe('The EVM network asked.'),
-    from: z.string().nullable().describe('The sender; null when not found.'),
-    to: z.string().nullable().describe('The recipient; null for a deployment or when not found.'),
-    value_wei: WeiAmount.nullable().describe('The value, in wei; null when not found.'),
-    nonce: z.int().nullable().describe("The sender's nonce; null when not found."),
-    data: z.string().nullable().describe('The calldata; null when not found.'),
-    confirmations: z.int().nullable().describe('Blocks since it was mined, counting its own; 0 while pending.'),
-  }),
+  input: () => z.strictObject({ hash: TxHash, network: OptionalEvmNetwork }),
+  output: () =>
+    z.object({
+      ...StatusFields,
+      status: z
+        .enum(['not_found', 'pending', 'success', 'reverted'])
+        .describe('not_found, pending, success or reverted.'),
+      network: z.string().describe('The EVM network asked.'),
+      from: z.string().nullable().describe('The sender; null when not found.'),
+      to: z.string().nullable().describe('The recipient; null for a deployment or when not found.'),
+      value_wei: WeiAmount.nullable().describe('The value, in wei; null when not found.'),
+      nonce: z.int().nullable().describe("The sender's nonce; null when not found."),
+      data: z.string().nullable().describe('The calldata; null when not found.'),
+      confirmations: z.int().nullable().describe('Blocks since it was mined, counting its own; 0 while pending.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ hash, network }, { services, signal }) => {
     const { getTransaction } = await import('../../domain/evm/status.js');
@@ -357,21 +363,23 @@ export const evmFundsSend = defineTool({
     '',
     'Example: wallet evm-funds-send --address savings --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --value-wei 1000000000000000 --network sepolia --wait',
   ].join('\n'),
-  input: z.strictObject({
-    address: From,
-    to: EvmAddressOrAlias.describe("Recipient or contract called. An address, or a keystore account's alias."),
-    value_wei: Wei.describe('Value in wei (digits).'),
-    data: HexData.optional(),
-    network: RequiredEvmNetwork,
-    dry_run: z.boolean().default(false).describe('Plan only. Show nonce, gas and fee; sign and send nothing.'),
-    wait: Wait,
-    wait_seconds: WaitSeconds,
-    max_fee_wei: MaxFee,
-  }),
-  output: z.object({
-    ...PlanFields,
-    ...PaymentFields,
-  }),
+  input: () =>
+    z.strictObject({
+      address: From,
+      to: EvmAddressOrAlias.describe("Recipient or contract called. An address, or a keystore account's alias."),
+      value_wei: Wei.describe('Value in wei (digits).'),
+      data: HexData.optional(),
+      network: RequiredEvmNetwork,
+      dry_run: z.boolean().default(false).describe('Plan only. Show nonce, gas and fee; sign and send nothing.'),
+      wait: Wait,
+      wait_seconds: WaitSeconds,
+      max_fee_wei: MaxFee,
+    }),
+  output: () =>
+    z.object({
+      ...PlanFields,
+      ...PaymentFields,
+    }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
   handler: async (input, { services, signal, progress, authority }) => {

@@ -18,24 +18,25 @@ export const getToolDefinition = defineTool({
     '`wallet --get-tool-definition` (honouring --read-only and --profile), and other dialects with',
     '`--format openai|anthropic`.',
   ].join('\n'),
-  input: z.strictObject({}),
-  output: z.object({
-    tool: z
-      .object({
-        name: z.string().describe('The server name.'),
-        description: z.string().describe('What the server is for.'),
-        functions: z
-          .array(
-            z.object({
-              name: z.string().describe('The tool name.'),
-              description: z.string().describe('The description of the tool, as tools/list gives it.'),
-              parameters: JsonSchemaObject.describe('The JSON Schema of the tool input, as tools/list gives it.'),
-            }),
-          )
-          .describe('One function per tool.'),
-      })
-      .describe('The server and its functions.'),
-  }),
+  input: () => z.strictObject({}),
+  output: () =>
+    z.object({
+      tool: z
+        .object({
+          name: z.string().describe('The server name.'),
+          description: z.string().describe('What the server is for.'),
+          functions: z
+            .array(
+              z.object({
+                name: z.string().describe('The tool name.'),
+                description: z.string().describe('The description of the tool, as tools/list gives it.'),
+                parameters: JsonSchemaObject.describe('The JSON Schema of the tool input, as tools/list gives it.'),
+              }),
+            )
+            .describe('One function per tool.'),
+        })
+        .describe('The server and its functions.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, { catalogue }) => {
     const { name, description } = packageInfo();

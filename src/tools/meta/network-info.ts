@@ -24,30 +24,32 @@ export const networkInfo = defineTool({
     '',
     'Example: wallet network-info --chain evm',
   ].join('\n'),
-  input: z.strictObject({
-    chain: Chain.optional().describe('Only this chain: core or evm. All chains when omitted.'),
-  }),
-  output: z.object({
-    default_core_network: z.string().describe('The Dash Core network read-only tools use when none is given.'),
-    default_evm_network: z.string().describe('The EVM network read-only tools use when none is given.'),
-    networks: z
-      .array(
-        z.object({
-          chain: z.string().describe('core or evm.'),
-          network: z.string().describe('The network name, as tools take it in `network`.'),
-          default: z.boolean().describe('Whether this is the chain default.'),
-          backend: z.string().describe('core-rpc, insight or evm-rpc.'),
-          chain_id: z.int().nullable().describe('The EVM chain id; null for Dash Core.'),
-          endpoint: z.string().nullable().describe('The endpoint URL, credentials redacted; null when none is set.'),
-          endpoint_source: z
-            .enum(['flag', 'env', 'config', 'default', 'public'])
-            .nullable()
-            .describe('Where the endpoint came from; public: a public service built in; null: none set.'),
-          env_var: z.string().describe('The environment variable that overrides the endpoint.'),
-        }),
-      )
-      .describe('One row per network.'),
-  }),
+  input: () =>
+    z.strictObject({
+      chain: Chain.optional().describe('Only this chain: core or evm. All chains when omitted.'),
+    }),
+  output: () =>
+    z.object({
+      default_core_network: z.string().describe('The Dash Core network read-only tools use when none is given.'),
+      default_evm_network: z.string().describe('The EVM network read-only tools use when none is given.'),
+      networks: z
+        .array(
+          z.object({
+            chain: z.string().describe('core or evm.'),
+            network: z.string().describe('The network name, as tools take it in `network`.'),
+            default: z.boolean().describe('Whether this is the chain default.'),
+            backend: z.string().describe('core-rpc, insight or evm-rpc.'),
+            chain_id: z.int().nullable().describe('The EVM chain id; null for Dash Core.'),
+            endpoint: z.string().nullable().describe('The endpoint URL, credentials redacted; null when none is set.'),
+            endpoint_source: z
+              .enum(['flag', 'env', 'config', 'default', 'public'])
+              .nullable()
+              .describe('Where the endpoint came from; public: a public service built in; null: none set.'),
+            env_var: z.string().describe('The environment variable that overrides the endpoint.'),
+          }),
+        )
+        .describe('One row per network.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ chain }, { services }) => {
     const settings = await services.networks();

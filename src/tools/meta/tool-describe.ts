@@ -38,29 +38,30 @@ export const toolDescribe = defineTool({
     'Examples: wallet tool-describe --name network_info',
     '          wallet tool-describe',
   ].join('\n'),
-  input: z.strictObject({ name: ToolName.optional() }),
-  output: z.object({
-    tools: z
-      .array(
-        z.object({
-          ...Described,
-          command: z.string().describe('The wallet CLI command that runs this tool.'),
-          actions: z
-            .array(
-              z
-                .object({
-                  action: z.string().describe('The value of the action argument.'),
-                  tool: z.string().describe('The full-profile tool the action runs.'),
-                  ...Described,
-                })
-                .omit({ name: true, title: true }),
-            )
-            .optional()
-            .describe('Compact profile: the actions of the tool.'),
-        }),
-      )
-      .describe('The tool asked for, or every tool of this server.'),
-  }),
+  input: () => z.strictObject({ name: ToolName.optional() }),
+  output: () =>
+    z.object({
+      tools: z
+        .array(
+          z.object({
+            ...Described,
+            command: z.string().describe('The wallet CLI command that runs this tool.'),
+            actions: z
+              .array(
+                z
+                  .object({
+                    action: z.string().describe('The value of the action argument.'),
+                    tool: z.string().describe('The full-profile tool the action runs.'),
+                    ...Described,
+                  })
+                  .omit({ name: true, title: true }),
+              )
+              .optional()
+              .describe('Compact profile: the actions of the tool.'),
+          }),
+        )
+        .describe('The tool asked for, or every tool of this server.'),
+    }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ name }, { catalogue }) => {
     const tools = catalogue.list();
