@@ -24,7 +24,7 @@ import {
 import { closestNames } from './suggest.js';
 import { resolveTarget } from './target.js';
 import { rejectRepeatedFlags, rejectUnknownFlags, rejectUnknownGlobalFlags } from './unknown-flags.js';
-import { EXIT, UsageError } from './usage-error.js';
+import { BusyError, EXIT, UsageError } from './usage-error.js';
 
 // Start-up is part of every command, so what only some commands need (the MCP SDK and the
 // server, `serve`, `servers`, completion scripts, the spinner) is imported where it is used.
@@ -275,6 +275,10 @@ function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
   if (error instanceof UsageError) {
     say(error.message, error.hint);
     return EXIT.usage;
+  }
+  if (error instanceof BusyError) {
+    say(error.message, error.hint);
+    return EXIT.busy;
   }
   if (error instanceof ConnectionError) {
     say(

@@ -1,4 +1,4 @@
-export { UsageError } from '../shared/usage-error.js';
+export { BusyError, UsageError } from '../shared/usage-error.js';
 
 /** Exit codes: a documented contract (docs/CLI.md). */
 export const EXIT = {

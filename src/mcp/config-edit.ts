@@ -8,7 +8,8 @@ import {
 } from '../domain/config/config-edit.js';
 import { WalletError } from '../domain/errors.js';
 import { Keystore } from '../domain/keystore/keystore.js';
-import { UsageError } from '../shared/usage-error.js';
+import { withNamedLock } from '../domain/keystore/lock.js';
+import { BusyError, UsageError } from '../shared/usage-error.js';
 
 export type { ConfigEntry };
 
@@ -48,10 +49,21 @@ export class OwnerConfig {
   }
 }
 
+/**
+ * Runs a read-modify-write of servers.json holding its lock (`<dataDir>/locks/servers-json`), so
+ * two `wallet servers add` at once both land: the second reads the first one's file.
+ */
+export function withServersFileLock<T>(dataDir: string, task: () => Promise<T>): Promise<T> {
+  return explained(() => withNamedLock(dataDir, 'servers-json', task));
+}
+
 async function explained<T>(task: () => Promise<T>): Promise<T> {
   try {
     return await task();
   } catch (error) {
+    if (error instanceof WalletError && error.code === 'BUSY') {
+      throw new BusyError(`${error.code}: ${error.message}`, error.hint);
+    }
     if (error instanceof WalletError) throw new UsageError(`${error.code}: ${error.message}`, error.hint);
     throw error;
   }

@@ -12,3 +12,17 @@ export class UsageError extends Error {
     super(message);
   }
 }
+
+/**
+ * Another process held a lock of the data directory (config.json, servers.json) past the wait,
+ * caught in a CLI verb of its own: the CLI's exit 5, as a tool's `BUSY` is. Run it again in a moment.
+ */
+export class BusyError extends Error {
+  override name = 'BusyError';
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}

@@ -10,6 +10,7 @@ import { runServers } from '../../src/cli/servers/command.js';
 import { splitCommandLine } from '../../src/cli/servers/command-line.js';
 import { loadServers, resolveNamedServer, saveServers, type NamedServers } from '../../src/cli/servers/config.js';
 import { EXIT, UsageError } from '../../src/cli/usage-error.js';
+import { withNamedLock } from '../../src/domain/keystore/lock.js';
 import { resolveDataDir } from '../../src/shared/data-dir.js';
 import { ROOT } from '../helpers/paths.js';
 
@@ -320,6 +321,27 @@ describe('wallet servers add and remove', () => {
     assert.equal(removed.code, 0);
     assert.equal(removed.stdout, "Removed 'github'.\n");
     assert.deepEqual(Object.keys(savedServers(layout)), ['linear']);
+  });
+
+  it('changes servers.json under its lock: a change made meanwhile by another process is kept', async () => {
+    const layout = emptyLayout();
+    await servers(layout, ['add', 'first', '--url', 'https://a.example.com/mcp']);
+    let settled = false;
+    let adding: Promise<Result> | undefined;
+    // Another process's read-modify-write, holding the lock: it reads the file, then writes later.
+    await withNamedLock(layout.data, 'servers-json', async () => {
+      const snapshot = await loadServers(layout.data);
+      adding = servers(layout, ['add', 'second', '--url', 'https://b.example.com/mcp']).finally(() => {
+        settled = true;
+      });
+      // Without the lock the add is done in a few ms (in-process) and the write below loses it.
+      await Promise.race([adding, new Promise((resolve) => setTimeout(resolve, 1000))]);
+      assert.equal(settled, false, 'the add waits for the lock');
+      await saveServers(layout.data, { ...snapshot, held: { url: 'https://c.example.com/mcp' } });
+    });
+    const added = await adding;
+    assert.equal(added?.code, 0, added?.stderr);
+    assert.deepEqual(Object.keys(await loadServers(layout.data)).sort(), ['first', 'held', 'second']);
   });
 
   it('refuses a saved name unless --overwrite, and warns when a token was typed inline', async () => {

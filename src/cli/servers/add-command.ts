@@ -3,11 +3,10 @@ import { EXIT, UsageError } from '../usage-error.js';
 import { splitCommandLine } from './command-line.js';
 import {
   isHttpEntry,
-  loadServers,
-  saveServers,
   serversFilePath,
   SERVER_NAME,
   SERVER_NAME_RULE,
+  updateServers,
   urlProblem,
   type ServerEntry,
 } from './config.js';
@@ -28,15 +27,16 @@ export async function addServer({ words, parsed, io, dataDir, json }: ServersRun
   noMoreWords(extra, 'servers add <name>');
   checkName(name);
   const entry = entryFromFlags(parsed);
-  const servers = await loadServers(dataDir);
-  const replaced = Object.hasOwn(servers, name);
-  if (replaced && parsed['overwrite'] !== true) {
-    throw new UsageError(
-      `A server named '${name}' is already saved.`,
-      'Add --overwrite to replace it, or pick another name.',
-    );
-  }
-  await saveServers(dataDir, { ...servers, [name]: entry });
+  const replaced = await updateServers(dataDir, (servers) => {
+    const saved = Object.hasOwn(servers, name);
+    if (saved && parsed['overwrite'] !== true) {
+      throw new UsageError(
+        `A server named '${name}' is already saved.`,
+        'Add --overwrite to replace it, or pick another name.',
+      );
+    }
+    return { servers: { ...servers, [name]: entry }, result: saved };
+  });
   for (const note of inlineSecretNotes(entry)) io.stderr.write(`note: ${note}\n`);
   const summary = summarizeServer(name, entry);
   if (json)

@@ -7,7 +7,7 @@ import { rejectUnknownFlags } from '../unknown-flags.js';
 import { EXIT, UsageError } from '../usage-error.js';
 import { addServer } from './add-command.js';
 import { AGENTS, type AgentConfigContext } from './agent-configs.js';
-import { loadServers, saveServers, serversFilePath, unknownServer } from './config.js';
+import { loadServers, serversFilePath, unknownServer, updateServers } from './config.js';
 import { summarizeServer, summaryRow } from './describe.js';
 import { SERVERS_HELP } from './help.js';
 import { importServers } from './import-command.js';
@@ -182,10 +182,11 @@ async function removeServer({ words, io, dataDir, json }: ServersRun): Promise<n
   if (name === undefined)
     throw new UsageError('servers remove needs the name of a server.', "See 'wallet servers list'.");
   noMoreWords(extra, 'servers remove <name>');
-  const servers = await loadServers(dataDir);
-  if (!Object.hasOwn(servers, name)) throw unknownServer(servers, name);
-  const { [name]: _removed, ...rest } = servers;
-  await saveServers(dataDir, rest);
+  await updateServers(dataDir, (servers) => {
+    if (!Object.hasOwn(servers, name)) throw unknownServer(servers, name);
+    const { [name]: _removed, ...rest } = servers;
+    return { servers: rest, result: undefined };
+  });
   if (json) io.stdout.write(JSON.stringify({ removed: name, file: serversFilePath(dataDir) }, null, 2) + '\n');
   else io.stdout.write(`Removed '${name}'.\n`);
   return EXIT.ok;

@@ -125,6 +125,23 @@ export function urlProblem(url: string): string | undefined {
 }
 
 /**
+ * Changes servers.json: reads it and writes what `change` returns (nothing when it returns
+ * undefined) holding the file's lock, so two processes that change it at once both land. Returns
+ * what `change` decided, with the servers as written.
+ */
+export async function updateServers<T>(
+  dataDir: string,
+  change: (servers: NamedServers) => { servers: NamedServers | undefined; result: T },
+): Promise<T> {
+  const { withServersFileLock } = await import('../../mcp/config-edit.js');
+  return withServersFileLock(dataDir, async () => {
+    const { servers, result } = change(await loadServers(dataDir));
+    if (servers !== undefined) await saveServers(dataDir, servers);
+    return result;
+  });
+}
+
+/**
  * Writes the named servers to `<dataDir>/servers.json`: owner-only (0600) in an owner-only folder
  * (0700), atomically, since env values and headers may hold tokens.
  */

@@ -9,7 +9,7 @@ import {
   type AgentConfigContext,
   type ImportCandidate,
 } from './agent-configs.js';
-import { loadServers, saveServers, serversFilePath } from './config.js';
+import { serversFilePath, updateServers } from './config.js';
 import { planImport } from './import-plan.js';
 import { single, type ServersRun } from './run.js';
 
@@ -25,7 +25,6 @@ export async function importServers(
   if (from !== undefined && !(AGENTS as readonly string[]).includes(from)) {
     throw new UsageError(`--from must be one of ${AGENTS.join(', ')}; got '${from}'.`);
   }
-  const existing = await loadServers(dataDir);
   const read: { path: string; agent?: Agent }[] = [];
   const notes: string[] = [];
   const candidates: ImportCandidate[] = [];
@@ -60,8 +59,11 @@ export async function importServers(
   }
   for (const file of read) io.stderr.write(`Read ${file.path}${file.agent ? ` (${file.agent})` : ''}\n`);
   for (const note of notes) io.stderr.write(`${note}\n`);
-  const plan = planImport(existing, candidates, parsed['overwrite'] === true);
-  if (plan.changed) await saveServers(dataDir, plan.servers);
+  // Planned against the file as it is under the lock: a server another process saved meanwhile stays.
+  const plan = await updateServers(dataDir, (existing) => {
+    const planned = planImport(existing, candidates, parsed['overwrite'] === true);
+    return { servers: planned.changed ? planned.servers : undefined, result: planned };
+  });
   if (json) {
     const imported = plan.outcomes.flatMap((outcome) => (outcome.result === 'skipped' ? [] : [outcome]));
     const skipped = plan.outcomes.flatMap((outcome) => (outcome.result === 'skipped' ? [outcome] : []));
