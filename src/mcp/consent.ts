@@ -84,6 +84,9 @@ export class ConsentGate {
         reason = typeof error.details?.['reason'] === 'string' ? error.details['reason'] : error.message;
       }
     }
+    // A call bound to fail (no such wallet, a confirmation that does not match) ends here, before
+    // anyone is asked: a tool without a dry run says what it would refuse in its precheck.
+    await tool.precheck?.(input, owner);
     // The plan the question shows: a dry run signs nothing, so it runs as the owner's (the policy's
     // own refusals still end the call here, before anyone is asked).
     const planned = tool.dryRunField

@@ -104,6 +104,9 @@ export function definitionProblems(tool: AnyTool): string[] {
   if (tool.annotations.destructiveHint && tool.consent === undefined) {
     problems.push("a destructive tool must declare consent ('policy' or 'human': what serve needs before it runs)");
   }
+  if (tool.precheck !== undefined && (tool.consent === undefined || tool.dryRunField !== undefined)) {
+    problems.push('precheck is for a tool that needs consent and has no dry run (a dry run checks already)');
+  }
   if (tool.consent !== undefined && tool.annotations.readOnlyHint) {
     problems.push('a read-only tool needs no consent');
   }

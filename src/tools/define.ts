@@ -98,6 +98,13 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
    * function of its result.
    */
   outcome?: 'signed' | 'sent' | ((output: z.output<Output>) => 'signed' | 'sent' | 'ok');
+  /**
+   * For a tool with `consent` and no dry run: what its call would refuse (a wallet that does not
+   * exist, a confirmation that does not match), checked with no side effect before `wallet serve`
+   * asks a human or files an approval, so nobody is asked to approve a call bound to fail. Throws
+   * the WalletError the handler would; the handler checks again.
+   */
+  precheck?: (input: z.output<Input>, context: ToolContext) => Promise<void>;
   /** Validate -> resolve -> one domain call -> reshape. No business logic here. */
   handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
   /**
@@ -124,6 +131,7 @@ export type AnyTool = {
   readonly feeField?: FeeField;
   readonly checkField?: string;
   readonly outcome?: 'signed' | 'sent' | ((output: unknown) => 'signed' | 'sent' | 'ok');
+  readonly precheck?: (input: unknown, context: ToolContext) => Promise<void>;
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
   readonly audit?: (input: unknown, output: unknown) => AuditFields | Promise<AuditFields>;
 };

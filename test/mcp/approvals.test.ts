@@ -87,6 +87,8 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
       ...extra,
     });
   const approvalsFile = () => join(home, 'approvals.json');
+  const approvalCount = (): number =>
+    (JSON.parse(readFileSync(approvalsFile(), 'utf8')) as { approvals: unknown[] }).approvals.length;
 
   before(async () => {
     node = await startAnvil();
@@ -212,6 +214,22 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     });
     assert.equal(deleted.error?.code, 'APPROVAL_REQUIRED');
     assert.equal((await served.call('core_wallets_list', {})).result?.['wallets'] !== undefined, true);
+    // A deletion bound to fail is refused before anyone is asked: no approval is filed for it.
+    const pendingBefore = approvalCount();
+    const noSuch = await served.call('core_wallet_delete', {
+      wallet_id: 'nope',
+      network: 'regtest',
+      confirm_fingerprint: id,
+    });
+    assert.equal(noSuch.error?.code, 'WALLET_NOT_FOUND', JSON.stringify(noSuch.error));
+    const mismatch = await served.call('core_wallet_delete', {
+      wallet_id: 'w',
+      network: 'regtest',
+      confirm_fingerprint: '00000000',
+    });
+    assert.equal(mismatch.error?.code, 'INVALID_PARAM', JSON.stringify(mismatch.error));
+    assert.match(mismatch.error?.message ?? '', /confirm_fingerprint does not match/);
+    assert.equal(approvalCount(), pendingBefore, 'no approval filed for a call bound to fail');
     const signed = await served.call('evm_message_sign', { address: 'payer', message: 'log me in' });
     assert.equal(signed.error?.code, 'APPROVAL_REQUIRED');
     const typed = await served.call('evm_typed_data_sign', {

@@ -78,6 +78,7 @@ describe('definition checks name the tool and the problem', () => {
       { annotations: { ...HINTS, readOnlyHint: false }, consent: 'human' },
       /a tool that needs consent must declare audit/,
     ],
+    ['precheck without consent', { precheck: async () => undefined }, /precheck is for a tool that needs consent/],
     ['undescribed input', { input: () => z.strictObject({ id: z.string() }) }, /input field id has no description/],
     [
       'undescribed nested input',

@@ -154,6 +154,20 @@ export async function deleteWallet(
   services: WalletServices,
   request: { walletId: string | undefined; network: CoreNetwork; confirmFingerprint: string },
 ): Promise<WalletEntry> {
+  const entry = await walletToDelete(services, request);
+  await unlockMaster(services, entry);
+  await services.keystore.remove(entry);
+  return entry;
+}
+
+/**
+ * The wallet a deletion names, after the checks that need no passphrase: it exists, on that
+ * network, and `confirmFingerprint` is its fingerprint. Deletes nothing.
+ */
+export async function walletToDelete(
+  services: WalletServices,
+  request: { walletId: string | undefined; network: CoreNetwork; confirmFingerprint: string },
+): Promise<WalletEntry> {
   const entry = await openWallet(services, request.walletId, request.network);
   if (request.confirmFingerprint.trim().toLowerCase() !== entry.id) {
     throw new WalletError(
@@ -164,8 +178,6 @@ export async function deleteWallet(
       },
     );
   }
-  await unlockMaster(services, entry);
-  await services.keystore.remove(entry);
   return entry;
 }
 

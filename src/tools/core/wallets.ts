@@ -6,6 +6,7 @@ import {
   exportWallet,
   listWallets,
   summarize,
+  walletToDelete,
   type WalletSummary,
 } from '../../domain/dash/wallets.js';
 import type { WalletServices } from '../../domain/services.js';
@@ -231,6 +232,9 @@ export const coreWalletDelete = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   // Irreversible, and its confirmation is readable by any caller of core_wallets_list: never autonomous.
   consent: 'human',
+  precheck: async ({ wallet_id, network, confirm_fingerprint }, { services }) => {
+    await walletToDelete(services, { walletId: wallet_id, network, confirmFingerprint: confirm_fingerprint });
+  },
   handler: async ({ wallet_id, network, confirm_fingerprint }, { services }) => {
     const entry = await deleteWallet(services, {
       walletId: wallet_id,
