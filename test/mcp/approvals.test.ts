@@ -229,6 +229,17 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     });
     assert.equal(mismatch.error?.code, 'INVALID_PARAM', JSON.stringify(mismatch.error));
     assert.match(mismatch.error?.message ?? '', /confirm_fingerprint does not match/);
+    // Nor a signature by an account or address the wallet does not hold.
+    const strangerSigns = await served.call('evm_message_sign', { address: RECIPIENT, message: 'log me in' });
+    assert.equal(strangerSigns.error?.code, 'WALLET_NOT_FOUND', JSON.stringify(strangerSigns.error));
+    const notIssued = await served.call('core_message_sign', {
+      wallet_id: 'w',
+      network: 'regtest',
+      address: 'yXGeNPQXYFXhLAN1ZKrAjxzzBnZ2JZNKnh',
+      message: 'log me in',
+    });
+    assert.equal(notIssued.error?.code, 'INVALID_PARAM', JSON.stringify(notIssued.error));
+    assert.match(notIssued.error?.message ?? '', /is not one of wallet 'w's issued addresses/);
     assert.equal(approvalCount(), pendingBefore, 'no approval filed for a call bound to fail');
     const signed = await served.call('evm_message_sign', { address: 'payer', message: 'log me in' });
     assert.equal(signed.error?.code, 'APPROVAL_REQUIRED');

@@ -12,13 +12,7 @@ export async function withAddressKey<T>(
   address: string,
   use: (key: Uint8Array, owned: WalletAddress) => T,
 ): Promise<T> {
-  const owned = await findIssued(services, entry, address);
-  if (!owned) {
-    throw new WalletError('INVALID_PARAM', `address is not one of wallet '${entry.alias}'s issued addresses.`, {
-      hint: 'core_addresses_list shows them.',
-    });
-  }
-  await confirmOwned(services, entry, owned);
+  const owned = await issuedAddress(services, entry, address);
   const master = await unlockMaster(services, entry);
   const key = master.derive(owned.path);
   try {
@@ -28,6 +22,25 @@ export async function withAddressKey<T>(
     wipe(key);
     wipe(master);
   }
+}
+
+/**
+ * One of the wallet's issued addresses, derived again from its account key to confirm it is the
+ * wallet's own; `INVALID_PARAM` for any other. Needs no passphrase.
+ */
+export async function issuedAddress(
+  services: WalletServices,
+  entry: WalletEntry,
+  address: string,
+): Promise<WalletAddress> {
+  const owned = await findIssued(services, entry, address);
+  if (!owned) {
+    throw new WalletError('INVALID_PARAM', `address is not one of wallet '${entry.alias}'s issued addresses.`, {
+      hint: 'core_addresses_list shows them.',
+    });
+  }
+  await confirmOwned(services, entry, owned);
+  return owned;
 }
 
 /** Wipes the private part of a key (or of a master key), tolerating one already wiped. */

@@ -34,6 +34,11 @@ export const coreMessageSign = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   // A signature speaks for the owner (a login, a proof of funds): in serve, a human says yes first.
   consent: 'human',
+  // Nobody is asked to approve a signature by an address the wallet does not hold.
+  precheck: async ({ wallet_id, network, address }, { services }) => {
+    const { issuedAddress } = await import('../../domain/dash/keys.js');
+    await issuedAddress(services, await openWallet(services, wallet_id, network), address.trim());
+  },
   handler: async ({ wallet_id, network, address, message }, { services }) => {
     const entry = await openWallet(services, wallet_id, network);
     const { withAddressKey } = await import('../../domain/dash/keys.js');

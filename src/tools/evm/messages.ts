@@ -34,6 +34,11 @@ export const evmMessageSign = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   // A signature speaks for the owner (a login, a proof of funds): in serve, a human says yes first.
   consent: 'human',
+  // Nobody is asked to approve a signature by an account the keystore does not hold.
+  precheck: async ({ address }, { services }) => {
+    const { resolveAccount } = await import('../../domain/evm/accounts.js');
+    await resolveAccount(services, address);
+  },
   handler: async ({ address, message }, { services }) => {
     const { signMessage } = await messages();
     const signed = await signMessage(services, { from: address, message });
