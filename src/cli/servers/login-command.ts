@@ -157,7 +157,13 @@ async function enterpriseLogin(
   }
   const issuer = single(parsed, 'idp-issuer');
   const tokenEndpoint = single(parsed, 'idp-token-endpoint');
-  if ((issuer === undefined) === (tokenEndpoint === undefined)) {
+  const where =
+    issuer !== undefined
+      ? { issuer: idpUrl('--idp-issuer', issuer) }
+      : tokenEndpoint !== undefined
+        ? { tokenEndpoint: idpUrl('--idp-token-endpoint', tokenEndpoint) }
+        : undefined;
+  if (where === undefined || (issuer !== undefined && tokenEndpoint !== undefined)) {
     throw new UsageError(
       '--id-token-file needs the identity provider: --idp-issuer <url> or --idp-token-endpoint <url>, one of them.',
     );
@@ -176,8 +182,7 @@ async function enterpriseLogin(
   return {
     idTokenFile: path,
     idp: {
-      ...(issuer === undefined ? {} : { issuer: idpUrl('--idp-issuer', issuer) }),
-      ...(tokenEndpoint === undefined ? {} : { tokenEndpoint: idpUrl('--idp-token-endpoint', tokenEndpoint) }),
+      ...where,
       clientId,
       ...(clientSecret === undefined ? {} : { clientSecret }),
     },

@@ -172,9 +172,9 @@ export class WalletOAuthProvider implements OAuthClientProvider {
     let grant: string;
     try {
       const result =
-        idp.tokenEndpoint !== undefined
+        'tokenEndpoint' in idp
           ? await requestJwtAuthorizationGrant({ ...exchange, tokenEndpoint: idp.tokenEndpoint })
-          : await discoverAndRequestJwtAuthGrant({ ...exchange, idpUrl: idp.issuer ?? '' });
+          : await discoverAndRequestJwtAuthGrant({ ...exchange, idpUrl: idp.issuer });
       grant = result.jwtAuthGrant;
     } catch (error) {
       // The SDK's message carries the identity provider's error code and description, never the

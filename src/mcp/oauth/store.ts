@@ -54,12 +54,12 @@ export type OAuthRecord = {
   dpopKey?: DpopKey | undefined;
 };
 
-/** The enterprise identity provider of an `id_jag` login, and this client's registration there. */
-export type IdentityProvider = {
-  /** Its issuer, where its token endpoint is discovered (RFC 8414 / OpenID discovery)… */
-  issuer?: string | undefined;
-  /** …or its token endpoint, given as is. */
-  tokenEndpoint?: string | undefined;
+/**
+ * The enterprise identity provider of an `id_jag` login: its issuer (its token endpoint then
+ * discovered, RFC 8414 or OpenID Discovery) or its token endpoint as given; and this client's
+ * registration there.
+ */
+export type IdentityProvider = ({ issuer: string } | { tokenEndpoint: string }) & {
   clientId: string;
   clientSecret?: string | undefined;
 };
