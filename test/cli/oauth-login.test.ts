@@ -392,6 +392,18 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
       /did not exchange the ID token of .*id\.jwt for a grant \(Token exchange failed: invalid_grant/,
     );
 
+    // The authorization server refuses the ID-JAG: said, and the ID token not exchanged again.
+    writeFileSync(idTokenFile, renewedIdToken, { mode: 0o600 });
+    proxy.expireAccessTokens();
+    proxy.refuseIdJags = true;
+    const exchangesBefore = proxy.exchanges.length;
+    const grantRefused = await wallet(home, ['--url', proxy.url, 'echo', '--message', 'hi']).finally(() => {
+      proxy.refuseIdJags = false;
+    });
+    assert.equal(grantRefused.code, 3, grantRefused.stderr);
+    assert.match(grantRefused.stderr, /refused the grant for the ID token of .*id\.jwt/);
+    assert.equal(proxy.exchanges.length, exchangesBefore + 1, 'the ID token was exchanged again after a refusal');
+
     const secrets = [firstIdToken, renewedIdToken, refusedIdToken, clientSecret, 'idp-secret-value', ...proxy.idJags];
     for (const [what, text] of Object.entries({
       'login stdout': login.stdout,
@@ -400,6 +412,7 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
       'call stderr': call.stderr,
       'refused stdout': refused.stdout,
       'refused stderr': refused.stderr,
+      'grant refused stderr': grantRefused.stderr,
     })) {
       for (const secret of secrets) assert.ok(!text.includes(secret), `${what} shows a secret`);
     }

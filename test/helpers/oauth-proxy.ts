@@ -45,6 +45,8 @@ export type OAuthProxy = {
   exchanges: Record<string, string>[];
   /** The ID-JAGs the identity provider issued. */
   idJags: string[];
+  /** The token endpoint refuses every ID-JAG (as one for another client or audience). */
+  refuseIdJags: boolean;
   /** The status the revocation endpoint answers (200; else it revokes nothing). */
   revocationStatus: number;
   /** How long the revocation endpoint waits before it answers (a slow authorization server). */
@@ -86,6 +88,7 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
     assertionClients: [],
     exchanges: [],
     idJags: [],
+    refuseIdJags: false,
     revocationStatus: 200,
     revocationDelayMs: 0,
     expireAccessTokens: (together = 1, refreshDelayMs = 0) => {
@@ -207,7 +210,7 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
           state.assertions.push(assertion);
           const basic = /^Basic (.+)$/.exec(incoming.headers.authorization ?? '')?.[1];
           state.assertionClients.push(basic === undefined ? null : Buffer.from(basic, 'base64').toString('utf8'));
-          const granted = assertion === VALID_WORKLOAD_JWT || state.idJags.includes(assertion);
+          const granted = assertion === VALID_WORKLOAD_JWT || (!state.refuseIdJags && state.idJags.includes(assertion));
           return granted ? issue(outgoing) : json(outgoing, 400, { error: 'invalid_grant' });
         }
         return json(outgoing, 400, { error: 'unsupported_grant_type' });
