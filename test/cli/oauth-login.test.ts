@@ -326,11 +326,13 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
 
   it('an enterprise login exchanges the ID token at each grant and keeps every secret to itself', async () => {
     const home = tempHome();
-    const idTokenFile = join(home, 'sso', 'id.jwt');
+    // The single sign-on's files, outside the data directory (whose files the end checks).
+    const sso = join(tempHome(), 'sso');
+    const idTokenFile = join(sso, 'id.jwt');
     const firstIdToken = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.sso';
-    mkdirSync(join(home, 'sso'), { mode: 0o700 });
+    mkdirSync(sso, { mode: 0o700 });
     writeFileSync(idTokenFile, `${firstIdToken}\n`, { mode: 0o600 });
-    const idpSecretFile = join(home, 'sso', 'idp-secret');
+    const idpSecretFile = join(sso, 'idp-secret');
     writeFileSync(idpSecretFile, 'idp-secret-value\n', { mode: 0o600 });
     const clientSecret = 'as-secret-value';
     const issuer = proxy.url.replace(/\/mcp$/, '');
@@ -404,6 +406,15 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
     assert.match(grantRefused.stderr, /refused the grant for the ID token of .*id\.jwt/);
     assert.equal(proxy.exchanges.length, exchangesBefore + 1, 'the ID token was exchanged again after a refusal');
 
+    // The file became readable by others after the login: refused at the next grant, not sent.
+    chmodSync(idTokenFile, 0o640);
+    proxy.expireAccessTokens();
+    const exposedBefore = proxy.exchanges.length;
+    const exposed = await wallet(home, ['--url', proxy.url, 'echo', '--message', 'hi']);
+    assert.equal(exposed.code, 3, exposed.stderr);
+    assert.match(exposed.stderr, /the ID token file .*id\.jwt is readable by others \(mode 640\)/);
+    assert.equal(proxy.exchanges.length, exposedBefore, 'an ID token others can read was sent');
+
     const secrets = [firstIdToken, renewedIdToken, refusedIdToken, clientSecret, 'idp-secret-value', ...proxy.idJags];
     for (const [what, text] of Object.entries({
       'login stdout': login.stdout,
@@ -413,6 +424,7 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
       'refused stdout': refused.stdout,
       'refused stderr': refused.stderr,
       'grant refused stderr': grantRefused.stderr,
+      'exposed stderr': exposed.stderr,
     })) {
       for (const secret of secrets) assert.ok(!text.includes(secret), `${what} shows a secret`);
     }
