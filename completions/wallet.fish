@@ -117,6 +117,11 @@ flag	servers login	--client-secret-stdin	none	login: that client\'s secret, from
 flag	servers login	--client-key-file	file	login: that client\'s private key (private_key_jwt), a PEM file.
 flag	servers login	--client-credentials	none	login: a machine client (no browser).
 flag	servers login	--client-assertion-file	file	login: a workload identity token (JWT) file, the client\'s grant.
+flag	servers login	--id-token-file	file	login: an enterprise ID token (JWT) file, exchanged for the grant.
+flag	servers login	--idp-issuer	text	login: the identity provider of that ID token.
+flag	servers login	--idp-token-endpoint	text	login: that identity provider\'s token endpoint.
+flag	servers login	--idp-client-id	text	login: this client\'s id at that provider.
+flag	servers login	--idp-client-secret-file	file	login: this client\'s secret there, an owner-only file.
 flag	servers login	--client-metadata-url	text	login: a client metadata document to use as client id.
 flag	servers login	--browser	none	login: open a browser (--no-browser: print the URL).
 flag	servers login	--no-browser	none	login: open a browser (--no-browser: print the URL).

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startEverythingHttp, type HttpServer } from '../helpers/everything-http.js';
 import { tempHome } from '../helpers/io.js';
-import { startOAuthProxy, VALID_WORKLOAD_JWT, type OAuthProxy } from '../helpers/oauth-proxy.js';
+import { IDP_CLIENT_ID, startOAuthProxy, VALID_WORKLOAD_JWT, type OAuthProxy } from '../helpers/oauth-proxy.js';
 import { dpopSession } from '../../src/mcp/oauth/dpop.js';
 import { LoginRequiredError } from '../../src/mcp/oauth/errors.js';
 import { OAuthSessionAuth, type LoginPrompt } from '../../src/mcp/oauth/login.js';
@@ -256,7 +256,196 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
     assert.deepEqual(proxy.assertions.slice(before), [refused], 'a refused workload token was presented again');
     assert.ok(!second.stderr.includes(refused));
   });
+
+  it('--id-token-file: usage errors name the flags, and an ID token others can read is refused', async () => {
+    const home = tempHome();
+    const idToken = join(home, 'id.jwt');
+    writeFileSync(idToken, 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.sso', { mode: 0o600 });
+    const secret = join(home, 'secret');
+    writeFileSync(secret, 'as-secret', { mode: 0o600 });
+    const client = ['--client-id', 'c', '--client-secret-file', secret];
+    const idp = ['--idp-issuer', 'https://idp.example.com', '--idp-client-id', 'i'];
+    const cases: [string[], RegExp][] = [
+      [['--idp-client-id', 'i'], /--idp-client-id is for an enterprise login: it needs --id-token-file/],
+      [['--id-token-file', idToken, ...idp], /needs the client of the authorization server: --client-id, with/],
+      [['--client-id', 'c', '--id-token-file', idToken, ...idp], /needs the client of the authorization server/],
+      [[...client, '--id-token-file', idToken, ...idp, '--client-credentials'], /without --client-credentials/],
+      [[...client, '--id-token-file', idToken, '--idp-client-id', 'i'], /--idp-issuer <url> or --idp-token-endpoint/],
+      [
+        [...client, '--id-token-file', idToken, ...idp, '--idp-token-endpoint', 'https://idp.example.com/token'],
+        /--idp-issuer <url> or --idp-token-endpoint <url>, one of them/,
+      ],
+      [[...client, '--id-token-file', idToken, '--idp-issuer', 'https://idp.example.com'], /needs --idp-client-id/],
+      [
+        [...client, '--id-token-file', idToken, ...idp.slice(2), '--idp-issuer', 'http://idp.example.com'],
+        /must be https/,
+      ],
+      [[...client, '--id-token-file', join(home, 'absent.jwt'), ...idp], /--id-token-file: cannot read .*absent\.jwt/],
+    ];
+    for (const [flags, message] of cases) {
+      const run = await wallet(home, ['servers', 'login', '--url', proxy.url, ...flags]);
+      assert.equal(run.code, 2, `${flags.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, message);
+    }
+    writeFileSync(join(home, 'not.jwt'), 'not a token', { mode: 0o600 });
+    const notJwt = await wallet(home, [
+      'servers',
+      'login',
+      '--url',
+      proxy.url,
+      ...client,
+      '--id-token-file',
+      join(home, 'not.jwt'),
+      ...idp,
+    ]);
+    assert.equal(notJwt.code, 2, notJwt.stderr);
+    assert.match(notJwt.stderr, /holds no JWT/);
+    assert.ok(!notJwt.stderr.includes('not a token'));
+
+    chmodSync(idToken, 0o644);
+    const exchanges = proxy.exchanges.length;
+    const open = await wallet(home, [
+      'servers',
+      'login',
+      '--url',
+      proxy.url,
+      ...client,
+      '--id-token-file',
+      idToken,
+      ...idp,
+    ]);
+    assert.equal(open.code, 2, open.stderr);
+    assert.match(
+      open.stderr,
+      /--id-token-file: .*id\.jwt is readable by others \(mode 644\); refusing a secret from it/,
+    );
+    assert.ok(!open.stderr.includes('.sso'), 'the ID token was printed');
+    assert.equal(proxy.exchanges.length, exchanges, 'an ID token others can read was sent');
+    assert.ok(!readdirSync(home).includes('oauth'), 'a refused login stored something');
+  });
+
+  it('an enterprise login exchanges the ID token at each grant and keeps every secret to itself', async () => {
+    const home = tempHome();
+    // The single sign-on's files, outside the data directory (whose files the end checks).
+    const sso = join(tempHome(), 'sso');
+    const idTokenFile = join(sso, 'id.jwt');
+    const firstIdToken = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.sso';
+    mkdirSync(sso, { mode: 0o700 });
+    writeFileSync(idTokenFile, `${firstIdToken}\n`, { mode: 0o600 });
+    const idpSecretFile = join(sso, 'idp-secret');
+    writeFileSync(idpSecretFile, 'idp-secret-value\n', { mode: 0o600 });
+    const clientSecret = 'as-secret-value';
+    const issuer = proxy.url.replace(/\/mcp$/, '');
+    const login = await wallet(
+      home,
+      [
+        'servers',
+        'login',
+        '--url',
+        proxy.url,
+        '--client-id',
+        'enterprise-client',
+        '--client-secret-stdin',
+        '--id-token-file',
+        idTokenFile,
+        '--idp-issuer',
+        `${issuer}/idp`,
+        '--idp-client-id',
+        IDP_CLIENT_ID,
+        '--idp-client-secret-file',
+        idpSecretFile,
+      ],
+      {},
+      clientSecret,
+    );
+    assert.equal(login.code, 0, login.stderr);
+    // RFC 8693 at the identity provider (its endpoint discovered), for this authorization server
+    // and this MCP server; the ID-JAG is the JWT-bearer grant, the client authenticated with Basic.
+    const exchange = proxy.exchanges.at(-1);
+    assert.equal(exchange?.['subject_token'], firstIdToken);
+    assert.equal(exchange?.['audience'], issuer);
+    assert.equal(exchange?.['resource'], proxy.url);
+    assert.equal(exchange?.['client_secret'], 'idp-secret-value');
+    assert.equal(proxy.assertions.at(-1), proxy.idJags.at(-1));
+    assert.equal(proxy.assertionClients.at(-1), `enterprise-client:${clientSecret}`);
+    const stored = readFileSync(join(home, 'oauth', readdirSync(join(home, 'oauth'))[0] ?? ''), 'utf8');
+    assert.match(stored, /"grant": "id_jag"/);
+    assert.ok(stored.includes(JSON.stringify(idTokenFile)), 'the ID token file is not kept');
+
+    // The token expired and the single sign-on renewed the ID token: the call, with no browser
+    // and no terminal, exchanges the new one by itself.
+    const renewedIdToken = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSIsIm4iOjJ9.sso';
+    writeFileSync(idTokenFile, renewedIdToken, { mode: 0o600 });
+    proxy.expireAccessTokens();
+    const call = await wallet(home, ['--url', proxy.url, 'echo', '--message', 'as alice', '--json']);
+    assert.equal(call.code, 0, call.stderr);
+    assert.match(call.stdout, /as alice/);
+    assert.equal(proxy.exchanges.at(-1)?.['subject_token'], renewedIdToken);
+    assert.equal(proxy.assertions.at(-1), proxy.idJags.at(-1));
+
+    // An ID token the identity provider refuses: a clear error, the token not in it.
+    const refusedIdToken = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.expired';
+    writeFileSync(idTokenFile, refusedIdToken, { mode: 0o600 });
+    proxy.expireAccessTokens();
+    const refused = await wallet(home, ['--url', proxy.url, 'echo', '--message', 'hi']);
+    assert.equal(refused.code, 3, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /did not exchange the ID token of .*id\.jwt for a grant \(Token exchange failed: invalid_grant/,
+    );
+
+    // The authorization server refuses the ID-JAG: said, and the ID token not exchanged again.
+    writeFileSync(idTokenFile, renewedIdToken, { mode: 0o600 });
+    proxy.expireAccessTokens();
+    proxy.refuseIdJags = true;
+    const exchangesBefore = proxy.exchanges.length;
+    const grantRefused = await wallet(home, ['--url', proxy.url, 'echo', '--message', 'hi']).finally(() => {
+      proxy.refuseIdJags = false;
+    });
+    assert.equal(grantRefused.code, 3, grantRefused.stderr);
+    assert.match(grantRefused.stderr, /refused the grant for the ID token of .*id\.jwt/);
+    assert.equal(proxy.exchanges.length, exchangesBefore + 1, 'the ID token was exchanged again after a refusal');
+
+    // The file became readable by others after the login: refused at the next grant, not sent.
+    chmodSync(idTokenFile, 0o640);
+    proxy.expireAccessTokens();
+    const exposedBefore = proxy.exchanges.length;
+    const exposed = await wallet(home, ['--url', proxy.url, 'echo', '--message', 'hi']);
+    assert.equal(exposed.code, 3, exposed.stderr);
+    assert.match(exposed.stderr, /the ID token file .*id\.jwt is readable by others \(mode 640\)/);
+    assert.equal(proxy.exchanges.length, exposedBefore, 'an ID token others can read was sent');
+
+    const secrets = [firstIdToken, renewedIdToken, refusedIdToken, clientSecret, 'idp-secret-value', ...proxy.idJags];
+    for (const [what, text] of Object.entries({
+      'login stdout': login.stdout,
+      'login stderr': login.stderr,
+      'call stdout': call.stdout,
+      'call stderr': call.stderr,
+      'refused stdout': refused.stdout,
+      'refused stderr': refused.stderr,
+      'grant refused stderr': grantRefused.stderr,
+      'exposed stderr': exposed.stderr,
+    })) {
+      for (const secret of secrets) assert.ok(!text.includes(secret), `${what} shows a secret`);
+    }
+    // The stored login holds the client's secrets (owner-only), never an ID token or an ID-JAG.
+    for (const secret of [firstIdToken, renewedIdToken, ...proxy.idJags]) assert.ok(!stored.includes(secret));
+    for (const file of filesUnder(home)) {
+      const mode = statSync(file).mode & 0o777;
+      if (mode === 0o600) continue;
+      const text = readFileSync(file, 'utf8');
+      for (const secret of secrets)
+        assert.ok(!text.includes(secret), `${file} (mode ${mode.toString(8)}) holds a secret`);
+    }
+  });
 });
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : entry.isFile() ? [join(dir, entry.name)] : [],
+  );
+}
 
 /** Two authorization servers and one MCP server, answered from memory; every request recorded. */
 const MCP = 'https://mcp.example/mcp';

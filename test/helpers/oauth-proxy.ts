@@ -8,7 +8,8 @@ import { listenOnFreePort } from './ports.js';
  * request carries a live access token. Dynamic registration, PKCE (S256, checked), `iss` in the
  * redirect (RFC 9207), refresh tokens that work once (rotated, as OAuth 2.1 asks of public
  * clients), revocation (RFC 7009, recorded). `/authorize` approves at once: a browser that
- * follows redirects logs in.
+ * follows redirects logs in. An enterprise identity provider at `/idp` (issuer `<base>/idp`) exchanges
+ * ID tokens for ID-JAGs (RFC 8693, SEP-990) that the token endpoint takes as JWT-bearer grants.
  */
 export type Revoked = {
   token: string;
@@ -33,8 +34,19 @@ export type OAuthProxy = {
   authorizedClients: string[];
   /** Each revocation request, in order. */
   revocations: Revoked[];
-  /** The assertion of each JWT-bearer token request; only {@link VALID_WORKLOAD_JWT} is granted. */
+  /**
+   * The assertion of each JWT-bearer token request; {@link VALID_WORKLOAD_JWT} and the ID-JAGs
+   * the identity provider issued are granted.
+   */
   assertions: string[];
+  /** The HTTP Basic credentials (`id:secret`) of each JWT-bearer token request, or null. */
+  assertionClients: (string | null)[];
+  /** The form of each token exchange at the identity provider. */
+  exchanges: Record<string, string>[];
+  /** The ID-JAGs the identity provider issued. */
+  idJags: string[];
+  /** The token endpoint refuses every ID-JAG (as one for another client or audience). */
+  refuseIdJags: boolean;
   /** The status the revocation endpoint answers (200; else it revokes nothing). */
   revocationStatus: number;
   /** How long the revocation endpoint waits before it answers (a slow authorization server). */
@@ -51,6 +63,9 @@ export type OAuthProxy = {
 
 /** The workload identity token the test authorization server accepts as a JWT-bearer grant. */
 export const VALID_WORKLOAD_JWT = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ3b3JrbG9hZCJ9.valid';
+
+/** The identity provider's client id; it exchanges ID tokens whose signature part is `sso`. */
+export const IDP_CLIENT_ID = 'wallet-at-idp';
 
 export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
   const target = new URL(upstream);
@@ -70,6 +85,10 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
     authorizedClients: [],
     revocations: [],
     assertions: [],
+    assertionClients: [],
+    exchanges: [],
+    idJags: [],
+    refuseIdJags: false,
     revocationStatus: 200,
     revocationDelayMs: 0,
     expireAccessTokens: (together = 1, refreshDelayMs = 0) => {
@@ -108,6 +127,36 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
           code_challenge_methods_supported: ['S256'],
           token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
           authorization_response_iss_parameter_supported: true,
+        });
+      }
+      if (url.pathname === '/.well-known/oauth-authorization-server/idp') {
+        return json(outgoing, 200, {
+          issuer: `${base}/idp`,
+          authorization_endpoint: `${base}/idp/authorize`,
+          token_endpoint: `${base}/idp/token`,
+          response_types_supported: ['code'],
+          grant_types_supported: ['urn:ietf:params:oauth:grant-type:token-exchange'],
+        });
+      }
+      if (url.pathname === '/idp/token' && incoming.method === 'POST') {
+        const form = Object.fromEntries(new URLSearchParams(await text(incoming)));
+        state.exchanges.push(form);
+        const valid =
+          form['grant_type'] === 'urn:ietf:params:oauth:grant-type:token-exchange' &&
+          form['subject_token_type'] === 'urn:ietf:params:oauth:token-type:id_token' &&
+          form['subject_token']?.endsWith('.sso') === true &&
+          form['requested_token_type'] === 'urn:ietf:params:oauth:token-type:id-jag' &&
+          form['client_id'] === IDP_CLIENT_ID &&
+          form['audience'] === base &&
+          form['resource'] === `${base}/mcp`;
+        if (!valid) return json(outgoing, 400, { error: 'invalid_grant', error_description: 'ID token refused' });
+        const jag = `eyJ0eXAiOiJvYXV0aC1pZC1qYWcrand0In0.${randomBytes(12).toString('base64url')}.jag`;
+        state.idJags.push(jag);
+        return json(outgoing, 200, {
+          access_token: jag,
+          issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+          token_type: 'N_A',
+          expires_in: 300,
         });
       }
       if (url.pathname === '/register' && incoming.method === 'POST') {
@@ -159,7 +208,10 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
         if (form.get('grant_type') === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
           const assertion = form.get('assertion') ?? '';
           state.assertions.push(assertion);
-          return assertion === VALID_WORKLOAD_JWT ? issue(outgoing) : json(outgoing, 400, { error: 'invalid_grant' });
+          const basic = /^Basic (.+)$/.exec(incoming.headers.authorization ?? '')?.[1];
+          state.assertionClients.push(basic === undefined ? null : Buffer.from(basic, 'base64').toString('utf8'));
+          const granted = assertion === VALID_WORKLOAD_JWT || (!state.refuseIdJags && state.idJags.includes(assertion));
+          return granted ? issue(outgoing) : json(outgoing, 400, { error: 'invalid_grant' });
         }
         return json(outgoing, 400, { error: 'unsupported_grant_type' });
       }

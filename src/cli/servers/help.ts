@@ -10,7 +10,10 @@ Usage:
   wallet servers login <name> | --url <url> [--scope "<scopes>"] [--no-browser]
                        [--client-id <id> [--client-secret-file <path> | --client-secret-stdin |
                                           --client-key-file <pem>]
-                        [--client-credentials | --client-assertion-file <path>]]
+                        [--client-credentials | --client-assertion-file <path> |
+                         --id-token-file <path> --idp-client-id <id>
+                         (--idp-issuer <url> | --idp-token-endpoint <url>)
+                         [--idp-client-secret-file <path>]]]
                        [--client-metadata-url <https url>]
   wallet servers logout <name> | --url <url>
 
@@ -64,6 +67,15 @@ Flags:
                               login: a machine client whose grant is a workload identity
                               token (a JWT, RFC 7523), read from this file at each token
                               request: CI and cloud workload tokens rotate.
+  --id-token-file <path>      login: enterprise-managed authorization (SEP-990): a machine
+                              client whose enterprise ID token (a JWT, owner-only file, read
+                              at each token request) the identity provider exchanges for the
+                              grant (an ID-JAG). Needs --client-id with a secret or key.
+  --idp-issuer <url>          login: that identity provider (its token endpoint discovered)…
+  --idp-token-endpoint <url>  login: …or its token endpoint.
+  --idp-client-id <id>        login: this client's id at the identity provider.
+  --idp-client-secret-file <path>
+                              login: its secret there, from an owner-only file.
   --client-metadata-url <url> login: an https client metadata document, used as client id
                               where the server supports them.
   --no-browser                login: open no browser; print the address and wait.

@@ -64,6 +64,11 @@ export async function loginServer(run: ServersRun): Promise<number> {
   if (assertionFile !== undefined && machine) {
     throw new UsageError('--client-assertion-file is a grant of its own: give it without --client-credentials.');
   }
+  const enterprise = await enterpriseLogin(parsed, {
+    clientId,
+    clientSecret: secretFile !== undefined || secretStdin || keyFile !== undefined,
+    otherGrant: machine ? '--client-credentials' : assertionFile !== undefined ? '--client-assertion-file' : undefined,
+  });
   const assertionPath = assertionFile === undefined ? undefined : resolve(assertionFile);
   if (
     assertionPath !== undefined &&
@@ -99,6 +104,7 @@ export async function loginServer(run: ServersRun): Promise<number> {
       client: clientId === undefined ? undefined : { client_id: clientId, client_secret: secret },
       machine,
       assertionFile: assertionPath,
+      enterprise,
       clientKey,
       clientMetadataUrl,
       newLogin: true,
@@ -114,6 +120,90 @@ export async function loginServer(run: ServersRun): Promise<number> {
   if (json) io.stdout.write(JSON.stringify({ loggedIn: target.url.href, file: store.path }, null, 2) + '\n');
   else io.stdout.write(`Logged in to ${target.label}; the tokens are kept in ${store.path} (owner-only).\n`);
   return EXIT.ok;
+}
+
+/** The flags of enterprise-managed authorization; none of them means another kind of login. */
+const ENTERPRISE_FLAGS = [
+  'id-token-file',
+  'idp-issuer',
+  'idp-token-endpoint',
+  'idp-client-id',
+  'idp-client-secret-file',
+] as const;
+
+/**
+ * `--id-token-file` and the `--idp-*` flags: enterprise-managed authorization (SEP-990), a machine
+ * client whose grant is an ID-JAG the identity provider gives for the enterprise ID token. The
+ * file is checked now (owner-only, a JWT) and its path kept, not its content: the single sign-on
+ * that wrote it renews it, and each token request reads it again, as a workload's token file.
+ */
+async function enterpriseLogin(
+  parsed: Readonly<Record<string, unknown>>,
+  given: { clientId: string | undefined; clientSecret: boolean; otherGrant: string | undefined },
+) {
+  const idTokenFile = single(parsed, 'id-token-file');
+  if (idTokenFile === undefined) {
+    const stray = ENTERPRISE_FLAGS.find((flag) => single(parsed, flag) !== undefined);
+    if (stray !== undefined) throw new UsageError(`--${stray} is for an enterprise login: it needs --id-token-file.`);
+    return undefined;
+  }
+  if (given.otherGrant !== undefined) {
+    throw new UsageError(`--id-token-file is a grant of its own: give it without ${given.otherGrant}.`);
+  }
+  if (given.clientId === undefined || !given.clientSecret) {
+    throw new UsageError(
+      '--id-token-file needs the client of the authorization server: --client-id, with --client-secret-file, --client-secret-stdin or --client-key-file.',
+    );
+  }
+  const issuer = single(parsed, 'idp-issuer');
+  const tokenEndpoint = single(parsed, 'idp-token-endpoint');
+  const where =
+    issuer !== undefined
+      ? { issuer: idpUrl('--idp-issuer', issuer) }
+      : tokenEndpoint !== undefined
+        ? { tokenEndpoint: idpUrl('--idp-token-endpoint', tokenEndpoint) }
+        : undefined;
+  if (where === undefined || (issuer !== undefined && tokenEndpoint !== undefined)) {
+    throw new UsageError(
+      '--id-token-file needs the identity provider: --idp-issuer <url> or --idp-token-endpoint <url>, one of them.',
+    );
+  }
+  const clientId = single(parsed, 'idp-client-id');
+  if (clientId === undefined) {
+    throw new UsageError('--id-token-file needs --idp-client-id: the client id this CLI has at the identity provider.');
+  }
+  const path = resolve(idTokenFile);
+  const token = (await readSecretFile(path, '--id-token-file')).trim();
+  if (token.split('.').length !== 3)
+    throw new UsageError(`--id-token-file: ${path} holds no JWT (an OpenID ID token).`);
+  const secretFile = single(parsed, 'idp-client-secret-file');
+  const clientSecret =
+    secretFile === undefined ? undefined : (await readSecretFile(secretFile, '--idp-client-secret-file')).trim();
+  return {
+    idTokenFile: path,
+    idp: {
+      ...where,
+      clientId,
+      ...(clientSecret === undefined ? {} : { clientSecret }),
+    },
+  };
+}
+
+/** An identity provider's URL: https, or http on this machine (an ID token goes there). */
+function idpUrl(flag: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${flag}: not a URL (e.g. https://idp.example.com).`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new UsageError(`${flag}: must be https (http only on this machine): an ID token is sent there.`);
+  }
+  if (url.username || url.password) throw new UsageError(`${flag}: a URL with credentials in it is refused.`);
+  // As given: an issuer is compared as a string with the one its metadata names.
+  return value;
 }
 
 /** A PEM private key from an owner-only file, checked to be one that can sign a client assertion. */

@@ -16,7 +16,7 @@ import { dpopSession } from './dpop.js';
 import { AuthorizationServerChanged, LoginFailedError, LoginRequiredError } from './errors.js';
 import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
 import { isMachine, LoginNeeded, sameIssuer, WalletOAuthProvider } from './provider.js';
-import type { OAuthRecord, OAuthStore } from './store.js';
+import type { IdentityProvider, OAuthRecord, OAuthStore } from './store.js';
 
 /** How a login reaches the person at the keyboard; the CLI supplies it. */
 export type LoginPrompt = {
@@ -41,6 +41,11 @@ export type LoginOptions = {
   machine?: boolean | undefined;
   /** A workload identity token's file: a machine client with the JWT-bearer grant (needs `client`). */
   assertionFile?: string | undefined;
+  /**
+   * Enterprise-managed authorization (SEP-990): the enterprise ID token's file and the identity
+   * provider that exchanges it for an ID-JAG, the client's JWT-bearer grant (needs `client`).
+   */
+  enterprise?: { idTokenFile: string; idp: IdentityProvider } | undefined;
   /** A PEM private key the client authenticates with (`private_key_jwt`), kept for later logins. */
   clientKey?: string | undefined;
   /** The https URL of a client metadata document (CIMD), kept for later logins. */
@@ -78,9 +83,11 @@ export async function login(
             client,
             ...(clientKey === undefined ? {} : { clientKey }),
             registration: 'pre-registered' as const,
-            ...(options.assertionFile !== undefined
-              ? { grant: 'jwt_bearer' as const, assertionFile: options.assertionFile }
-              : { grant: options.machine ? ('client_credentials' as const) : ('authorization_code' as const) }),
+            ...(options.enterprise !== undefined
+              ? { grant: 'id_jag' as const, ...options.enterprise }
+              : options.assertionFile !== undefined
+                ? { grant: 'jwt_bearer' as const, assertionFile: options.assertionFile }
+                : { grant: options.machine ? ('client_credentials' as const) : ('authorization_code' as const) }),
           }
         : {}),
       ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),

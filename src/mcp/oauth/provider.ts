@@ -1,7 +1,9 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import {
   createPrivateKeyJwtAuth,
+  discoverAndRequestJwtAuthGrant,
+  requestJwtAuthorizationGrant,
   type DpopSession,
   type OAuthClientInformationContext,
   type OAuthClientMetadata,
@@ -13,7 +15,7 @@ import {
 import { packageInfo } from '../../shared/package-info.js';
 import { dpopSession } from './dpop.js';
 import { AuthorizationServerChanged, LoginFailedError } from './errors.js';
-import type { OAuthRecord, OAuthStore } from './store.js';
+import type { IdentityProvider, OAuthRecord, OAuthStore } from './store.js';
 
 /** Thrown where a login would need a browser and none may be opened now. */
 export class LoginNeeded extends Error {
@@ -40,6 +42,11 @@ export class WalletOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private readonly machine: boolean;
   private readonly assertionFile: string | undefined;
+  /** `id_jag`: the enterprise ID token's file and the identity provider that exchanges it. */
+  private readonly enterprise: { idTokenFile: string; idp: IdentityProvider } | undefined;
+  /** The issuer and the resource `auth()` discovered: the ID-JAG's audience and resource. */
+  private issuer: string | undefined;
+  private resource: string | undefined;
   /** The issuer the client's own credentials are for, when this flow must not take them elsewhere. */
   private readonly boundIssuer: string | undefined;
   /** The workload tokens this flow presented: the SDK's retry after `invalid_grant` must not resend one. */
@@ -58,6 +65,10 @@ export class WalletOAuthProvider implements OAuthClientProvider {
   ) {
     this.machine = isMachine(record);
     this.assertionFile = record.grant === 'jwt_bearer' ? record.assertionFile : undefined;
+    this.enterprise =
+      record.grant === 'id_jag' && record.idTokenFile !== undefined && record.idp !== undefined
+        ? { idTokenFile: record.idTokenFile, idp: record.idp }
+        : undefined;
     // A client given to `servers login` (an id, a secret, a key, a workload's token) belongs to the
     // authorization server it was given for; a client this CLI registered is the SDK's to rebind.
     const ownCredentials = this.machine || record.registration === 'pre-registered' || record.clientKey !== undefined;
@@ -87,17 +98,29 @@ export class WalletOAuthProvider implements OAuthClientProvider {
       client_name: `${packageInfo().name} CLI`,
       redirect_uris: redirect ? [redirect] : [],
       ...(this.machine
-        ? { grant_types: [this.assertionFile === undefined ? 'client_credentials' : JWT_BEARER] }
+        ? { grant_types: [this.assertionFile === undefined && !this.enterprise ? 'client_credentials' : JWT_BEARER] }
         : { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
     };
   }
 
+  /** Where `auth()` found the authorization server: the audience of an ID-JAG. */
+  saveAuthorizationServerUrl(issuer: string): void {
+    this.issuer = issuer;
+  }
+
+  /** The MCP server's resource identifier (RFC 9728), as `auth()` sends it: the ID-JAG's resource. */
+  saveResourceUrl(resource: string): void {
+    this.resource = resource;
+  }
+
   /**
    * A machine client asks for its token with the client-credentials grant, or with the workload's
-   * token as a JWT-bearer grant (RFC 7523 §2.1), read from its file now: such tokens rotate.
+   * token as a JWT-bearer grant (RFC 7523 §2.1), read from its file now: such tokens rotate. An
+   * enterprise client's grant is an ID-JAG, exchanged now for the ID token of its file.
    */
   async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
     if (!this.machine) return undefined;
+    if (this.enterprise) return this.idJagRequest(this.enterprise, scope);
     if (this.assertionFile === undefined) {
       const params = new URLSearchParams({ grant_type: 'client_credentials' });
       if (scope) params.set('scope', scope);
@@ -112,6 +135,58 @@ export class WalletOAuthProvider implements OAuthClientProvider {
     }
     this.presented.add(assertion);
     const params = new URLSearchParams({ grant_type: JWT_BEARER, assertion });
+    if (scope) params.set('scope', scope);
+    return params;
+  }
+
+  /**
+   * Enterprise-managed authorization (SEP-990): the ID token goes to the identity provider (RFC
+   * 8693 token exchange, the SDK's) for an ID-JAG whose audience is this authorization server and
+   * whose resource is this MCP server; the ID-JAG is the JWT-bearer grant. Neither is kept.
+   */
+  private async idJagRequest(
+    { idTokenFile, idp }: { idTokenFile: string; idp: IdentityProvider },
+    scope: string | undefined,
+  ): Promise<URLSearchParams> {
+    if (this.issuer === undefined || this.resource === undefined) {
+      throw new LoginFailedError(
+        'the MCP server publishes no protected resource metadata (RFC 9728): an ID-JAG needs its resource and authorization server',
+      );
+    }
+    const idToken = await readIdToken(idTokenFile);
+    // A refused ID-JAG stays refused for that ID token (expired, another client): do not exchange it again.
+    if (this.presented.has(idToken)) {
+      throw new LoginFailedError(
+        `the authorization server refused the grant for the ID token of ${idTokenFile} (expired, or for another client)`,
+      );
+    }
+    this.presented.add(idToken);
+    const exchange = {
+      audience: this.issuer,
+      resource: this.resource,
+      idToken,
+      clientId: idp.clientId,
+      ...(idp.clientSecret === undefined ? {} : { clientSecret: idp.clientSecret }),
+      ...(scope ? { scope } : {}),
+    };
+    let grant: string;
+    try {
+      const result =
+        'tokenEndpoint' in idp
+          ? await requestJwtAuthorizationGrant({ ...exchange, tokenEndpoint: idp.tokenEndpoint })
+          : await discoverAndRequestJwtAuthGrant({ ...exchange, idpUrl: idp.issuer });
+      grant = result.jwtAuthGrant;
+    } catch (error) {
+      // The SDK's message carries the identity provider's error code and description, never the
+      // token; a metadata document it could not parse comes as a multi-line list: not repeated.
+      const said =
+        error instanceof Error && !error.message.includes('\n') ? error.message : 'an answer it could not read';
+      throw new LoginFailedError(
+        `the identity provider did not exchange the ID token of ${idTokenFile} for a grant (${said})`,
+        { cause: error },
+      );
+    }
+    const params = new URLSearchParams({ grant_type: JWT_BEARER, assertion: grant });
     if (scope) params.set('scope', scope);
     return params;
   }
@@ -206,9 +281,9 @@ export function sameIssuer(a: string, b: string): boolean {
   return a === b || a === `${b}/` || b === `${a}/`;
 }
 
-/** A client that gets its tokens with no person: client credentials or a workload's token. */
+/** A client that gets its tokens with no person: client credentials, a workload's or an ID token. */
 export function isMachine(record: OAuthRecord): boolean {
-  return record.grant === 'client_credentials' || record.grant === 'jwt_bearer';
+  return record.grant === 'client_credentials' || record.grant === 'jwt_bearer' || record.grant === 'id_jag';
 }
 
 /** The workload's token (a JWT) from its file; the message names the file, never its content. */
@@ -219,6 +294,28 @@ async function readAssertion(path: string): Promise<string> {
     throw new LoginFailedError(`the workload token file ${path} is missing, empty or holds no JWT`);
   }
   return token;
+}
+
+/**
+ * The enterprise ID token (a JWT) from its file, which must stay owner-only: a token others can
+ * read is a leaked sign-in. The message names the file, never its content.
+ */
+async function readIdToken(path: string): Promise<string> {
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (handle === undefined) throw new LoginFailedError(`the ID token file ${path} cannot be read`);
+  try {
+    const { mode } = await handle.stat();
+    if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+      throw new LoginFailedError(
+        `the ID token file ${path} is readable by others (mode ${(mode & 0o777).toString(8)})`,
+      );
+    }
+    const token = (await handle.readFile('utf8')).trim();
+    if (token.split('.').length !== 3) throw new LoginFailedError(`the ID token file ${path} holds no JWT`);
+    return token;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The JWS algorithm of a PEM private key: ES256/384/512 by curve, RS256, or EdDSA. */

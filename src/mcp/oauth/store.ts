@@ -26,12 +26,19 @@ export type OAuthRecord = {
   /** The loopback redirect URI of the last browser login (a registered client is bound to it). */
   redirectUrl?: string | undefined;
   /**
-   * `client_credentials` or `jwt_bearer` (RFC 7523, a workload identity token as the grant): a
-   * machine client that logs in without a browser.
+   * `client_credentials`, `jwt_bearer` (RFC 7523, a workload identity token as the grant) or
+   * `id_jag` (enterprise-managed authorization, SEP-990: an ID token exchanged at the enterprise's
+   * identity provider for an ID-JAG, the JWT-bearer grant): a machine client, no browser.
    */
-  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | undefined;
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'id_jag' | undefined;
   /** `jwt_bearer`: the file of the workload's token, read again at each token request (it rotates). */
   assertionFile?: string | undefined;
+  /**
+   * `id_jag`: the file of the enterprise ID token, read again at each token request (the single
+   * sign-on that wrote it renews it), and the identity provider that exchanges it.
+   */
+  idTokenFile?: string | undefined;
+  idp?: IdentityProvider | undefined;
   /**
    * The issuer of the authorization server the last `servers login` was made at. A client's
    * credentials (its secret, key or workload token) go to no other until the next login.
@@ -45,6 +52,16 @@ export type OAuthRecord = {
   discovery?: OAuthDiscoveryState | undefined;
   /** The DPoP key the tokens are bound to, where the authorization server offers DPoP. */
   dpopKey?: DpopKey | undefined;
+};
+
+/**
+ * The enterprise identity provider of an `id_jag` login: its issuer (its token endpoint then
+ * discovered, RFC 8414 or OpenID Discovery) or its token endpoint as given; and this client's
+ * registration there.
+ */
+export type IdentityProvider = ({ issuer: string } | { tokenEndpoint: string }) & {
+  clientId: string;
+  clientSecret?: string | undefined;
 };
 
 /** `<dataDir>/oauth`: one file per server, named by a hash of its URL (no URL in a file name). */
