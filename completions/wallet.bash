@@ -32,8 +32,8 @@ flag	-	--format	choice	Dialect of --get-tool-definition (default wallet).
 val	-	--format	wallet
 val	-	--format	openai
 val	-	--format	anthropic
-flag	-	--yes	none	Run a destructive tool (a payment, a deletion) without asking; needed without a terminal.
-flag	-	-y	none	Run a destructive tool (a payment, a deletion) without asking; needed without a terminal.
+flag	-	--yes	none	Run a destructive tool (a payment, a deletion) without the CLI'\''s question; needed without a termina…
+flag	-	-y	none	Run a destructive tool (a payment, a deletion) without the CLI'\''s question; needed without a termina…
 flag	-	--accept-defaults	none	Answer another server'\''s questions with their defaults, without a terminal.
 flag	-	--qr	none	Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.
 flag	-	--no-qr	none	Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.

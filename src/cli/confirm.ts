@@ -14,8 +14,7 @@ export async function confirmDestructive(
   showPlan: () => Promise<string>,
 ): Promise<void> {
   if (yes) return;
-  // stdin already read to its end (--args-json -, a secret) cannot answer a prompt either.
-  if (!io.stdin.isTTY || !io.stderr.isTTY || io.stdin.readableEnded) {
+  if (!canAskOnTerminal(io)) {
     throw new UsageError(
       `'${command}' is destructive (it spends funds or deletes data) and there is no terminal to confirm on; nothing was done.`,
       'Check the arguments, then run it again with --yes.',
@@ -24,6 +23,12 @@ export async function confirmDestructive(
   io.stderr.write(await showPlan());
   const answer = await askLine(io, 'Proceed? [y/N] ');
   if (!/^(y|yes)$/i.test(answer.trim())) throw new Declined();
+}
+
+/** Whether a person can be asked: stdin and stderr are a terminal, and stdin is not used up. */
+export function canAskOnTerminal(io: CliIo): boolean {
+  // stdin already read to its end (--args-json -, a secret) cannot answer a prompt either.
+  return io.stdin.isTTY === true && io.stderr.isTTY === true && !io.stdin.readableEnded;
 }
 
 /** The user said no at the confirmation prompt: nothing was sent (exit 1). */

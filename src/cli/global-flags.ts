@@ -104,7 +104,8 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
     name: 'yes',
     alias: 'y',
     type: 'boolean',
-    description: 'Run a destructive tool (a payment, a deletion) without asking; needed without a terminal.',
+    description:
+      "Run a destructive tool (a payment, a deletion) without the CLI's question; needed without a terminal. A server that asks for itself (wallet serve) still does.",
   },
   {
     name: 'accept-defaults',

@@ -5,7 +5,7 @@ import { checkFieldOf, dryRunFieldOf, readToolErrorMeta, receiveAddressFieldOf }
 import type { Activity } from './activity.js';
 import { argumentsFromFlags, checkRequired, parseArgsJson, secretValue } from './arguments.js';
 import { flagsOfCommand } from './commands.js';
-import { confirmDestructive } from './confirm.js';
+import { canAskOnTerminal, confirmDestructive } from './confirm.js';
 import { DEFAULT_TIMEOUT_MS, type Connection } from './connection.js';
 import { parseFlags, GLOBAL_FLAGS, type GlobalOptions } from './global-flags.js';
 import type { ToolCommand } from './help.js';
@@ -81,9 +81,10 @@ export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<
     if (
       entry.tool.annotations?.destructiveHint === true &&
       !(dryRun !== undefined && args[dryRun] === true) &&
-      // A server that gets its own human yes (`wallet serve`) asks the person through this
-      // client's answerer, or refuses with an approval to grant: one question, not two.
-      !(!connection.isBuiltIn && (await connection.open()).confirmsDestructive)
+      // On a terminal, a server that gets its own human yes (`wallet serve`) asks the person
+      // through this client's answerer, every call: one question, not two. Without a terminal
+      // the CLI's rule stands (refused unless --yes), before any server is contacted.
+      !(!globals.yes && canAskOnTerminal(io) && !connection.isBuiltIn && (await connection.open()).confirmsDestructive)
     ) {
       await confirmDestructive(io, entry.command, globals.yes, () => planText(entry, specs, args, run, call));
     }

@@ -4,16 +4,17 @@ import { UsageError } from './usage-error.js';
  * Refuses an endpoint URL that carries a user or password when it came on the command line:
  * every local user sees a process's arguments (`ps`) and the shell history keeps them. The same
  * URL read from stdin, a file or the environment is fine. Anything that is not a URL passes (the
- * setting's own validation speaks for it). `insight+https://…` and `core-rpc+http://…` are URLs
- * too: the WHATWG parser reads their user and password like any other.
+ * setting's own validation speaks for it).
  *
  * @example
- * refuseUrlCredentialsInArgv(value, `config set ${key}`, `echo '<url>' | wallet config set ${key} -`);
+ * refuseUrlCredentialsInArgv(value, `config set ${key}`, `wallet config set ${key} - < url-file`);
  */
 export function refuseUrlCredentialsInArgv(value: string, given: string, instead: string): void {
   let url: URL;
   try {
-    url = new URL(value.trim());
+    // As the domain reads an endpoint: without the backend's prefix, so `core-rpc+http:u:p@host`
+    // is the http URL it becomes (whose user and password the parser finds even without `//`).
+    url = new URL(value.trim().replace(/^(insight|core-rpc)\+/i, ''));
   } catch {
     return;
   }

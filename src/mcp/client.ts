@@ -18,7 +18,7 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/valida
 import type { Stream } from 'node:stream';
 import { formatWithOptions } from 'node:util';
 import { packageInfo } from '../shared/package-info.js';
-import { declaresConsent } from '../shared/protocol-meta.js';
+import { CONSENT_CAPABILITY, declaresConsent } from '../shared/protocol-meta.js';
 import { LoginFailedError, LoginRequiredError } from './oauth/errors.js';
 import type { LoginPrompt } from './oauth/login.js';
 import {
@@ -200,7 +200,9 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       versionNegotiation: { mode },
       // Declared only when someone can answer: a server that may not ask falls back to its own
       // way (the wallet's out-of-band approvals) instead of getting a blind refusal.
-      ...(elicitation ? { capabilities: { elicitation } } : {}),
+      // With it, `wallet/consent`: a person answers (the CLI asks nothing itself before a
+      // destructive call of a server that confirms), so such a server asks on every such call.
+      ...(elicitation ? { capabilities: { elicitation, experimental: { [CONSENT_CAPABILITY]: {} } } } : {}),
       // Another server's result is checked against its output schema by the SDK's interpreting
       // validator: Ajv (the default) generates and compiles code for each schema, a third of a
       // `--server` call's time for one call (docs/PERFORMANCE.md).

@@ -22,6 +22,12 @@ export type ConsentCall = {
   toolContext: Omit<ToolContext, 'authority'>;
   /** The client can ask its user (form elicitation). */
   canAsk: boolean;
+  /**
+   * The client says its user is a person who answers each question (its capability
+   * `experimental["wallet/consent"]`: the wallet CLI on a terminal, which then asks nothing
+   * itself): every call is asked, the policy's autonomy (for unattended agents) aside.
+   */
+  askEveryCall: boolean;
 };
 
 /**
@@ -41,7 +47,7 @@ export class ConsentGate {
     private readonly approvals: ApprovalStore,
   ) {}
 
-  async call({ tool, args, input, context, toolContext, canAsk }: ConsentCall): Promise<ConsentOutcome> {
+  async call({ tool, args, input, context, toolContext, canAsk, askEveryCall }: ConsentCall): Promise<ConsentOutcome> {
     const run = async (
       authority: Authority,
       approval?: string,
@@ -76,7 +82,7 @@ export class ConsentGate {
       throw approvalRequired(lookup.approval);
     }
     let reason = `${tool.name} always needs a human yes`;
-    if (tool.consent === 'policy') {
+    if (tool.consent === 'policy' && !(askEveryCall && canAsk)) {
       try {
         return await run('agent');
       } catch (error) {
@@ -86,7 +92,13 @@ export class ConsentGate {
     }
     // A call bound to fail (no such wallet, a confirmation that does not match) ends here, before
     // anyone is asked: a tool without a dry run says what it would refuse in its precheck.
-    await tool.precheck?.(input, owner);
+    try {
+      await tool.precheck?.(input, owner);
+    } catch (error) {
+      // Refused before anyone was asked: the audit log still has the attempt (a fingerprint guessed).
+      if (error instanceof WalletError) await auditStoppedCall(tool, input, owner, { error });
+      throw error;
+    }
     // The plan the question shows: a dry run signs nothing, so it runs as the owner's (the policy's
     // own refusals still end the call here, before anyone is asked).
     const planned = tool.dryRunField

@@ -13,7 +13,7 @@ import { ApprovalStore } from '../domain/policy/approvals.js';
 import type { Authority } from '../domain/policy/authority.js';
 import { clipForDisplay } from '../shared/text.js';
 import { packageInfo } from '../shared/package-info.js';
-import { CONSENT_CAPABILITY } from '../shared/protocol-meta.js';
+import { CONSENT_CAPABILITY, declaresConsent } from '../shared/protocol-meta.js';
 import {
   ACTION_ARGUMENT,
   COMPACT_META_TOOL,
@@ -148,6 +148,7 @@ export function createWalletServer({
           context,
           toolContext,
           canAsk: canAskForm(requestClientCapabilities(context, server.getClientCapabilities())),
+          askEveryCall: declaresConsent(requestClientCapabilities(context, server.getClientCapabilities())),
         });
         return outcome.kind === 'ask' ? outcome.result : successResult(outcome.output);
       }

@@ -4,9 +4,11 @@
  */
 
 /**
- * In a server's capabilities, under `experimental`: the server itself gets a human yes (or the
+ * Under `experimental` in a server's capabilities: the server itself gets a human yes (or the
  * owner's granted autonomy) before any destructive tool runs, so a client need not ask too.
  * `wallet serve` declares it; the CLI then leaves the confirmation to the server's question.
+ * In a client's capabilities (the CLI declares it with elicitation, on a terminal): a person
+ * answers, so such a server asks before every destructive call, within the autonomy too.
  */
 export const CONSENT_CAPABILITY = 'wallet/consent';
 

@@ -116,6 +116,11 @@ describe('wallet config', () => {
       [['networks', 'add', 'base', '--rpc-url', 'https://user:s3cret@base.example/rpc'], /--rpc-url -/],
       [['--endpoint', 'evm.local=http://user:s3cret@127.0.0.1:8545', 'network-info'], /WALLET_EVM_LOCAL_URL=<url>/],
       [['serve', '--endpoint', 'core.regtest=http://rpc:s3cret@127.0.0.1:19443'], /WALLET_CORE_REGTEST_URL=<url>/],
+      // The backend's prefix, and no `//`: still the http URL the wallet would use, password and all.
+      [
+        ['--endpoint', 'core.mainnet=core-rpc+http:rpc:s3cret@127.0.0.1:9998', 'network-info'],
+        /WALLET_CORE_MAINNET_URL/,
+      ],
     ];
     for (const [argv, hint] of attempts) {
       const refused = await verb(cli, argv);

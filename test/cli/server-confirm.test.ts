@@ -2,12 +2,14 @@
  * A spend through `wallet --server "wallet serve"` on a terminal is confirmed by the server's own
  * question (elicitation, issue 20): the CLI declares it on a TTY, asks the person on stderr, and
  * the server signs only after that yes; the CLI, told by the server's `wallet/consent` capability
- * that the server asks for itself, asks nothing first. A no at the server's question sends
- * nothing, and without a terminal the server's approval request ends the call. Against anvil;
+ * that the server asks for itself, asks nothing first, and the server, told by the CLI's that a
+ * person answers, asks even within the owner's autonomy. A no sends nothing; without a terminal
+ * the CLI refuses unless --yes, and then the policy decides. Against anvil;
  * balances read with ethers, not through the wallet.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import { ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
@@ -32,7 +34,7 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
       '--passphrase-file',
       passphraseFile,
     ].join(' ');
-  const send = (stdin: string, tty = true) =>
+  const send = (stdin: string, { tty = true, yes = false, wei = '12345' } = {}) =>
     wallet(
       [
         '--server',
@@ -43,11 +45,12 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
         '--to',
         SAVINGS,
         '--value-wei',
-        '12345',
+        wei,
         '--network',
         'local',
         '--no-color',
-        // No --yes: the server declares it asks for its own yes, so the CLI does not ask first.
+        // No --yes on a terminal: the server declares it asks for its own yes, so the CLI does not ask first.
+        ...(yes ? ['--yes'] : []),
       ],
       { home, tty, stdin },
     );
@@ -58,6 +61,21 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
     home = tempHome();
     passphraseFile = passphraseFileIn(home, 'right passphrase');
     const env = { WALLET_EVM_LOCAL_URL: node.url };
+    // The owner lets agents pay up to 0.01 ether alone (fees included): the person at a terminal
+    // is asked all the same, since the CLI asks nothing itself.
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        evm: {
+          networks: {
+            local: {
+              policy: { autonomous: { max_per_tx_wei: '10000000000000000', max_per_24h_wei: '50000000000000000' } },
+            },
+          },
+        },
+      }),
+      { mode: 0o600 },
+    );
     const imported = await wallet(
       [
         'core-wallet-import',
@@ -115,14 +133,15 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
     assert.equal(await provider.getBalance(SAVINGS), before);
   });
 
-  it('without a terminal, the server answers with an approval to grant, and nothing is sent', async () => {
+  it("without a terminal: refused unless --yes; with it, the owner's policy decides", async () => {
     const before = await provider.getBalance(SAVINGS);
-    const run = await send('', false);
-    // Not the CLI's own "no terminal to confirm on" (exit 2): the server's APPROVAL_REQUIRED,
-    // which names the approval the owner can grant (`wallet approvals approve`).
-    assert.equal(run.code, 4, run.stderr);
-    assert.match(run.stderr, /APPROVAL_REQUIRED/);
-    assert.doesNotMatch(run.stderr, /no terminal to confirm on/);
+    const refused = await send('', { tty: false });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /no terminal to confirm on; nothing was done/);
+    // Above the autonomy: the server's APPROVAL_REQUIRED, naming the approval the owner can grant.
+    const above = await send('', { tty: false, yes: true, wei: '20000000000000000' });
+    assert.equal(above.code, 4, above.stderr);
+    assert.match(above.stderr, /APPROVAL_REQUIRED/);
     assert.equal(await provider.getBalance(SAVINGS), before);
   });
 });

@@ -240,7 +240,28 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     });
     assert.equal(notIssued.error?.code, 'INVALID_PARAM', JSON.stringify(notIssued.error));
     assert.match(notIssued.error?.message ?? '', /is not one of wallet 'w's issued addresses/);
+    const typedByStranger = await served.call('evm_typed_data_sign', {
+      address: RECIPIENT,
+      network: 'local',
+      typed_data: {
+        domain: { name: 'Mail', chainId: 31337 },
+        types: { Mail: [{ name: 'contents', type: 'string' }] },
+        primaryType: 'Mail',
+        message: { contents: 'hello' },
+      },
+    });
+    assert.equal(typedByStranger.error?.code, 'WALLET_NOT_FOUND', JSON.stringify(typedByStranger.error));
     assert.equal(approvalCount(), pendingBefore, 'no approval filed for a call bound to fail');
+    // Refused before anyone was asked, and still on the audit log (a fingerprint guessed).
+    const refusedLines = readFileSync(join(home, 'audit.log'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line['tool'] === 'core_wallet_delete' && line['outcome'] === 'error');
+    assert.deepEqual(
+      refusedLines.map((line) => (line['error'] as { code: string }).code),
+      ['WALLET_NOT_FOUND', 'INVALID_PARAM'],
+    );
     const signed = await served.call('evm_message_sign', { address: 'payer', message: 'log me in' });
     assert.equal(signed.error?.code, 'APPROVAL_REQUIRED');
     const typed = await served.call('evm_typed_data_sign', {

@@ -80,6 +80,8 @@ export async function signTypedData(
   // it (allowlist, token caps, unlimited approvals, the agent's autonomy). Anything else, or a
   // domain bound to no chain, the policy cannot bound: an agent needs a human yes for it.
   const { moves, recognised } = tokenMovesOfTypedData(definition as unknown as TypedDataInput);
+  // An account the keystore does not hold ends the call before anyone is asked to approve it.
+  const account = await resolveAccount(services, request.from);
   if (request.authority === 'agent' && (!recognised || chainId === undefined)) {
     throw needsHuman(
       recognised
@@ -87,7 +89,6 @@ export async function signTypedData(
         : 'typed data that is not a token permit the wallet recognises cannot be bounded by the policy',
     );
   }
-  const account = await resolveAccount(services, request.from);
   const hash = hashTypedData(definition);
   const sign = (privateKey: Hex) => privateKeyToAccount(privateKey).signTypedData(definition);
   if (!recognised) {
