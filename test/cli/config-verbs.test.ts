@@ -143,6 +143,30 @@ describe('wallet config', () => {
     await verb(cli, ['config', 'unset', 'core.networks.mainnet.url']);
   });
 
+  it('takes a Dash endpoint with its backend named first, as the environment does', async () => {
+    const set = await verb(cli, [
+      'config',
+      'set',
+      'core.networks.testnet.url',
+      'insight+https://insight.example/insight-api',
+    ]);
+    assert.equal(set.code, 0, set.stderr);
+    const networks = JSON.parse(configText()) as {
+      core: { networks: { testnet: { url: string; backend: string } } };
+    };
+    assert.equal(networks.core.networks.testnet.url, 'https://insight.example/insight-api');
+    assert.equal(networks.core.networks.testnet.backend, 'insight');
+    const info = await verbJson<{ networks: { chain: string; network: string; backend: string; endpoint: string }[] }>(
+      cli,
+      ['network-info'],
+    );
+    const testnet = info.networks.find((network) => network.chain === 'core' && network.network === 'testnet');
+    assert.equal(testnet?.backend, 'insight');
+    assert.equal(testnet?.endpoint, 'https://insight.example/insight-api');
+    await verb(cli, ['config', 'unset', 'core.networks.testnet.url']);
+    await verb(cli, ['config', 'unset', 'core.networks.testnet.backend']);
+  });
+
   it('default_wallet must name a wallet of the keystore', async () => {
     const before = configText();
     const missing = await verb(cli, ['config', 'set', 'default_wallet', 'main']);

@@ -78,6 +78,22 @@ export async function setConfigValue(
     throw new WalletError('INVALID_PARAM', `config key ${key} is fixed: '${builtin}' is a built-in EVM network.`);
   }
   const value = editable.type === 'integer' ? integerValue(key, text) : text;
+  // A Dash endpoint may name its backend first, as the environment and --endpoint take it
+  // (`insight+https://…`, `core-rpc+http://…`): the file keeps the two apart, url and backend.
+  const prefixed = /^core\.networks\.[a-z][a-z0-9-]*\.url$/.test(key) ? /^(core-rpc|insight)\+(.*)$/.exec(text) : null;
+  if (prefixed) {
+    const path = key.split('.');
+    await editConfig(
+      dataDir,
+      key,
+      (raw) => {
+        setPath(raw, path, prefixed[2] ?? '');
+        setPath(raw, [...path.slice(0, -1), 'backend'], prefixed[1]);
+      },
+      check,
+    );
+    return;
+  }
   await editConfig(dataDir, key, (raw) => setPath(raw, key.split('.'), value), check);
 }
 
