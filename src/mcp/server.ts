@@ -141,14 +141,15 @@ export function createWalletServer({
       const input = caller === 'agent' && tool.consent !== undefined ? tool.input.safeParse(args) : undefined;
       const dryRun = tool.dryRunField !== undefined && input?.success === true && input.data[tool.dryRunField] === true;
       if (input?.success && !dryRun) {
+        const client = requestClientCapabilities(context, server.getClientCapabilities());
         const outcome = await gate.call({
           tool,
           args,
           input: input.data,
           context,
           toolContext,
-          canAsk: canAskForm(requestClientCapabilities(context, server.getClientCapabilities())),
-          askEveryCall: declaresConsent(requestClientCapabilities(context, server.getClientCapabilities())),
+          canAsk: canAskForm(client),
+          askEveryCall: declaresConsent(client),
         });
         return outcome.kind === 'ask' ? outcome.result : successResult(outcome.output);
       }
