@@ -5,7 +5,7 @@ import { hasSystemCode, WalletError } from '../errors.js';
 import { withNamedLock } from '../keystore/lock.js';
 import { httpJson } from '../net/http.js';
 import { CONFIG_FILE_NAME, parseConfigText, type ConfigFile } from './config-file.js';
-import { redactUrl, resolveNetworks } from './endpoints.js';
+import { backendPrefixed, redactUrl, resolveNetworks } from './endpoints.js';
 import { BUILTIN_NETWORKS, CORE_NETWORKS } from './networks.js';
 
 /** One setting of config.json, by its dotted key; `editable: false` for the hand-edited policy. */
@@ -80,21 +80,17 @@ export async function setConfigValue(
   const value = editable.type === 'integer' ? integerValue(key, text) : text;
   // A Dash endpoint may name its backend first, as the environment and --endpoint take it
   // (`insight+https://…`, `core-rpc+http://…`): the file keeps the two apart, url and backend.
-  const prefixed = /^core\.networks\.[a-z][a-z0-9-]*\.url$/.test(key) ? /^(core-rpc|insight)\+(.*)$/.exec(text) : null;
-  if (prefixed) {
-    const path = key.split('.');
-    await editConfig(
-      dataDir,
-      key,
-      (raw) => {
-        setPath(raw, path, prefixed[2] ?? '');
-        setPath(raw, [...path.slice(0, -1), 'backend'], prefixed[1]);
-      },
-      check,
-    );
-    return;
-  }
-  await editConfig(dataDir, key, (raw) => setPath(raw, key.split('.'), value), check);
+  const path = key.split('.');
+  const prefixed = /^core\.networks\.[a-z][a-z0-9-]*\.url$/.test(key) ? backendPrefixed(text) : undefined;
+  await editConfig(
+    dataDir,
+    key,
+    (raw) => {
+      setPath(raw, path, prefixed ? prefixed.url : value);
+      if (prefixed) setPath(raw, [...path.slice(0, -1), 'backend'], prefixed.backend);
+    },
+    check,
+  );
 }
 
 /** Removes one key (and sections it leaves empty); the same validation and lock as set. */

@@ -237,14 +237,20 @@ const API_KEY_SEGMENT = /^[A-Za-z0-9_-]{16,}$/;
  * kind first, `insight+https://…` or `core-rpc+http://…`, so env and flags can switch it too.
  */
 function applyUrl(entry: ResolvedNetwork, text: string, origin: string, configuredBackend: Backend | undefined): void {
-  const prefixed = /^(core-rpc|insight)\+(.*)$/.exec(text);
+  const prefixed = backendPrefixed(text);
   if (prefixed && entry.chain === 'core') {
-    entry.backend = prefixed[1] as CoreBackend;
-    entry.url = checkedUrl(prefixed[2] ?? '', origin);
+    entry.backend = prefixed.backend;
+    entry.url = checkedUrl(prefixed.url, origin);
     return;
   }
   entry.backend = configuredBackend ?? ownBackend(entry.chain);
   entry.url = checkedUrl(text, origin);
+}
+
+/** A Dash endpoint that names its backend first (`insight+https://…`), split; else undefined. */
+export function backendPrefixed(text: string): { backend: CoreBackend; url: string } | undefined {
+  const prefixed = /^(core-rpc|insight)\+(.*)$/.exec(text);
+  return prefixed ? { backend: prefixed[1] as CoreBackend, url: prefixed[2] ?? '' } : undefined;
 }
 
 /** The backend of an endpoint someone gives without naming one: a Dash Core node, or an EVM node. */
