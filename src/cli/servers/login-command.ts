@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { isLoopbackHost } from '../../mcp/http/listen-address.js';
 import { loginPrompt } from '../browser.js';
 import { readSecretFile, readSecretStdin } from '../secrets.js';
 import { EXIT, UsageError } from '../usage-error.js';
@@ -197,8 +198,7 @@ function idpUrl(flag: string, value: string): string {
   } catch {
     throw new UsageError(`${flag}: not a URL (e.g. https://idp.example.com).`);
   }
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new UsageError(`${flag}: must be https (http only on this machine): an ID token is sent there.`);
   }
   if (url.username || url.password) throw new UsageError(`${flag}: a URL with credentials in it is refused.`);
