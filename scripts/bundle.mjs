@@ -8,7 +8,7 @@
 //   dist/wallet.cjs.help.cache the same, taken after --help: help deserialises only what it uses.
 // See docs/PERFORMANCE.md for what each one saves.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
@@ -78,13 +78,22 @@ await build({
   format: 'cjs',
   // Modules reached only through `await import()` stay uninitialised until a command needs them.
   // import.meta.url (package-info's way to find package.json) becomes the bundle's own URL.
-  define: { 'import.meta.url': '__bundleUrl' },
+  // The listing below checks every tool definition (src/tools/catalogue.ts) before the bundle
+  // ships, so the bundle need not check them again at each start.
+  define: { 'import.meta.url': '__bundleUrl', WALLET_DEFINITIONS_CHECKED_AT_BUILD: 'true' },
   banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
 });
+
+// bin/wallet.js reads the bundle as latin1, which is UTF-8 only for ASCII: esbuild's default
+// charset escapes every other character, and this keeps it so.
+const bundled = readFileSync(join(dist, 'wallet.cjs'));
+const nonAscii = bundled.findIndex((byte) => byte > 0x7f);
+if (nonAscii !== -1)
+  throw new Error(`dist/wallet.cjs is not ASCII (byte ${nonAscii}): bin/wallet.js reads it as latin1`);
 
 const session = await openInProcessSession();
 try {

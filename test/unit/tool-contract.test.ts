@@ -194,6 +194,13 @@ describe('definition checks name the tool and the problem', () => {
     assert.equal(new ToolCatalogue([sampleTool()]).list().length, 1);
     assert.throws(() => new ToolCatalogue([sampleTool(), sampleTool()]), /registered twice/);
   });
+
+  it('counts its tools without checking them (a server logs the count at start, before any listing)', () => {
+    const unsound = sampleTool({ summary: '' });
+    const catalogue = new ToolCatalogue([sampleTool({ name: 'demo_other_get' }), unsound]);
+    assert.equal(catalogue.size, 2);
+    assert.throws(() => catalogue.list(), /summary is empty/);
+  });
 });
 
 describe('naming', () => {

@@ -86,7 +86,7 @@ async function serveWalletHttp(options: HttpServeOptions): Promise<HttpServing> 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.listen.port;
   const url = `http://${authorityOf({ host: options.listen.host, port })}${MCP_PATH}`;
-  logger.info('serving', { transport: 'http', url, tools: options.catalogue.list().length });
+  logger.info('serving', { transport: 'http', url, tools: options.catalogue.size });
   const closed = new Promise<void>((resolve) => server.once('close', resolve));
   return {
     url,

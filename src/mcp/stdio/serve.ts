@@ -46,7 +46,7 @@ function serveWalletStdio(options: StdioServeOptions): StdioServing {
     transport,
     onerror: (error) => logger.warn('server-error', { error: error.name }),
   });
-  logger.info('serving', { transport: 'stdio', tools: options.catalogue.list().length });
+  logger.info('serving', { transport: 'stdio', tools: options.catalogue.size });
   return {
     closed: transport.closed,
     close: async (drainMs = SIGTERM_DRAIN_MS) => {
