@@ -93,11 +93,24 @@ export class Connection {
       session = await this.open();
       listed = await session.listTools({ timeoutMs });
     }
-    const tools = await withFullDefinitions(session, listed, timeoutMs);
-    // The cache only saves a trip: failing to write it must not fail the command.
-    if (target.kind !== 'built-in') {
-      await (await this.cache()).write(target.spec, session.server, tools, session.era).catch(() => undefined);
-    }
+    if (target.kind === 'built-in') return { server: session.server, tools: listed };
+    // A lean list is completed by one call of the server's `tool_describe` (all its tools'
+    // descriptions and schemas): the same server listing the same tools as when the cached list
+    // was completed gets that list again, without the call.
+    const { hashOfListed } = await import('./tool-cache.js');
+    const listedHash = hashOfListed(session.server, listed);
+    const cached = await this.readCache();
+    const { tools, whole } =
+      cached?.listedHash === listedHash
+        ? { tools: cached.tools, whole: true }
+        : await withFullDefinitions(session, listed, timeoutMs);
+    // The cache only saves a trip: failing to write it must not fail the command. A list left
+    // incomplete (tool_describe failed) is kept without its hash, so the next run asks again.
+    await (
+      await this.cache()
+    )
+      .write(target.spec, session.server, tools, session.era, whole ? listedHash : undefined)
+      .catch(() => undefined);
     return { server: session.server, tools };
   }
 
@@ -178,19 +191,23 @@ export class Connection {
  * coin amounts are as good as with `--profile full`;
  * the cache then keeps them with the list. A failed or odd answer leaves the list as it was.
  */
-async function withFullDefinitions(session: McpSession, tools: ListedTool[], timeoutMs: number): Promise<ListedTool[]> {
+async function withFullDefinitions(
+  session: McpSession,
+  tools: ListedTool[],
+  timeoutMs: number,
+): Promise<{ tools: ListedTool[]; whole: boolean }> {
   const describer = tools.find((tool) => describeAllArgumentsOf(tool) !== undefined);
   const args = describer && describeAllArgumentsOf(describer);
-  if (!describer || !args) return tools;
+  if (!describer || !args) return { tools, whole: true };
   const result = await session.callTool(describer.name, args, { timeoutMs }).catch(() => undefined);
   const described = (result?.isError === false ? result.structuredContent : undefined) as
     { tools?: unknown } | undefined;
-  if (!Array.isArray(described?.tools)) return tools;
+  if (!Array.isArray(described?.tools)) return { tools, whole: false };
   const byName = new Map<string, { description?: unknown; input_schema?: unknown; output_schema?: unknown }>();
   for (const entry of described.tools as unknown[]) {
     if (isJsonSchema(entry) && typeof entry['name'] === 'string') byName.set(entry['name'], entry);
   }
-  return tools.map((tool) => {
+  const completed = tools.map((tool) => {
     const full = byName.get(tool.name);
     if (!full) return tool;
     return {
@@ -205,6 +222,7 @@ async function withFullDefinitions(session: McpSession, tools: ListedTool[], tim
       },
     };
   });
+  return { tools: completed, whole: true };
 }
 
 /** The lean input schema with the unit declarations (`x-unit`, `x-per`) of the full one's arguments. */

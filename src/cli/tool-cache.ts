@@ -17,6 +17,11 @@ export type CachedToolList = {
   server: { name: string; version: string };
   /** SHA-256 of the list as JSON: tells whether a fresh list differs. */
   listHash: string;
+  /**
+   * SHA-256 of the server's name and version and its list as listed, before `tool_describe`
+   * completed it: a fresh list with the same hash gets these tools without asking again.
+   */
+  listedHash?: string | undefined;
   savedAt: string;
   /** The server said its list changed since: the next use that connects re-reads it. */
   stale: boolean;
@@ -40,6 +45,7 @@ const CacheFile = z.object({
   spec: z.object({ kind: z.enum(['server', 'url']), value: z.string() }),
   server: z.object({ name: z.string(), version: z.string() }),
   list_hash: z.string(),
+  listed_hash: z.string().optional(),
   saved_at: z.string(),
   stale: z.boolean(),
   era: z
@@ -87,10 +93,11 @@ export class ToolListCache {
     const parsed = CacheFile.safeParse(json);
     if (!parsed.success || parsed.data.spec.kind !== spec.kind || parsed.data.spec.value !== spec.value)
       return undefined;
-    const { server, list_hash, saved_at, stale, tools, era } = parsed.data;
+    const { server, list_hash, listed_hash, saved_at, stale, tools, era } = parsed.data;
     return {
       server,
       listHash: list_hash,
+      listedHash: listed_hash,
       savedAt: saved_at,
       stale,
       tools,
@@ -100,23 +107,33 @@ export class ToolListCache {
 
   /**
    * Saves a fresh list, the era the server spoke and the completion table (unless the same list
-   * and era are cached and current).
+   * and era are cached and current). `listedHash`: see {@link hashOfListed}.
    */
   async write(
     spec: ServerSpec,
     server: { name: string; version: string },
     tools: readonly ListedTool[],
     era: EraVerdict,
+    listedHash?: string,
   ): Promise<void> {
     const listHash = hashOfList(tools);
     const previous = await this.read(spec);
     const sameEra = JSON.stringify(previous?.era?.verdict) === JSON.stringify(era);
     const now = new Date().toISOString();
-    if (previous && previous.listHash === listHash && !previous.stale && sameEra && rememberedEra(previous)) return;
+    if (
+      previous &&
+      previous.listHash === listHash &&
+      previous.listedHash === listedHash &&
+      !previous.stale &&
+      sameEra &&
+      rememberedEra(previous)
+    )
+      return;
     await ensurePrivateDir(this.dir);
     const list = {
       server,
       listHash,
+      listedHash,
       savedAt: now,
       stale: false,
       tools: [...tools],
@@ -139,12 +156,13 @@ export class ToolListCache {
   }
 
   private async save(spec: ServerSpec, list: CachedToolList): Promise<void> {
-    const { server, listHash, savedAt, stale, tools, era } = list;
+    const { server, listHash, listedHash, savedAt, stale, tools, era } = list;
     const file = {
       version: CACHE_VERSION,
       spec,
       server,
       list_hash: listHash,
+      ...(listedHash === undefined ? {} : { listed_hash: listedHash }),
       saved_at: savedAt,
       stale,
       ...(era ? { era: { verdict: era.verdict, seen_at: era.seenAt } } : {}),
@@ -169,4 +187,13 @@ export function rememberedEra(cached: CachedToolList, now = Date.now()): EraVerd
 
 function hashOfList(tools: readonly ListedTool[]): string {
   return createHash('sha256').update(JSON.stringify(tools)).digest('hex');
+}
+
+/**
+ * What a lean list (one `tool_describe` completes) is identified by: the server's name and
+ * version and the list as it came. When a fresh list hashes the same, the server is the same
+ * version listing the same tools, so the completed list cached with it still holds.
+ */
+export function hashOfListed(server: { name: string; version: string }, tools: readonly ListedTool[]): string {
+  return createHash('sha256').update(JSON.stringify({ server, tools })).digest('hex');
 }

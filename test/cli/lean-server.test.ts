@@ -4,7 +4,8 @@
  * the built-in server (which keeps the full profile); and it works against the compact profile.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempHome, wallet } from '../helpers/io.js';
 import { WALLET_BIN } from '../helpers/paths.js';
@@ -35,6 +36,38 @@ describe('wallet --server "wallet serve": the lean list made whole', () => {
       assert.equal(builtIn.code, 0, builtIn.stderr);
       assert.equal(viaServe.code, 0, viaServe.stderr);
       if (argv[0] !== 'tool-describe') assert.equal(viaServe.stdout, builtIn.stdout, argv.join(' '));
+    }
+  });
+
+  it('asks tool_describe once: a later call on the same list reuses the completed list', async () => {
+    const own = tempHome();
+    try {
+      // --debug shows the server's stderr, where `--log-level debug` logs each request by tool.
+      const server = serve('--log-level', 'debug');
+      const describes = (stderr: string) => stderr.split('\n').filter((line) => /tool=tool_describe\b/.test(line));
+      const call = () => wallet(['--debug', '--server', server, 'network-info', '--chain', 'core'], { home: own });
+      const first = await call();
+      assert.equal(first.code, 0, first.stderr);
+      assert.equal(describes(first.stderr).length, 1, first.stderr);
+      const second = await call();
+      assert.equal(second.code, 0, second.stderr);
+      // The list was asked again (a call never runs on a cached list), tool_describe was not.
+      assert.match(second.stderr, /method=tools\/list/);
+      assert.deepEqual(describes(second.stderr), []);
+      assert.equal(second.stdout, first.stdout);
+      // A cached list completed for another list (or server version) is not reused.
+      const cacheDir = join(own, 'cache', 'tools');
+      for (const name of readdirSync(cacheDir).filter((file) => file.endsWith('.json'))) {
+        const file = join(cacheDir, name);
+        const cached = JSON.parse(readFileSync(file, 'utf8')) as { listed_hash?: string };
+        assert.match(cached.listed_hash ?? '', /^[0-9a-f]{64}$/);
+        writeFileSync(file, JSON.stringify({ ...cached, listed_hash: '0'.repeat(64) }));
+      }
+      const third = await call();
+      assert.equal(third.code, 0, third.stderr);
+      assert.equal(describes(third.stderr).length, 1, third.stderr);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
     }
   });
 
