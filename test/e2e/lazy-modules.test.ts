@@ -25,6 +25,9 @@ const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
 const AJV =
   /^node_modules\/(@modelcontextprotocol\/(server|client)\/dist\/(ajvProvider|validators\/ajv)|ajv\/|ajv-formats\/)/;
 const ANVIL_ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+// secp256k1, BIP32/BIP39 and the Dash wallets' HD modules: for calls that derive or sign.
+const CURVE_AND_HD =
+  /^(node_modules\/(@noble\/curves|@scure\/bip32|@scure\/bip39\/index)|dist\/domain\/(secp256k1|dash\/(hd|wallets)|evm\/hd)\.js)/;
 const SDK_CLIENT = /^(node_modules\/@modelcontextprotocol\/client\/|dist\/mcp\/client\.js)/;
 
 describe('start-up: a command initialises only the modules it uses', () => {
@@ -155,6 +158,23 @@ describe('start-up: a command initialises only the modules it uses', () => {
       );
     });
   }
+
+  it('checking an address or reading the configuration initialises no curve, HD derivation or keystore', () => {
+    for (const args of [
+      ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
+      ['network-info', '--json'],
+    ]) {
+      assert.deepEqual(
+        initialised(args).filter((path) => CURVE_AND_HD.test(path)),
+        [],
+        args[0],
+      );
+    }
+    // The probe sees them where they are used.
+    const created = initialised(['core-address-create', '--wallet-id', 'main', '--network', 'testnet', '--json']);
+    assert.ok(created.includes('node_modules/@scure/bip32/index.js'), created.join(' '));
+    assert.ok(created.includes('dist/domain/secp256k1.js'), created.join(' '));
+  });
 
   it('signing a message, discovering addresses and importing a wallet leave @scure/btc-signer alone', () => {
     const issued = JSON.parse(

@@ -2,7 +2,10 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import type { WalletEntry } from '../keystore/keystore.js';
-import { AccountWatcher, type AddressChain } from './hd.js';
+import type { AccountWatcher, AddressChain } from './hd.js';
+
+/** HD derivation (bip32, the curve) loads when an address is derived, not with every call's services. */
+const hd = () => import('./hd.js');
 
 const FORMAT = 'wallet-address-cache';
 const VERSION = 1;
@@ -36,7 +39,7 @@ export class AddressBook {
       const count = chain === 'receive' ? entry.account.next_receive : entry.account.next_change;
       const list = known[chain];
       if (list.length >= count) continue;
-      watcher ??= new AccountWatcher(entry.account.xpub, entry.network);
+      watcher ??= new (await hd()).AccountWatcher(entry.account.xpub, entry.network);
       for (let index = list.length; index < count; index++) list.push(watcher.address(chain, index));
       grown = true;
     }
@@ -52,6 +55,7 @@ export class AddressBook {
    * next call derives everything afresh.
    */
   async confirm(entry: WalletEntry, chain: AddressChain, index: number, address: string): Promise<boolean> {
+    const { AccountWatcher } = await hd();
     if (new AccountWatcher(entry.account.xpub, entry.network).address(chain, index) === address) return true;
     this.known.delete(keyOf(entry));
     await rm(this.pathOf(entry), { force: true }).catch(() => undefined);

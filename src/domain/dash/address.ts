@@ -65,6 +65,28 @@ export function addressProblem(address: string): { decoded?: DecodedAddress; pro
   return { decoded: { address, type, networks, hash: payload.slice(1) } };
 }
 
+export type AddressCheck = {
+  valid: boolean;
+  networks: CoreNetwork[];
+  type: AddressType | null;
+  problem: string | null;
+};
+
+/** Whether `address` is a Dash address, of which networks, and (given `network`) valid there. */
+export function validateAddress(address: string, network?: CoreNetwork): AddressCheck {
+  const { decoded, problem } = addressProblem(address.trim());
+  if (!decoded) return { valid: false, networks: [], type: null, problem: problem ?? 'invalid' };
+  if (network !== undefined && !decoded.networks.includes(network)) {
+    return {
+      valid: false,
+      networks: decoded.networks,
+      type: decoded.type,
+      problem: `a ${decoded.networks.join('/')} address, not ${network}`,
+    };
+  }
+  return { valid: true, networks: decoded.networks, type: decoded.type, problem: null };
+}
+
 /** The address, checked to be valid on `network`, or an `INVALID_PARAM` / `NETWORK_MISMATCH` error. */
 export function requireAddress(address: string, network: CoreNetwork, field = 'address'): DecodedAddress {
   const { decoded, problem } = addressProblem(address);

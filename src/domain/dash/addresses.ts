@@ -1,7 +1,7 @@
 import type { CoreNetwork } from '../config/networks.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { CoreChainBackend, ProgressReporter, WatchedAddress } from '../net/chain-backend.js';
-import { addressProblem, addressScript, decodeAddress, type AddressType } from './address.js';
+import { addressScript, decodeAddress } from './address.js';
 import { AccountWatcher, accountPath, addressPath, CHAIN_INDEX, type AddressChain } from './hd.js';
 import { WalletError } from '../errors.js';
 import { GAP_LIMIT } from './params.js';
@@ -108,28 +108,6 @@ export async function createAddress(
   const entry = await openWallet(services, walletId, network);
   const { entry: updated, first } = await services.keystore.reserve(entry, 'receive');
   return { ...walletAddress(updated, watcherOf(updated), 'receive', first), entry: updated };
-}
-
-export type AddressCheck = {
-  valid: boolean;
-  networks: CoreNetwork[];
-  type: AddressType | null;
-  problem: string | null;
-};
-
-/** Whether `address` is a Dash address, of which networks, and (given `network`) valid there. */
-export function validateAddress(address: string, network?: CoreNetwork): AddressCheck {
-  const { decoded, problem } = addressProblem(address.trim());
-  if (!decoded) return { valid: false, networks: [], type: null, problem: problem ?? 'invalid' };
-  if (network !== undefined && !decoded.networks.includes(network)) {
-    return {
-      valid: false,
-      networks: decoded.networks,
-      type: decoded.type,
-      problem: `a ${decoded.networks.join('/')} address, not ${network}`,
-    };
-  }
-  return { valid: true, networks: decoded.networks, type: decoded.type, problem: null };
 }
 
 export type DiscoveryResult = {

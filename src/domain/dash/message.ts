@@ -1,4 +1,4 @@
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { secp256k1 } from '../secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base64 } from '@scure/base';
 import { WalletError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { createECDH, createHmac } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { secp256k1 } from '../secp256k1.js';
 import { WalletError } from '../errors.js';
 
 const { Point } = secp256k1;

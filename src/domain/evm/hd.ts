@@ -1,5 +1,5 @@
 import { HDKey } from '@scure/bip32';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { secp256k1 } from '../secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { publicChild } from '../dash/public-derivation.js';
 import { checksumEvmAddress, type EvmAddress } from './address.js';

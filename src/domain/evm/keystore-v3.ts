@@ -11,7 +11,7 @@ import {
   scrypt,
   timingSafeEqual,
 } from 'node:crypto';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { secp256k1 } from '../secp256k1.js';
 import { scryptAsync } from '@noble/hashes/scrypt.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { privateKeyToAddress } from 'viem/accounts';

@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { createAddress, discoverAddresses, issuedAddresses, validateAddress } from '../../domain/dash/addresses.js';
-import { openWallet } from '../../domain/dash/wallets.js';
+import { validateAddress } from '../../domain/dash/address.js';
 import { defineTool } from '../define.js';
 import { CoreAddress, OptionalCoreNetwork, WalletId } from '../fields.js';
+
+/** The wallet's addresses (HD derivation, the keystore) load on a call's first use, not at start-up. */
+const addresses = () => import('../../domain/dash/addresses.js');
+const wallets = () => import('../../domain/dash/wallets.js');
 
 const AddressRow = {
   address: z.string().describe('The P2PKH address.'),
@@ -32,6 +35,7 @@ export const coreAddressCreate = defineTool({
     }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ wallet_id, network }, { services }) => {
+    const { createAddress } = await addresses();
     const created = await createAddress(services, wallet_id, network);
     return {
       address: created.address,
@@ -69,6 +73,7 @@ export const coreAddressesList = defineTool({
     }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async ({ wallet_id, network, chain }, { services }) => {
+    const [{ openWallet }, { issuedAddresses }] = await Promise.all([wallets(), addresses()]);
     const entry = await openWallet(services, wallet_id, network);
     return {
       wallet_id: entry.id,
@@ -152,6 +157,7 @@ export const coreAddressesDiscover = defineTool({
     }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ wallet_id, network }, { services, progress, signal }) => {
+    const [{ openWallet }, { discoverAddresses }] = await Promise.all([wallets(), addresses()]);
     const entry = await openWallet(services, wallet_id, network);
     const { backendFor } = await import('../../domain/dash/network.js');
     const result = await discoverAddresses(services, entry, await backendFor(services, entry.network), {

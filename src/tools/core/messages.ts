@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { signMessage, verifyMessage } from '../../domain/dash/message.js';
-import { openWallet } from '../../domain/dash/wallets.js';
 import { defineTool } from '../define.js';
 import { CoreAddress, OptionalCoreNetwork, WalletId } from '../fields.js';
+
+/** The curve, HD keys and the keystore load on a call's first use, not at start-up. */
+const messages = () => import('../../domain/dash/message.js');
+const wallets = () => import('../../domain/dash/wallets.js');
 
 const Message = z.string().max(100_000).describe('UTF-8 text. The message itself.');
 
@@ -36,12 +38,16 @@ export const coreMessageSign = defineTool({
   consent: 'human',
   // Nobody is asked to approve a signature by an address the wallet does not hold.
   precheck: async ({ wallet_id, network, address }, { services }) => {
-    const { issuedAddress } = await import('../../domain/dash/keys.js');
+    const [{ openWallet }, { issuedAddress }] = await Promise.all([wallets(), import('../../domain/dash/keys.js')]);
     await issuedAddress(services, await openWallet(services, wallet_id, network), address.trim());
   },
   handler: async ({ wallet_id, network, address, message }, { services }) => {
+    const [{ openWallet }, { withAddressKey }, { signMessage }] = await Promise.all([
+      wallets(),
+      import('../../domain/dash/keys.js'),
+      messages(),
+    ]);
     const entry = await openWallet(services, wallet_id, network);
-    const { withAddressKey } = await import('../../domain/dash/keys.js');
     const signature = await withAddressKey(services, entry, address.trim(), (key) => signMessage(message, key));
     return { address: address.trim(), message, signature };
   },
@@ -68,5 +74,8 @@ export const coreMessageVerify = defineTool({
     }),
   output: () => z.object({ valid: z.boolean().describe('Whether the address signed exactly this message.') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async ({ address, message, signature }) => ({ valid: verifyMessage(message, address.trim(), signature) }),
+  handler: async ({ address, message, signature }) => {
+    const { verifyMessage } = await messages();
+    return { valid: verifyMessage(message, address.trim(), signature) };
+  },
 });

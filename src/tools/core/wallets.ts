@@ -1,17 +1,11 @@
 import { z } from 'zod';
-import {
-  changeKeystorePassphrase,
-  createWallet,
-  deleteWallet,
-  exportWallet,
-  listWallets,
-  summarize,
-  walletToDelete,
-  type WalletSummary,
-} from '../../domain/dash/wallets.js';
+import type { WalletSummary } from '../../domain/dash/wallets.js';
 import type { WalletServices } from '../../domain/services.js';
 import { defineTool } from '../define.js';
 import { Alias, CoreNetwork, OptionalCoreNetwork, RequiredCoreNetwork, WalletId, secretString } from '../fields.js';
+
+/** The keystore and HD derivation load on a call's first use, not when another tool's call starts. */
+const dashWallets = () => import('../../domain/dash/wallets.js');
 
 const WalletFields = {
   wallet_id: z
@@ -63,6 +57,7 @@ export const coreWalletsList = defineTool({
     }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, { services }) => {
+    const { listWallets } = await dashWallets();
     const { wallets, unreadable } = await listWallets(services);
     return {
       wallets: wallets.map((wallet) => ({ ...walletFields(wallet), created_at: wallet.createdAt })),
@@ -103,6 +98,7 @@ export const coreWalletCreate = defineTool({
     }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ alias, network, words }, { services }) => {
+    const { createWallet, summarize } = await dashWallets();
     const entry = await createWallet(services, { alias, network: await defaultNetwork(network, services), words });
     return {
       ...walletFields(summarize(entry)),
@@ -147,7 +143,10 @@ export const coreWalletImport = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   localOnly: true,
   handler: async ({ alias, network, mnemonic, mnemonic_passphrase, discover }, { services, progress, signal }) => {
-    const { importAndDiscover } = await import('../../domain/dash/import.js');
+    const [{ importAndDiscover }, { summarize }] = await Promise.all([
+      import('../../domain/dash/import.js'),
+      dashWallets(),
+    ]);
     const result = await importAndDiscover(
       services,
       {
@@ -190,6 +189,7 @@ export const coreWalletExport = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   localOnly: true,
   handler: async ({ wallet_id }, { services }) => {
+    const { exportWallet } = await dashWallets();
     const exported = await exportWallet(services, wallet_id);
     return {
       wallet_id: exported.entry.id,
@@ -233,9 +233,11 @@ export const coreWalletDelete = defineTool({
   // Irreversible, and its confirmation is readable by any caller of core_wallets_list: never autonomous.
   consent: 'human',
   precheck: async ({ wallet_id, network, confirm_fingerprint }, { services }) => {
+    const { walletToDelete } = await dashWallets();
     await walletToDelete(services, { walletId: wallet_id, network, confirmFingerprint: confirm_fingerprint });
   },
   handler: async ({ wallet_id, network, confirm_fingerprint }, { services }) => {
+    const { deleteWallet } = await dashWallets();
     const entry = await deleteWallet(services, {
       walletId: wallet_id,
       network,
@@ -280,6 +282,7 @@ export const coreWalletPassphraseChange = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   localOnly: true,
   handler: async ({ new_passphrase, wallet_id }, { services }) => {
+    const { changeKeystorePassphrase } = await dashWallets();
     const changed = await changeKeystorePassphrase(services, { newPassphrase: new_passphrase, walletId: wallet_id });
     return { wallets: changed.wallets.map((entry) => entry.alias), imported_keys: changed.keys };
   },
