@@ -8,6 +8,7 @@
 //   dist/wallet.cjs.help.cache the same, taken after --help: help deserialises only what it uses.
 // See docs/PERFORMANCE.md for what each one saves.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -68,6 +69,22 @@ const englishOnly = {
   },
 };
 
+// The built-in server's tools/list (full profile, local-only tools included: every tool), asked
+// over MCP in-process on the compiled modules, which check every tool definition first: an
+// unsound one fails the build here, before a bundle is written. The bundle then checks none at
+// start (WALLET_DEFINITIONS_CHECKED_AT_BUILD), and its servers put the digest of these
+// definitions beside `tool_describe`'s describe-all marker, so a client may keep its answer.
+const session = await openInProcessSession();
+let builtInTools;
+try {
+  builtInTools = JSON.stringify({ server: session.server, tools: await session.listTools() }) + '\n';
+} finally {
+  await session.close();
+}
+// 64 bits of SHA-256: it tells a changed definition from an unchanged one (the server vouches for
+// both the list and the answers), in a few tokens of every agent's tool list.
+const definitionsDigest = createHash('sha256').update(builtInTools).digest('hex').slice(0, 16);
+
 await build({
   entryPoints: [join(dist, 'cli', 'main.js')],
   plugins: [lazyAjv, englishOnly],
@@ -78,9 +95,11 @@ await build({
   format: 'cjs',
   // Modules reached only through `await import()` stay uninitialised until a command needs them.
   // import.meta.url (package-info's way to find package.json) becomes the bundle's own URL.
-  // The listing below checks every tool definition (src/tools/catalogue.ts) before the bundle
-  // ships, so the bundle need not check them again at each start.
-  define: { 'import.meta.url': '__bundleUrl', WALLET_DEFINITIONS_CHECKED_AT_BUILD: 'true' },
+  define: {
+    'import.meta.url': '__bundleUrl',
+    WALLET_DEFINITIONS_CHECKED_AT_BUILD: 'true',
+    WALLET_DEFINITIONS_DIGEST: JSON.stringify(definitionsDigest),
+  },
   banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   minifyWhitespace: true,
   minifySyntax: true,
@@ -95,13 +114,7 @@ const nonAscii = bundled.findIndex((byte) => byte > 0x7f);
 if (nonAscii !== -1)
   throw new Error(`dist/wallet.cjs is not ASCII (byte ${nonAscii}): bin/wallet.js reads it as latin1`);
 
-const session = await openInProcessSession();
-try {
-  const tools = await session.listTools();
-  writeFileSync(join(dist, 'builtin-tools.json'), JSON.stringify({ server: session.server, tools }) + '\n');
-} finally {
-  await session.close();
-}
+writeFileSync(join(dist, 'builtin-tools.json'), builtInTools);
 
 // The code cache: bin/wallet.js runs a command with WALLET_CODE_CACHE set, then saves the cache of
 // everything compiled so far. The command is a tool call on a wallet of a throw-away home (the

@@ -3,6 +3,7 @@ import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelconte
 import { causeChain, WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
 import {
+  DEFINITIONS_DIGEST_META_KEY,
   DESCRIBE_ALL_META_KEY,
   CHECK_FIELD_META_KEY,
   DRY_RUN_META_KEY,
@@ -19,6 +20,7 @@ import {
   COMPACT_META_TOOL,
   compactProblems,
   compactTools,
+  definitionsDigest,
   describeTool,
   leanInputSchema,
   routeCompactCall,
@@ -279,9 +281,16 @@ function toCompactMcpTool(compact: CompactTool): Tool {
   };
 }
 
-/** On the tool that describes every tool when called with these arguments (see DESCRIBE_ALL_META_KEY). */
+/**
+ * On the tool that describes every tool when called with these arguments (see
+ * DESCRIBE_ALL_META_KEY), with the digest of those descriptions when the build recorded one.
+ */
 function describeAllMeta(args: Record<string, unknown> | undefined): Record<string, unknown> {
-  return args ? { [DESCRIBE_ALL_META_KEY]: args } : {};
+  if (!args) return {};
+  return {
+    [DESCRIBE_ALL_META_KEY]: args,
+    ...(definitionsDigest ? { [DEFINITIONS_DIGEST_META_KEY]: definitionsDigest } : {}),
+  };
 }
 
 /**

@@ -81,6 +81,19 @@ export function describeAllArgumentsOf(tool: {
     : undefined;
 }
 
+/**
+ * Beside {@link DESCRIBE_ALL_META_KEY}: a digest of every tool's full definition (description,
+ * schemas, units, hints) as the server's build recorded them. A client that completed a list with
+ * the describing tool's answer may reuse that answer for a later list carrying the same digest
+ * (and otherwise the same); a server whose build recorded none sends none, and is asked again.
+ */
+export const DEFINITIONS_DIGEST_META_KEY = 'wallet/definitions-digest';
+
+export function definitionsDigestOf(tool: { _meta?: Record<string, unknown> | undefined }): string | undefined {
+  const digest = tool._meta?.[DEFINITIONS_DIGEST_META_KEY];
+  return typeof digest === 'string' && digest !== '' ? digest : undefined;
+}
+
 /** On each `isError` tool result: `{ code, message, hint? }`, the WalletError as data. */
 export const ERROR_META_KEY = 'wallet/error';
 

@@ -260,6 +260,15 @@ declare const WALLET_DEFINITIONS_CHECKED_AT_BUILD: boolean | undefined;
 const checkedAtBuild = typeof WALLET_DEFINITIONS_CHECKED_AT_BUILD === 'boolean' && WALLET_DEFINITIONS_CHECKED_AT_BUILD;
 
 /**
+ * In the bundle, by the same build: the first 16 hex digits of the SHA-256 of every tool's full
+ * definition as the build listed them (`dist/builtin-tools.json`), which is what `tool_describe`
+ * answers for them. Undefined elsewhere.
+ */
+declare const WALLET_DEFINITIONS_DIGEST: string | undefined;
+export const definitionsDigest: string | undefined =
+  typeof WALLET_DEFINITIONS_DIGEST === 'string' ? WALLET_DEFINITIONS_DIGEST : undefined;
+
+/**
  * The tools one server serves, by name. Refuses duplicate names at once and an unsound definition
  * before its first use: checking a definition converts its schemas, so a call checks only its own
  * tool and a listing all of them. The build lists them all before it ships the bundle, so an

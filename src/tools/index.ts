@@ -89,6 +89,6 @@ export function servedTools(options: ServedToolsOptions, tools: readonly AnyTool
   );
 }
 
-export { ToolCatalogue, describeTool, leanInputSchema } from './catalogue.js';
+export { ToolCatalogue, definitionsDigest, describeTool, leanInputSchema } from './catalogue.js';
 export * from './profiles.js';
 export type { AnyTool, ToolContext } from './define.js';
