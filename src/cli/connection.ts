@@ -7,7 +7,7 @@ import {
   type QuestionAnswerer,
 } from '../mcp/session.js';
 import { isJsonSchema, PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';
-import { describeAllArgumentsOf, FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
+import { definitionsDigestOf, describeAllArgumentsOf, FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
 import { readBuiltInTools } from './builtin-tools.js';
 import type { Target } from './target.js';
@@ -63,9 +63,11 @@ export class Connection {
   /**
    * The tools. `cache: 'allow'` answers from another server's cached list when there is one
    * (and the server has not announced a change), and for the built-in server from the list the
-   * build recorded; `'refresh'` always asks the server.
+   * build recorded; `'refresh'` always asks the server for its list, and completes a lean one
+   * with the cached answer of its `tool_describe` when that still holds (see
+   * {@link withFullDefinitions}); `'reload'` asks for both again (`wallet tools --refresh`).
    */
-  async tools(cache: 'allow' | 'refresh'): Promise<ToolList> {
+  async tools(cache: 'allow' | 'refresh' | 'reload'): Promise<ToolList> {
     const target = this.target;
     if (cache === 'allow') {
       if (target.kind === 'built-in') {
@@ -95,15 +97,15 @@ export class Connection {
     }
     if (target.kind === 'built-in') return { server: session.server, tools: listed };
     // A lean list is completed by one call of the server's `tool_describe` (all its tools'
-    // descriptions and schemas): the same server listing the same tools as when the cached list
-    // was completed gets that list again, without the call.
+    // descriptions and schemas). The list the cache completed from an identical one (the same
+    // server name and version, the same tools, the same digest of their definitions) lends its
+    // completions instead, unless the server announced a change since or a reload was asked.
     const { hashOfListed } = await import('./tool-cache.js');
     const listedHash = hashOfListed(session.server, listed);
     const cached = await this.readCache();
-    const { tools, whole } =
-      cached?.listedHash === listedHash
-        ? { tools: cached.tools, whole: true }
-        : await withFullDefinitions(session, listed, timeoutMs);
+    const kept =
+      cache !== 'reload' && cached && !cached.stale && cached.listedHash === listedHash ? cached.tools : undefined;
+    const { tools, whole } = await withFullDefinitions(session, listed, timeoutMs, kept);
     // The cache only saves a trip: failing to write it must not fail the command. A list left
     // incomplete (tool_describe failed) is kept without its hash, so the next run asks again.
     await (
@@ -184,29 +186,34 @@ export class Connection {
   }
 }
 
+/** What a lean list's entry lacks, from `tool_describe`'s answer (or a list completed with one). */
+type Completion = { description?: unknown; input_schema?: unknown; output_schema?: unknown };
+
 /**
  * A lean tool list (`wallet serve`'s default) made whole: when a listed tool declares that it
  * describes every tool (`DESCRIBE_ALL_META_KEY`), it is called once and each tool gets its full
  * description, output schema and its arguments' declared units back, so help, rendering and typed
- * coin amounts are as good as with `--profile full`;
- * the cache then keeps them with the list. A failed or odd answer leaves the list as it was.
+ * coin amounts are as good as with `--profile full`; the cache then keeps them with the list.
+ * `kept`: a list the cache completed from a list identical to this one; when the describing tool
+ * carries the digest of its server's definitions (`DEFINITIONS_DIGEST_META_KEY`), so that an
+ * identical list means identical answers, its completions are taken instead of calling again.
+ * Everything else (schemas, secret fields, hints) is always this list's own. `whole`: every tool
+ * got its completion; a failed, odd or partial answer leaves the list as it was (or partly so).
  */
 async function withFullDefinitions(
   session: McpSession,
   tools: ListedTool[],
   timeoutMs: number,
+  kept?: readonly ListedTool[],
 ): Promise<{ tools: ListedTool[]; whole: boolean }> {
   const describer = tools.find((tool) => describeAllArgumentsOf(tool) !== undefined);
   const args = describer && describeAllArgumentsOf(describer);
   if (!describer || !args) return { tools, whole: true };
-  const result = await session.callTool(describer.name, args, { timeoutMs }).catch(() => undefined);
-  const described = (result?.isError === false ? result.structuredContent : undefined) as
-    { tools?: unknown } | undefined;
-  if (!Array.isArray(described?.tools)) return { tools, whole: false };
-  const byName = new Map<string, { description?: unknown; input_schema?: unknown; output_schema?: unknown }>();
-  for (const entry of described.tools as unknown[]) {
-    if (isJsonSchema(entry) && typeof entry['name'] === 'string') byName.set(entry['name'], entry);
-  }
+  const byName =
+    kept && definitionsDigestOf(describer) !== undefined
+      ? completionsKept(kept)
+      : await describedByName(session, describer.name, args, timeoutMs);
+  if (!byName) return { tools, whole: false };
   const completed = tools.map((tool) => {
     const full = byName.get(tool.name);
     if (!full) return tool;
@@ -222,7 +229,39 @@ async function withFullDefinitions(
       },
     };
   });
-  return { tools: completed, whole: true };
+  return { tools: completed, whole: tools.every((tool) => byName.has(tool.name)) };
+}
+
+/** `tool_describe`'s answer for every tool, by name; undefined when it failed or is not one. */
+async function describedByName(
+  session: McpSession,
+  describer: string,
+  args: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<Map<string, Completion> | undefined> {
+  const result = await session.callTool(describer, args, { timeoutMs }).catch(() => undefined);
+  const described = (result?.isError === false ? result.structuredContent : undefined) as
+    { tools?: unknown } | undefined;
+  if (!Array.isArray(described?.tools)) return undefined;
+  const byName = new Map<string, Completion>();
+  for (const entry of described.tools as unknown[]) {
+    if (isJsonSchema(entry) && typeof entry['name'] === 'string') byName.set(entry['name'], entry);
+  }
+  return byName;
+}
+
+/** The completions a completed list holds: full description, input schema (with units), output schema. */
+function completionsKept(kept: readonly ListedTool[]): Map<string, Completion> {
+  return new Map(
+    kept.map((tool) => [
+      tool.name,
+      {
+        description: tool._meta?.[FULL_DESCRIPTION_META_KEY],
+        input_schema: tool.inputSchema,
+        output_schema: tool.outputSchema,
+      },
+    ]),
+  );
 }
 
 /** The lean input schema with the unit declarations (`x-unit`, `x-per`) of the full one's arguments. */

@@ -243,7 +243,7 @@ async function printToolList({ argv, io, globals, style, connection }: Run): Pro
   const flags = [...GLOBAL_FLAGS, ...TOOLS_FLAGS];
   const parsed = parseFlags(argv, flags);
   rejectUnknownFlags(parsed, flags, 'tools');
-  const list = await connection.tools(parsed['refresh'] === true ? 'refresh' : 'allow');
+  const list = await connection.tools(parsed['refresh'] === true ? 'reload' : 'allow');
   const rows = toolCommands(list.tools).map(({ command, tool }) => ({
     command,
     tool: tool.name,

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { EraVerdict, ListedTool } from '../mcp/session.js';
+import { packageInfo } from '../shared/package-info.js';
 import { ensurePrivateDir, writeFileAtomic } from '../shared/private-files.js';
 import { toolCommands } from './commands.js';
 // Not completion/index.js: that one reaches the CLI's verbs, and through them the built-in server.
@@ -189,11 +190,15 @@ function hashOfList(tools: readonly ListedTool[]): string {
   return createHash('sha256').update(JSON.stringify(tools)).digest('hex');
 }
 
+/** Bumped when the way the CLI completes a lean list changes: a list completed otherwise is not reused. */
+const COMPLETION_FORMAT = 1;
+
 /**
  * What a lean list (one `tool_describe` completes) is identified by: the server's name and
- * version and the list as it came. When a fresh list hashes the same, the server is the same
- * version listing the same tools, so the completed list cached with it still holds.
+ * version and the list as it came (with the digest of the server's definitions, when it sends
+ * one), and this CLI's version and way of completing it. See `withFullDefinitions`.
  */
 export function hashOfListed(server: { name: string; version: string }, tools: readonly ListedTool[]): string {
-  return createHash('sha256').update(JSON.stringify({ server, tools })).digest('hex');
+  const client = { version: packageInfo().version, completion: COMPLETION_FORMAT };
+  return createHash('sha256').update(JSON.stringify({ client, server, tools })).digest('hex');
 }

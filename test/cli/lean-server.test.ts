@@ -4,11 +4,12 @@
  * the built-in server (which keeps the full profile); and it works against the compact profile.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempHome, wallet } from '../helpers/io.js';
-import { WALLET_BIN } from '../helpers/paths.js';
+import { ROOT, WALLET_BIN } from '../helpers/paths.js';
 
 describe('wallet --server "wallet serve": the lean list made whole', () => {
   let home: string;
@@ -39,36 +40,87 @@ describe('wallet --server "wallet serve": the lean list made whole', () => {
     }
   });
 
-  it('asks tool_describe once: a later call on the same list reuses the completed list', async () => {
-    const own = tempHome();
-    try {
-      // --debug shows the server's stderr, where `--log-level debug` logs each request by tool.
-      const server = serve('--log-level', 'debug');
-      const describes = (stderr: string) => stderr.split('\n').filter((line) => /tool=tool_describe\b/.test(line));
-      const call = () => wallet(['--debug', '--server', server, 'network-info', '--chain', 'core'], { home: own });
+  describe('asks tool_describe once, while its answer still holds', () => {
+    let own: string;
+    // --debug shows the server's stderr, where `--log-level debug` logs each request by tool.
+    const server = serve('--log-level', 'debug');
+    const describes = (stderr: string) => stderr.split('\n').filter((line) => /tool=tool_describe\b/.test(line));
+    const call = (...argv: string[]) =>
+      wallet(['--debug', '--server', server, ...(argv.length > 0 ? argv : ['network-info', '--chain', 'core'])], {
+        home: own,
+      });
+    /** Rewrites every cached list of this home (one server here). */
+    const editCache = (edit: (cached: Record<string, unknown>) => Record<string, unknown>) => {
+      const dir = join(own, 'cache', 'tools');
+      for (const name of readdirSync(dir).filter((file) => file.endsWith('.json'))) {
+        const file = join(dir, name);
+        writeFileSync(file, JSON.stringify(edit(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)));
+      }
+    };
+    const cachedLists = (): { listed_hash?: string; tools: { name: string; _meta?: Record<string, unknown> }[] }[] => {
+      const dir = join(own, 'cache', 'tools');
+      return readdirSync(dir)
+        .filter((file) => file.endsWith('.json'))
+        .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as never);
+    };
+    before(async () => {
+      own = tempHome();
       const first = await call();
       assert.equal(first.code, 0, first.stderr);
       assert.equal(describes(first.stderr).length, 1, first.stderr);
-      const second = await call();
-      assert.equal(second.code, 0, second.stderr);
-      // The list was asked again (a call never runs on a cached list), tool_describe was not.
-      assert.match(second.stderr, /method=tools\/list/);
-      assert.deepEqual(describes(second.stderr), []);
-      assert.equal(second.stdout, first.stdout);
-      // A cached list completed for another list (or server version) is not reused.
-      const cacheDir = join(own, 'cache', 'tools');
-      for (const name of readdirSync(cacheDir).filter((file) => file.endsWith('.json'))) {
-        const file = join(cacheDir, name);
-        const cached = JSON.parse(readFileSync(file, 'utf8')) as { listed_hash?: string };
-        assert.match(cached.listed_hash ?? '', /^[0-9a-f]{64}$/);
-        writeFileSync(file, JSON.stringify({ ...cached, listed_hash: '0'.repeat(64) }));
-      }
-      const third = await call();
-      assert.equal(third.code, 0, third.stderr);
-      assert.equal(describes(third.stderr).length, 1, third.stderr);
-    } finally {
-      rmSync(own, { recursive: true, force: true });
-    }
+    });
+    after(() => rmSync(own, { recursive: true, force: true }));
+
+    it('lists with the digest of the definitions the build recorded (dist/builtin-tools.json)', () => {
+      const [cached] = cachedLists();
+      const describer = cached?.tools.find((tool) => tool.name === 'tool_describe');
+      const digest = createHash('sha256')
+        .update(readFileSync(join(ROOT, 'dist', 'builtin-tools.json')))
+        .digest('hex');
+      assert.equal(describer?._meta?.['wallet/definitions-digest'], digest.slice(0, 16));
+      assert.match(cached?.listed_hash ?? '', /^[0-9a-f]{64}$/);
+    });
+
+    it('a later call asks for the list again, not for the descriptions', async () => {
+      const again = await call();
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stderr, /method=tools\/list/);
+      assert.deepEqual(describes(again.stderr), []);
+      // Help from the completed list: the full description, as the first time.
+      const help = await call('network-info', '--help');
+      assert.match(help.stdout, /Reads configuration only: it does not contact any node\./);
+    });
+
+    it("a call runs on the fresh list's hints, not on those kept in the cache", async () => {
+      // Were the cached entries used, network_info would now be destructive: refused without --yes.
+      editCache((cached) => ({
+        ...cached,
+        tools: (cached['tools'] as Record<string, unknown>[]).map((tool) =>
+          tool['name'] === 'network_info'
+            ? { ...tool, annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false } }
+            : tool,
+        ),
+      }));
+      const result = await call();
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(describes(result.stderr), []);
+    });
+
+    it('asks again for another list, after the server announced a change, and on tools --refresh', async () => {
+      editCache((cached) => ({ ...cached, listed_hash: '0'.repeat(64) }));
+      const otherList = await call();
+      assert.equal(otherList.code, 0, otherList.stderr);
+      assert.equal(describes(otherList.stderr).length, 1, otherList.stderr);
+
+      editCache((cached) => ({ ...cached, stale: true }));
+      const changed = await call();
+      assert.equal(changed.code, 0, changed.stderr);
+      assert.equal(describes(changed.stderr).length, 1, changed.stderr);
+
+      const refreshed = await call('tools', '--refresh');
+      assert.equal(refreshed.code, 0, refreshed.stderr);
+      assert.equal(describes(refreshed.stderr).length, 1, refreshed.stderr);
+    });
   });
 
   it('takes coin amounts for arguments whose units the lean list leaves out (from tool_describe)', async () => {
