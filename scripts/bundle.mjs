@@ -8,12 +8,12 @@
 //   dist/wallet.cjs.help.cache the same, taken after --help: help deserialises only what it uses.
 // See docs/PERFORMANCE.md for what each one saves.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { openInProcessSession } from '../dist/mcp/in-process.js';
+import { definitionsDigestOfBuild } from '../dist/tools/definitions-digest.js';
 
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');
@@ -72,8 +72,9 @@ const englishOnly = {
 // The built-in server's tools/list (full profile, local-only tools included: every tool), asked
 // over MCP in-process on the compiled modules, which check every tool definition first: an
 // unsound one fails the build here, before a bundle is written. The bundle then checks none at
-// start (WALLET_DEFINITIONS_CHECKED_AT_BUILD), and its servers put the digest of these
-// definitions beside `tool_describe`'s describe-all marker, so a client may keep its answer.
+// start (WALLET_DEFINITIONS_CHECKED_AT_BUILD), and its servers put the digest of what
+// `tool_describe` answers about them beside its describe-all marker (WALLET_DEFINITIONS_DIGEST,
+// src/tools/definitions-digest.ts), so a client may keep its answer.
 const session = await openInProcessSession();
 let builtInTools;
 try {
@@ -81,9 +82,7 @@ try {
 } finally {
   await session.close();
 }
-// 64 bits of SHA-256: it tells a changed definition from an unchanged one (the server vouches for
-// both the list and the answers), in a few tokens of every agent's tool list.
-const definitionsDigest = createHash('sha256').update(builtInTools).digest('hex').slice(0, 16);
+const definitionsDigest = definitionsDigestOfBuild();
 
 await build({
   entryPoints: [join(dist, 'cli', 'main.js')],

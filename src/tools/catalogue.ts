@@ -260,9 +260,8 @@ declare const WALLET_DEFINITIONS_CHECKED_AT_BUILD: boolean | undefined;
 const checkedAtBuild = typeof WALLET_DEFINITIONS_CHECKED_AT_BUILD === 'boolean' && WALLET_DEFINITIONS_CHECKED_AT_BUILD;
 
 /**
- * In the bundle, by the same build: the first 16 hex digits of the SHA-256 of every tool's full
- * definition as the build listed them (`dist/builtin-tools.json`), which is what `tool_describe`
- * answers for them. Undefined elsewhere.
+ * In the bundle, by the same build: the digest of what `tool_describe` answers about every tool
+ * (`definitionsDigestOfBuild` in definitions-digest.ts). Undefined elsewhere.
  */
 declare const WALLET_DEFINITIONS_DIGEST: string | undefined;
 export const definitionsDigest: string | undefined =

@@ -4,12 +4,14 @@
  * the built-in server (which keeps the full profile); and it works against the compact profile.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempHome, wallet } from '../helpers/io.js';
+import { definitionsDigestOfBuild } from '../../src/tools/definitions-digest.js';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';
+
+const COMPILED_SERVE = join(ROOT, 'build', 'test', 'fixtures', 'compiled-serve.js');
 
 describe('wallet --server "wallet serve": the lean list made whole', () => {
   let home: string;
@@ -71,13 +73,11 @@ describe('wallet --server "wallet serve": the lean list made whole', () => {
     });
     after(() => rmSync(own, { recursive: true, force: true }));
 
-    it('lists with the digest of the definitions the build recorded (dist/builtin-tools.json)', () => {
+    it('lists with the digest of what tool_describe answers, as the build recorded it', () => {
       const [cached] = cachedLists();
       const describer = cached?.tools.find((tool) => tool.name === 'tool_describe');
-      const digest = createHash('sha256')
-        .update(readFileSync(join(ROOT, 'dist', 'builtin-tools.json')))
-        .digest('hex');
-      assert.equal(describer?._meta?.['wallet/definitions-digest'], digest.slice(0, 16));
+      assert.match(definitionsDigestOfBuild(), /^[0-9a-f]{16}$/);
+      assert.equal(describer?._meta?.['wallet/definitions-digest'], definitionsDigestOfBuild());
       assert.match(cached?.listed_hash ?? '', /^[0-9a-f]{64}$/);
     });
 
@@ -86,22 +86,37 @@ describe('wallet --server "wallet serve": the lean list made whole', () => {
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stderr, /method=tools\/list/);
       assert.deepEqual(describes(again.stderr), []);
-      // Help from the completed list: the full description, as the first time.
+      // The list as completed this time (what the cache now holds: help reads it) has the full
+      // description and the units, which only tool_describe gives.
       const help = await call('network-info', '--help');
       assert.match(help.stdout, /Reads configuration only: it does not contact any node\./);
+      const argv = ['evm-tx-sign', '--address', 'nobody', '--unsigned-tx', '0x02', '--max-fee-wei', '1dash'];
+      const wrongUnit = await call(...argv);
+      assert.equal(wrongUnit.code, 2);
+      assert.match(wrongUnit.stderr, /--max-fee-wei takes wei, or a coin amount in wei, gwei, ether, eth; got '1dash'/);
+      assert.deepEqual(describes(wrongUnit.stderr), []);
     });
 
-    it("a call runs on the fresh list's hints, not on those kept in the cache", async () => {
-      // Were the cached entries used, network_info would now be destructive: refused without --yes.
+    it("a call runs on the fresh list's schema and hints, not on those kept in the cache", async () => {
+      // Were the cached entries used, network_info would now be destructive (refused without
+      // --yes), need --chain, and have a unit on an argument it does not have.
       editCache((cached) => ({
         ...cached,
-        tools: (cached['tools'] as Record<string, unknown>[]).map((tool) =>
-          tool['name'] === 'network_info'
-            ? { ...tool, annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false } }
-            : tool,
-        ),
+        tools: (cached['tools'] as Record<string, unknown>[]).map((tool) => {
+          if (tool['name'] !== 'network_info') return tool;
+          const schema = tool['inputSchema'] as { properties?: Record<string, unknown> };
+          return {
+            ...tool,
+            annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+            inputSchema: {
+              ...schema,
+              required: ['chain'],
+              properties: { ...schema.properties, ghost_wei: { type: 'string', 'x-unit': 'wei' } },
+            },
+          };
+        }),
       }));
-      const result = await call();
+      const result = await call('network-info');
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(describes(result.stderr), []);
     });
@@ -121,6 +136,21 @@ describe('wallet --server "wallet serve": the lean list made whole', () => {
       assert.equal(refreshed.code, 0, refreshed.stderr);
       assert.equal(describes(refreshed.stderr).length, 1, refreshed.stderr);
     });
+  });
+
+  it('asks a server without a definitions digest (not the bundle) on every call', async () => {
+    const own = tempHome();
+    try {
+      const server = [process.execPath, COMPILED_SERVE, '--log-level', 'debug'].join(' ');
+      for (let run = 0; run < 2; run++) {
+        const result = await wallet(['--debug', '--server', server, 'network-info', '--chain', 'core'], { home: own });
+        assert.equal(result.code, 0, result.stderr);
+        const describes = result.stderr.split('\n').filter((line) => /tool=tool_describe\b/.test(line));
+        assert.equal(describes.length, 1, result.stderr);
+      }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it('takes coin amounts for arguments whose units the lean list leaves out (from tool_describe)', async () => {

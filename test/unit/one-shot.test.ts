@@ -34,7 +34,7 @@ describe('one-shot tuning', () => {
             : [],
       );
     const direct = sources(join(ROOT, 'src'))
-      .filter((file) => /from '@noble\/curves\/secp256k1(\.js)?'/.test(readFileSync(file, 'utf8')))
+      .filter((file) => /['"]@noble\/curves\/secp256k1(\.js)?['"]/.test(readFileSync(file, 'utf8')))
       .map((file) => relative(ROOT, file));
     assert.deepEqual(direct, [join('src', 'domain', 'secp256k1.ts')]);
   });

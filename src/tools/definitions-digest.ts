@@ -1,0 +1,20 @@
+import { createHash } from 'node:crypto';
+import { describeTool } from './catalogue.js';
+import { ALL_TOOLS } from './index.js';
+import { compactTools, describeCompact, describeForAgent } from './profiles.js';
+
+/**
+ * 16 hex digits (64 bits) of the SHA-256 of every answer `tool_describe` can give about this
+ * build's tools, in both profiles that list it lean (each tool's full description, schemas with
+ * their units, hints; the compact profile's actions): the build defines it in the bundle
+ * (`WALLET_DEFINITIONS_DIGEST`, see `scripts/bundle.mjs`) and a lean list carries it, so a client
+ * that kept those answers knows when they changed. 64 bits tell a changed definition from an
+ * unchanged one; the server vouches for the list and the answers alike.
+ */
+export function definitionsDigestOfBuild(): string {
+  const answers = {
+    default: ALL_TOOLS.map((tool) => describeForAgent(describeTool(tool))),
+    compact: compactTools(ALL_TOOLS).map(describeCompact),
+  };
+  return createHash('sha256').update(JSON.stringify(answers)).digest('hex').slice(0, 16);
+}
