@@ -10,7 +10,7 @@ import { looksLikeEvmAddress, parseEvmAddress, type EvmAddress } from './address
 import { evmAccountPath, evmAddressAt, evmAddressOfPrivateKey, evmChainXpub } from './hd.js';
 import { withAccountKey } from './keys.js';
 
-// Keystore v3 files (import, export) use viem: loaded only then, so listing accounts needs no viem.
+// Keystore v3 files (scrypt or PBKDF2, AES) are read and written on import and export only: loaded then.
 const keystoreV3 = () => import('./keystore-v3.js');
 
 /** An EVM account of the keystore: derived from a wallet's seed, or an imported key. */

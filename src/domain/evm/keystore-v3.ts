@@ -14,9 +14,9 @@ import {
 import { secp256k1 } from '../secp256k1.js';
 import { scryptAsync } from '@noble/hashes/scrypt.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { privateKeyToAddress } from 'viem/accounts';
 import { z } from 'zod';
 import { WalletError } from '../errors.js';
+import { evmAddressOfPrivateKey } from './hd.js';
 
 /** Half geth's standard `n` = 2^18, as ethers writes: 128 MiB, under a second. */
 const DEFAULT_SCRYPT_N = 2 ** 17;
@@ -145,9 +145,7 @@ export async function encryptKeystoreV3(
     return {
       version: 3,
       id,
-      address: privateKeyToAddress(`0x${Buffer.from(privateKey).toString('hex')}`)
-        .slice(2)
-        .toLowerCase(),
+      address: evmAddressOfPrivateKey(privateKey).slice(2).toLowerCase(),
       crypto: {
         cipher: 'aes-128-ctr',
         cipherparams: { iv: Buffer.from(iv).toString('hex') },
@@ -197,7 +195,7 @@ export async function decryptKeystoreV3(json: unknown, password: string): Promis
     if (!secp256k1.utils.isValidSecretKey(privateKey)) {
       throw new WalletError('INVALID_PARAM', 'The keystore JSON holds a value that is not a secp256k1 private key.');
     }
-    const address = privateKeyToAddress(`0x${privateKey.toString('hex')}`);
+    const address = evmAddressOfPrivateKey(privateKey);
     if (
       claimedAddress !== undefined &&
       claimedAddress.replace(/^0x/, '').toLowerCase() !== address.slice(2).toLowerCase()
