@@ -13,7 +13,7 @@ import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from 
 import { deployContract, deployToken } from '../helpers/erc20.js';
 import { tempHome } from '../helpers/io.js';
 import { failureCode, localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
-import type { AuditLine } from '../helpers/policy.js';
+import { auditLines } from '../helpers/policy.js';
 
 const PASSPHRASE = 'token transfer passphrase';
 const SUPPLY = 1_000_000_000_000n;
@@ -80,11 +80,6 @@ describe('evm_token_transfer against anvil, through MCP', () => {
     await check();
     assert.deepEqual(await state(), before, 'nonce and balances unchanged');
   };
-  const auditLines = (): AuditLine[] =>
-    readFileSync(join(home, 'audit.log'), 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as AuditLine);
 
   before(async () => {
     node = await startAnvil();
@@ -146,7 +141,7 @@ describe('evm_token_transfer against anvil, through MCP', () => {
     assert.deepEqual([call?.name, call?.args[0], call?.args[1]], ['transfer', RECIPIENT, 1_500_000n]);
     assert.equal(onChain.data, sent.data);
 
-    const line = auditLines().at(-1);
+    const line = auditLines(home).at(-1);
     assert.deepEqual(
       [line?.['tool'], line?.['outcome'], line?.['network'], line?.['from'], line?.['recipient'], line?.['hash']],
       ['evm_token_transfer', 'sent', 'local', ANVIL_FIRST_ACCOUNT, RECIPIENT, sent.hash],
@@ -160,7 +155,7 @@ describe('evm_token_transfer against anvil, through MCP', () => {
       assert.equal(planned.nonce, await nonce());
       assert.ok(BigInt(planned.max_fee_wei) > 0n);
       assert.equal(planned.token_amount, '2');
-      assert.equal(auditLines().at(-1)?.outcome, 'dry_run');
+      assert.equal(auditLines(home).at(-1)?.outcome, 'dry_run');
     }));
 
   it('more than the sender holds: INSUFFICIENT_FUNDS naming the balance; nothing sent', () =>
@@ -225,7 +220,7 @@ describe('evm_token_transfer against anvil, through MCP', () => {
     });
     const log = readFileSync(join(home, 'audit.log'), 'utf8');
     assert.ok(!log.includes(KEY_SHAPED), 'the key-shaped argument reached audit.log');
-    const [fromLine, toLine] = auditLines().slice(-2);
+    const [fromLine, toLine] = auditLines(home).slice(-2);
     assert.deepEqual(
       [fromLine?.['tool'], fromLine?.['outcome'], fromLine?.['from']],
       ['evm_token_transfer', 'error', undefined],

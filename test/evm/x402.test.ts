@@ -18,6 +18,7 @@ import { compilePermitToken, deployPermitToken } from '../helpers/erc20.js';
 import { tempHome, wallet } from '../helpers/io.js';
 import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
 import { paymentRequiredAnswer, startX402Server, type X402Server } from '../helpers/x402.js';
+import { auditLines } from '../helpers/policy.js';
 
 const PASSPHRASE = 'x402 passphrase';
 const account = (index: number) =>
@@ -85,12 +86,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
     assert.match(error.message, /Nothing was signed/);
     assert.deepEqual([await balances(), server.settled()], before, 'nothing signed, nothing moved');
   };
-  const auditLines = () =>
-    readFileSync(join(home, 'audit.log'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((line) => line['tool'] === 'evm_x402_fetch');
+  const x402AuditLines = () => auditLines(home).filter((line) => line.tool === 'evm_x402_fetch');
 
   before(async () => {
     node = await startAnvil();
@@ -211,7 +207,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
     const receipt = await provider.getTransactionReceipt(result.hash ?? '');
     assert.equal(receipt?.status, 1, 'the settlement transaction is mined');
     assert.equal(receipt?.to, token, 'a call of the token contract (transferWithAuthorization)');
-    const line = auditLines().at(-1);
+    const line = x402AuditLines().at(-1);
     assert.deepEqual(
       [line?.['outcome'], line?.['recipient'], line?.['amount'], line?.['token'], line?.['host'], line?.['hash']],
       ['sent', PAYEE, CENT.toString(), token, '127.0.0.1', result.hash],
@@ -248,7 +244,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
       [true, false, 402, PAYEE, (5n * CENT).toString(), '0.05', null],
     );
     assert.deepEqual([await balances(), server.settled()], before);
-    assert.equal(auditLines().at(-1)?.['outcome'], 'dry_run');
+    assert.equal(x402AuditLines().at(-1)?.['outcome'], 'dry_run');
   });
 
   it('refuses, with nothing signed: price above max_price, above the token cap, payee not allowed', async () => {
@@ -267,7 +263,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
       'POLICY_VIOLATION',
       new RegExp(`Refused by policy evm\\.networks\\.local\\.policy\\.allowed_recipients: ${STRANGER}`),
     );
-    const refusal = auditLines().at(-1);
+    const refusal = x402AuditLines().at(-1);
     assert.equal(refusal?.['outcome'], 'error');
     assert.equal(refusal?.['host'], '127.0.0.1');
   });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ToolFailure } from './mcp.js';
 
 /** One line of the audit log as the tests read it. */
@@ -7,6 +9,14 @@ export type AuditLine = Record<string, unknown> & {
   outcome: string;
   error?: { code: string; message: string };
 };
+
+/** The audit log of a data directory, one parsed line each, oldest first. */
+export function auditLines(home: string): AuditLine[] {
+  return readFileSync(join(home, 'audit.log'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as AuditLine);
+}
 
 /** The refusal a call ended with: POLICY_VIOLATION naming `rule`, nothing signed; returns the message. */
 export async function refused(call: Promise<unknown>, rule: string): Promise<string> {

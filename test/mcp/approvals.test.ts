@@ -16,11 +16,19 @@ import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/shared/protocol-me
 import { ANVIL_FIRST_ACCOUNT, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
+import { auditLines } from '../helpers/policy.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
 const PASSPHRASE = 'approvals passphrase';
 const RECIPIENT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 const MILLI = 10n ** 15n;
+/** EIP-712 typed data that is no token permit: a signature the policy cannot bound. */
+const MAIL = {
+  domain: { name: 'Mail', chainId: 31337 },
+  types: { Mail: [{ name: 'contents', type: 'string' }] },
+  primaryType: 'Mail',
+  message: { contents: 'hello' },
+};
 
 type CallOutcome = { error?: ToolErrorMeta; result?: Record<string, unknown> };
 
@@ -156,10 +164,7 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     assert.equal(third.error?.code, 'APPROVAL_REQUIRED', 'used once');
     assert.notEqual(third.error?.details?.['approval_id'], id);
 
-    const audit = readFileSync(join(home, 'audit.log'), 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const audit = auditLines(home);
     const sent = audit.filter((line) => line['outcome'] === 'sent');
     assert.deepEqual(
       sent.map((line) => [line['tool'], line['authority'], line['approval']]),
@@ -243,23 +248,16 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     const typedByStranger = await served.call('evm_typed_data_sign', {
       address: RECIPIENT,
       network: 'local',
-      typed_data: {
-        domain: { name: 'Mail', chainId: 31337 },
-        types: { Mail: [{ name: 'contents', type: 'string' }] },
-        primaryType: 'Mail',
-        message: { contents: 'hello' },
-      },
+      typed_data: MAIL,
     });
     assert.equal(typedByStranger.error?.code, 'WALLET_NOT_FOUND', JSON.stringify(typedByStranger.error));
     assert.equal(approvalCount(), pendingBefore, 'no approval filed for a call bound to fail');
     // Refused before anyone was asked, and still on the audit log (a fingerprint guessed).
-    const refusedLines = readFileSync(join(home, 'audit.log'), 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((line) => line['tool'] === 'core_wallet_delete' && line['outcome'] === 'error');
+    const refusedLines = auditLines(home).filter(
+      (line) => line.tool === 'core_wallet_delete' && line.outcome === 'error',
+    );
     assert.deepEqual(
-      refusedLines.map((line) => (line['error'] as { code: string }).code),
+      refusedLines.map((line) => line.error?.code),
       ['WALLET_NOT_FOUND', 'INVALID_PARAM'],
     );
     const signed = await served.call('evm_message_sign', { address: 'payer', message: 'log me in' });
@@ -267,12 +265,7 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     const typed = await served.call('evm_typed_data_sign', {
       address: 'payer',
       network: 'local',
-      typed_data: {
-        domain: { name: 'Mail', chainId: 31337 },
-        types: { Mail: [{ name: 'contents', type: 'string' }] },
-        primaryType: 'Mail',
-        message: { contents: 'hello' },
-      },
+      typed_data: MAIL,
     });
     assert.equal(typed.error?.code, 'APPROVAL_REQUIRED');
     // The owner is shown what would be signed, not only who signs.

@@ -13,7 +13,7 @@ import { addressScript, encodeAddress, requireAddress } from '../../src/domain/d
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
 import { tempHome } from '../helpers/io.js';
 import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
-import { refused, type AuditLine } from '../helpers/policy.js';
+import { auditLines, refused } from '../helpers/policy.js';
 
 const PASSPHRASE = 'dash policy passphrase';
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -206,10 +206,7 @@ describe('spending policy on a Dash network', () => {
     assert.equal(statSync(path).mode & 0o777, 0o600);
     assert.ok(!text.includes(PASSPHRASE), 'no passphrase');
     assert.ok(!text.includes('abandon'), 'no mnemonic');
-    const lines = text
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as AuditLine);
+    const lines = auditLines(home);
 
     const firstSent = lines.find((line) => line.tool === 'core_funds_send' && line.outcome === 'sent');
     assert.match(String(firstSent?.['txid']), /^[0-9a-f]{64}$/);

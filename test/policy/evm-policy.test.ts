@@ -13,7 +13,7 @@ import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
 import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
-import { refused, type AuditLine } from '../helpers/policy.js';
+import { auditLines, refused } from '../helpers/policy.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
 const PASSPHRASE = 'evm policy passphrase';
@@ -78,11 +78,6 @@ describe('spending policy on EVM networks (anvil)', () => {
     await check();
     assert.deepEqual(await state(), before, 'nonce and balance unchanged');
   };
-  const auditLines = (): AuditLine[] =>
-    readFileSync(join(home, 'audit.log'), 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as AuditLine);
 
   before(async () => {
     const started = await Promise.all(
@@ -356,7 +351,7 @@ describe('spending policy on EVM networks (anvil)', () => {
     for (const secret of [PASSPHRASE, ANVIL_MNEMONIC, oracleAccount(0).privateKey.slice(2)]) {
       assert.ok(!text.includes(secret), `the log holds no ${secret.slice(0, 8)}…`);
     }
-    const lines = auditLines();
+    const lines = auditLines(home);
     for (const line of lines) {
       assert.deepEqual(
         Object.keys(line).filter((key) => !AUDIT_KEYS.has(key)),
