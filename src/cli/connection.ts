@@ -5,7 +5,9 @@ import {
   type ListedTool,
   type McpSession,
   type QuestionAnswerer,
+  type SessionEvents,
 } from '../mcp/session.js';
+import type { ServerProcess } from '../mcp/stdio-child.js';
 import { isJsonSchema, PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';
 import { definitionsDigestOf, describeAllArgumentsOf, FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
@@ -46,6 +48,8 @@ export class Connection {
     private readonly questions?: QuestionAnswerer,
     /** Where the MCP SDK's own notes go (--debug: stderr); by default nowhere. */
     private readonly libraryNotes?: (text: string) => void,
+    /** The server, spawned ahead by {@link startServerAhead}: the session speaks over it. */
+    private early?: ServerAhead,
   ) {}
 
   private async cache(): Promise<ToolListCache> {
@@ -123,17 +127,12 @@ export class Connection {
     return this.cachedList;
   }
 
-  /** The session, connected on first use. */
-  async open(): Promise<McpSession> {
-    if (this.session) return this.session;
+  private sessionEvents(): SessionEvents {
     const target = this.target;
-    const timeout = this.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const events = {
+    return {
       questions: this.questions,
       onLibraryMessage: this.libraryNotes ?? (() => undefined),
-      // A server's stderr (banners, npm warnings) is shown under --debug only; its last lines
-      // still come with a failure.
-      onServerStderr: this.libraryNotes && ((line: string) => this.libraryNotes?.(`server: ${line}`)),
+      onServerStderr: serverStderrNotes(this.libraryNotes),
       onToolListChanged: () => {
         if (target.kind !== 'built-in') {
           this.pending = this.pending
@@ -142,22 +141,36 @@ export class Connection {
         }
       },
     };
+  }
+
+  /** The session, connected on first use. */
+  async open(): Promise<McpSession> {
+    if (this.session) return this.session;
+    const target = this.target;
+    const timeout = this.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const events = this.sessionEvents();
     if (target.kind === 'built-in') {
       const { openInProcessSession } = await import('../mcp/in-process.js');
       this.session = await openInProcessSession(this.builtIn);
       return this.session;
     }
-    // The era this server spoke last time: connecting in it spawns no probe.
-    const cached = await this.readCache();
-    const { rememberedEra } = await import('./tool-cache.js');
-    this.priorEra = cached && rememberedEra(cached);
+    // The era this server spoke last time: connecting in it spawns no probe. A server spawned
+    // ahead is spoken to in the era it was spawned for, once (a retry spawns afresh).
+    const early = this.early;
+    this.early = undefined;
+    if (early) this.priorEra = early.era;
+    else {
+      const cached = await this.readCache();
+      const { rememberedEra } = await import('./tool-cache.js');
+      this.priorEra = cached && rememberedEra(cached);
+    }
     const { openHttpSession, openStdioSession } = await import('../mcp/client.js');
-    const connect = (prior: EraVerdict | undefined) =>
+    const connect = (prior: EraVerdict | undefined, running?: ServerProcess) =>
       target.kind === 'stdio'
-        ? openStdioSession(target.command, timeout, events, prior)
+        ? openStdioSession(target.command, timeout, events, prior, running)
         : openHttpSession(target.address, timeout, events, prior);
     try {
-      this.session = await connect(this.priorEra);
+      this.session = await connect(this.priorEra, early?.process);
     } catch (error) {
       // Adopting a remembered `server/discover` result needs no round trip; it fails only when
       // the record is of no use (no version in common): negotiate instead.
@@ -182,8 +195,37 @@ export class Connection {
 
   async close(): Promise<void> {
     await this.pending.catch(() => undefined);
+    this.early?.process.stop();
+    this.early = undefined;
     await this.session?.close();
   }
+}
+
+/** A stdio server spawned before its session, and the era it is spoken to in. */
+export type ServerAhead = { process: ServerProcess; era: EraVerdict };
+
+/**
+ * For a run that will call a tool of a stdio server it has spoken to before (its era is
+ * remembered in the cache): spawns the server now, before the CLI loads the MCP SDK and reads
+ * the cached list, so that the two start side by side. A server met for the first time is not
+ * (the SDK negotiates its era on a sibling it spawns itself), nor on Windows (see stdio-child.ts).
+ */
+export async function startServerAhead(
+  target: Target,
+  dataDir: string,
+  libraryNotes: ((text: string) => void) | undefined,
+): Promise<ServerAhead | undefined> {
+  if (target.kind !== 'stdio' || process.platform === 'win32') return undefined;
+  const { ToolListCache } = await import('./tool-cache.js');
+  const era = await new ToolListCache(dataDir).readEra(target.spec);
+  if (!era) return undefined;
+  const { spawnServer } = await import('../mcp/stdio-child.js');
+  return { process: spawnServer(target.command, serverStderrNotes(libraryNotes)), era };
+}
+
+/** A server's stderr (banners, npm warnings) is shown under --debug only; its last lines still come with a failure. */
+function serverStderrNotes(libraryNotes: ((text: string) => void) | undefined): ((line: string) => void) | undefined {
+  return libraryNotes && ((line: string) => libraryNotes(`server: ${line}`));
 }
 
 /** What a lean list's entry lacks, from `tool_describe`'s answer (or a list completed with one). */

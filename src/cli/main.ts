@@ -8,7 +8,7 @@ import { fullDescriptionOf } from '../shared/protocol-meta.js';
 import { activityOn, type Activity } from './activity.js';
 import { toolCommands } from './commands.js';
 import { Declined } from './confirm.js';
-import { Connection, type ToolList } from './connection.js';
+import { Connection, startServerAhead, type ToolList } from './connection.js';
 import { GLOBAL_FLAGS, parseFlags, readGlobals, type GlobalOptions } from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, TOOLS_FLAGS, type ToolCommand } from './help.js';
 import { processIo, type CliIo } from './io.js';
@@ -56,28 +56,36 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     if (verb === 'approvals') return await (await import('./approvals.js')).runApprovals(argv, io, dataDir);
     if (verb === 'config') return await (await import('./config.js')).runConfig(argv, io, dataDir);
     if (verb === 'networks') return await (await import('./config.js')).runNetworks(argv, io, dataDir);
-    const style = await createStyle(colorEnabled(globals.color, io));
-    const activity = await activityOn(io.stderr);
     const target = await resolveTarget(globals, dataDir, io);
-    const builtIn = target.kind === 'built-in' ? await builtInSetup(globals, io, activity) : undefined;
-    if (!builtIn) refuseBuiltInFlags(globals);
-    else if (globals.acceptDefaults)
-      throw new UsageError('--accept-defaults answers another server; not without --server or --url.');
-    const questions = builtIn
-      ? undefined
-      : (await import('./questions.js')).questionAnswerer(io, activity, globals.acceptDefaults);
+    if (target.kind !== 'built-in') refuseBuiltInFlags(globals);
     const libraryNotes = globals.debug
       ? (text: string) => io.stderr.write(`debug: ${terminalSafe(text)}\n`)
       : undefined;
-    const connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup, questions, libraryNotes);
+    // A tool call connects whatever the cache holds (see dispatch): a server spoken to before
+    // starts now, while the CLI sets the rest up.
+    const callsTool =
+      verb !== undefined && verb !== 'completion' && verb !== 'tools' && !globals.help && !globals.getToolDefinition;
+    const early = callsTool ? await startServerAhead(target, dataDir, libraryNotes) : undefined;
+    let connection: Connection | undefined;
+    let activity: Activity | undefined;
     try {
+      const style = await createStyle(colorEnabled(globals.color, io));
+      activity = await activityOn(io.stderr);
+      const builtIn = target.kind === 'built-in' ? await builtInSetup(globals, io, activity) : undefined;
+      if (builtIn && globals.acceptDefaults)
+        throw new UsageError('--accept-defaults answers another server; not without --server or --url.');
+      const questions = builtIn
+        ? undefined
+        : (await import('./questions.js')).questionAnswerer(io, activity, globals.acceptDefaults);
+      connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup, questions, libraryNotes, early);
       const interrupted = (): boolean => builtIn?.prompt?.interrupted() ?? false;
       const code = await dispatch({ argv, io, globals, verb, connection, style, activity, interrupted });
       if (builtIn?.prompt?.interrupted()) throw new PromptInterrupted();
       return code;
     } finally {
-      activity.stop();
-      await connection.close();
+      activity?.stop();
+      if (connection) await connection.close();
+      else early?.process.stop();
     }
   } catch (error) {
     return reportFailure(error, io, debug);

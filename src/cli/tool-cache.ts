@@ -65,6 +65,9 @@ const CacheFile = z.object({
   ),
 });
 
+/** What {@link ToolListCache.readEra} checks of a cached file: not its list. */
+const CacheHead = CacheFile.pick({ version: true, spec: true, era: true });
+
 /**
  * Tool lists of other servers, one pair of files per server under `<dataDir>/cache/tools/`:
  * `<key>.json` (the list, for help) and `<key>.tsv` (the table the completion scripts read),
@@ -104,6 +107,24 @@ export class ToolListCache {
       tools,
       era: era && { verdict: era.verdict, seenAt: era.seen_at },
     };
+  }
+
+  /**
+   * The era to connect to a server in without a probe ({@link rememberedEra}), read from its
+   * cached file without checking the list: what a run needs before it spawns the server.
+   */
+  async readEra(spec: ServerSpec): Promise<EraVerdict | undefined> {
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(this.path(spec, 'json'), 'utf8'));
+    } catch {
+      return undefined;
+    }
+    const parsed = CacheHead.safeParse(json);
+    if (!parsed.success || parsed.data.spec.kind !== spec.kind || parsed.data.spec.value !== spec.value)
+      return undefined;
+    const era = parsed.data.era;
+    return rememberedEra({ era: era && { verdict: era.verdict, seenAt: era.seen_at } });
   }
 
   /**
@@ -178,7 +199,7 @@ export class ToolListCache {
 }
 
 /** The era to connect in without a probe: a modern verdict, or a legacy one seen within the horizon. */
-export function rememberedEra(cached: CachedToolList, now = Date.now()): EraVerdict | undefined {
+export function rememberedEra(cached: Pick<CachedToolList, 'era'>, now = Date.now()): EraVerdict | undefined {
   const era = cached.era;
   if (!era) return undefined;
   if (era.verdict.kind === 'modern') return era.verdict;

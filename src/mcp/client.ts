@@ -15,11 +15,11 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
-import type { Stream } from 'node:stream';
 import { formatWithOptions } from 'node:util';
 import { packageInfo } from '../shared/package-info.js';
 import { CONSENT_CAPABILITY, declaresConsent } from '../shared/protocol-meta.js';
 import { LoginFailedError, LoginRequiredError } from './oauth/errors.js';
+import { serverEnvironment, stderrTail, type ServerProcess } from './stdio-child.js';
 import type { LoginPrompt } from './oauth/login.js';
 import {
   ClientRefusal,
@@ -50,26 +50,37 @@ export type StdioServerCommand = {
 };
 
 /**
- * Spawns any MCP server speaking stdio and connects to it: in the era `prior` names (remembered
- * from an earlier run, so no probe is spawned), else negotiating it. Closing the session ends the
- * server's stdin and gives it {@link SERVER_EXIT_GRACE_MS} to exit before it is signalled.
+ * Speaks to any MCP server over stdio: one the CLI spawned already (`spawnServer`, in the era `prior`
+ * names), else one spawned here, in the era `prior` names (remembered from an earlier run,
+ * so no probe is spawned) or negotiating it. Closing the session ends the server's stdin and gives
+ * it {@link SERVER_EXIT_GRACE_MS} to exit before it is signalled.
  */
 export async function openStdioSession(
   server: StdioServerCommand,
   timeoutMs?: number,
   events: SessionEvents = {},
   prior?: EraVerdict,
+  running?: ServerProcess,
 ): Promise<McpSession> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  Object.assign(env, server.env);
+  if (running && prior) {
+    const { ChildProcessTransport } = await import('./child-transport.js');
+    const transport = new ChildProcessTransport(running);
+    return connectSession(transport, {
+      mode: 'auto',
+      timeoutMs,
+      events,
+      prior,
+      exitGrace: () => transport.pid,
+      lastWords: running.lastWords,
+    });
+  }
   // Imported here: the in-process session (client.ts's other user) never spawns a process.
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
   const capture = server.stderr === 'capture';
   const transport = new StdioClientTransport({
     command: server.command,
     args: [...server.args],
-    env,
+    env: serverEnvironment(server),
     stderr: server.stderr === 'capture' ? 'pipe' : (server.stderr ?? 'inherit'),
   });
   const tail = capture ? stderrTail(transport.stderr, events.onServerStderr) : undefined;
@@ -81,26 +92,6 @@ export async function openStdioSession(
     exitGrace: () => transport.pid,
     ...(tail ? { lastWords: tail } : {}),
   });
-}
-
-/** How many of a captured server's last stderr lines a failure tells. */
-const LAST_WORDS_LINES = 5;
-
-/** Reads a child's stderr, passing each line on and keeping the last few for a failure's message. */
-function stderrTail(stream: Stream | null, onLine: ((line: string) => void) | undefined): () => string {
-  const last: string[] = [];
-  let partial = '';
-  stream?.on('data', (chunk: Buffer | string) => {
-    const lines = (partial + chunk.toString()).split(/\r?\n/);
-    partial = lines.pop() ?? '';
-    for (const line of lines) {
-      onLine?.(line);
-      if (line.trim() === '') continue;
-      last.push(line);
-      if (last.length > LAST_WORDS_LINES) last.shift();
-    }
-  });
-  return () => [...last, ...(partial.trim() ? [partial] : [])].slice(-LAST_WORDS_LINES).join(' | ');
 }
 
 export type HttpServerAddress = {
@@ -154,7 +145,7 @@ const MAX_STEP_UPS = 3;
  * The answer has been printed by then; a server with work left after it is rare, and waiting out
  * a slow exit was most of a `--server` run's time (docs/PERFORMANCE.md).
  */
-const SERVER_EXIT_GRACE_MS = 100;
+const SERVER_EXIT_GRACE_MS = 50;
 
 type SessionOptions = {
   /** `'legacy'`: the 2025 `initialize` handshake only; `'auto'`: probe for the 2026 era first. */

@@ -3,12 +3,20 @@ import { chmodSync, copyFileSync, readFileSync, rmSync, statSync, writeFileSync 
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serverCacheKey } from '../../src/cli/completion/index.js';
+import { Connection, startServerAhead } from '../../src/cli/connection.js';
 import { ToolListCache } from '../../src/cli/tool-cache.js';
 import { startBearerProxy, startEverythingHttp, type HttpServer } from '../helpers/everything-http.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { FIXTURE_SERVER } from '../helpers/paths.js';
 
 const fixture = `"${process.execPath}" "${FIXTURE_SERVER}"`;
+
+/** The `<event> <pid>` lines the fixture server logged (FIXTURE_EVENT_LOG), in order. */
+const events = (log: string): string[] =>
+  readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => `${line.split(' ')[0]} ${line.split(' ')[2]}`);
 
 describe('wallet --url: any MCP server over Streamable HTTP', () => {
   let everything: HttpServer;
@@ -225,6 +233,61 @@ describe('wallet --server: the tool-list cache', () => {
       );
       assert.equal(call.code, 0, call.stderr);
       assert.equal(starts() - afterFirst, 1, 'one spawn: the session, no probe sibling');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('starts a server spoken to before ahead of its session, which then speaks over that process', async () => {
+    const home = tempHome();
+    try {
+      const log = join(home, 'events.log');
+      const target = {
+        kind: 'stdio' as const,
+        spec: { kind: 'server' as const, value: fixture },
+        command: { command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_EVENT_LOG: log } },
+      };
+      assert.equal(await startServerAhead(target, home, undefined), undefined, 'never met: no era, nothing spawned');
+      assert.equal((await wallet(['--server', fixture, 'tools'], { home })).code, 0);
+      const ahead = await startServerAhead(target, home, undefined);
+      assert.deepEqual(ahead?.era, { kind: 'legacy' });
+      const connection = new Connection(target, home, undefined, undefined, undefined, undefined, ahead);
+      try {
+        const { tools } = await connection.tools('refresh');
+        assert.ok(tools.some((tool) => tool.name === 'shapes-echo'));
+        assert.equal((await connection.open()).era.kind, 'legacy');
+      } finally {
+        await connection.close();
+      }
+      const starts = events(log).filter((event) => event.startsWith('start '));
+      assert.deepEqual(starts, [`start ${ahead?.process.child?.pid}`], 'one process: the one spawned ahead');
+      assert.equal(ahead?.process.closed(), true, 'ended with the session');
+      // One that no session took over (the run failed first) is ended too.
+      const unused = await startServerAhead(target, home, undefined);
+      const child = unused?.process.child;
+      assert.ok(child);
+      const ended = new Promise((resolve) => child.once('close', (code, signal) => resolve(signal ?? code)));
+      await new Connection(target, home, undefined, undefined, undefined, undefined, unused).close();
+      // SIGTERM, or the fixture's exit on it (143) if it was quick enough to set its handler.
+      assert.ok([143, 'SIGTERM'].includes((await ended) as number | string), 'signalled at once: it was asked nothing');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a remembered server whose command is gone: exit 3, the same message as at first contact', async () => {
+    const home = tempHome();
+    try {
+      const missing = join(home, 'no-such-server');
+      const first = await wallet(['--server', missing, 'echo'], { home });
+      assert.equal(first.code, 3);
+      assert.match(first.stderr, /^error: Cannot connect to the MCP server: the server command was not found\n/);
+      await new ToolListCache(home).write({ kind: 'server', value: missing }, { name: 'gone', version: '1' }, [], {
+        kind: 'legacy',
+      });
+      const remembered = await wallet(['--server', missing, 'echo'], { home });
+      assert.equal(remembered.code, 3);
+      assert.equal(remembered.stderr, first.stderr);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
