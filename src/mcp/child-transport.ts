@@ -46,18 +46,31 @@ export class ChildProcessTransport implements Transport {
     child.stdout?.on('data', (chunk: Buffer) => {
       try {
         this.readBuffer.append(chunk);
-        for (let message = this.readBuffer.readMessage(); message !== null; message = this.readBuffer.readMessage())
-          this.onmessage?.(message);
       } catch (error) {
+        // Past the reader's bound: the stream cannot be trusted any more.
         this.onerror?.(error instanceof Error ? error : new Error(String(error)));
         this.close().catch(() => undefined);
+        return;
+      }
+      // As the SDK's transport: a line that is not a JSON-RPC message is told and skipped.
+      for (;;) {
+        try {
+          const message = this.readBuffer.readMessage();
+          if (message === null) break;
+          this.onmessage?.(message);
+        } catch (error) {
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+        }
       }
     });
-    if (this.server.closed()) this.closedNow();
+    // A server that died before the session began is told as closed once the first request has
+    // been sent (and refused as closed), as the SDK's transport tells one that dies at once.
+    if (this.server.closed()) setImmediate(() => this.closedNow());
     else child.once('close', () => this.closedNow());
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    if (this.server.closed()) return Promise.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
     const stdin = this.ended ? undefined : this.server.child?.stdin;
     if (!stdin) return Promise.reject(new SdkError(SdkErrorCode.NotConnected, 'Not connected'));
     return new Promise((resolve) => {

@@ -65,14 +65,21 @@ export async function openStdioSession(
   if (running && prior) {
     const { ChildProcessTransport } = await import('./child-transport.js');
     const transport = new ChildProcessTransport(running);
-    return connectSession(transport, {
-      mode: 'auto',
-      timeoutMs,
-      events,
-      prior,
-      exitGrace: () => transport.pid,
-      lastWords: running.lastWords,
-    });
+    try {
+      return await connectSession(transport, {
+        mode: 'auto',
+        timeoutMs,
+        events,
+        prior,
+        exitGrace: () => transport.pid,
+        lastWords: running.lastWords,
+      });
+    } catch (error) {
+      // The SDK may refuse a remembered era before it starts the transport, and then closes
+      // nothing: the process is ended here (the caller connects afresh, or gives up).
+      running.stop();
+      throw error;
+    }
   }
   // Imported here: the in-process session (client.ts's other user) never spawns a process.
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');

@@ -5,7 +5,7 @@ import type { StdioServerCommand } from './client.js';
 /**
  * A stdio MCP server's process, spawned without the MCP SDK: the CLI starts a server it is about
  * to call before it loads the SDK, so that the server boots while the CLI does
- * (`Connection.prestart`), and `ChildProcessTransport` then speaks MCP over it. Spawned as the
+ * (`startServerAhead` in cli/connection.ts), and `ChildProcessTransport` then speaks MCP over it. Spawned as the
  * SDK's `StdioClientTransport` spawns (the same environment, pipes and options), on POSIX only:
  * on Windows the SDK looks the command up with cross-spawn, and the CLI leaves it to the SDK.
  */
@@ -18,7 +18,11 @@ export type ServerProcess = {
   readonly closed: () => boolean;
   /** The last lines a captured stderr held, for a failure's message ('' when not captured). */
   readonly lastWords: () => string;
-  /** Ends a process no session took over (the run failed first): asked nothing, it has nothing to finish. */
+  /**
+   * Ends a process no session speaks to (the run failed first, or its session could not be
+   * opened): it was asked nothing to finish, so it gets SIGTERM at once, and SIGKILL if it is
+   * still there after {@link KILL_AFTER_MS}.
+   */
   readonly stop: () => void;
 };
 
@@ -59,9 +63,14 @@ export function spawnServer(server: StdioServerCommand, onStderrLine?: (line: st
     if (closed) return;
     child.stdin?.end();
     child.kill('SIGTERM');
+    const kill = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
+    child.once('close', () => clearTimeout(kill));
   };
   return { child, spawned, closed: () => closed, lastWords, stop };
 }
+
+/** How long a stopped server may ignore SIGTERM before SIGKILL (the SDK's own wait). */
+const KILL_AFTER_MS = 2_000;
 
 /** How many of a captured server's last stderr lines a failure tells. */
 const LAST_WORDS_LINES = 5;

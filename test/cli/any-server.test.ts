@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -7,7 +8,7 @@ import { Connection, startServerAhead } from '../../src/cli/connection.js';
 import { ToolListCache } from '../../src/cli/tool-cache.js';
 import { startBearerProxy, startEverythingHttp, type HttpServer } from '../helpers/everything-http.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
-import { FIXTURE_SERVER } from '../helpers/paths.js';
+import { FIXTURE_SERVER, WALLET_BIN } from '../helpers/paths.js';
 
 const fixture = `"${process.execPath}" "${FIXTURE_SERVER}"`;
 
@@ -275,6 +276,37 @@ describe('wallet --server: the tool-list cache', () => {
     }
   });
 
+  it('spawns a server ahead only for a tool call: help, tools and definitions from the cache start none', async () => {
+    const home = tempHome();
+    try {
+      const log = join(home, 'spawns.log');
+      // The shell writes its line at once, before the fixture (a Node process) has even loaded.
+      const logged = `sh -c 'echo spawned >> "${log}"; exec ${fixture}'`;
+      assert.equal((await wallet(['--server', logged, 'tools'], { home })).code, 0);
+      const spawns = (): number =>
+        readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((line) => line === 'spawned').length;
+      const first = spawns();
+      for (const args of [
+        ['shapes-echo', '--help'],
+        ['shapes-echo', '-h'],
+        ['--help'],
+        ['tools'],
+        ['--get-tool-definition'],
+      ]) {
+        const run = await wallet(['--server', logged, ...args], { home });
+        assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
+        assert.equal(spawns(), first, `${args.join(' ')} started a server`);
+      }
+      const call = await wallet(['--server', logged, 'shapes-echo', '--id', '2'], { home });
+      assert.equal(call.code, 0, call.stderr);
+      assert.equal(spawns(), first + 1);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('a remembered server whose command is gone: exit 3, the same message as at first contact', async () => {
     const home = tempHome();
     try {
@@ -288,6 +320,69 @@ describe('wallet --server: the tool-list cache', () => {
       const remembered = await wallet(['--server', missing, 'echo'], { home });
       assert.equal(remembered.code, 3);
       assert.equal(remembered.stderr, first.stderr);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a server spoken to before that dies at start: the same message as at first contact', async () => {
+    const home = tempHome();
+    try {
+      const dying = `sh -c 'echo boom >&2; exit 1'`;
+      const first = await wallet(['--server', dying, 'echo'], { home });
+      assert.equal(first.code, 3);
+      assert.match(first.stderr, /^error: Cannot connect to the MCP server: the server closed the connection .*boom/);
+      await new ToolListCache(home).write({ kind: 'server', value: dying }, { name: 'dying', version: '1' }, [], {
+        kind: 'legacy',
+      });
+      const remembered = await wallet(['--server', dying, 'echo'], { home });
+      assert.equal(remembered.code, 3);
+      assert.equal(remembered.stderr, first.stderr);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a line on stdout that is no JSON-RPC message is skipped, also over a server spawned ahead', async () => {
+    const home = tempHome();
+    try {
+      const chatty = `sh -c 'echo {\\"ready\\":true}; exec ${fixture}'`;
+      for (const run of ['first contact', 'remembered']) {
+        const call = await wallet(['--server', chatty, 'shapes-echo', '--id', '7', '--json'], { home });
+        assert.equal(call.code, 0, `${run}: ${call.stderr}`);
+        assert.deepEqual(JSON.parse(call.stdout), { received: { id: '7' } });
+      }
+      assert.ok(await new ToolListCache(home).readEra({ kind: 'server', value: chatty }));
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a remembered 2026-era verdict the SDK refuses outright: the server spawned ahead is ended, the run exits', async () => {
+    const home = tempHome();
+    try {
+      const log = join(home, 'events.log');
+      const spec = { kind: 'server' as const, value: fixture };
+      const cache = new ToolListCache(home);
+      assert.equal((await wallet(['--server', fixture, 'tools'], { home })).code, 0);
+      const cached = await cache.read(spec);
+      assert.ok(cached);
+      // No version in common: the SDK refuses it before it starts the transport.
+      const discover = { supportedVersions: ['2099-01-01'], capabilities: { tools: {} } };
+      await cache.write(spec, cached.server, cached.tools, { kind: 'modern', discover });
+      // The binary, not runCli in this process: a process left running would keep it from exiting.
+      const run = spawnSync(
+        process.execPath,
+        [WALLET_BIN, '--server', fixture, '--env', `FIXTURE_EVENT_LOG=${log}`, 'shapes-echo', '--id', '1', '--json'],
+        { env: { ...process.env, WALLET_HOME: home }, encoding: 'utf8', timeout: 20_000 },
+      );
+      assert.equal(run.status, 0, `${run.signal ?? ''} ${run.stderr}`);
+      assert.deepEqual(JSON.parse(run.stdout), { received: { id: '1' } });
+      assert.deepEqual((await cache.read(spec))?.era?.verdict, { kind: 'legacy' }, 'negotiated again');
+      const started = events(log)
+        .filter((event) => event.startsWith('start '))
+        .map((event) => event.slice('start '.length));
+      for (const pid of started) assert.throws(() => process.kill(Number(pid), 0), /ESRCH/, `server ${pid} still runs`);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
