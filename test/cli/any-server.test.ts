@@ -216,10 +216,7 @@ describe('wallet --server: the tool-list cache', () => {
     try {
       const log = join(home, 'events.log');
       const spec = { kind: 'server' as const, value: fixture };
-      const starts = (): number =>
-        readFileSync(log, 'utf8')
-          .split('\n')
-          .filter((line) => line.startsWith('start ')).length;
+      const starts = (): number => events(log).filter((event) => event.startsWith('start ')).length;
       const first = await wallet(['--server', fixture, '--env', `FIXTURE_EVENT_LOG=${log}`, 'tools'], { home });
       assert.equal(first.code, 0, first.stderr);
       const cached = await new ToolListCache(home).read(spec);
@@ -307,37 +304,26 @@ describe('wallet --server: the tool-list cache', () => {
     }
   });
 
-  it('a remembered server whose command is gone: exit 3, the same message as at first contact', async () => {
+  it('a remembered server that is gone or dies at start: exit 3, the same message as at first contact', async () => {
     const home = tempHome();
     try {
-      const missing = join(home, 'no-such-server');
-      const first = await wallet(['--server', missing, 'echo'], { home });
-      assert.equal(first.code, 3);
-      assert.match(first.stderr, /^error: Cannot connect to the MCP server: the server command was not found\n/);
-      await new ToolListCache(home).write({ kind: 'server', value: missing }, { name: 'gone', version: '1' }, [], {
-        kind: 'legacy',
-      });
-      const remembered = await wallet(['--server', missing, 'echo'], { home });
-      assert.equal(remembered.code, 3);
-      assert.equal(remembered.stderr, first.stderr);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
-  });
-
-  it('a server spoken to before that dies at start: the same message as at first contact', async () => {
-    const home = tempHome();
-    try {
-      const dying = `sh -c 'echo boom >&2; exit 1'`;
-      const first = await wallet(['--server', dying, 'echo'], { home });
-      assert.equal(first.code, 3);
-      assert.match(first.stderr, /^error: Cannot connect to the MCP server: the server closed the connection .*boom/);
-      await new ToolListCache(home).write({ kind: 'server', value: dying }, { name: 'dying', version: '1' }, [], {
-        kind: 'legacy',
-      });
-      const remembered = await wallet(['--server', dying, 'echo'], { home });
-      assert.equal(remembered.code, 3);
-      assert.equal(remembered.stderr, first.stderr);
+      const failing = [
+        [join(home, 'no-such-server'), /^error: Cannot connect to the MCP server: the server command was not found\n/],
+        [
+          `sh -c 'echo boom >&2; exit 1'`,
+          /^error: Cannot connect to the MCP server: the server closed the connection .*boom/,
+        ],
+      ] as const;
+      for (const [command, message] of failing) {
+        const first = await wallet(['--server', command, 'echo'], { home });
+        assert.equal(first.code, 3);
+        assert.match(first.stderr, message);
+        const spec = { kind: 'server' as const, value: command };
+        await new ToolListCache(home).write(spec, { name: 'failing', version: '1' }, [], { kind: 'legacy' });
+        const remembered = await wallet(['--server', command, 'echo'], { home });
+        assert.equal(remembered.code, 3);
+        assert.equal(remembered.stderr, first.stderr, command);
+      }
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
