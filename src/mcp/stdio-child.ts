@@ -21,7 +21,7 @@ export type ServerProcess = {
   /**
    * Ends a process no session speaks to (the run failed first, or its session could not be
    * opened): it was asked nothing to finish, so it gets SIGTERM at once, and SIGKILL if it is
-   * still there after {@link KILL_AFTER_MS}.
+   * still there after {@link KILL_AFTER_MS}; once it has exited its pipes are let go of.
    */
   readonly stop: () => void;
 };
@@ -59,12 +59,21 @@ export function spawnServer(server: StdioServerCommand, onStderrLine?: (line: st
   // Not started by anyone yet: a failure is told when the transport starts, not as unhandled.
   spawned.catch(() => undefined);
   const lastWords = server.stderr === 'capture' ? stderrTail(child.stderr, onStderrLine) : () => '';
+  // Its pipes are let go of once it has exited: a helper it left behind holding them (a shell's
+  // child) must not keep the CLI waiting, as the SDK's own disposal of a probe does.
+  const release = (): void => {
+    for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.destroy();
+  };
   const stop = (): void => {
     if (closed) return;
+    if (child.exitCode !== null || child.signalCode !== null) return release();
     child.stdin?.end();
     child.kill('SIGTERM');
     const kill = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
-    child.once('close', () => clearTimeout(kill));
+    child.once('exit', () => {
+      clearTimeout(kill);
+      release();
+    });
   };
   return { child, spawned, closed: () => closed, lastWords, stop };
 }

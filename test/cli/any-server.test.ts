@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { serverCacheKey } from '../../src/cli/completion/index.js';
 import { Connection, startServerAhead } from '../../src/cli/connection.js';
 import { ToolListCache } from '../../src/cli/tool-cache.js';
+import { spawnServer } from '../../src/mcp/stdio-child.js';
 import { startBearerProxy, startEverythingHttp, type HttpServer } from '../helpers/everything-http.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { FIXTURE_SERVER, WALLET_BIN } from '../helpers/paths.js';
@@ -302,6 +303,21 @@ describe('wallet --server: the tool-list cache', () => {
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it('a server spawned ahead and stopped lets go of its pipes when it exits, whoever else holds them', async () => {
+    // SIGTERM ends the shell at once; the sleep it started keeps the pipes open for 3 s more.
+    const server = spawnServer({ command: 'sh', args: ['-c', 'sleep 3; echo late'], stderr: 'capture' });
+    await server.spawned;
+    const child = server.child;
+    assert.ok(child);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const stoppedAt = Date.now();
+    server.stop();
+    await exited;
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(child.stdout?.destroyed && child.stderr?.destroyed && child.stdin?.destroyed, 'pipes still held');
+    assert.ok(Date.now() - stoppedAt < 2_000, 'waited for the helper');
   });
 
   it('a remembered server that is gone or dies at start: exit 3, the same message as at first contact', async () => {
