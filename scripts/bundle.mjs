@@ -3,6 +3,7 @@
 //   dist/wallet.cjs        the CLI and server bundled into one file (esbuild), which bin/wallet.js runs;
 //   dist/builtin-tools.json the built-in server's tools/list, asked over MCP in-process, so help,
 //                          completion and --get-tool-definition need not load the server;
+//   dist/tool-schemas.json every tool's input and output JSON Schema, so the bundle converts none;
 //   dist/wallet.cjs.cache  V8's code cache for the bundle, taken after a few commands ran, so a run
 //                          skips most parsing and compiling (V8 ignores it if Node changes);
 //   dist/wallet.cjs.help.cache the same, taken after --help: help deserialises only what it uses.
@@ -13,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { openInProcessSession } from '../dist/mcp/in-process.js';
-import { definitionsDigestOfBuild } from '../dist/tools/definitions-digest.js';
+import { definitionsDigestOfBuild, schemaRecordOfBuild } from '../dist/tools/definitions-digest.js';
+import { SCHEMA_RECORD_FILE } from '../dist/tools/schema-record.js';
 
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');
@@ -114,6 +116,9 @@ if (nonAscii !== -1)
   throw new Error(`dist/wallet.cjs is not ASCII (byte ${nonAscii}): bin/wallet.js reads it as latin1`);
 
 writeFileSync(join(dist, 'builtin-tools.json'), builtInTools);
+// The bundle takes its tools' JSON Schemas from here (src/tools/schema-record.ts), converted by
+// the compiled modules the bundle was made from, when the digest is the one it carries.
+writeFileSync(join(root, SCHEMA_RECORD_FILE), JSON.stringify(schemaRecordOfBuild(definitionsDigest)) + '\n');
 
 // The code cache: bin/wallet.js runs a command with WALLET_CODE_CACHE set, then saves the cache of
 // everything compiled so far. The command is a tool call on a wallet of a throw-away home (the

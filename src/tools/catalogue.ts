@@ -12,6 +12,7 @@ import { isValidToolName, toolNameToCommand } from '../shared/naming.js';
 import type { AnyTool, ToolAnnotations } from './define.js';
 import type { Profile } from '../shared/profiles.js';
 import { BRIEF_MAX_LENGTH, briefOf, leanSchema } from './lean-schema.js';
+import { recordedSchemas, type RecordedSchemas } from './schema-record.js';
 
 export const SUMMARY_MAX_LENGTH = 60;
 
@@ -44,18 +45,28 @@ function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return z.toJSONSchema(schema, { target: JSON_SCHEMA_TARGET, io }) as JsonSchema;
 }
 
+/**
+ * A tool's schemas as its build converted them, in the bundle (schema-record.ts: converting every
+ * tool's was ~12 ms of `wallet serve`'s first tools/list); undefined elsewhere, where they are
+ * converted here.
+ */
+function recordedOf(tool: AnyTool): RecordedSchemas[string] | undefined {
+  return definitionsDigest === undefined ? undefined : recordedSchemas(definitionsDigest)?.[tool.name];
+}
+
 /** The full description of a tool, computed once per tool. */
 export function describeTool(tool: AnyTool): ToolDescription {
   let description = descriptions.get(tool);
   if (!description) {
+    const recorded = recordedOf(tool);
     description = {
       name: tool.name,
       title: tool.title,
       summary: tool.summary,
       description: tool.description,
       command: toolNameToCommand(tool.name),
-      inputSchema: toJsonSchema(tool.input, 'input'),
-      outputSchema: toJsonSchema(tool.output, 'output'),
+      inputSchema: recorded?.input ?? toJsonSchema(tool.input, 'input'),
+      outputSchema: recorded?.output ?? toJsonSchema(tool.output, 'output'),
       annotations: tool.annotations,
       localOnly: tool.localOnly === true,
       receiveAddressField: tool.receiveAddressField,
@@ -71,7 +82,7 @@ export function describeTool(tool: AnyTool): ToolDescription {
 export function leanInputSchema(tool: AnyTool): JsonSchema {
   let lean = leanInputs.get(tool);
   if (!lean) {
-    lean = leanSchema(toJsonSchema(tool.input, 'input'));
+    lean = recordedOf(tool)?.lean ?? leanSchema(toJsonSchema(tool.input, 'input'));
     leanInputs.set(tool, lean);
   }
   return lean;

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { describeTool } from './catalogue.js';
+import { describeTool, leanInputSchema } from './catalogue.js';
 import { ALL_TOOLS } from './index.js';
 import { compactTools, describeCompact, describeForAgent } from './profiles.js';
+import type { SchemaRecord } from './schema-record.js';
 
 /**
  * 16 hex digits (64 bits) of the SHA-256 of every answer `tool_describe` can give about this
@@ -17,4 +18,17 @@ export function definitionsDigestOfBuild(): string {
     compact: compactTools(ALL_TOOLS).map(describeCompact),
   };
   return createHash('sha256').update(JSON.stringify(answers)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Every tool's input and output schema as JSON Schema and its lean input schema, stamped with
+ * `digest` (this build's {@link definitionsDigestOfBuild}): the build writes it beside the bundle,
+ * which then converts no schema itself (schema-record.ts).
+ */
+export function schemaRecordOfBuild(digest: string): SchemaRecord {
+  const tools = ALL_TOOLS.map((tool) => {
+    const { inputSchema: input, outputSchema: output } = describeTool(tool);
+    return [tool.name, { input, output, lean: leanInputSchema(tool) }] as const;
+  });
+  return { digest, tools: Object.fromEntries(tools) };
 }

@@ -7,14 +7,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createWalletServer } from '../../src/mcp/server.js';
 import { walletServerOptions } from '../../src/mcp/setup.js';
 import type { Profile } from '../../src/shared/profiles.js';
-import { DESCRIBE_ALL_META_KEY, ERROR_META_KEY, FULL_DESCRIPTION_META_KEY } from '../../src/shared/protocol-meta.js';
+import {
+  DEFINITIONS_DIGEST_META_KEY,
+  DESCRIBE_ALL_META_KEY,
+  ERROR_META_KEY,
+  FULL_DESCRIPTION_META_KEY,
+} from '../../src/shared/protocol-meta.js';
 import { ALL_TOOLS, COMPACT_MAX_TOOLS, describeTool } from '../../src/tools/index.js';
 import { tempHome } from '../helpers/io.js';
+import { WALLET_BIN } from '../helpers/paths.js';
 
 type Listed = Awaited<ReturnType<Client['listTools']>>;
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
@@ -278,4 +285,45 @@ describe('profiles of wallet serve', () => {
       );
     }
   });
+});
+
+describe('the bundle serves each profile as the compiled modules do', () => {
+  // The bundle takes every schema from the build's record (dist/tool-schemas.json) instead of
+  // converting the tools' zod schemas: what it lists and what tool_describe answers must be what
+  // the modules it was built from convert, byte for byte, the briefs of the lean form included.
+  for (const profile of ['default', 'full', 'compact'] as const) {
+    it(`${profile}: tools/list and describe-all alike`, async () => {
+      const describeAll =
+        profile === 'compact'
+          ? { name: 'wallet_meta', arguments: { action: 'tool_describe' } }
+          : { name: 'tool_describe', arguments: {} };
+      const modules = await connect(profile);
+      const bundle = new Client({ name: 'profiles-test', version: '1' });
+      try {
+        await bundle.connect(
+          new StdioClientTransport({
+            command: process.execPath,
+            args: [WALLET_BIN, 'serve', '--profile', profile],
+            env: { PATH: process.env['PATH'] ?? '', WALLET_HOME: tempHome() },
+            stderr: 'ignore',
+          }),
+        );
+        const served = await bundle.listTools();
+        // Only the bundle carries its build's digest of the definitions, beside the describe-all
+        // marker (which a full list, complete already, has not).
+        const digests = served.tools.flatMap((tool) => {
+          if (!tool._meta || !(DEFINITIONS_DIGEST_META_KEY in tool._meta)) return [];
+          const { [DEFINITIONS_DIGEST_META_KEY]: digest, ...rest } = tool._meta;
+          tool._meta = rest;
+          return [digest];
+        });
+        assert.equal(digests.length, profile === 'full' ? 0 : 1, 'the describing tool carries the digest');
+        assert.deepEqual(served.tools, (await modules.listTools()).tools);
+        assert.deepEqual(await bundle.callTool(describeAll), await modules.callTool(describeAll));
+      } finally {
+        await bundle.close();
+        await modules.close();
+      }
+    });
+  }
 });
