@@ -1,5 +1,5 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { whenOneShot } from './one-shot.js';
+import { whenOneShot } from '../shared/one-shot.js';
 
 /**
  * noble's secp256k1 (the one `@scure/bip32` uses too), imported from here by every module of ours

@@ -1,5 +1,5 @@
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { tuneForOneShotProcess } from '../domain/one-shot.js';
+import { tuneForOneShotProcess } from '../shared/one-shot.js';
 import { connectInProcess } from './in-process-client.js';
 import { createWalletServer } from './server.js';
 import type { McpSession } from './session.js';

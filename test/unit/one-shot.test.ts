@@ -1,5 +1,5 @@
 /**
- * The one-shot tuning of libraries a call may never load (src/domain/one-shot.ts): a tuning
+ * The one-shot tuning of libraries a call may never load (src/shared/one-shot.ts): a tuning
  * registered before the process is known to be a short one runs when it becomes one, and one
  * registered after runs at once; each once. And the curve it tunes is the only secp256k1 of ours.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { tuneForOneShotProcess, whenOneShot } from '../../src/domain/one-shot.js';
+import { tuneForOneShotProcess, whenOneShot } from '../../src/shared/one-shot.js';
 import { ROOT } from '../helpers/paths.js';
 
 describe('one-shot tuning', () => {
