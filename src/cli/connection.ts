@@ -115,7 +115,7 @@ export class Connection {
     await (
       await this.cache()
     )
-      .write(target.spec, session.server, tools, session.era, whole ? listedHash : undefined)
+      .write(target.spec, session.server, tools, session.era, whole ? listedHash : undefined, { previous: cached })
       .catch(() => undefined);
     return { server: session.server, tools };
   }

@@ -129,7 +129,8 @@ export class ToolListCache {
 
   /**
    * Saves a fresh list, the era the server spoke and the completion table (unless the same list
-   * and era are cached and current). `listedHash`: see {@link hashOfListed}.
+   * and era are cached and current). `listedHash`: see {@link hashOfListed}. `read`: what the
+   * caller has read of this cache already ({@link read}'s answer), so that it is not read again.
    */
   async write(
     spec: ServerSpec,
@@ -137,9 +138,10 @@ export class ToolListCache {
     tools: readonly ListedTool[],
     era: EraVerdict,
     listedHash?: string,
+    read?: { previous: CachedToolList | undefined },
   ): Promise<void> {
     const listHash = hashOfList(tools);
-    const previous = await this.read(spec);
+    const previous = read ? read.previous : await this.read(spec);
     const sameEra = JSON.stringify(previous?.era?.verdict) === JSON.stringify(era);
     const now = new Date().toISOString();
     if (
