@@ -30,10 +30,13 @@ function runBundle() {
   const { Script } = require('node:vm');
 
   const bundle = join(__dirname, '..', 'dist', 'wallet.cjs');
+  const args = process.argv.slice(2);
+  const spawnedAhead = args.some((arg) => arg === '--server' || arg.startsWith('--server='))
+    ? spawnAhead(args)
+    : undefined;
   // Two caches of the same bundle: help touches a small part of it, and deserialising the cache
   // of a tool call (the MCP client and server, the tools, the keystore) would cost it more than
   // it saves. A wrong guess only costs time: V8 compiles what a cache lacks.
-  const args = process.argv.slice(2);
   const helpOnly = args.length === 0 || args.includes('--help') || args.includes('-h');
   const cacheFile = `${bundle}${helpOnly ? '.help' : ''}.cache`;
   const writeCache = process.env.WALLET_CODE_CACHE === 'write';
@@ -54,8 +57,20 @@ function runBundle() {
   const { runCli } = module_.exports;
   // A run that never settles (the event loop emptied under it) is a failure, not a success.
   process.exitCode = 1;
-  runCli(args).then((code) => {
+  runCli(args, undefined, { spawnedAhead }).then((code) => {
     process.exitCode = code;
     if (writeCache) writeFileSync(cacheFile, script.createCachedData());
   });
+}
+
+// A tool call of a stdio server spoken to before (`--server "<command>"`) spawns it here, before
+// the bundle loads, so that the server starts while the CLI does (dist/ahead.cjs, a small bundle
+// of the modules the CLI resolves its server with; src/cli/ahead.ts). The CLI adopts that
+// process, or ends it. Without the file, or should it fail, the CLI spawns the server itself.
+function spawnAhead(args) {
+  try {
+    return require(join(__dirname, '..', 'dist', 'ahead.cjs')).spawnAhead(args);
+  } catch {
+    return undefined;
+  }
 }

@@ -4,6 +4,7 @@
 //   dist/builtin-tools.json the built-in server's tools/list, asked over MCP in-process, so help,
 //                          completion and --get-tool-definition need not load the server;
 //   dist/tool-schemas.json every tool's input and output JSON Schema, so the bundle converts none;
+//   dist/ahead.cjs         what bin/wallet.js runs first for a --server call: it spawns the server;
 //   dist/wallet.cjs.cache  V8's code cache for the bundle, taken after a few commands ran, so a run
 //                          skips most parsing and compiling (V8 ignores it if Node changes);
 //   dist/wallet.cjs.help.cache the same, taken after --help: help deserialises only what it uses.
@@ -101,6 +102,25 @@ await build({
     WALLET_DEFINITIONS_CHECKED_AT_BUILD: 'true',
     WALLET_DEFINITIONS_DIGEST: JSON.stringify(definitionsDigest),
   },
+  banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
+// dist/ahead.cjs, which bin/wallet.js runs before the bundle when a command line has --server
+// (src/cli/ahead.ts): it spawns a stdio server the cache knows, so that it starts while the CLI
+// loads. Built from the same modules the CLI resolves its server with.
+await build({
+  entryPoints: [join(dist, 'cli', 'ahead.js')],
+  plugins: [englishOnly],
+  outfile: join(dist, 'ahead.cjs'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  define: { 'import.meta.url': '__bundleUrl' },
   banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   minifyWhitespace: true,
   minifySyntax: true,

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   ClientRefusal,
   RemoteProtocolError,
@@ -7,13 +8,14 @@ import {
   type QuestionAnswerer,
   type SessionEvents,
 } from '../mcp/session.js';
-import type { ServerProcess } from '../mcp/stdio-child.js';
+import type { StdioServerCommand } from '../mcp/client.js';
+import type { LineSink, ServerProcess } from '../mcp/stdio-child.js';
 import { isJsonSchema, PER_KEYWORD, UNIT_KEYWORD } from '../shared/json-schema.js';
 import { definitionsDigestOf, describeAllArgumentsOf, FULL_DESCRIPTION_META_KEY } from '../shared/protocol-meta.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
 import { readBuiltInTools } from './builtin-tools.js';
 import type { Target } from './target.js';
-import type { CachedToolList, ToolListCache } from './tool-cache.js';
+import type { CachedToolList, ServerSpec, ToolListCache } from './tool-cache.js';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -210,22 +212,51 @@ export class Connection {
 export type ServerAhead = { process: ServerProcess; era: EraVerdict };
 
 /**
+ * A stdio server `bin/wallet.js` spawned before the CLI's bundle loaded (`ahead.ts`), for the
+ * server and command it resolved; its stderr lines are held until `relayStderr` says where they go.
+ */
+export type SpawnedAhead = {
+  process: ServerProcess;
+  spec: ServerSpec;
+  command: StdioServerCommand;
+  relayStderr: (sink: LineSink) => void;
+};
+
+/**
  * For a run that will call a tool of a stdio server it has spoken to before (its era is
  * remembered in the cache): spawns the server now, before the CLI loads the MCP SDK and reads
  * the cached list, so that the two start side by side. A server met for the first time is not
  * (the SDK negotiates its era on a sibling it spawns itself), nor on Windows (see stdio-child.ts).
+ * `spawned`: the one `bin/wallet.js` spawned even sooner on a glance at the cache, adopted when
+ * it is this run's server and command (both resolve them with the same code) and the cache, read
+ * with its schema, remembers the era; else ended.
  */
 export async function startServerAhead(
   target: Target,
   dataDir: string,
   libraryNotes: ((text: string) => void) | undefined,
+  spawned?: SpawnedAhead,
 ): Promise<ServerAhead | undefined> {
-  if (target.kind !== 'stdio' || process.platform === 'win32') return undefined;
+  if (target.kind !== 'stdio' || process.platform === 'win32') {
+    spawned?.process.stop();
+    return undefined;
+  }
   const { ToolListCache } = await import('./tool-cache.js');
   const era = await new ToolListCache(dataDir).readEra(target.spec);
+  if (spawned) {
+    if (era && isDeepStrictEqual([spawned.spec, spawned.command], [target.spec, target.command])) {
+      libraryNotes?.(`speaking to the server spawned before the CLI loaded (pid ${spawned.process.child?.pid})`);
+      spawned.relayStderr(serverStderrNotes(libraryNotes));
+      return { process: spawned.process, era };
+    }
+    libraryNotes?.('ended the server spawned before the CLI loaded: not the one this run resolved');
+    spawned.process.stop();
+  }
   if (!era) return undefined;
   const { spawnServer } = await import('../mcp/stdio-child.js');
-  return { process: spawnServer(target.command, serverStderrNotes(libraryNotes)), era };
+  const running = spawnServer(target.command, serverStderrNotes(libraryNotes));
+  libraryNotes?.(`spawned the server ahead of its session (pid ${running.child?.pid})`);
+  return { process: running, era };
 }
 
 /** A server's stderr (banners, npm warnings) is shown under --debug only; its last lines still come with a failure. */

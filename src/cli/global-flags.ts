@@ -152,6 +152,45 @@ export type GlobalOptions = {
   version: boolean;
 };
 
+/** The CLI's own verbs, shown after the tool commands. */
+export const CLI_VERBS: readonly { name: string; summary: string }[] = [
+  { name: 'serve', summary: 'Serve the wallet tools over MCP, stdio or HTTP (for agents)' },
+  { name: 'tools', summary: 'List the tools of the server with their badges (--refresh)' },
+  { name: 'servers', summary: 'Named MCP servers: list, add, remove, import' },
+  { name: 'approvals', summary: 'Answer what agents wait on: list, approve, deny' },
+  { name: 'config', summary: 'Read and change config.json: list, get, set, unset' },
+  { name: 'networks', summary: 'Add an EVM network of your own: networks add' },
+  { name: 'completion', summary: 'Print a shell completion script: bash, zsh or fish' },
+];
+
+/**
+ * Whether a run with these flags and first word calls a tool of its server: a verb that is no
+ * verb of the CLI's own, without help or `--get-tool-definition`. Such a run connects whatever
+ * the cache holds, so a stdio server spoken to before is spawned ahead (`startServerAhead` in
+ * connection.ts, and `bin/wallet.js` through ahead.ts).
+ */
+export function callsTool(globals: GlobalOptions, verb: string | undefined): boolean {
+  return (
+    verb !== undefined && !CLI_VERBS.some((own) => own.name === verb) && !globals.help && !globals.getToolDefinition
+  );
+}
+
+/** The flags of the built-in server, refused with `--server` or `--url`. */
+export function refuseBuiltInFlags(globals: GlobalOptions): void {
+  if (globals.passphraseFile !== undefined || globals.passphraseStdin) {
+    throw new UsageError(
+      '--passphrase-file and --passphrase-stdin unlock the built-in keystore; not with --server or --url.',
+    );
+  }
+  if (globals.endpoints.length > 0)
+    throw new UsageError('--endpoint configures the built-in server; not with --server or --url.');
+  if (globals.readOnly || globals.profile !== undefined) {
+    throw new UsageError(
+      "--read-only and --profile choose what the built-in server's --get-tool-definition shows; not with --server or --url.",
+    );
+  }
+}
+
 /** What a command line parses to: each flag by name, the other words in `_`. */
 export type ParsedFlags = Record<string, unknown> & { _: (string | number)[] };
 

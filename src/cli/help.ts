@@ -1,27 +1,18 @@
 import type { ListedTool } from '../mcp/client.js';
 import { fullDescriptionOf } from '../shared/protocol-meta.js';
 import { toolDomain } from '../shared/naming.js';
-import type { CliFlag } from './global-flags.js';
+import { CLI_VERBS, type CliFlag } from './global-flags.js';
 import { terminalSafe, type Style } from './render.js';
 import type { FlagSpec } from './schema-flags.js';
 
 /** A tool as a command: what help, completion and dispatch need. */
 export type ToolCommand = { command: string; tool: ListedTool };
 
+export { CLI_VERBS } from './global-flags.js';
+
 /** `wallet tools`' own flag. */
 export const TOOLS_FLAGS: readonly CliFlag[] = [
   { name: 'refresh', type: 'boolean', description: 'Ask the server again instead of using the cached list.' },
-];
-
-/** The CLI's own verbs, shown after the tool commands. */
-export const CLI_VERBS: readonly { name: string; summary: string }[] = [
-  { name: 'serve', summary: 'Serve the wallet tools over MCP, stdio or HTTP (for agents)' },
-  { name: 'tools', summary: 'List the tools of the server with their badges (--refresh)' },
-  { name: 'servers', summary: 'Named MCP servers: list, add, remove, import' },
-  { name: 'approvals', summary: 'Answer what agents wait on: list, approve, deny' },
-  { name: 'config', summary: 'Read and change config.json: list, get, set, unset' },
-  { name: 'networks', summary: 'Add an EVM network of your own: networks add' },
-  { name: 'completion', summary: 'Print a shell completion script: bash, zsh or fish' },
 ];
 
 export function renderRootHelp(

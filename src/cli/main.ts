@@ -8,8 +8,15 @@ import { fullDescriptionOf } from '../shared/protocol-meta.js';
 import { activityOn, type Activity } from './activity.js';
 import { toolCommands } from './commands.js';
 import { Declined } from './confirm.js';
-import { Connection, startServerAhead, type ToolList } from './connection.js';
-import { GLOBAL_FLAGS, parseFlags, readGlobals, type GlobalOptions } from './global-flags.js';
+import { Connection, startServerAhead, type SpawnedAhead, type ToolList } from './connection.js';
+import {
+  callsTool,
+  GLOBAL_FLAGS,
+  parseFlags,
+  readGlobals,
+  refuseBuiltInFlags,
+  type GlobalOptions,
+} from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, TOOLS_FLAGS, type ToolCommand } from './help.js';
 import { processIo, type CliIo } from './io.js';
 import { colorEnabled, createStyle, renderHuman, terminalSafe, type Style } from './render.js';
@@ -35,9 +42,15 @@ import { BusyError, EXIT, UsageError } from './usage-error.js';
  * over stdio or HTTP), turns its tools into commands, runs one, and returns the exit code.
  * Importable, so tests run it in-process with fake streams.
  */
-export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo = processIo(),
+  options: RunOptions = {},
+): Promise<number> {
   let debug = argv.includes('--debug');
   let completionValuesOf: string | undefined;
+  // Until startServerAhead takes it over (adopts or ends it), a server spawned ahead is this run's to end.
+  let spawnedAhead = options.spawnedAhead;
   try {
     rejectUnknownGlobalFlags(argv, GLOBAL_FLAGS);
     const first = parseFlags(argv, GLOBAL_FLAGS);
@@ -62,10 +75,13 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       ? (text: string) => io.stderr.write(`debug: ${terminalSafe(text)}\n`)
       : undefined;
     // A tool call connects whatever the cache holds (see dispatch): a server spoken to before
-    // starts now, while the CLI sets the rest up.
-    const callsTool =
-      verb !== undefined && verb !== 'completion' && verb !== 'tools' && !globals.help && !globals.getToolDefinition;
-    const early = callsTool ? await startServerAhead(target, dataDir, libraryNotes) : undefined;
+    // starts now, while the CLI sets the rest up, unless bin/wallet.js started it even sooner
+    // (`spawnedAhead`: startServerAhead adopts it, or ends it if it is not this run's server).
+    const handed = spawnedAhead;
+    spawnedAhead = undefined;
+    const calls = callsTool(globals, verb);
+    if (!calls) handed?.process.stop();
+    const early = calls ? await startServerAhead(target, dataDir, libraryNotes, handed) : undefined;
     let connection: Connection | undefined;
     let activity: Activity | undefined;
     try {
@@ -90,12 +106,18 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   } catch (error) {
     return reportFailure(error, io, debug);
   } finally {
+    spawnedAhead?.process.stop();
     // After the command (not help), so a network, account or server it added completes at the next TAB.
     if (completionValuesOf !== undefined) {
       await (await import('./completion/refresh-values.js')).refreshCompletionValues(completionValuesOf);
     }
   }
 }
+
+export type RunOptions = {
+  /** The server `bin/wallet.js` spawned before it loaded the CLI (`ahead.ts`), if it did. */
+  spawnedAhead?: SpawnedAhead | undefined;
+};
 
 type Run = {
   argv: readonly string[];
@@ -213,21 +235,6 @@ async function builtInSetup(
   // --debug: the built-in server logs each failure (its code, or an unexpected error's class and frames).
   const logLevel = globals.debug ? ('debug' as const) : undefined;
   return { setup: { env: io.env, endpoints: globals.endpoints, passphrase, logLevel }, prompt };
-}
-
-function refuseBuiltInFlags(globals: GlobalOptions): void {
-  if (globals.passphraseFile !== undefined || globals.passphraseStdin) {
-    throw new UsageError(
-      '--passphrase-file and --passphrase-stdin unlock the built-in keystore; not with --server or --url.',
-    );
-  }
-  if (globals.endpoints.length > 0)
-    throw new UsageError('--endpoint configures the built-in server; not with --server or --url.');
-  if (globals.readOnly || globals.profile !== undefined) {
-    throw new UsageError(
-      "--read-only and --profile choose what the built-in server's --get-tool-definition shows; not with --server or --url.",
-    );
-  }
 }
 
 function definitionDocument(list: ToolList, connection: Connection, format: string | undefined): unknown {

@@ -55,7 +55,7 @@ export async function resolveTarget(globals: GlobalOptions, dataDir: string, io:
     // servers.json's parser is loaded only when a name may be in it.
     const { loadServers, resolveNamedServer } = await import('./servers/config.js');
     const servers = await loadServers(dataDir);
-    if (globals.server in servers) {
+    if (Object.hasOwn(servers, globals.server)) {
       const named = resolveNamedServer(servers, globals.server, env);
       if (named.kind === 'http') {
         if (globals.env.length > 0) throw new UsageError(`--env: server '${globals.server}' is reached over HTTP.`);
@@ -70,15 +70,30 @@ export async function resolveTarget(globals: GlobalOptions, dataDir: string, io:
         };
       }
       if (headersGiven) throw new UsageError(`--header: server '${globals.server}' is a command (stdio).`);
-      return {
-        kind: 'stdio',
-        spec,
-        command: { command: named.command, args: named.args, env: { ...named.env, ...extraEnv }, stderr: 'capture' },
-      };
+      return stdioTarget(globals.server, extraEnv, named);
     }
   }
   if (headersGiven) throw new UsageError('--header is for --url (HTTP); --server runs a command.');
-  return { kind: 'stdio', spec, command: { ...splitCommandLine(globals.server), env: extraEnv, stderr: 'capture' } };
+  return stdioTarget(globals.server, extraEnv);
+}
+
+export type StdioTarget = Extract<Target, { kind: 'stdio' }>;
+
+/**
+ * `--server <value>` as a command: the named server's (`named`, resolved) or the command line
+ * itself, with `--env`'s variables (`extraEnv`) over its own. Shared with the spawn `bin/wallet.js`
+ * makes before the CLI loads (ahead.ts), so that both resolve the same command.
+ */
+export function stdioTarget(
+  server: string,
+  extraEnv: Readonly<Record<string, string>>,
+  named?: { command: string; args: string[]; env: Record<string, string> },
+): StdioTarget {
+  const spec: ServerSpec = { kind: 'server', value: server };
+  const command = named
+    ? { command: named.command, args: named.args, env: { ...named.env, ...extraEnv } }
+    : { ...splitCommandLine(server), env: { ...extraEnv } };
+  return { kind: 'stdio', spec, command: { ...command, stderr: 'capture' } };
 }
 
 /** The stored OAuth login of an HTTP server, and how to start one (`src/cli/browser.ts`). */

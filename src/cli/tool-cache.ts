@@ -1,17 +1,21 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { EraVerdict, ListedTool } from '../mcp/session.js';
 import { packageInfo } from '../shared/package-info.js';
 import { ensurePrivateDir, writeFileAtomic } from '../shared/private-files.js';
 import { toolCommands } from './commands.js';
-// Not completion/index.js: that one reaches the CLI's verbs, and through them the built-in server.
-import { serverCacheKey } from './completion/cache-key.js';
 import { completionTable } from './completion/table.js';
+import {
+  CACHE_VERSION,
+  eraStillRemembered,
+  toolCacheDir,
+  toolCachePath,
+  type SeenEra,
+  type ServerSpec,
+} from './tool-cache-era.js';
 
-/** Which server a cached list belongs to: `--server <value>` or `--url <value>`, as typed. */
-export type ServerSpec = { kind: 'server' | 'url'; value: string };
+export type { ServerSpec } from './tool-cache-era.js';
 
 /** A server's tool list as last seen, so `--help` and completion need no connection. */
 export type CachedToolList = {
@@ -28,18 +32,8 @@ export type CachedToolList = {
   stale: boolean;
   tools: ListedTool[];
   /** The protocol era the server spoke, and when that was seen (absent: probe on connect). */
-  era?: { verdict: EraVerdict; seenAt: string } | undefined;
+  era?: SeenEra | undefined;
 };
-
-/**
- * How long a remembered 2025-era verdict is used instead of probing. A server upgraded to the
- * 2026 era still answers `initialize`, so an old legacy verdict never fails: it would only keep
- * the connection in the older era for ever. A modern verdict that went wrong fails at the first
- * request, and the CLI then probes again.
- */
-const LEGACY_ERA_HORIZON_MS = 24 * 60 * 60 * 1000;
-
-const CACHE_VERSION = 1;
 
 const CacheFile = z.object({
   version: z.literal(CACHE_VERSION),
@@ -78,7 +72,7 @@ export class ToolListCache {
   private readonly dir: string;
 
   constructor(dataDir: string) {
-    this.dir = join(dataDir, 'cache', 'tools');
+    this.dir = toolCacheDir(dataDir);
   }
 
   async read(spec: ServerSpec): Promise<CachedToolList | undefined> {
@@ -196,17 +190,14 @@ export class ToolListCache {
   }
 
   private path(spec: ServerSpec, extension: 'json' | 'tsv'): string {
-    return join(this.dir, `${serverCacheKey(spec.kind, spec.value)}.${extension}`);
+    return toolCachePath(this.dir, spec, extension);
   }
 }
 
 /** The era to connect in without a probe: a modern verdict, or a legacy one seen within the horizon. */
 export function rememberedEra(cached: Pick<CachedToolList, 'era'>, now = Date.now()): EraVerdict | undefined {
   const era = cached.era;
-  if (!era) return undefined;
-  if (era.verdict.kind === 'modern') return era.verdict;
-  const age = now - Date.parse(era.seenAt);
-  return age >= 0 && age < LEGACY_ERA_HORIZON_MS ? era.verdict : undefined;
+  return era && eraStillRemembered(era.verdict.kind, era.seenAt, now) ? era.verdict : undefined;
 }
 
 function hashOfList(tools: readonly ListedTool[]): string {

@@ -100,3 +100,32 @@ export function stderrTail(stream: Stream | null, onLine: ((line: string) => voi
   });
   return () => [...last, ...(partial.trim() ? [partial] : [])].slice(-LAST_WORDS_LINES).join(' | ');
 }
+
+/** Where a server's stderr lines go once the run knows (see {@link lineRelay}). */
+export type LineSink = ((line: string) => void) | undefined;
+
+/** How many lines a relay holds before it is told where they go; older ones are dropped. */
+const RELAY_HELD_LINES = 100;
+
+/**
+ * For a server spawned before the run knows where its stderr lines go (`--debug` shows them):
+ * `push` holds each line (the last {@link RELAY_HELD_LINES}) until `to` names the sink, then
+ * passes the held ones and every later one on; `to(undefined)` drops them.
+ */
+export function lineRelay(): { push: (line: string) => void; to: (sink: LineSink) => void } {
+  let held: string[] | undefined = [];
+  let sink: LineSink;
+  return {
+    push: (line) => {
+      if (held === undefined) return sink?.(line);
+      held.push(line);
+      if (held.length > RELAY_HELD_LINES) held.shift();
+    },
+    to: (next) => {
+      const lines = held ?? [];
+      held = undefined;
+      sink = next;
+      for (const line of lines) sink?.(line);
+    },
+  };
+}

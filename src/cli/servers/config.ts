@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { closestNames } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
 import { expandReferences, MissingVariableError } from './expand.js';
 import { describeIssue, describeJsonError } from './json-problems.js';
-import { ENV_NAME, HEADER_NAME, SERVER_NAME, SERVER_NAME_RULE } from './names.js';
+import { ENV_NAME, HEADER_NAME, SERVER_NAME, SERVER_NAME_RULE, serversFilePath } from './names.js';
 
-export { SERVER_NAME, SERVER_NAME_RULE } from './names.js';
+export { SERVER_NAME, SERVER_NAME_RULE, serversFilePath } from './names.js';
 
 const NoLineBreaks = z.string().regex(/^[^\r\n\0]*$/, 'must not contain line breaks');
 
@@ -49,11 +48,6 @@ export type NamedServers = Record<string, ServerEntry>;
 
 export function isHttpEntry(entry: ServerEntry): entry is HttpServerEntry {
   return 'url' in entry;
-}
-
-/** Where the named servers live: `<dataDir>/servers.json`. */
-export function serversFilePath(dataDir: string): string {
-  return join(dataDir, 'servers.json');
 }
 
 /**

@@ -1,4 +1,11 @@
-// The name rules of servers.json, apart from its parser: checking a flag needs no zod schema.
+import { join } from 'node:path';
+
+// The name rules of servers.json and where it is, apart from its parser: checking a flag needs no zod schema.
+
+/** Where the named servers live: `<dataDir>/servers.json`. */
+export function serversFilePath(dataDir: string): string {
+  return join(dataDir, 'servers.json');
+}
 
 /** A server's name in servers.json and on the command line (`--server <name>`). */
 export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

@@ -1,0 +1,60 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { lineRelay, spawnServer } from '../mcp/stdio-child.js';
+import { resolveDataDir } from '../shared/data-dir.js';
+import type { SpawnedAhead } from './connection.js';
+import { callsTool, GLOBAL_FLAGS, parseFlags, readGlobals, refuseBuiltInFlags } from './global-flags.js';
+import { SERVER_NAME, serversFilePath } from './servers/names.js';
+import { parseEnvFlags } from './servers/pairs.js';
+import { stdioTarget, type StdioTarget } from './target.js';
+import { mayRememberEra } from './tool-cache-era.js';
+import { rejectRepeatedFlags, rejectUnknownGlobalFlags } from './unknown-flags.js';
+
+/**
+ * The entry of `dist/ahead.cjs`, a small bundle (no zod, no MCP SDK) that `bin/wallet.js` runs
+ * before it loads the CLI's (3 MB) when the command line has `--server`: for a tool call of a
+ * stdio server given as a command line whose protocol era the cache seems to remember, it spawns
+ * the server at once, so that the server starts while the CLI loads. The CLI then resolves its
+ * target again with the same functions, checks the cache with its schema, and adopts this process
+ * (`startServerAhead` in connection.ts) or ends it. Anything else (a bad flag, a server that may
+ * be a name of servers.json, a server met for the first time, Windows) spawns nothing here and is
+ * left to the CLI.
+ */
+export function spawnAhead(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): SpawnedAhead | undefined {
+  if (process.platform === 'win32') return undefined;
+  let target: StdioTarget | undefined;
+  let dataDir: string;
+  try {
+    dataDir = resolveDataDir({ env, platform: process.platform, home: homedir() });
+    target = stdioTargetOf(argv, dataDir);
+  } catch {
+    return undefined;
+  }
+  if (!target || !mayRememberEra(dataDir, target.spec)) return undefined;
+  const relay = lineRelay();
+  return {
+    spec: target.spec,
+    command: target.command,
+    process: spawnServer(target.command, relay.push),
+    relayStderr: relay.to,
+  };
+}
+
+/** The stdio server a tool call of this command line speaks to, as `runCli` resolves it; throws what it refuses. */
+function stdioTargetOf(argv: readonly string[], dataDir: string): StdioTarget | undefined {
+  rejectUnknownGlobalFlags(argv, GLOBAL_FLAGS);
+  const parsed = parseFlags(argv, GLOBAL_FLAGS);
+  rejectRepeatedFlags(parsed, GLOBAL_FLAGS);
+  const globals = readGlobals(parsed);
+  const { server } = globals;
+  if (!callsTool(globals, parsed._.map(String)[0]) || server === undefined || globals.url !== undefined)
+    return undefined;
+  if (globals.headers.length > 0 || globals.headerFile !== undefined) return undefined;
+  refuseBuiltInFlags(globals);
+  // A word that may name a server of servers.json is left to the CLI, which reads that file with its schema.
+  if (SERVER_NAME.test(server) && existsSync(serversFilePath(dataDir))) return undefined;
+  return stdioTarget(server, parseEnvFlags(globals.env));
+}
