@@ -128,7 +128,7 @@ export async function openHttpSession(
             import('./oauth/login.js'),
             import('./oauth/store.js'),
           ]);
-          return new OAuthSessionAuth(new OAuthStore(dataDir, server.url.href), prompt, server.url);
+          return new OAuthSessionAuth(new OAuthStore(dataDir, server.url.href), prompt, server.url, timeoutMs);
         })(server.oauth)
       : undefined;
   const transport = new StreamableHTTPClientTransport(server.url, {

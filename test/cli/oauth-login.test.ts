@@ -394,6 +394,33 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
       /did not exchange the ID token of .*id\.jwt for a grant \(Token exchange failed: invalid_grant/,
     );
 
+    // An identity provider that fails with a body repeating the form (the ID token, its client's
+    // secret): its status is said, nothing of the body.
+    writeFileSync(idTokenFile, renewedIdToken, { mode: 0o600 });
+    proxy.expireAccessTokens();
+    proxy.idpEchoesForm = true;
+    const echoed = await wallet(home, ['--url', proxy.url, 'echo', '--message', 'hi']).finally(() => {
+      proxy.idpEchoesForm = false;
+    });
+    assert.equal(echoed.code, 3, echoed.stderr);
+    assert.match(
+      echoed.stderr,
+      /did not exchange the ID token of .*id\.jwt for a grant \(HTTP 502, not an OAuth error\)/,
+    );
+
+    // An identity provider that does not answer: the run ends within its --timeout, and says so.
+    proxy.expireAccessTokens();
+    proxy.idpDelayMs = 30_000;
+    const started = Date.now();
+    const hung = await wallet(home, ['--timeout', '1500', '--url', proxy.url, 'echo', '--message', 'hi']).finally(
+      () => {
+        proxy.idpDelayMs = 0;
+      },
+    );
+    assert.equal(hung.code, 3, hung.stderr);
+    assert.match(hung.stderr, /Cannot connect to the MCP server/);
+    assert.ok(Date.now() - started < 10_000, `the run took ${Date.now() - started} ms (the IdP waits 30 s)`);
+
     // The authorization server refuses the ID-JAG: said, and the ID token not exchanged again.
     writeFileSync(idTokenFile, renewedIdToken, { mode: 0o600 });
     proxy.expireAccessTokens();
@@ -424,6 +451,8 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
       'refused stdout': refused.stdout,
       'refused stderr': refused.stderr,
       'grant refused stderr': grantRefused.stderr,
+      'echoed stderr': echoed.stderr,
+      'hung stderr': hung.stderr,
       'exposed stderr': exposed.stderr,
     })) {
       for (const secret of secrets) assert.ok(!text.includes(secret), `${what} shows a secret`);

@@ -47,6 +47,13 @@ export type OAuthProxy = {
   idJags: string[];
   /** The token endpoint refuses every ID-JAG (as one for another client or audience). */
   refuseIdJags: boolean;
+  /**
+   * The identity provider fails with a body that is no OAuth error and repeats the form it got,
+   * the ID token and its client's secret in it (as a careless gateway's error page might).
+   */
+  idpEchoesForm: boolean;
+  /** How long the identity provider waits before it answers a token exchange (one that hangs). */
+  idpDelayMs: number;
   /** The status the revocation endpoint answers (200; else it revokes nothing). */
   revocationStatus: number;
   /** How long the revocation endpoint waits before it answers (a slow authorization server). */
@@ -89,6 +96,8 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
     exchanges: [],
     idJags: [],
     refuseIdJags: false,
+    idpEchoesForm: false,
+    idpDelayMs: 0,
     revocationStatus: 200,
     revocationDelayMs: 0,
     expireAccessTokens: (together = 1, refreshDelayMs = 0) => {
@@ -141,6 +150,8 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
       if (url.pathname === '/idp/token' && incoming.method === 'POST') {
         const form = Object.fromEntries(new URLSearchParams(await text(incoming)));
         state.exchanges.push(form);
+        if (state.idpEchoesForm) return json(outgoing, 502, { message: 'upstream failed', received: form });
+        if (state.idpDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.idpDelayMs));
         const valid =
           form['grant_type'] === 'urn:ietf:params:oauth:grant-type:token-exchange' &&
           form['subject_token_type'] === 'urn:ietf:params:oauth:token-type:id_token' &&

@@ -12,6 +12,7 @@ import {
   type OAuthClientProvider,
   validateClientMetadataUrl,
 } from '@modelcontextprotocol/client';
+import { boundedFetch, LOGIN_REQUEST_TIMEOUT_MS } from './bounded-fetch.js';
 import { dpopSession } from './dpop.js';
 import { AuthorizationServerChanged, LoginFailedError, LoginRequiredError } from './errors.js';
 import { listenForRedirect, type LoopbackRedirect } from './loopback.js';
@@ -69,7 +70,9 @@ export async function login(
   serverUrl: URL,
   options: LoginOptions = {},
 ): Promise<void> {
-  const { scope, resourceMetadataUrl, fetchFn } = options;
+  const { scope, resourceMetadataUrl } = options;
+  // A run's session passes its own bounded fetch; `servers login` gets the default bound.
+  const fetchFn = options.fetchFn ?? boundedFetch(fetch, LOGIN_REQUEST_TIMEOUT_MS);
   const newLogin = options.newLogin === true;
   if (options.clientMetadataUrl !== undefined) validateClientMetadataUrl(options.clientMetadataUrl);
   if (options.client || options.clientMetadataUrl !== undefined) {
@@ -95,7 +98,7 @@ export async function login(
   }
   const record = await store.read();
   if (isMachine(record)) {
-    const provider = new WalletOAuthProvider(store, record, { kind: 'silent', newLogin });
+    const provider = new WalletOAuthProvider(store, record, { kind: 'silent', newLogin, fetchFn });
     const result = await authorize(provider, authOptions({ serverUrl, scope, resourceMetadataUrl, fetchFn }));
     if (result !== 'AUTHORIZED')
       throw new LoginFailedError('The authorization server gave the machine client no token.');
@@ -115,6 +118,7 @@ export async function login(
     const provider = new WalletOAuthProvider(store, record, {
       kind: 'browser',
       newLogin,
+      fetchFn,
       redirectUrl: redirect.redirectUrl,
       onRedirect: async (url) => {
         answer = await prompt.authorize(url, redirect);
@@ -151,10 +155,12 @@ export async function login(
 export class OAuthSessionAuth implements AuthProvider {
   private sent: string | undefined;
 
+  /** `timeoutMs`: how long each request of a refresh or login may take (the run's `--timeout`). */
   constructor(
     private readonly store: OAuthStore,
     private readonly prompt: LoginPrompt,
     private readonly serverUrl: URL,
+    private readonly timeoutMs = LOGIN_REQUEST_TIMEOUT_MS,
   ) {}
 
   async token(): Promise<string | undefined> {
@@ -184,15 +190,20 @@ export class OAuthSessionAuth implements AuthProvider {
 
   async onUnauthorized(context: Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0]): Promise<void> {
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(context.response);
-    if (await this.silently(resourceMetadataUrl, scope, context.fetchFn)) return;
-    await this.loginOrExplain({ scope, resourceMetadataUrl, fetchFn: context.fetchFn });
+    const fetchFn = boundedFetch(context.fetchFn, this.timeoutMs);
+    if (await this.silently(resourceMetadataUrl, scope, fetchFn)) return;
+    await this.loginOrExplain({ scope, resourceMetadataUrl, fetchFn });
   }
 
   /** After a 403 `insufficient_scope`: log in again for the scopes held plus those asked for. */
   async stepUp(challenge: InsufficientScopeError): Promise<void> {
     const record = await this.store.read();
     const scope = computeScopeUnion(record.scope, record.tokens?.scope, challenge.requiredScope);
-    await this.loginOrExplain({ scope, resourceMetadataUrl: challenge.resourceMetadataUrl });
+    await this.loginOrExplain({
+      scope,
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+      fetchFn: boundedFetch(fetch, this.timeoutMs),
+    });
   }
 
   private async silently(resourceMetadataUrl: URL | undefined, scope: string | undefined, fetchFn: FetchLike) {
@@ -209,7 +220,7 @@ export class OAuthSessionAuth implements AuthProvider {
       if (moved) await this.store.update((current) => ({ ...current, discovery: undefined }));
       const machine = isMachine(record);
       if (!machine && (record.tokens?.refresh_token === undefined || record.client === undefined)) return false;
-      const provider = new WalletOAuthProvider(this.store, record, { kind: 'silent' });
+      const provider = new WalletOAuthProvider(this.store, record, { kind: 'silent', fetchFn });
       try {
         const result = await authorize(
           provider,

@@ -5,6 +5,7 @@ import {
   discoverAndRequestJwtAuthGrant,
   requestJwtAuthorizationGrant,
   type DpopSession,
+  type FetchLike,
   type OAuthClientInformationContext,
   type OAuthClientMetadata,
   type OAuthClientProvider,
@@ -13,6 +14,7 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { packageInfo } from '../../shared/package-info.js';
+import { boundedFetch, isTimeout, LOGIN_REQUEST_TIMEOUT_MS } from './bounded-fetch.js';
 import { dpopSession } from './dpop.js';
 import { AuthorizationServerChanged, LoginFailedError } from './errors.js';
 import type { IdentityProvider, OAuthRecord, OAuthStore } from './store.js';
@@ -29,9 +31,14 @@ export class LoginNeeded extends Error {
  */
 export type ProviderMode =
   /** A person logs in: the authorization URL goes to `onRedirect`, which waits for the redirect. */
-  | { kind: 'browser'; redirectUrl: string; onRedirect: (url: URL) => Promise<void>; newLogin?: boolean }
-  /** Only what needs nobody: a refresh, or a client-credentials token. */
-  | { kind: 'silent'; newLogin?: boolean };
+  (
+    | { kind: 'browser'; redirectUrl: string; onRedirect: (url: URL) => Promise<void>; newLogin?: boolean }
+    /** Only what needs nobody: a refresh, or a client-credentials token. */
+    | { kind: 'silent'; newLogin?: boolean }
+  ) & {
+    /** The flow's fetch, bounded (`boundedFetch`): also the identity provider's token exchange. */
+    fetchFn?: FetchLike | undefined;
+  };
 
 /**
  * The SDK's `OAuthClientProvider` over the wallet's {@link OAuthStore}: the SDK's `auth()` does
@@ -171,16 +178,14 @@ export class WalletOAuthProvider implements OAuthClientProvider {
     };
     let grant: string;
     try {
+      const fetchFn = this.mode.fetchFn ?? boundedFetch(fetch, LOGIN_REQUEST_TIMEOUT_MS);
       const result =
         'tokenEndpoint' in idp
-          ? await requestJwtAuthorizationGrant({ ...exchange, tokenEndpoint: idp.tokenEndpoint })
-          : await discoverAndRequestJwtAuthGrant({ ...exchange, idpUrl: idp.issuer });
+          ? await requestJwtAuthorizationGrant({ ...exchange, tokenEndpoint: idp.tokenEndpoint, fetchFn })
+          : await discoverAndRequestJwtAuthGrant({ ...exchange, idpUrl: idp.issuer, fetchFn });
       grant = result.jwtAuthGrant;
     } catch (error) {
-      // The SDK's message carries the identity provider's error code and description, never the
-      // token; a metadata document it could not parse comes as a multi-line list: not repeated.
-      const said =
-        error instanceof Error && !error.message.includes('\n') ? error.message : 'an answer it could not read';
+      const said = exchangeFailure(error, [idToken, idp.clientSecret]);
       throw new LoginFailedError(
         `the identity provider did not exchange the ID token of ${idTokenFile} for a grant (${said})`,
         { cause: error },
@@ -334,4 +339,24 @@ export function signingAlgorithm(pem: string): string {
     default:
       throw new Error(`a ${key.asymmetricKeyType ?? 'unknown'} key cannot sign a client assertion`);
   }
+}
+
+/**
+ * What a failed token exchange may repeat of the SDK's error: the identity provider's OAuth error
+ * code and description; of any other failing answer only its HTTP status, as the SDK quotes that
+ * body whole and it may repeat the form sent (the ID token, the client's secret); nothing of an
+ * answer it could not parse (a multi-line list). `secrets` are cut out of what is said all the same.
+ */
+function exchangeFailure(error: unknown, secrets: readonly (string | undefined)[]): string {
+  const message = error instanceof Error ? error.message : '';
+  const status = /^Token exchange failed with status (\d+):/.exec(message)?.[1];
+  let said = isTimeout(error)
+    ? 'no answer in time'
+    : status !== undefined
+      ? `HTTP ${status}, not an OAuth error`
+      : message === '' || message.includes('\n')
+        ? 'an answer it could not read'
+        : message;
+  for (const secret of secrets) if (secret) said = said.split(secret).join('[redacted]');
+  return said;
 }

@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { sameIssuer, signingAlgorithm } from './provider.js';
 import type { OAuthRecord } from './store.js';
+import { boundedFetch, isTimeout } from './bounded-fetch.js';
 
 /** What became of a logout's revocation: done, not offered by the server, or why it failed. */
 export type Revocation =
@@ -45,7 +46,7 @@ export async function revokeTokens(record: OAuthRecord, fetchFn: FetchLike = fet
   const issuer = record.tokens?.issuer;
   if (issuer === undefined)
     return { kind: 'failed', reason: 'the login does not say which authorization server issued them' };
-  const timed: FetchLike = (url, init) => fetchFn(url, { ...init, signal: AbortSignal.timeout(REVOCATION_TIMEOUT_MS) });
+  const timed = boundedFetch(fetchFn, REVOCATION_TIMEOUT_MS);
   try {
     const cached = record.discovery?.authorizationServerMetadata;
     const metadata =
@@ -91,10 +92,6 @@ function failure(error: unknown): string {
   if (error instanceof SigningError) return 'the client key could not sign the client assertion';
   if (error instanceof TypeError) return 'the revocation endpoint could not be reached';
   return `the revocation failed (${error instanceof Error ? error.name : 'unknown error'})`;
-}
-
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
 }
 
 class SigningError extends Error {
