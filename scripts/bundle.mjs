@@ -86,6 +86,10 @@ try {
   await session.close();
 }
 const definitionsDigest = definitionsDigestOfBuild();
+// Every tool's JSON Schemas, which the bundle takes instead of converting (src/tools/schema-record.ts):
+// the bundle carries the record's stamp, so it takes no record of another build.
+const schemaRecord = schemaRecordOfBuild();
+writeFileSync(join(root, SCHEMA_RECORD_FILE), JSON.stringify(schemaRecord) + '\n');
 
 await build({
   entryPoints: [join(dist, 'cli', 'main.js')],
@@ -101,6 +105,7 @@ await build({
     'import.meta.url': '__bundleUrl',
     WALLET_DEFINITIONS_CHECKED_AT_BUILD: 'true',
     WALLET_DEFINITIONS_DIGEST: JSON.stringify(definitionsDigest),
+    WALLET_SCHEMA_RECORD_DIGEST: JSON.stringify(schemaRecord.digest),
   },
   banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   minifyWhitespace: true,
@@ -136,9 +141,6 @@ if (nonAscii !== -1)
   throw new Error(`dist/wallet.cjs is not ASCII (byte ${nonAscii}): bin/wallet.js reads it as latin1`);
 
 writeFileSync(join(dist, 'builtin-tools.json'), builtInTools);
-// The bundle takes its tools' JSON Schemas from here (src/tools/schema-record.ts), converted by
-// the compiled modules the bundle was made from, when the digest is the one it carries.
-writeFileSync(join(root, SCHEMA_RECORD_FILE), JSON.stringify(schemaRecordOfBuild(definitionsDigest)) + '\n');
 
 // The code cache: bin/wallet.js runs a command with WALLET_CODE_CACHE set, then saves the cache of
 // everything compiled so far. The command is a tool call on a wallet of a throw-away home (the

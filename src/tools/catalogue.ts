@@ -51,7 +51,7 @@ function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
  * converted here.
  */
 function recordedOf(tool: AnyTool): RecordedSchemas[string] | undefined {
-  return definitionsDigest === undefined ? undefined : recordedSchemas(definitionsDigest)?.[tool.name];
+  return schemaRecordDigest === undefined ? undefined : recordedSchemas(schemaRecordDigest)?.[tool.name];
 }
 
 /** The full description of a tool, computed once per tool. */
@@ -277,6 +277,11 @@ const checkedAtBuild = typeof WALLET_DEFINITIONS_CHECKED_AT_BUILD === 'boolean' 
 declare const WALLET_DEFINITIONS_DIGEST: string | undefined;
 export const definitionsDigest: string | undefined =
   typeof WALLET_DEFINITIONS_DIGEST === 'string' ? WALLET_DEFINITIONS_DIGEST : undefined;
+
+/** In the bundle: the stamp of the schema record its build wrote (`schemaRecordOfBuild`). Undefined elsewhere. */
+declare const WALLET_SCHEMA_RECORD_DIGEST: string | undefined;
+const schemaRecordDigest: string | undefined =
+  typeof WALLET_SCHEMA_RECORD_DIGEST === 'string' ? WALLET_SCHEMA_RECORD_DIGEST : undefined;
 
 /**
  * The tools one server serves, by name. Refuses duplicate names at once and an unsound definition

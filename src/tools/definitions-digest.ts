@@ -21,14 +21,17 @@ export function definitionsDigestOfBuild(): string {
 }
 
 /**
- * Every tool's input and output schema as JSON Schema and its lean input schema, stamped with
- * `digest` (this build's {@link definitionsDigestOfBuild}): the build writes it beside the bundle,
- * which then converts no schema itself (schema-record.ts).
+ * Every tool's input and output schema as JSON Schema and its lean input schema, stamped with 16
+ * hex digits of the SHA-256 of all of them: the build writes it beside the bundle and defines the
+ * stamp in the bundle (`WALLET_SCHEMA_RECORD_DIGEST`), which then converts no schema itself
+ * (schema-record.ts) and takes no record but this one.
  */
-export function schemaRecordOfBuild(digest: string): SchemaRecord {
-  const tools = ALL_TOOLS.map((tool) => {
-    const { inputSchema: input, outputSchema: output } = describeTool(tool);
-    return [tool.name, { input, output, lean: leanInputSchema(tool) }] as const;
-  });
-  return { digest, tools: Object.fromEntries(tools) };
+export function schemaRecordOfBuild(): SchemaRecord {
+  const tools = Object.fromEntries(
+    ALL_TOOLS.map((tool) => {
+      const { inputSchema: input, outputSchema: output } = describeTool(tool);
+      return [tool.name, { input, output, lean: leanInputSchema(tool) }] as const;
+    }),
+  );
+  return { digest: createHash('sha256').update(JSON.stringify(tools)).digest('hex').slice(0, 16), tools };
 }

@@ -7,9 +7,10 @@ import { packageRoot } from '../shared/package-info.js';
 /**
  * Every tool's input and output schema as JSON Schema, and the lean input schema the default
  * profile lists, converted by the build from the compiled definitions (`scripts/bundle.mjs`, with
- * `schemaRecordOfBuild` in definitions-digest.ts) and stamped with the digest the bundle carries
- * (`WALLET_DEFINITIONS_DIGEST`). The bundle takes its schemas from here instead of converting the
- * zod schemas at the first tools/list (`wallet serve`'s, every agent session's) or `tool_describe`.
+ * `schemaRecordOfBuild` in definitions-digest.ts) and stamped with a hash of them all, which the
+ * bundle of the same build carries (`WALLET_SCHEMA_RECORD_DIGEST`). The bundle takes its schemas
+ * from here instead of converting the zod schemas at the first tools/list (`wallet serve`'s, every
+ * agent session's) or `tool_describe`; a record of another build is not taken.
  * The lean form is recorded too, not derived from the recorded input: the briefs it needs are
  * registered when a tool builds its zod schemas (`describedWithBrief`), which a recorded tool
  * never does.

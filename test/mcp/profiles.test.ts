@@ -5,6 +5,8 @@
  * validates structuredContent against outputSchema (as the Python SDK does) is satisfied.
  */
 import assert from 'node:assert/strict';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -20,8 +22,9 @@ import {
   FULL_DESCRIPTION_META_KEY,
 } from '../../src/shared/protocol-meta.js';
 import { ALL_TOOLS, COMPACT_MAX_TOOLS, describeTool } from '../../src/tools/index.js';
+import { SCHEMA_RECORD_FILE, SchemaRecord } from '../../src/tools/schema-record.js';
 import { tempHome } from '../helpers/io.js';
-import { WALLET_BIN } from '../helpers/paths.js';
+import { ROOT, WALLET_BIN } from '../helpers/paths.js';
 
 type Listed = Awaited<ReturnType<Client['listTools']>>;
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
@@ -287,7 +290,53 @@ describe('profiles of wallet serve', () => {
   });
 });
 
+/** A copy of the package (bin, dist, package.json) whose schema record `edit` changed. */
+function packageWithRecord(edit: (record: SchemaRecord) => SchemaRecord): string {
+  const root = tempHome();
+  for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(root, part), { recursive: true });
+  const file = join(root, SCHEMA_RECORD_FILE);
+  writeFileSync(file, JSON.stringify(edit(SchemaRecord.parse(JSON.parse(readFileSync(file, 'utf8'))))));
+  return root;
+}
+
+/** The default profile's tools/list of `wallet serve` run from `root`'s bin/wallet.js. */
+async function servedFrom(root: string): Promise<Listed> {
+  const client = new Client({ name: 'profiles-test', version: '1' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(root, 'bin', 'wallet.js'), 'serve'],
+      env: { PATH: process.env['PATH'] ?? '', WALLET_HOME: tempHome() },
+      stderr: 'ignore',
+    }),
+  );
+  try {
+    return await client.listTools();
+  } finally {
+    await client.close();
+  }
+}
+
 describe('the bundle serves each profile as the compiled modules do', () => {
+  it("takes its schemas from its build's record, and no other record", async () => {
+    const brief = (record: SchemaRecord, stamp: string): SchemaRecord => {
+      const info = record.tools['network_info'];
+      assert.ok(info);
+      const lean = { ...info.lean, description: 'A brief only the record has' };
+      return { digest: stamp, tools: { ...record.tools, network_info: { ...info, lean } } };
+    };
+    const described = (listed: Listed) => listed.tools.find((tool) => tool.name === 'network_info')?.inputSchema;
+    const own = packageWithRecord((record) => brief(record, record.digest));
+    const other = packageWithRecord((record) => brief(record, '0123456789abcdef'));
+    try {
+      assert.equal(described(await servedFrom(own))?.['description'], 'A brief only the record has');
+      assert.equal(described(await servedFrom(other))?.['description'], undefined, 'converted, not from the record');
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   // The bundle takes every schema from the build's record (dist/tool-schemas.json) instead of
   // converting the tools' zod schemas: what it lists and what tool_describe answers must be what
   // the modules it was built from convert, byte for byte, the briefs of the lean form included.

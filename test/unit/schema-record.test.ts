@@ -6,11 +6,12 @@
  * the modules convert.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { describeTool, leanInputSchema } from '../../src/tools/catalogue.js';
-import { definitionsDigestOfBuild, schemaRecordOfBuild } from '../../src/tools/definitions-digest.js';
+import { schemaRecordOfBuild } from '../../src/tools/definitions-digest.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 import { recordedSchemas, SCHEMA_RECORD_FILE } from '../../src/tools/schema-record.js';
 import { tempHome } from '../helpers/io.js';
@@ -24,10 +25,11 @@ function rootWith(content: string): string {
 }
 
 describe('the schema record', () => {
-  const digest = definitionsDigestOfBuild();
-  const record = schemaRecordOfBuild(digest);
+  const record = schemaRecordOfBuild();
+  const { digest } = record;
 
-  it("holds every tool's input, output and lean input schema, as converted here", () => {
+  it("holds every tool's input, output and lean input schema, as converted here, stamped with their hash", () => {
+    assert.equal(digest, createHash('sha256').update(JSON.stringify(record.tools)).digest('hex').slice(0, 16));
     assert.deepEqual(
       Object.keys(record.tools),
       ALL_TOOLS.map((tool) => tool.name),
