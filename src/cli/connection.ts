@@ -166,12 +166,7 @@ export class Connection {
       const { rememberedEra } = await import('./tool-cache.js');
       this.priorEra = cached && rememberedEra(cached);
     }
-    const [{ openHttpSession, openStdioSession }, { tuneForOneShotProcess }] = await Promise.all([
-      import('../mcp/client.js'),
-      import('../shared/one-shot.js'),
-    ]);
-    // A CLI run makes a call or two and exits: zod compiles no fast path for the SDK's one parse of each message.
-    tuneForOneShotProcess();
+    const { openHttpSession, openStdioSession } = await import('../mcp/client.js');
     const connect = (prior: EraVerdict | undefined, running?: ServerProcess) =>
       target.kind === 'stdio'
         ? openStdioSession(target.command, timeout, events, prior, running)

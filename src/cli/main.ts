@@ -69,6 +69,10 @@ export async function runCli(
     if (verb === 'approvals') return await (await import('./approvals.js')).runApprovals(argv, io, dataDir);
     if (verb === 'config') return await (await import('./config.js')).runConfig(argv, io, dataDir);
     if (verb === 'networks') return await (await import('./config.js')).runNetworks(argv, io, dataDir);
+    const calls = callsTool(globals, verb);
+    // A tool call is a short process: zod builds every schema from here on (the SDK's included)
+    // without a compiled fast path. zod takes the setting as each schema is built, so before any is.
+    if (calls) (await import('../shared/one-shot.js')).tuneForOneShotProcess();
     const target = await resolveTarget(globals, dataDir, io);
     if (target.kind !== 'built-in') refuseBuiltInFlags(globals);
     const libraryNotes = globals.debug
@@ -79,7 +83,6 @@ export async function runCli(
     // (`spawnedAhead`: startServerAhead adopts it, or ends it if it is not this run's server).
     const handed = spawnedAhead;
     spawnedAhead = undefined;
-    const calls = callsTool(globals, verb);
     if (!calls) handed?.process.stop();
     const early = calls ? await startServerAhead(target, dataDir, libraryNotes, handed) : undefined;
     let connection: Connection | undefined;
