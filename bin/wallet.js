@@ -26,21 +26,31 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
 // (scripts/bundle.mjs): compiling it with that cache skips most of the parsing a start would do.
 // V8 checks the cache against the source and its own version, and ignores it when they differ.
 function runBundle() {
-  const { createRequire, Module } = require('node:module');
-  const { Script } = require('node:vm');
-
   const bundle = join(__dirname, '..', 'dist', 'wallet.cjs');
   const args = process.argv.slice(2);
+  // The build's switch, for this process only: no server it spawns may see it.
+  const writeCache = process.env.WALLET_CODE_CACHE === 'write';
+  delete process.env.WALLET_CODE_CACHE;
   const spawnedAhead = args.some((arg) => arg === '--server' || arg.startsWith('--server='))
     ? spawnAhead(args)
     : undefined;
+  try {
+    runWith(bundle, args, writeCache, spawnedAhead);
+  } catch (error) {
+    // The CLI never started (a missing or damaged bundle): the server spawned for it is ended.
+    spawnedAhead?.process.stop();
+    throw error;
+  }
+}
+
+function runWith(bundle, args, writeCache, spawnedAhead) {
+  const { createRequire, Module } = require('node:module');
+  const { Script } = require('node:vm');
   // Two caches of the same bundle: help touches a small part of it, and deserialising the cache
   // of a tool call (the MCP client and server, the tools, the keystore) would cost it more than
   // it saves. A wrong guess only costs time: V8 compiles what a cache lacks.
   const helpOnly = args.length === 0 || args.includes('--help') || args.includes('-h');
   const cacheFile = `${bundle}${helpOnly ? '.help' : ''}.cache`;
-  const writeCache = process.env.WALLET_CODE_CACHE === 'write';
-  delete process.env.WALLET_CODE_CACHE;
   let cachedData;
   if (!writeCache) {
     try {

@@ -18,7 +18,8 @@ import { rejectRepeatedFlags, rejectUnknownGlobalFlags } from './unknown-flags.j
  * target again with the same functions, checks the cache with its schema, and adopts this process
  * (`startServerAhead` in connection.ts) or ends it. Anything else (a bad flag, a server that may
  * be a name of servers.json, a server met for the first time, Windows) spawns nothing here and is
- * left to the CLI.
+ * left to the CLI. `env` is where the data directory is read from; the server gets this process's
+ * environment, as the CLI's own spawn gives it.
  */
 export function spawnAhead(
   argv: readonly string[],

@@ -244,7 +244,9 @@ export async function startServerAhead(
       spawned.relayStderr(serverStderrNotes(libraryNotes));
       return { process: spawned.process, era };
     }
-    libraryNotes?.('ended the server spawned before the CLI loaded: not the one this run resolved');
+    libraryNotes?.(
+      'ended the server spawned before the CLI loaded: another command than this run resolved, or no era remembered',
+    );
     spawned.process.stop();
   }
   if (!era) return undefined;

@@ -81,10 +81,9 @@ export async function runCli(
     // A tool call connects whatever the cache holds (see dispatch): a server spoken to before
     // starts now, while the CLI sets the rest up, unless bin/wallet.js started it even sooner
     // (`spawnedAhead`: startServerAhead adopts it, or ends it if it is not this run's server).
-    const handed = spawnedAhead;
-    spawnedAhead = undefined;
-    if (!calls) handed?.process.stop();
-    const early = calls ? await startServerAhead(target, dataDir, libraryNotes, handed) : undefined;
+    const early = calls ? await startServerAhead(target, dataDir, libraryNotes, spawnedAhead) : undefined;
+    // Taken over (adopted into `early`, or ended) once startServerAhead returns; else ended below.
+    if (calls) spawnedAhead = undefined;
     let connection: Connection | undefined;
     let activity: Activity | undefined;
     try {

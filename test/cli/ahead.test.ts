@@ -6,17 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spawnAhead } from '../../src/cli/ahead.js';
 import { startServerAhead, type SpawnedAhead } from '../../src/cli/connection.js';
 import { GLOBAL_FLAGS, parseFlags, readGlobals } from '../../src/cli/global-flags.js';
+import { runCli } from '../../src/cli/main.js';
 import { resolveTarget } from '../../src/cli/target.js';
 import { ToolListCache } from '../../src/cli/tool-cache.js';
 import { lineRelay } from '../../src/mcp/stdio-child.js';
 import { fakeIo, tempHome, wallet } from '../helpers/io.js';
-import { FIXTURE_SERVER, WALLET_BIN } from '../helpers/paths.js';
+import { FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
 
 const fixture = `"${process.execPath}" "${FIXTURE_SERVER}"`;
 
@@ -145,6 +146,75 @@ describe('the server spawned before the CLI loads (bin/wallet.js, ahead.ts)', ()
       await refusedClosed;
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a run that calls no tool, or fails before it resolves its server, ends a server spawned for it', async () => {
+    const home = tempHome();
+    try {
+      for (const argv of [
+        ['--server', fixture, '--help'],
+        ['--server', fixture, 'tools'],
+        ['--server', fixture, '--no-such-flag', 'shapes-echo'],
+        ['--server', fixture, '--passphrase-stdin', 'shapes-echo'],
+        ['config', 'list'],
+        ['--version'],
+      ]) {
+        let stops = 0;
+        const spawnedAhead: SpawnedAhead = {
+          spec: { kind: 'server', value: fixture },
+          command: { command: process.execPath, args: [FIXTURE_SERVER], env: {}, stderr: 'capture' },
+          relayStderr: () => undefined,
+          process: {
+            child: undefined,
+            spawned: Promise.resolve(),
+            closed: () => false,
+            lastWords: () => '',
+            stop: () => {
+              stops += 1;
+            },
+          },
+        };
+        await runCli(argv, fakeIo({ env: { WALLET_HOME: home } }), { spawnedAhead });
+        assert.ok(stops > 0, `${argv.join(' ')}: the server was left running`);
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('through the binary: a CLI that cannot start (a damaged bundle) ends the server spawned for it', async () => {
+    const home = await homeThatKnowsFixture();
+    const copy = tempHome();
+    try {
+      for (const part of ['bin', 'dist', 'package.json'])
+        cpSync(join(ROOT, part), join(copy, part), { recursive: true });
+      // A bundle that fails as it loads, a second in: time enough for the server to have started.
+      writeFileSync(
+        join(copy, 'dist', 'wallet.cjs'),
+        "const t = Date.now(); while (Date.now() - t < 1000); throw new Error('damaged bundle');\n",
+      );
+      const log = join(home, 'events.log');
+      const run = spawnSync(process.execPath, [join(copy, 'bin', 'wallet.js'), '--server', fixture, 'shapes-echo'], {
+        env: { ...process.env, WALLET_HOME: home, FIXTURE_EVENT_LOG: log, FIXTURE_LINGER: '1' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      assert.notEqual(run.status, 0);
+      assert.match(run.stderr, /damaged bundle/);
+      const pids = starts(log);
+      assert.equal(pids.length, 1, 'spawned before the bundle loaded');
+      // Signalled (the fixture logs its SIGTERM and exits), not left running once stdin ended. Its
+      // parent is gone by then: whether it is reaped is up to the system's init, not to this test.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const signalled = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('sigterm '))
+        .map((line) => line.split(' ')[2]);
+      assert.deepEqual(signalled, pids, 'the server was left running');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 
