@@ -18,7 +18,7 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/valida
 import { formatWithOptions } from 'node:util';
 import { packageInfo } from '../shared/package-info.js';
 import { CONSENT_CAPABILITY, declaresConsent } from '../shared/protocol-meta.js';
-import { LoginFailedError, LoginRequiredError } from './oauth/errors.js';
+import { invalidOAuthAnswerStatus, LoginFailedError, LoginRequiredError, withoutRawBody } from './oauth/errors.js';
 import { serverEnvironment, stderrTail, type ServerProcess } from './stdio-child.js';
 import type { LoginPrompt } from './oauth/login.js';
 import {
@@ -302,7 +302,8 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
  * whose own output never goes through `console`, asks for this.
  */
 function captureConsole(sink: (text: string) => void): void {
-  const write = (...args: unknown[]): void => sink(formatWithOptions({ colors: false }, ...args));
+  // A note may quote an authorization server's answer (a failed refresh's cause): never its body.
+  const write = (...args: unknown[]): void => sink(withoutRawBody(formatWithOptions({ colors: false }, ...args)));
   // eslint-disable-next-line no-console -- replacing the SDK's console output is the point.
   for (const level of ['log', 'info', 'debug', 'warn', 'error'] as const) console[level] = write;
 }
@@ -389,8 +390,12 @@ function reason(error: unknown): string {
   if (error instanceof IssuerMismatchError)
     return `the OAuth login was refused: the ${error.kind === 'metadata' ? 'authorization server metadata' : 'redirect'} names another issuer (a mix-up defence)`;
   if (error instanceof InsufficientScopeError) return 'the server wants more OAuth scope than the login could get';
-  if (error instanceof OAuthError || error instanceof OAuthClientFlowError)
-    return `the OAuth login failed: ${error.message}`;
+  if (error instanceof OAuthError || error instanceof OAuthClientFlowError) {
+    const status = invalidOAuthAnswerStatus(error.message);
+    return status === undefined
+      ? `the OAuth login failed: ${withoutRawBody(error.message)}`
+      : `the OAuth login failed: the authorization server answered HTTP ${status}, not an OAuth error`;
+  }
   if (error instanceof UnauthorizedError) return 'the server requires authorization (HTTP 401): check --header';
   if (error instanceof SdkHttpError) {
     const hint = error.status === 401 || error.status === 403 ? ': check --header' : '';

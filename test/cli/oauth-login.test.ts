@@ -116,6 +116,23 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
     assert.deepEqual([...proxy.refreshUses.values()].slice(refreshesBefore), [1]);
   });
 
+  it('a refresh that fails with a page repeating the form shows nothing of it, under --debug either', async () => {
+    const home = tempHome();
+    assert.equal((await wallet(home, ['servers', 'login', '--url', proxy.url], { BROWSER })).code, 0);
+    const { tokens } = storedLogin(home);
+    assert.ok(tokens?.refresh_token);
+    proxy.expireAccessTokens();
+    proxy.tokenEchoesForm = true;
+    // No terminal, no $BROWSER: after the failed refresh, the run stops and says what to run.
+    const run = await wallet(home, ['--debug', '--url', proxy.url, 'echo', '--message', 'hi']).finally(() => {
+      proxy.tokenEchoesForm = false;
+    });
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(run.stderr, /Could not refresh OAuth tokens/, 'the SDK note is shown under --debug');
+    assert.ok(!run.stderr.includes('Bad gateway for'), run.stderr);
+    assert.ok(!run.stderr.includes(tokens.refresh_token), 'the refresh token was shown');
+  });
+
   it('logout revokes the refresh token, then the access token, as the client, then deletes them', async () => {
     const home = tempHome();
     assert.equal((await wallet(home, ['servers', 'login', '--url', proxy.url], { BROWSER })).code, 0);
@@ -377,8 +394,22 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
     const renewedIdToken = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSIsIm4iOjJ9.sso';
     writeFileSync(idTokenFile, renewedIdToken, { mode: 0o600 });
     proxy.expireAccessTokens();
-    const call = await wallet(home, ['--url', proxy.url, 'echo', '--message', 'as alice', '--json']);
+    const idpHeadersBefore = proxy.idpHeaders.length;
+    const call = await wallet(home, [
+      '--url',
+      proxy.url,
+      '--header',
+      'X-Mcp-Only: mcp-header-value',
+      'echo',
+      '--message',
+      'as alice',
+      '--json',
+    ]);
     assert.equal(call.code, 0, call.stderr);
+    // The MCP server's headers go to the MCP server, never to the identity provider.
+    const idpHeaders = proxy.idpHeaders.slice(idpHeadersBefore);
+    assert.ok(idpHeaders.length > 0, 'the identity provider was asked');
+    for (const headers of idpHeaders) assert.equal(headers['x-mcp-only'], undefined, 'an MCP header went to the IdP');
     assert.match(call.stdout, /as alice/);
     assert.equal(proxy.exchanges.at(-1)?.['subject_token'], renewedIdToken);
     assert.equal(proxy.assertions.at(-1), proxy.idJags.at(-1));
@@ -421,6 +452,17 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
     assert.match(hung.stderr, /Cannot connect to the MCP server/);
     assert.ok(Date.now() - started < 10_000, `the run took ${Date.now() - started} ms (the IdP waits 30 s)`);
 
+    // An authorization server whose token endpoint fails with a page repeating the form (the
+    // ID-JAG, the client's secret): its status is said, nothing of the page, under --debug too.
+    proxy.expireAccessTokens();
+    proxy.tokenEchoesForm = true;
+    const pageEcho = await wallet(home, ['--debug', '--url', proxy.url, 'echo', '--message', 'hi']).finally(() => {
+      proxy.tokenEchoesForm = false;
+    });
+    assert.equal(pageEcho.code, 3, pageEcho.stderr);
+    assert.match(pageEcho.stderr, /the authorization server answered HTTP 502, not an OAuth error/);
+    assert.ok(!pageEcho.stderr.includes('Bad gateway for'), pageEcho.stderr);
+
     // The authorization server refuses the ID-JAG: said, and the ID token not exchanged again.
     writeFileSync(idTokenFile, renewedIdToken, { mode: 0o600 });
     proxy.expireAccessTokens();
@@ -453,6 +495,7 @@ describe('OAuth login to an MCP server behind an authorization server (server-ev
       'grant refused stderr': grantRefused.stderr,
       'echoed stderr': echoed.stderr,
       'hung stderr': hung.stderr,
+      'page echo stderr': pageEcho.stderr,
       'exposed stderr': exposed.stderr,
     })) {
       for (const secret of secrets) assert.ok(!text.includes(secret), `${what} shows a secret`);

@@ -54,6 +54,13 @@ export type OAuthProxy = {
   idpEchoesForm: boolean;
   /** How long the identity provider waits before it answers a token exchange (one that hangs). */
   idpDelayMs: number;
+  /** The request headers of every request to the identity provider (`/idp…`), lower-cased names. */
+  idpHeaders: Record<string, string | string[] | undefined>[];
+  /**
+   * The token endpoint fails with an HTML page that is no OAuth error and repeats the form it got
+   * (a grant's assertion, a refresh token, a client secret), as a careless gateway's might.
+   */
+  tokenEchoesForm: boolean;
   /** The status the revocation endpoint answers (200; else it revokes nothing). */
   revocationStatus: number;
   /** How long the revocation endpoint waits before it answers (a slow authorization server). */
@@ -98,6 +105,8 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
     refuseIdJags: false,
     idpEchoesForm: false,
     idpDelayMs: 0,
+    idpHeaders: [],
+    tokenEchoesForm: false,
     revocationStatus: 200,
     revocationDelayMs: 0,
     expireAccessTokens: (together = 1, refreshDelayMs = 0) => {
@@ -121,6 +130,8 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
   const server = createServer((incoming, outgoing) => {
     void (async () => {
       const url = new URL(incoming.url ?? '/', base);
+      if (url.pathname.startsWith('/idp') || url.pathname.endsWith('/idp'))
+        state.idpHeaders.push({ ...incoming.headers });
       if (url.pathname === '/.well-known/oauth-protected-resource/mcp') {
         return json(outgoing, 200, { resource: `${base}/mcp`, authorization_servers: [base] });
       }
@@ -151,7 +162,17 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
         const form = Object.fromEntries(new URLSearchParams(await text(incoming)));
         state.exchanges.push(form);
         if (state.idpEchoesForm) return json(outgoing, 502, { message: 'upstream failed', received: form });
-        if (state.idpDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.idpDelayMs));
+        if (state.idpDelayMs > 0) {
+          // Until the delay is over or the client gave up: a request given up gets nothing.
+          const answered = await new Promise<boolean>((resolve) => {
+            const timer = setTimeout(() => resolve(true), state.idpDelayMs);
+            outgoing.once('close', () => {
+              clearTimeout(timer);
+              resolve(false);
+            });
+          });
+          if (!answered) return;
+        }
         const valid =
           form['grant_type'] === 'urn:ietf:params:oauth:grant-type:token-exchange' &&
           form['subject_token_type'] === 'urn:ietf:params:oauth:token-type:id_token' &&
@@ -194,6 +215,10 @@ export async function startOAuthProxy(upstream: string): Promise<OAuthProxy> {
       }
       if (url.pathname === '/token' && incoming.method === 'POST') {
         const form = new URLSearchParams(await text(incoming));
+        if (state.tokenEchoesForm) {
+          outgoing.writeHead(502, { 'content-type': 'text/html' });
+          return outgoing.end(`<html><body>Bad gateway for ${form.toString()}</body></html>`);
+        }
         if (form.get('grant_type') === 'authorization_code') {
           const grant = codes.get(form.get('code') ?? '');
           codes.delete(form.get('code') ?? '');

@@ -15,3 +15,20 @@ export class LoginFailedError extends Error {
 export class AuthorizationServerChanged extends Error {
   override name = 'AuthorizationServerChanged';
 }
+
+/**
+ * The SDK's text for an authorization server's failing answer that is no OAuth error quotes the
+ * answer whole (`HTTP 502: Invalid OAuth error response: … Raw body: …`), and a careless server's
+ * error page may repeat the form it got: an assertion, a client secret, a refresh token. What
+ * follows `Raw body:` is never repeated.
+ */
+export function withoutRawBody(text: string): string {
+  const at = text.indexOf('Raw body:');
+  return at === -1 ? text : `${text.slice(0, at)}(its body not shown)`;
+}
+
+/** The status of the SDK's error for an answer that is no OAuth error, if `message` is one. */
+export function invalidOAuthAnswerStatus(message: string): string | undefined {
+  const match = /^(?:HTTP (\d+): )?Invalid OAuth error response/.exec(message);
+  return match ? (match[1] ?? 'an unknown status') : undefined;
+}

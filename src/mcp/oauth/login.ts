@@ -36,6 +36,8 @@ export type LoginOptions = {
   scope?: string | undefined;
   resourceMetadataUrl?: URL | undefined;
   fetchFn?: FetchLike | undefined;
+  /** How long each request to an identity provider may take (the run's `--timeout`; default 60 s). */
+  timeoutMs?: number | undefined;
   /** A client registered beforehand with the authorization server (no dynamic registration). */
   client?: { client_id: string; client_secret?: string | undefined } | undefined;
   /** `client_credentials`: a machine client, no browser (needs `client`). */
@@ -98,7 +100,7 @@ export async function login(
   }
   const record = await store.read();
   if (isMachine(record)) {
-    const provider = new WalletOAuthProvider(store, record, { kind: 'silent', newLogin, fetchFn });
+    const provider = new WalletOAuthProvider(store, record, { kind: 'silent', newLogin, timeoutMs: options.timeoutMs });
     const result = await authorize(provider, authOptions({ serverUrl, scope, resourceMetadataUrl, fetchFn }));
     if (result !== 'AUTHORIZED')
       throw new LoginFailedError('The authorization server gave the machine client no token.');
@@ -118,7 +120,7 @@ export async function login(
     const provider = new WalletOAuthProvider(store, record, {
       kind: 'browser',
       newLogin,
-      fetchFn,
+      timeoutMs: options.timeoutMs,
       redirectUrl: redirect.redirectUrl,
       onRedirect: async (url) => {
         answer = await prompt.authorize(url, redirect);
@@ -192,7 +194,7 @@ export class OAuthSessionAuth implements AuthProvider {
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(context.response);
     const fetchFn = boundedFetch(context.fetchFn, this.timeoutMs);
     if (await this.silently(resourceMetadataUrl, scope, fetchFn)) return;
-    await this.loginOrExplain({ scope, resourceMetadataUrl, fetchFn });
+    await this.loginOrExplain({ scope, resourceMetadataUrl, fetchFn, timeoutMs: this.timeoutMs });
   }
 
   /** After a 403 `insufficient_scope`: log in again for the scopes held plus those asked for. */
@@ -203,6 +205,7 @@ export class OAuthSessionAuth implements AuthProvider {
       scope,
       resourceMetadataUrl: challenge.resourceMetadataUrl,
       fetchFn: boundedFetch(fetch, this.timeoutMs),
+      timeoutMs: this.timeoutMs,
     });
   }
 
@@ -220,7 +223,7 @@ export class OAuthSessionAuth implements AuthProvider {
       if (moved) await this.store.update((current) => ({ ...current, discovery: undefined }));
       const machine = isMachine(record);
       if (!machine && (record.tokens?.refresh_token === undefined || record.client === undefined)) return false;
-      const provider = new WalletOAuthProvider(this.store, record, { kind: 'silent', fetchFn });
+      const provider = new WalletOAuthProvider(this.store, record, { kind: 'silent', timeoutMs: this.timeoutMs });
       try {
         const result = await authorize(
           provider,

@@ -5,7 +5,6 @@ import {
   discoverAndRequestJwtAuthGrant,
   requestJwtAuthorizationGrant,
   type DpopSession,
-  type FetchLike,
   type OAuthClientInformationContext,
   type OAuthClientMetadata,
   type OAuthClientProvider,
@@ -36,8 +35,11 @@ export type ProviderMode =
     /** Only what needs nobody: a refresh, or a client-credentials token. */
     | { kind: 'silent'; newLogin?: boolean }
   ) & {
-    /** The flow's fetch, bounded (`boundedFetch`): also the identity provider's token exchange. */
-    fetchFn?: FetchLike | undefined;
+    /**
+     * How long each request to the identity provider may take (the run's `--timeout`). Its exchange
+     * uses a fetch of its own: the flow's merges the MCP server's request headers into every request.
+     */
+    timeoutMs?: number | undefined;
   };
 
 /**
@@ -178,7 +180,7 @@ export class WalletOAuthProvider implements OAuthClientProvider {
     };
     let grant: string;
     try {
-      const fetchFn = this.mode.fetchFn ?? boundedFetch(fetch, LOGIN_REQUEST_TIMEOUT_MS);
+      const fetchFn = boundedFetch(fetch, this.mode.timeoutMs ?? LOGIN_REQUEST_TIMEOUT_MS);
       const result =
         'tokenEndpoint' in idp
           ? await requestJwtAuthorizationGrant({ ...exchange, tokenEndpoint: idp.tokenEndpoint, fetchFn })
@@ -351,12 +353,16 @@ function exchangeFailure(error: unknown, secrets: readonly (string | undefined)[
   const message = error instanceof Error ? error.message : '';
   const status = /^Token exchange failed with status (\d+):/.exec(message)?.[1];
   let said = isTimeout(error)
-    ? 'no answer in time'
+    ? 'no answer in time, or the request was cancelled'
     : status !== undefined
       ? `HTTP ${status}, not an OAuth error`
       : message === '' || message.includes('\n')
         ? 'an answer it could not read'
         : message;
-  for (const secret of secrets) if (secret) said = said.split(secret).join('[redacted]');
+  // As written, and as a form or a URL would encode it (a description that repeats the request).
+  const forms = secrets.flatMap((secret) =>
+    secret ? [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)] : [],
+  );
+  for (const form of forms) said = said.split(form).join('[redacted]');
   return said;
 }
