@@ -69,6 +69,11 @@ describe('wallet CLI on its own server (in-process)', () => {
     ['bad --args-json', ['tool-describe', '--args-json', '{'], /--args-json is not valid JSON/],
     ['a bad --timeout', ['network-info', '--timeout', 'soon'], /--timeout takes milliseconds/],
     [
+      'a --timeout longer than a timer holds',
+      ['network-info', '--timeout', '2147483648'],
+      /--timeout takes milliseconds, a positive integer up to 2147483647; got '2147483648'/,
+    ],
+    [
       'a malformed --endpoint',
       ['network-info', '--endpoint', 'nonsense'],
       /--endpoint: An endpoint override takes <chain>\.<network>=<url>/,
