@@ -10,6 +10,7 @@ import {
   OAuthError,
   StreamableHTTPClientTransport,
   UnauthorizedError,
+  type FetchLike,
   type PriorDiscovery,
   type RequestOptions,
   type Transport,
@@ -131,9 +132,11 @@ export async function openHttpSession(
           return new OAuthSessionAuth(new OAuthStore(dataDir, server.url.href), prompt, server.url, timeoutMs);
         })(server.oauth)
       : undefined;
+  // The server's headers go with requests to its own origin only: given as `requestInit`, the SDK
+  // would merge them into the OAuth flow's requests too, to an authorization server elsewhere.
   const transport = new StreamableHTTPClientTransport(server.url, {
-    requestInit: { headers: { ...server.headers } },
-    ...(oauth ? { authProvider: oauth, fetch: oauth.resourceFetch(fetch) } : {}),
+    fetch: withHeadersFor(server.url.origin, server.headers ?? {}, oauth ? oauth.resourceFetch(fetch) : fetch),
+    ...(oauth ? { authProvider: oauth } : {}),
   });
   return connectSession(transport, {
     mode: 'auto',
@@ -142,6 +145,20 @@ export async function openHttpSession(
     prior,
     ...(oauth ? { stepUp: (challenge: InsufficientScopeError) => oauth.stepUp(challenge) } : {}),
   });
+}
+
+/**
+ * `next`, adding `headers` to each request for `origin` (the request's own headers win, as the
+ * SDK's `requestInit` merge has them); requests elsewhere go as they are.
+ */
+export function withHeadersFor(origin: string, headers: Readonly<Record<string, string>>, next: FetchLike): FetchLike {
+  if (Object.keys(headers).length === 0) return next;
+  return (url, init) => {
+    if (new URL(String(url)).origin !== origin) return next(url, init);
+    const merged = new Headers(headers);
+    new Headers(init?.headers).forEach((value, name) => merged.set(name, value));
+    return next(url, { ...init, headers: merged });
+  };
 }
 
 /** How often one request may ask for more scope before the CLI gives up (the SDK's own default). */
