@@ -189,12 +189,19 @@ describe('the server spawned before the CLI loads (bin/wallet.js, ahead.ts)', ()
     try {
       for (const part of ['bin', 'dist', 'package.json'])
         cpSync(join(ROOT, part), join(copy, part), { recursive: true });
-      // A bundle that fails as it loads, a second in: time enough for the server to have started.
+      const log = join(home, 'events.log');
+      // A bundle that fails as it loads, once the server has started (its start logged, or 15 s).
       writeFileSync(
         join(copy, 'dist', 'wallet.cjs'),
-        "const t = Date.now(); while (Date.now() - t < 1000); throw new Error('damaged bundle');\n",
+        [
+          "const { existsSync, readFileSync } = require('node:fs');",
+          `const log = ${JSON.stringify(log)};`,
+          'const until = Date.now() + 15000;',
+          "while (Date.now() < until && !(existsSync(log) && readFileSync(log, 'utf8').includes('start ')));",
+          "throw new Error('damaged bundle');",
+          '',
+        ].join('\n'),
       );
-      const log = join(home, 'events.log');
       const run = spawnSync(process.execPath, [join(copy, 'bin', 'wallet.js'), '--server', fixture, 'shapes-echo'], {
         env: { ...process.env, WALLET_HOME: home, FIXTURE_EVENT_LOG: log, FIXTURE_LINGER: '1' },
         encoding: 'utf8',
@@ -206,12 +213,15 @@ describe('the server spawned before the CLI loads (bin/wallet.js, ahead.ts)', ()
       assert.equal(pids.length, 1, 'spawned before the bundle loaded');
       // Signalled (the fixture logs its SIGTERM and exits), not left running once stdin ended. Its
       // parent is gone by then: whether it is reaped is up to the system's init, not to this test.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const signalled = readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((line) => line.startsWith('sigterm '))
-        .map((line) => line.split(' ')[2]);
-      assert.deepEqual(signalled, pids, 'the server was left running');
+      const signalled = (): (string | undefined)[] =>
+        readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((line) => line.startsWith('sigterm '))
+          .map((line) => line.split(' ')[2]);
+      for (let waited = 0; signalled().length === 0 && waited < 5_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(signalled(), pids, 'the server was left running');
     } finally {
       rmSync(home, { recursive: true, force: true });
       rmSync(copy, { recursive: true, force: true });
