@@ -127,10 +127,13 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
   { name: 'version', alias: 'V', type: 'boolean', description: 'Show the version.' },
 ];
 
-/** The typed, checked view of the global flags after a parse. */
-/** The longest `--timeout`: Node's timers hold at most 2^31 - 1 ms (~24.8 days). */
+/**
+ * The longest `--timeout`: Node's timers hold at most 2^31 - 1 ms (~24.8 days); a longer one
+ * would fire at once (a timer) or throw (AbortSignal.timeout).
+ */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
+/** The typed, checked view of the global flags after a parse. */
 export type GlobalOptions = {
   json: boolean;
   server: string | undefined;
@@ -259,7 +262,6 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
     return Array.isArray(value) ? String(value[value.length - 1]) : value === undefined ? undefined : String(value);
   };
   const timeout = text('timeout');
-  // A longer one would fire at once (a timer) or throw (AbortSignal.timeout).
   if (timeout !== undefined && (!/^[1-9]\d*$/.test(timeout) || Number(timeout) > MAX_TIMEOUT_MS)) {
     throw new UsageError(`--timeout takes milliseconds, a positive integer up to ${MAX_TIMEOUT_MS}; got '${timeout}'.`);
   }

@@ -37,7 +37,8 @@ export type ProviderMode =
   ) & {
     /**
      * How long each request to the identity provider may take (the run's `--timeout`). Its exchange
-     * uses a fetch of its own: the flow's merges the MCP server's request headers into every request.
+     * uses a plain fetch of its own: the flow's adds the MCP server's request headers to requests
+     * for that server's origin, and an identity provider is another party even there.
      */
     timeoutMs?: number | undefined;
   };
