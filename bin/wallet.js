@@ -16,10 +16,42 @@ const { dirname, join } = require('node:path');
 
 // `wallet --version` and nothing else needs only package.json: answered here, without loading the
 // bundle (the CLI's own --version reads the same field), in about the time Node takes to start.
+// So is the help of the built-in tools, from what the build recorded of the CLI's own output.
 if (process.argv.length === 3 && process.argv[2] === '--version') {
-  process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
-} else {
+  process.stdout.write(`${packageVersion()}\n`);
+} else if (!printRecordedHelp(process.argv.slice(2))) {
   runBundle();
+}
+
+function packageVersion() {
+  return JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
+}
+
+// `wallet --help` and `wallet <command> --help` for a built-in tool's command (either order, or
+// -h) print the text the build recorded for them (dist/help.json, src/cli/help-record.ts: the
+// CLI's own output for that command line), coloured as the CLI would colour it without --color
+// or --no-color (src/cli/render.ts, colorEnabled): on a terminal, unless NO_COLOR is set. Any
+// other command line, or a record missing or of another version, goes to the CLI.
+function printRecordedHelp(args) {
+  const isHelp = (arg) => arg === '--help' || arg === '-h';
+  const words = args.filter((arg) => !isHelp(arg));
+  if (args.length - words.length !== 1 || words.length > 1 || words.some((word) => word.startsWith('-'))) {
+    return false;
+  }
+  let record;
+  try {
+    record = JSON.parse(readFileSync(join(__dirname, '..', 'dist', 'help.json'), 'utf8'));
+  } catch {
+    return false;
+  }
+  const key =
+    words.length === 0 ? '' : Object.hasOwn(record.commands, words[0]) ? record.commands[words[0]] : undefined;
+  if (key === undefined || record.version !== packageVersion()) return false;
+  const color = (process.env.NO_COLOR ?? '') === '' && process.stdout.isTTY === true;
+  const texts = color ? record.color : record.plain;
+  if (!Object.hasOwn(texts, key) || typeof texts[key] !== 'string') return false;
+  process.stdout.write(texts[key]);
+  return true;
 }
 
 // The build bundles the CLI into dist/wallet.cjs and keeps V8's code cache of it beside it

@@ -5,15 +5,18 @@
 //                          completion and --get-tool-definition need not load the server;
 //   dist/tool-schemas.json every tool's input and output JSON Schema, so the bundle converts none;
 //   dist/ahead.cjs         what bin/wallet.js runs first for a --server call: it spawns the server;
+//   dist/help.json         the CLI's help for the built-in tools, which bin/wallet.js prints itself;
 //   dist/wallet.cjs.cache  V8's code cache for the bundle, taken after a few commands ran, so a run
 //                          skips most parsing and compiling (V8 ignores it if Node changes);
-//   dist/wallet.cjs.help.cache the same, taken after --help: help deserialises only what it uses.
+//   dist/wallet.cjs.help.cache the same, taken after help the bundle renders (--help --no-color):
+//                          help deserialises only what it uses.
 // See docs/PERFORMANCE.md for what each one saves.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
+import { HELP_RECORD_FILE, recordHelp } from '../dist/cli/help-record.js';
 import { openInProcessSession } from '../dist/mcp/in-process.js';
 import { definitionsDigestOfBuild, schemaRecordOfBuild } from '../dist/tools/definitions-digest.js';
 import { SCHEMA_RECORD_FILE } from '../dist/tools/schema-record.js';
@@ -142,10 +145,14 @@ if (nonAscii !== -1)
 
 writeFileSync(join(dist, 'builtin-tools.json'), builtInTools);
 
+// `wallet --help` and `wallet <tool command> --help`, as the CLI prints them (src/cli/help-record.ts,
+// from the list just written): bin/wallet.js prints these without loading the bundle.
+writeFileSync(join(root, HELP_RECORD_FILE), JSON.stringify(await recordHelp()) + '\n');
+
 // The code cache: bin/wallet.js runs a command with WALLET_CODE_CACHE set, then saves the cache of
 // everything compiled so far. The command is a tool call on a wallet of a throw-away home (the
 // in-process MCP client and server, the tool catalogue, the keystore, the HD derivation): that
-// is where a call spends its start-up. A second cache, taken after --help, serves help
+// is where a call spends its start-up. A second cache, taken after help, serves help
 // (bin/wallet.js picks one by the arguments): it holds a fraction of the first.
 rmSync(join(dist, 'wallet.cjs.cache'), { force: true });
 rmSync(join(dist, 'wallet.cjs.help.cache'), { force: true });
@@ -164,7 +171,8 @@ try {
   wallet(['core-address-create', '--wallet-id', 'main', '--network', 'testnet', '--json'], {
     WALLET_CODE_CACHE: 'write',
   });
-  wallet(['--help'], { WALLET_CODE_CACHE: 'write' });
+  // Not `--help` alone, which bin/wallet.js answers from dist/help.json without the bundle.
+  wallet(['--help', '--no-color'], { WALLET_CODE_CACHE: 'write' });
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Module } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Script } from 'node:vm';
+import type { HelpRecord } from '../../src/cli/help-record.js';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';
 import { tempHome } from '../helpers/io.js';
 
@@ -14,6 +15,23 @@ function run(args: string[], input?: string) {
     env: { ...process.env, WALLET_HOME: tempHome(), NO_COLOR: '1' },
     encoding: 'utf8',
     input,
+    timeout: 30_000,
+  });
+}
+
+/**
+ * `wallet <args>` with stdout a pipe, or one that claims to be a terminal (`tty`: set before
+ * bin/wallet.js runs, as a terminal would), NO_COLOR unset unless `env` sets it.
+ */
+function runAs(args: string[], options: { tty?: boolean; env?: Record<string, string>; bin?: string } = {}) {
+  const env: Record<string, string | undefined> = { ...process.env, WALLET_HOME: tempHome(), ...options.env };
+  if (options.env?.['NO_COLOR'] === undefined) delete env['NO_COLOR'];
+  const preload = options.tty
+    ? ['--import', 'data:text/javascript,Object.defineProperty(process.stdout,"isTTY",{value:true})']
+    : [];
+  return spawnSync(process.execPath, [...preload, options.bin ?? WALLET_BIN, ...args], {
+    env,
+    encoding: 'utf8',
     timeout: 30_000,
   });
 }
@@ -76,5 +94,49 @@ describe('the wallet binary', () => {
     const result = run(['serve', '--help']);
     assert.equal(result.status, 0);
     assert.match(result.stdout, /wallet serve — the wallet's tools over MCP, on stdio/);
+  });
+
+  it("prints the build's recorded help as the CLI prints it, to a pipe and to a terminal", () => {
+    // bin/wallet.js answers `--help` and `<tool command> --help` from dist/help.json; with any
+    // other flag (--no-color, --color) the bundle renders the same help itself.
+    const same = (recorded: ReturnType<typeof runAs>, rendered: ReturnType<typeof runAs>): void => {
+      assert.equal(recorded.status, 0, recorded.stderr);
+      assert.equal(rendered.status, 0, rendered.stderr);
+      assert.equal(recorded.stdout, rendered.stdout);
+      assert.equal(recorded.stderr, '');
+    };
+    same(runAs(['--help']), runAs(['--help', '--no-color']));
+    same(runAs(['-h', 'core_address_create']), runAs(['core-address-create', '--help', '--no-color']));
+    // On a terminal: coloured, as --color colours it; NO_COLOR keeps it plain.
+    const coloured = runAs(['--help'], { tty: true });
+    assert.ok(coloured.stdout.includes('\u001b[1mUsage:\u001b[22m'), coloured.stdout);
+    same(coloured, runAs(['--help', '--color']));
+    same(runAs(['evm-tx-send', '--help'], { tty: true }), runAs(['evm-tx-send', '--help', '--color']));
+    same(runAs(['--help'], { tty: true, env: { NO_COLOR: '1' } }), runAs(['--help', '--no-color']));
+  });
+
+  it('takes the recorded help of its own version only', () => {
+    const record = JSON.parse(readFileSync(join(ROOT, 'dist', 'help.json'), 'utf8')) as HelpRecord;
+    const copy = tempHome();
+    try {
+      for (const part of ['bin', 'dist', 'package.json'])
+        cpSync(join(ROOT, part), join(copy, part), { recursive: true });
+      const bin = join(copy, 'bin', 'wallet.js');
+      const recordWith = (version: string): void =>
+        writeFileSync(
+          join(copy, 'dist', 'help.json'),
+          JSON.stringify({ ...record, version, plain: { ...record.plain, '': 'recorded\n' } }),
+        );
+      recordWith(record.version);
+      assert.equal(runAs(['--help'], { bin }).stdout, 'recorded\n');
+      recordWith('0.0.0-another');
+      const rendered = runAs(['--help'], { bin });
+      assert.equal(rendered.status, 0, rendered.stderr);
+      assert.equal(rendered.stdout, record.plain['']);
+      rmSync(join(copy, 'dist', 'help.json'));
+      assert.equal(runAs(['--help'], { bin }).stdout, record.plain['']);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });

@@ -5,9 +5,12 @@ import { describe, it } from 'node:test';
 import { BUILTIN_TOOLS_FILE, readBuiltInTools } from '../../src/cli/builtin-tools.js';
 import { toolCommands } from '../../src/cli/commands.js';
 import { COMPLETION_FILES, COMPLETION_SHELLS, completionScript } from '../../src/cli/completion/index.js';
+import { HELP_RECORD_FILE, type HelpRecord } from '../../src/cli/help-record.js';
+import { runCli } from '../../src/cli/main.js';
 import { openInProcessSession } from '../../src/mcp/in-process.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 import { renderToolsMarkdown } from '../../src/tools/tools-markdown.js';
+import { fakeIo } from '../helpers/io.js';
 import { ROOT } from '../helpers/paths.js';
 
 describe('generated files', () => {
@@ -45,5 +48,35 @@ describe('generated files', () => {
     } finally {
       await session.close();
     }
+  });
+  it('the help the build recorded is what the CLI prints now, to a pipe and to a terminal (run `npm run build`)', async () => {
+    const record = JSON.parse(readFileSync(join(ROOT, HELP_RECORD_FILE), 'utf8')) as HelpRecord;
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    assert.equal(record.version, version);
+    const recorded = await readBuiltInTools();
+    assert.ok(recorded);
+    const commands = toolCommands(recorded.tools);
+    // Every tool's command, under its own name and its tool's, and nothing else.
+    assert.deepEqual(
+      record.commands,
+      Object.fromEntries(
+        commands.flatMap(({ command, tool }) => [
+          [command, command],
+          [tool.name, command],
+        ]),
+      ),
+    );
+    for (const key of ['', ...commands.map(({ command }) => command)]) {
+      for (const tty of [false, true]) {
+        const io = fakeIo({ tty });
+        const code = await runCli(key === '' ? ['--help'] : [key, '--help'], io);
+        assert.equal(code, 0, io.err());
+        assert.equal((tty ? record.color : record.plain)[key], io.out(), `${HELP_RECORD_FILE} is stale for '${key}'`);
+      }
+    }
+    assert.equal(Object.keys(record.plain).length, commands.length + 1);
+    assert.equal(Object.keys(record.color).length, commands.length + 1);
+    assert.ok(record.color['']?.startsWith('\u001b[1mwallet\u001b[22m'));
+    assert.ok(!record.plain['']?.includes('\u001b'));
   });
 });
