@@ -57,17 +57,21 @@ function printRecordedHelp(args) {
 // The build bundles the CLI into dist/wallet.cjs and keeps V8's code cache of it beside it
 // (scripts/bundle.mjs): compiling it with that cache skips most of the parsing a start would do.
 // V8 checks the cache against the source and its own version, and ignores it when they differ.
+// `wallet serve …` has a bundle of its own, dist/serve.cjs (src/cli/serve-main.ts): a third
+// smaller, so an agent's server starts sooner.
 function runBundle() {
-  const bundle = join(__dirname, '..', 'dist', 'wallet.cjs');
   const args = process.argv.slice(2);
-  // The build's switch, for this process only: no server it spawns may see it.
+  const serving = args[0] === 'serve';
+  const bundle = join(__dirname, '..', 'dist', serving ? 'serve.cjs' : 'wallet.cjs');
+  // The build's switch, for this process only: no server it spawns may see it. It saves the code
+  // cache of each bundle this run loads.
   const writeCache = process.env.WALLET_CODE_CACHE === 'write';
   delete process.env.WALLET_CODE_CACHE;
   const spawnedAhead = args.some((arg) => arg === '--server' || arg.startsWith('--server='))
-    ? spawnAhead(args)
+    ? spawnAhead(args, writeCache)
     : undefined;
   try {
-    runWith(bundle, args, writeCache, spawnedAhead);
+    runWith(bundle, serving, args, writeCache, spawnedAhead);
   } catch (error) {
     // The CLI never started (a missing or damaged bundle): the server spawned for it is ended.
     spawnedAhead?.process.stop();
@@ -75,44 +79,62 @@ function runBundle() {
   }
 }
 
-function runWith(bundle, args, writeCache, spawnedAhead) {
+function runWith(bundle, serving, args, writeCache, spawnedAhead) {
+  // Three caches of the CLI's bundle, as each kind of run uses a different part of it: help a
+  // small one; a call of the built-in server its server, tools and keystore; a call of another
+  // server (--server, --url) the SDK's client instead. Deserialising the cache of another kind
+  // would cost more than it saves. A wrong guess only costs time: V8 compiles what a cache
+  // lacks. serve.cjs has one.
+  const kind = serving
+    ? ''
+    : args.length === 0 || args.includes('--help') || args.includes('-h')
+      ? '.help'
+      : args.some((arg) => /^--(server|url)(=|$)/.test(arg))
+        ? '.remote'
+        : '';
+  const loaded = load(bundle, `${bundle}${kind}.cache`, writeCache);
+  const { runCli, runServeCli } = loaded.exports;
+  // A run that never settles (the event loop emptied under it) is a failure, not a success.
+  process.exitCode = 1;
+  (serving ? runServeCli(args) : runCli(args, undefined, { spawnedAhead })).then((code) => {
+    process.exitCode = code;
+    if (writeCache) loaded.saveCache();
+  });
+}
+
+// A tool call of a stdio server spoken to before (`--server "<command>"`) spawns it here, before
+// the bundle loads, so that the server starts while the CLI does (dist/ahead.cjs, a small bundle
+// of the modules the CLI resolves its server with; src/cli/ahead.ts, with a code cache of its
+// own). The CLI adopts that process, or ends it. Without the file, or should it fail, the CLI
+// spawns the server itself.
+function spawnAhead(args, writeCache) {
+  try {
+    const file = join(__dirname, '..', 'dist', 'ahead.cjs');
+    const loaded = load(file, `${file}.cache`, writeCache);
+    const spawned = loaded.exports.spawnAhead(args);
+    if (writeCache) loaded.saveCache();
+    return spawned;
+  } catch {
+    return undefined;
+  }
+}
+
+// Runs a CommonJS bundle of dist/ compiled with its code cache, unless one is being made. The
+// bundles are ASCII (esbuild escapes the rest; the build checks it), so reading them as latin1
+// gives the same string as UTF-8 without decoding 3 MB: ~2 ms less a start.
+function load(file, cacheFile, writingCache) {
   const { createRequire, Module } = require('node:module');
   const { Script } = require('node:vm');
-  // Two caches of the same bundle: help touches a small part of it, and deserialising the cache
-  // of a tool call (the MCP client and server, the tools, the keystore) would cost it more than
-  // it saves. A wrong guess only costs time: V8 compiles what a cache lacks.
-  const helpOnly = args.length === 0 || args.includes('--help') || args.includes('-h');
-  const cacheFile = `${bundle}${helpOnly ? '.help' : ''}.cache`;
   let cachedData;
-  if (!writeCache) {
+  if (!writingCache) {
     try {
       cachedData = readFileSync(cacheFile);
     } catch {
       // No cache (yet): compile from source.
     }
   }
-  // The bundle is ASCII (esbuild escapes the rest; the build checks it), so reading it as latin1
-  // gives the same string as UTF-8 without decoding 3 MB: ~2 ms less a start.
-  const script = new Script(Module.wrap(readFileSync(bundle, 'latin1')), { filename: bundle, cachedData });
+  const script = new Script(Module.wrap(readFileSync(file, 'latin1')), { filename: file, cachedData });
   const module_ = { exports: {} };
-  script.runInThisContext()(module_.exports, createRequire(bundle), module_, bundle, dirname(bundle));
-  const { runCli } = module_.exports;
-  // A run that never settles (the event loop emptied under it) is a failure, not a success.
-  process.exitCode = 1;
-  runCli(args, undefined, { spawnedAhead }).then((code) => {
-    process.exitCode = code;
-    if (writeCache) writeFileSync(cacheFile, script.createCachedData());
-  });
-}
-
-// A tool call of a stdio server spoken to before (`--server "<command>"`) spawns it here, before
-// the bundle loads, so that the server starts while the CLI does (dist/ahead.cjs, a small bundle
-// of the modules the CLI resolves its server with; src/cli/ahead.ts). The CLI adopts that
-// process, or ends it. Without the file, or should it fail, the CLI spawns the server itself.
-function spawnAhead(args) {
-  try {
-    return require(join(__dirname, '..', 'dist', 'ahead.cjs')).spawnAhead(args);
-  } catch {
-    return undefined;
-  }
+  script.runInThisContext()(module_.exports, createRequire(file), module_, file, dirname(file));
+  return { exports: module_.exports, saveCache: () => writeFileSync(cacheFile, script.createCachedData()) };
 }

@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // The second half of `npm run build` (after tsc): makes `wallet` start fast. It writes
 //   dist/wallet.cjs        the CLI and server bundled into one file (esbuild), which bin/wallet.js runs;
+//   dist/serve.cjs         `wallet serve`'s own bundle (src/cli/serve-main.ts), a third smaller;
 //   dist/builtin-tools.json the built-in server's tools/list, asked over MCP in-process, so help,
 //                          completion and --get-tool-definition need not load the server;
 //   dist/tool-schemas.json every tool's input and output JSON Schema, so the bundle converts none;
 //   dist/ahead.cjs         what bin/wallet.js runs first for a --server call: it spawns the server;
 //   dist/help.json         the CLI's help for the built-in tools, which bin/wallet.js prints itself;
-//   dist/wallet.cjs.cache  V8's code cache for the bundle, taken after a few commands ran, so a run
-//                          skips most parsing and compiling (V8 ignores it if Node changes);
-//   dist/wallet.cjs.help.cache the same, taken after help the bundle renders (--help --no-color):
-//                          help deserialises only what it uses.
+//   dist/*.cache           V8's code cache of each bundle, taken after a run of each kind that
+//                          bin/wallet.js tells apart (a built-in call, help, a call of another
+//                          server; serve; the early spawn), so a run skips most parsing and
+//                          compiling (V8 ignores a cache if Node changes).
 // See docs/PERFORMANCE.md for what each one saves.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -94,28 +95,33 @@ const definitionsDigest = definitionsDigestOfBuild();
 const schemaRecord = schemaRecordOfBuild();
 writeFileSync(join(root, SCHEMA_RECORD_FILE), JSON.stringify(schemaRecord) + '\n');
 
-await build({
-  entryPoints: [join(dist, 'cli', 'main.js')],
-  plugins: [lazyAjv, englishOnly],
-  outfile: join(dist, 'wallet.cjs'),
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  // Modules reached only through `await import()` stay uninitialised until a command needs them.
-  // import.meta.url (package-info's way to find package.json) becomes the bundle's own URL.
-  define: {
-    'import.meta.url': '__bundleUrl',
-    WALLET_DEFINITIONS_CHECKED_AT_BUILD: 'true',
-    WALLET_DEFINITIONS_DIGEST: JSON.stringify(definitionsDigest),
-    WALLET_SCHEMA_RECORD_DIGEST: JSON.stringify(schemaRecord.digest),
-  },
-  banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-});
+// The CLI's bundle, and `wallet serve`'s own (src/cli/serve-main.ts: a third smaller, without the
+// CLI's commands, its MCP client and the rest), built alike: bin/wallet.js picks one.
+const bundleOf = (entry, outfile) =>
+  build({
+    entryPoints: [join(dist, 'cli', entry)],
+    plugins: [lazyAjv, englishOnly],
+    outfile: join(dist, outfile),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    // Modules reached only through `await import()` stay uninitialised until a command needs them.
+    // import.meta.url (package-info's way to find package.json) becomes the bundle's own URL.
+    define: {
+      'import.meta.url': '__bundleUrl',
+      WALLET_DEFINITIONS_CHECKED_AT_BUILD: 'true',
+      WALLET_DEFINITIONS_DIGEST: JSON.stringify(definitionsDigest),
+      WALLET_SCHEMA_RECORD_DIGEST: JSON.stringify(schemaRecord.digest),
+    },
+    banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+await bundleOf('main.js', 'wallet.cjs');
+await bundleOf('serve-main.js', 'serve.cjs');
 
 // dist/ahead.cjs, which bin/wallet.js runs before the bundle when a command line has --server
 // (src/cli/ahead.ts): it spawns a stdio server the cache knows, so that it starts while the CLI
@@ -138,10 +144,11 @@ await build({
 
 // bin/wallet.js reads the bundle as latin1, which is UTF-8 only for ASCII: esbuild's default
 // charset escapes every other character, and this keeps it so.
-const bundled = readFileSync(join(dist, 'wallet.cjs'));
-const nonAscii = bundled.findIndex((byte) => byte > 0x7f);
-if (nonAscii !== -1)
-  throw new Error(`dist/wallet.cjs is not ASCII (byte ${nonAscii}): bin/wallet.js reads it as latin1`);
+for (const file of ['wallet.cjs', 'serve.cjs', 'ahead.cjs']) {
+  const nonAscii = readFileSync(join(dist, file)).findIndex((byte) => byte > 0x7f);
+  if (nonAscii !== -1)
+    throw new Error(`dist/${file} is not ASCII (byte ${nonAscii}): bin/wallet.js reads it as latin1`);
+}
 
 writeFileSync(join(dist, 'builtin-tools.json'), builtInTools);
 
@@ -149,18 +156,29 @@ writeFileSync(join(dist, 'builtin-tools.json'), builtInTools);
 // from the list just written): bin/wallet.js prints these without loading the bundle.
 writeFileSync(join(root, HELP_RECORD_FILE), JSON.stringify(await recordHelp()) + '\n');
 
-// The code cache: bin/wallet.js runs a command with WALLET_CODE_CACHE set, then saves the cache of
-// everything compiled so far. The command is a tool call on a wallet of a throw-away home (the
-// in-process MCP client and server, the tool catalogue, the keystore, the HD derivation): that
-// is where a call spends its start-up. A second cache, taken after help, serves help
-// (bin/wallet.js picks one by the arguments): it holds a fraction of the first.
-rmSync(join(dist, 'wallet.cjs.cache'), { force: true });
-rmSync(join(dist, 'wallet.cjs.help.cache'), { force: true });
+// The code caches: bin/wallet.js runs a command with WALLET_CODE_CACHE set, then saves the cache
+// of everything compiled so far in each bundle it loaded. For wallet.cjs: a tool call on a wallet
+// of a throw-away home (the in-process MCP client and server, the tool catalogue, the keystore,
+// the HD derivation: where a call spends its start-up); help (a fraction of the first); and a
+// call of another server (the SDK's client, not the built-in server). For serve.cjs: an agent's
+// first exchange (the handshake, tools/list and two calls). For ahead.cjs: its early spawn.
+// bin/wallet.js picks the cache by the arguments.
+const CACHES = [
+  'wallet.cjs.cache',
+  'wallet.cjs.help.cache',
+  'wallet.cjs.remote.cache',
+  'serve.cjs.cache',
+  'ahead.cjs.cache',
+];
+for (const cache of CACHES) {
+  rmSync(join(dist, cache), { force: true });
+}
 const home = mkdtempSync(join(tmpdir(), 'wallet-code-cache-'));
-const wallet = (args, env = {}) => {
+const wallet = (args, env = {}, input = undefined) => {
   const run = spawnSync(process.execPath, [join(root, 'bin', 'wallet.js'), ...args], {
     env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    input,
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'inherit'],
   });
   if (run.status !== 0) throw new Error(`warming the code cache: wallet ${args[0]} failed (exit ${run.status})`);
 };
@@ -173,6 +191,29 @@ try {
   });
   // Not `--help` alone, which bin/wallet.js answers from dist/help.json without the bundle.
   wallet(['--help', '--no-color'], { WALLET_CODE_CACHE: 'write' });
+  const call = (id, name, args) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const session = [
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '1' } },
+    },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+    call(2, 'network_info', {}),
+    call(3, 'core_address_validate', { address: 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt' }),
+  ];
+  wallet(
+    ['serve'],
+    { WALLET_CODE_CACHE: 'write' },
+    session.map((message) => JSON.stringify(message)).join('\n') + '\n',
+  );
+  // A call of another server, spoken to once before (so ahead.cjs spawns it): ahead.cjs's cache
+  // and the bundle's third, for calls of another server.
+  const server = ['--server', `"${process.execPath}" "${join(root, 'bin', 'wallet.js')}" serve`];
+  wallet([...server, 'network-info', '--json']);
+  wallet([...server, 'network-info', '--json'], { WALLET_CODE_CACHE: 'write' });
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

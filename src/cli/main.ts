@@ -1,22 +1,15 @@
 import { homedir } from 'node:os';
 import type { ListedTool } from '../mcp/session.js';
-import { ClientRefusal, ConnectionError, RemoteProtocolError } from '../mcp/session.js';
 import { resolveDataDir } from '../shared/data-dir.js';
 import { inDialect, toolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { packageInfo } from '../shared/package-info.js';
 import { fullDescriptionOf } from '../shared/protocol-meta.js';
 import { activityOn, type Activity } from './activity.js';
 import { toolCommands } from './commands.js';
-import { Declined } from './confirm.js';
 import { Connection, startServerAhead, type SpawnedAhead, type ToolList } from './connection.js';
-import {
-  callsTool,
-  GLOBAL_FLAGS,
-  parseFlags,
-  readGlobals,
-  refuseBuiltInFlags,
-  type GlobalOptions,
-} from './global-flags.js';
+import { readCommandLine } from './command-line.js';
+import { reportFailure } from './failure.js';
+import { callsTool, GLOBAL_FLAGS, parseFlags, refuseBuiltInFlags, type GlobalOptions } from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, TOOLS_FLAGS, type ToolCommand } from './help.js';
 import { processIo, type CliIo } from './io.js';
 import { colorEnabled, createStyle, renderHuman, terminalSafe, type Style } from './render.js';
@@ -30,8 +23,8 @@ import {
 } from './secrets.js';
 import { closestNames } from './suggest.js';
 import { resolveTarget } from './target.js';
-import { rejectRepeatedFlags, rejectUnknownFlags, rejectUnknownGlobalFlags } from './unknown-flags.js';
-import { BusyError, EXIT, UsageError } from './usage-error.js';
+import { rejectUnknownFlags } from './unknown-flags.js';
+import { EXIT, UsageError } from './usage-error.js';
 
 // Start-up is part of every command, so what only some commands need (the MCP SDK and the
 // server, `serve`, `servers`, completion scripts, the spinner) is imported where it is used.
@@ -52,12 +45,9 @@ export async function runCli(
   // Until startServerAhead takes it over (adopts or ends it), a server spawned ahead is this run's to end.
   let spawnedAhead = options.spawnedAhead;
   try {
-    rejectUnknownGlobalFlags(argv, GLOBAL_FLAGS);
-    const first = parseFlags(argv, GLOBAL_FLAGS);
-    rejectRepeatedFlags(first, GLOBAL_FLAGS);
-    const globals = readGlobals(first);
+    const { globals, verb } = readCommandLine(argv);
     debug = globals.debug;
-    const verb = first._.map(String)[0];
+    // bin/wallet.js runs `wallet serve …` from its own bundle (serve-main.ts), the same way.
     if (verb === 'serve') return await (await import('./serve.js')).runServe(argv, io);
     if (globals.version && verb === undefined) {
       io.stdout.write(`${packageInfo().version}\n`);
@@ -279,53 +269,4 @@ async function printToolList({ argv, io, globals, style, connection }: Run): Pro
     if (list.cached) io.stdout.write(cacheNote(list));
   }
   return EXIT.ok;
-}
-
-/** The one place failures become stderr text and an exit code; stack traces only with --debug. */
-function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
-  // A server's words may be in a message: never let its control characters reach the terminal.
-  const say = (message: string, hint?: string): void => {
-    io.stderr.write(`error: ${terminalSafe(message)}\n`);
-    if (hint) io.stderr.write(`hint: ${terminalSafe(hint)}\n`);
-    if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
-  };
-  if (error instanceof UsageError) {
-    say(error.message, error.hint);
-    return EXIT.usage;
-  }
-  if (error instanceof BusyError) {
-    say(error.message, error.hint);
-    return EXIT.busy;
-  }
-  if (error instanceof ConnectionError) {
-    say(
-      error.message,
-      error.hint ?? 'Check the --server command or --url, or run the server by hand to see why it fails.',
-    );
-    return EXIT.connection;
-  }
-  if (error instanceof ClientRefusal) {
-    say(
-      error.message,
-      'The server was reached and answered; this client could not go on with the answer. --debug shows more.',
-    );
-    return EXIT.toolError;
-  }
-  if (error instanceof RemoteProtocolError) {
-    say(`the server refused the request (${error.code}): ${error.message}`);
-    return error.code === -32602 ? EXIT.usage : EXIT.toolError;
-  }
-  if (error instanceof Declined) {
-    say(error.message);
-    return EXIT.toolError;
-  }
-  if (error instanceof PromptInterrupted) {
-    io.stderr.write('interrupted\n');
-    return EXIT.interrupted;
-  }
-  say(
-    `unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
-    'Run again with --debug for details.',
-  );
-  return EXIT.toolError;
 }

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { Script } from 'node:vm';
 import type { HelpRecord } from '../../src/cli/help-record.js';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';
-import { tempHome } from '../helpers/io.js';
+import { tempHome, wallet } from '../helpers/io.js';
 
 /** The few tests that run the real binary, as a newcomer would after `npm install`. */
 function run(args: string[], input?: string) {
@@ -44,16 +44,63 @@ describe('the wallet binary', () => {
     assert.match(result.stdout, /tool-describe/);
   });
 
-  it('the build leaves V8 code caches that this Node accepts: one for calls, a smaller one for help', () => {
-    // bin/wallet.js compiles the bundle as this does; a cache V8 rejects would be silently slow.
-    const bundle = join(ROOT, 'dist', 'wallet.cjs');
-    const source = Module.wrap(readFileSync(bundle, 'utf8'));
-    for (const cache of ['wallet.cjs.cache', 'wallet.cjs.help.cache']) {
-      const script = new Script(source, { filename: bundle, cachedData: readFileSync(join(ROOT, 'dist', cache)) });
-      assert.equal(script.cachedDataRejected, false, cache);
+  it('the build leaves V8 code caches that this Node accepts, one for each kind of run', () => {
+    // bin/wallet.js compiles each bundle as this does; a cache V8 rejects would be silently slow.
+    const caches = {
+      'wallet.cjs': ['wallet.cjs.cache', 'wallet.cjs.help.cache', 'wallet.cjs.remote.cache'],
+      'serve.cjs': ['serve.cjs.cache'],
+      'ahead.cjs': ['ahead.cjs.cache'],
+    };
+    for (const [file, names] of Object.entries(caches)) {
+      const bundle = join(ROOT, 'dist', file);
+      const source = Module.wrap(readFileSync(bundle, 'utf8'));
+      for (const cache of names) {
+        const script = new Script(source, { filename: bundle, cachedData: readFileSync(join(ROOT, 'dist', cache)) });
+        assert.equal(script.cachedDataRejected, false, cache);
+      }
     }
-    const size = (cache: string): number => statSync(join(ROOT, 'dist', cache)).size;
+    const size = (file: string): number => statSync(join(ROOT, 'dist', file)).size;
     assert.ok(size('wallet.cjs.help.cache') < size('wallet.cjs.cache'));
+    // serve's bundle leaves out the CLI's commands and its MCP client.
+    assert.ok(size('serve.cjs') < size('wallet.cjs') * 0.75);
+  });
+
+  it('wallet serve runs from its own bundle, and refuses bad command lines as the CLI does', async () => {
+    for (const argv of [
+      ['serve', '--profile', 'nope'],
+      ['serve', '--bogus'],
+      ['serve', '--log-level', 'loud'],
+      ['serve', '--listen', '127.0.0.1:0'],
+      ['serve', '--help'],
+    ]) {
+      const binary = run(argv);
+      const inProcess = await wallet(argv);
+      assert.deepEqual(
+        { code: binary.status, stdout: binary.stdout, stderr: binary.stderr },
+        { code: inProcess.code, stdout: inProcess.stdout, stderr: inProcess.stderr },
+        argv.join(' '),
+      );
+    }
+    // The bundle bin/wallet.js runs for `serve`: a copy of the package whose serve.cjs says so.
+    const copy = tempHome();
+    try {
+      for (const part of ['bin', 'dist', 'package.json'])
+        cpSync(join(ROOT, part), join(copy, part), { recursive: true });
+      writeFileSync(
+        join(copy, 'dist', 'serve.cjs'),
+        "exports.runServeCli = async (argv) => (process.stdout.write('serve.cjs ' + argv.join(' ') + '\\n'), 0);\n",
+      );
+      const served = runAs(['serve', '--read-only'], { bin: join(copy, 'bin', 'wallet.js') });
+      assert.equal(served.status, 0, served.stderr);
+      assert.equal(served.stdout, 'serve.cjs serve --read-only\n');
+      // Any other first word is the CLI's: its own `serve`, which takes no global flag, refuses it.
+      const cli = runAs(['--no-color', 'serve'], { bin: join(copy, 'bin', 'wallet.js') });
+      assert.equal(cli.status, 2);
+      assert.equal(cli.stdout, '');
+      assert.match(cli.stderr, /^error: Unknown flag --color for 'serve'\./);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it("wallet --version prints package.json's version, answered by the launcher or the CLI alike", () => {

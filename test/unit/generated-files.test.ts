@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { BUILTIN_TOOLS_FILE, readBuiltInTools } from '../../src/cli/builtin-tools.js';
 import { toolCommands } from '../../src/cli/commands.js';
 import { COMPLETION_FILES, COMPLETION_SHELLS, completionScript } from '../../src/cli/completion/index.js';
-import { HELP_RECORD_FILE, type HelpRecord } from '../../src/cli/help-record.js';
+import { HELP_RECORD_FILE, recordHelp, type HelpRecord } from '../../src/cli/help-record.js';
 import { runCli } from '../../src/cli/main.js';
 import { openInProcessSession } from '../../src/mcp/in-process.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
@@ -53,6 +53,7 @@ describe('generated files', () => {
     const record = JSON.parse(readFileSync(join(ROOT, HELP_RECORD_FILE), 'utf8')) as HelpRecord;
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     assert.equal(record.version, version);
+    assert.deepEqual(record, await recordHelp(), `${HELP_RECORD_FILE} is stale: run \`npm run build\``);
     const recorded = await readBuiltInTools();
     assert.ok(recorded);
     const commands = toolCommands(recorded.tools);
