@@ -58,6 +58,10 @@ describe('the schema record', () => {
         JSON.stringify({ digest, tools: { network_info: { input: 'string', output: {}, lean: {} } } }),
       ),
       'no lean form': rootWith(JSON.stringify({ digest, tools: { network_info: { input: {}, output: {} } } })),
+      'a tool that is no object': rootWith(JSON.stringify({ digest, tools: { network_info: null } })),
+      'tools that are a list': rootWith(JSON.stringify({ digest, tools: [] })),
+      'no tools': rootWith(JSON.stringify({ digest })),
+      'a record that is a list': rootWith(JSON.stringify([digest])),
     };
     for (const [label, root] of Object.entries(cases)) assert.equal(recordedSchemas(digest, root), undefined, label);
   });
