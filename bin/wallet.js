@@ -11,7 +11,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const { readFileSync, writeFileSync } = require('node:fs');
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
 // `wallet --version` and nothing else needs only package.json: answered here, without loading the
@@ -38,31 +38,36 @@ function printRecordedHelp(args) {
   if (args.length - words.length !== 1 || words.length > 1 || words.some((word) => word.startsWith('-'))) {
     return false;
   }
-  let record;
+  let text;
   try {
-    record = JSON.parse(readFileSync(join(__dirname, '..', 'dist', 'help.json'), 'utf8'));
+    const record = JSON.parse(readFileSync(join(__dirname, '..', 'dist', 'help.json'), 'utf8'));
+    if (record.version !== packageVersion()) return false;
+    const key =
+      words.length === 0 ? '' : Object.hasOwn(record.commands, words[0]) ? record.commands[words[0]] : undefined;
+    if (typeof key !== 'string') return false;
+    const color = (process.env.NO_COLOR ?? '') === '' && process.stdout.isTTY === true;
+    const texts = color ? record.color : record.plain;
+    text = Object.hasOwn(texts, key) ? texts[key] : undefined;
   } catch {
+    // No record, or a damaged one: the CLI renders the help.
     return false;
   }
-  const key =
-    words.length === 0 ? '' : Object.hasOwn(record.commands, words[0]) ? record.commands[words[0]] : undefined;
-  if (key === undefined || record.version !== packageVersion()) return false;
-  const color = (process.env.NO_COLOR ?? '') === '' && process.stdout.isTTY === true;
-  const texts = color ? record.color : record.plain;
-  if (!Object.hasOwn(texts, key) || typeof texts[key] !== 'string') return false;
-  process.stdout.write(texts[key]);
+  if (typeof text !== 'string') return false;
+  process.stdout.write(text);
   return true;
 }
 
 // The build bundles the CLI into dist/wallet.cjs and keeps V8's code cache of it beside it
 // (scripts/bundle.mjs): compiling it with that cache skips most of the parsing a start would do.
-// V8 checks the cache against the source and its own version, and ignores it when they differ.
-// `wallet serve …` has a bundle of its own, dist/serve.cjs (src/cli/serve-main.ts): a third
-// smaller, so an agent's server starts sooner.
+// V8 ignores a cache of another V8, flags or source length (not text: the build deletes the
+// caches before it writes a bundle). `wallet serve …` has a bundle of its own, dist/serve.cjs
+// (src/cli/serve-main.ts): a third smaller, so an agent's server starts sooner; without it (a
+// build that failed halfway) the CLI's bundle serves.
 function runBundle() {
   const args = process.argv.slice(2);
-  const serving = args[0] === 'serve';
-  const bundle = join(__dirname, '..', 'dist', serving ? 'serve.cjs' : 'wallet.cjs');
+  const serveBundle = join(__dirname, '..', 'dist', 'serve.cjs');
+  const serving = args[0] === 'serve' && existsSync(serveBundle);
+  const bundle = serving ? serveBundle : join(__dirname, '..', 'dist', 'wallet.cjs');
   // The build's switch, for this process only: no server it spawns may see it. It saves the code
   // cache of each bundle this run loads.
   const writeCache = process.env.WALLET_CODE_CACHE === 'write';
@@ -136,5 +141,13 @@ function load(file, cacheFile, writingCache) {
   const script = new Script(Module.wrap(readFileSync(file, 'latin1')), { filename: file, cachedData });
   const module_ = { exports: {} };
   script.runInThisContext()(module_.exports, createRequire(file), module_, file, dirname(file));
-  return { exports: module_.exports, saveCache: () => writeFileSync(cacheFile, script.createCachedData()) };
+  const saveCache = () => {
+    try {
+      writeFileSync(cacheFile, script.createCachedData());
+    } catch (error) {
+      // The build then finds no cache and says so; a command that ran is not failed for it.
+      process.stderr.write(`wallet: could not save ${cacheFile}: ${error.message}\n`);
+    }
+  };
+  return { exports: module_.exports, saveCache };
 }

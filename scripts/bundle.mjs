@@ -25,6 +25,21 @@ import { SCHEMA_RECORD_FILE } from '../dist/tools/schema-record.js';
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');
 
+// First of all, what a previous build derived from its bundles: V8 checks a code cache against
+// its source's length only, not its text, so an old cache beside a new bundle of the same length
+// would run old code; and bin/wallet.js would print old help. A build that fails halfway leaves
+// none of them (bin/wallet.js then compiles from source, and renders help itself).
+for (const file of [
+  'wallet.cjs.cache',
+  'wallet.cjs.help.cache',
+  'wallet.cjs.remote.cache',
+  'serve.cjs.cache',
+  'ahead.cjs.cache',
+  'help.json',
+]) {
+  rmSync(join(dist, file), { force: true });
+}
+
 // The MCP SDK's Node shims (the server's and the client's) import its Ajv validator statically,
 // so every start initialised ajv and its formats, though the validator is built lazily and a CLI
 // call never uses it (the server checks tools with zod; Ajv checks only an elicitation answer in
@@ -163,16 +178,6 @@ writeFileSync(join(root, HELP_RECORD_FILE), JSON.stringify(await recordHelp()) +
 // call of another server (the SDK's client, not the built-in server). For serve.cjs: an agent's
 // first exchange (the handshake, tools/list and two calls). For ahead.cjs: its early spawn.
 // bin/wallet.js picks the cache by the arguments.
-const CACHES = [
-  'wallet.cjs.cache',
-  'wallet.cjs.help.cache',
-  'wallet.cjs.remote.cache',
-  'serve.cjs.cache',
-  'ahead.cjs.cache',
-];
-for (const cache of CACHES) {
-  rmSync(join(dist, cache), { force: true });
-}
 const home = mkdtempSync(join(tmpdir(), 'wallet-code-cache-'));
 const wallet = (args, env = {}, input = undefined) => {
   const run = spawnSync(process.execPath, [join(root, 'bin', 'wallet.js'), ...args], {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { readBuiltInTools } from './builtin-tools.js';
 import { toolCommands } from './commands.js';
+import { CLI_VERBS } from './global-flags.js';
 import type { CliIo } from './io.js';
 import { runCli } from './main.js';
 
@@ -32,9 +33,11 @@ export async function recordHelp(): Promise<HelpRecord> {
   if (!list) throw new Error('dist/builtin-tools.json is missing or of another version: it is recorded first');
   const record: HelpRecord = { version: list.server.version, commands: {}, plain: {}, color: {} };
   const keys = [''];
+  // A word the CLI takes as its own verb is never a tool's (toolCommands renames such a command).
+  const verbs = new Set(CLI_VERBS.map((verb) => verb.name));
   for (const { command, tool } of toolCommands(list.tools)) {
     record.commands[command] = command;
-    record.commands[tool.name] = command;
+    if (!verbs.has(tool.name)) record.commands[tool.name] = command;
     keys.push(command);
   }
   for (const key of keys) {

@@ -93,6 +93,11 @@ describe('the wallet binary', () => {
       const served = runAs(['serve', '--read-only'], { bin: join(copy, 'bin', 'wallet.js') });
       assert.equal(served.status, 0, served.stderr);
       assert.equal(served.stdout, 'serve.cjs serve --read-only\n');
+      // Without serve.cjs (a build that failed halfway), the CLI's bundle serves.
+      rmSync(join(copy, 'dist', 'serve.cjs'));
+      const fallback = runAs(['serve', '--help'], { bin: join(copy, 'bin', 'wallet.js') });
+      assert.equal(fallback.status, 0, fallback.stderr);
+      assert.match(fallback.stdout, /^wallet serve — /);
       // Any other first word is the CLI's: its own `serve`, which takes no global flag, refuses it.
       const cli = runAs(['--no-color', 'serve'], { bin: join(copy, 'bin', 'wallet.js') });
       assert.equal(cli.status, 2);
@@ -180,6 +185,15 @@ describe('the wallet binary', () => {
       const rendered = runAs(['--help'], { bin });
       assert.equal(rendered.status, 0, rendered.stderr);
       assert.equal(rendered.stdout, record.plain['']);
+      // A damaged record of this version, or none: the CLI renders the help.
+      for (const damaged of ['null', JSON.stringify({ version: record.version, commands: null }), '{"version":']) {
+        writeFileSync(join(copy, 'dist', 'help.json'), damaged);
+        for (const args of [['--help'], ['core-tx-send', '--help']]) {
+          const result = runAs(args, { bin });
+          assert.equal(result.status, 0, `${damaged}: ${result.stderr}`);
+          assert.equal(result.stdout, record.plain[args.length === 1 ? '' : 'core-tx-send'], damaged);
+        }
+      }
       rmSync(join(copy, 'dist', 'help.json'));
       assert.equal(runAs(['--help'], { bin }).stdout, record.plain['']);
     } finally {
