@@ -3,12 +3,12 @@ import { homedir } from 'node:os';
 import { lineRelay, spawnServer } from '../mcp/stdio-child.js';
 import { resolveDataDir } from '../shared/data-dir.js';
 import type { SpawnedAhead } from './connection.js';
-import { callsTool, GLOBAL_FLAGS, parseFlags, readGlobals, refuseBuiltInFlags } from './global-flags.js';
+import { readCommandLine } from './command-line.js';
+import { callsTool, refuseBuiltInFlags } from './global-flags.js';
 import { SERVER_NAME, serversFilePath } from './servers/names.js';
 import { parseEnvFlags } from './servers/pairs.js';
 import { stdioTarget, type StdioTarget } from './target.js';
 import { mayRememberEra } from './tool-cache-era.js';
-import { rejectRepeatedFlags, rejectUnknownGlobalFlags } from './unknown-flags.js';
 
 /**
  * The entry of `dist/ahead.cjs`, a small bundle (no zod, no MCP SDK) that `bin/wallet.js` runs
@@ -46,13 +46,9 @@ export function spawnAhead(
 
 /** The stdio server a tool call of this command line speaks to, as `runCli` resolves it; throws what it refuses. */
 function stdioTargetOf(argv: readonly string[], dataDir: string): StdioTarget | undefined {
-  rejectUnknownGlobalFlags(argv, GLOBAL_FLAGS);
-  const parsed = parseFlags(argv, GLOBAL_FLAGS);
-  rejectRepeatedFlags(parsed, GLOBAL_FLAGS);
-  const globals = readGlobals(parsed);
+  const { globals, verb } = readCommandLine(argv);
   const { server } = globals;
-  if (!callsTool(globals, parsed._.map(String)[0]) || server === undefined || globals.url !== undefined)
-    return undefined;
+  if (!callsTool(globals, verb) || server === undefined || globals.url !== undefined) return undefined;
   if (globals.headers.length > 0 || globals.headerFile !== undefined) return undefined;
   refuseBuiltInFlags(globals);
   // A word that may name a server of servers.json is left to the CLI, which reads that file with its schema.
