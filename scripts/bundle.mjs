@@ -15,8 +15,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { build } from 'esbuild';
+import { join } from 'node:path';
+import { buildAheadBundle, buildBundle } from './bundle-options.mjs';
 import { HELP_RECORD_FILE, recordHelp } from '../dist/cli/help-record.js';
 import { openInProcessSession } from '../dist/mcp/in-process.js';
 import { definitionsDigestOfBuild, schemaRecordOfBuild } from '../dist/tools/definitions-digest.js';
@@ -40,57 +40,6 @@ for (const file of [
   rmSync(join(dist, file), { force: true });
 }
 
-// The MCP SDK's Node shims (the server's and the client's) import its Ajv validator statically,
-// so every start initialised ajv and its formats, though the validator is built lazily and a CLI
-// call never uses it (the server checks tools with zod; Ajv checks only an elicitation answer in
-// `wallet serve`, and a `--server` session checks results with the interpreting validator). In
-// the bundle each shim loads the SDK's own Ajv validator on its first use instead.
-const sdkFile = (pkg, file) => join(root, 'node_modules', '@modelcontextprotocol', pkg, 'dist', file);
-const LAZY_SHIMS = {
-  server: `import process from 'node:process';\nexport { process };\n`,
-  client: `export const CORS_IS_POSSIBLE = false;\n`,
-};
-const lazyAjv = {
-  name: 'lazy-ajv',
-  setup(build) {
-    build.onResolve({ filter: /^@modelcontextprotocol\/(server|client)\/_shims$/ }, (args) => ({
-      path: args.path.split('/')[1],
-      namespace: 'lazy-ajv',
-    }));
-    build.onLoad({ filter: /.*/, namespace: 'lazy-ajv' }, (args) => ({
-      resolveDir: root,
-      loader: 'js',
-      contents: `${LAZY_SHIMS[args.path]}export class DefaultJsonSchemaValidator {
-  #ajv;
-  getValidator(schema) {
-    this.#ajv ??= new (require(${JSON.stringify(sdkFile(args.path, join('validators', 'ajv.mjs')))}).AjvJsonSchemaValidator)();
-    return this.#ajv.getValidator(schema);
-  }
-}
-`,
-    }));
-  },
-};
-
-// zod re-exports all of its ~50 translations of error messages as `z.locales`, and the bundle
-// initialised every one on each start; zod itself configures English (`locales/en.js`), and
-// nothing here or in the libraries bundled reads `z.locales`. The bundle keeps English only.
-const englishOnly = {
-  name: 'zod-english-only',
-  setup(build) {
-    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]zod[\\/]v4[\\/]/.test(args.importer)
-        ? { path: join(args.resolveDir, '..', 'locales', 'index.js'), namespace: 'zod-english-only' }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
-      resolveDir: dirname(args.path),
-      loader: 'js',
-      contents: `export { default as en } from './en.js';\n`,
-    }));
-  },
-};
-
 // The built-in server's tools/list (full profile, local-only tools included: every tool), asked
 // over MCP in-process on the compiled modules, which check every tool definition first: an
 // unsound one fails the build here, before a bundle is written. The bundle then checks none at
@@ -111,51 +60,14 @@ const schemaRecord = schemaRecordOfBuild();
 writeFileSync(join(root, SCHEMA_RECORD_FILE), JSON.stringify(schemaRecord) + '\n');
 
 // The CLI's bundle, and `wallet serve`'s own (src/cli/serve-main.ts: a third smaller, without the
-// CLI's commands, its MCP client and the rest), built alike: bin/wallet.js picks one.
-const bundleOf = (entry, outfile) =>
-  build({
-    entryPoints: [join(dist, 'cli', entry)],
-    plugins: [lazyAjv, englishOnly],
-    outfile: join(dist, outfile),
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    // Modules reached only through `await import()` stay uninitialised until a command needs them.
-    // import.meta.url (package-info's way to find package.json) becomes the bundle's own URL.
-    define: {
-      'import.meta.url': '__bundleUrl',
-      WALLET_DEFINITIONS_CHECKED_AT_BUILD: 'true',
-      WALLET_DEFINITIONS_DIGEST: JSON.stringify(definitionsDigest),
-      WALLET_SCHEMA_RECORD_DIGEST: JSON.stringify(schemaRecord.digest),
-    },
-    banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-  });
-await bundleOf('main.js', 'wallet.cjs');
-await bundleOf('serve-main.js', 'serve.cjs');
-
+// CLI's commands, its MCP client and the rest), built alike: bin/wallet.js picks one. Then
 // dist/ahead.cjs, which bin/wallet.js runs before the bundle when a command line has --server
 // (src/cli/ahead.ts): it spawns a stdio server the cache knows, so that it starts while the CLI
-// loads. Built from the same modules the CLI resolves its server with.
-await build({
-  entryPoints: [join(dist, 'cli', 'ahead.js')],
-  plugins: [englishOnly],
-  outfile: join(dist, 'ahead.cjs'),
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  define: { 'import.meta.url': '__bundleUrl' },
-  banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-});
+// loads.
+const stamps = { definitionsDigest, schemaRecordDigest: schemaRecord.digest };
+await buildBundle('main.js', join(dist, 'wallet.cjs'), stamps);
+await buildBundle('serve-main.js', join(dist, 'serve.cjs'), stamps);
+await buildAheadBundle();
 
 // bin/wallet.js reads the bundle as latin1, which is UTF-8 only for ASCII: esbuild's default
 // charset escapes every other character, and this keeps it so.

@@ -1,17 +1,36 @@
 /**
- * Runs the CLI bundle (dist/wallet.cjs) with its lazy-module helpers instrumented and, at exit,
- * prints on stderr one line `BUNDLE_INITS <JSON array>`: every module the run initialised that the
- * bundle keeps lazy (esbuild's `__esm` and `__commonJS` wrappers, keyed by the module's path).
- * What `main.js` imports statically is not wrapped and not listed: it runs on every command.
+ * Runs a CLI bundle with its lazy-module helpers instrumented and, at exit, prints on stderr one
+ * line `BUNDLE_INITS <JSON array>`: every module the run initialised that the bundle keeps lazy
+ * (esbuild's `__esm` and `__commonJS` wrappers, keyed by the module's path). What `main.js`
+ * imports statically is not wrapped and not listed: it runs on every command.
  *
- *   node build/test/helpers/bundle-inits.js <dist/wallet.cjs> <wallet arguments…>
+ *   node build/test/helpers/bundle-inits.js <bundle> <wallet arguments…>
+ *
+ * The bundle is a twin of dist/wallet.cjs that keeps its identifiers (the shipped one's are
+ * minified, and with them the paths), built by scripts/bundle-options.mjs as the build does, from
+ * the same compiled modules and stamps, to a path under the repository (the bundle finds its
+ * package.json, and the build's records, by walking up):
+ *
+ *   node build/test/helpers/bundle-inits.js --twin <bundle>
  */
 import { readFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { ROOT } from './paths.js';
 
 export const INITS_MARKER = 'BUNDLE_INITS ';
+export const TWIN_FLAG = '--twin';
+
+type BundleOptions = {
+  buildBundle: (
+    entry: string,
+    outfile: string,
+    stamps: { definitionsDigest: string; schemaRecordDigest: string },
+    options: { keepIdentifiers: boolean },
+  ) => Promise<unknown>;
+};
 
 /** esbuild's helpers as the bundle spells them; the test fails loudly if esbuild changes them. */
 const HELPERS = [
@@ -20,7 +39,13 @@ const HELPERS = [
 ] as const;
 
 const [bundle, ...argv] = process.argv.slice(2);
-if (import.meta.url === `file://${process.argv[1] ?? ''}` && bundle) {
+const isMain = import.meta.url === `file://${process.argv[1] ?? ''}`;
+if (isMain && bundle === TWIN_FLAG && argv[0]) {
+  const options = (await import(pathToFileURL(join(ROOT, 'scripts', 'bundle-options.mjs')).href)) as BundleOptions;
+  const { definitionsDigestOfBuild, schemaRecordOfBuild } = await import('../../src/tools/definitions-digest.js');
+  const stamps = { definitionsDigest: definitionsDigestOfBuild(), schemaRecordDigest: schemaRecordOfBuild().digest };
+  await options.buildBundle('main.js', argv[0], stamps, { keepIdentifiers: true });
+} else if (isMain && bundle) {
   let source = readFileSync(bundle, 'utf8');
   for (const [helper, probe] of HELPERS) {
     if (!source.includes(helper)) throw new Error(`${bundle} has no \`${helper}\`: esbuild's output changed`);

@@ -1,0 +1,116 @@
+// How the bundles are built (esbuild): scripts/bundle.mjs builds dist/wallet.cjs, dist/serve.cjs
+// and dist/ahead.cjs with these, and test/e2e/lazy-modules.test.ts a twin of dist/wallet.cjs that
+// keeps its identifiers, where each lazy module still names its path.
+import { dirname, join } from 'node:path';
+import { build } from 'esbuild';
+
+const root = join(import.meta.dirname, '..');
+const dist = join(root, 'dist');
+
+// The MCP SDK's Node shims (the server's and the client's) import its Ajv validator statically,
+// so every start initialised ajv and its formats, though the validator is built lazily and a CLI
+// call never uses it (the server checks tools with zod; Ajv checks only an elicitation answer in
+// `wallet serve`, and a `--server` session checks results with the interpreting validator). In
+// the bundle each shim loads the SDK's own Ajv validator on its first use instead.
+const sdkFile = (pkg, file) => join(root, 'node_modules', '@modelcontextprotocol', pkg, 'dist', file);
+const LAZY_SHIMS = {
+  server: `import process from 'node:process';\nexport { process };\n`,
+  client: `export const CORS_IS_POSSIBLE = false;\n`,
+};
+const lazyAjv = {
+  name: 'lazy-ajv',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/(server|client)\/_shims$/ }, (args) => ({
+      path: args.path.split('/')[1],
+      namespace: 'lazy-ajv',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-ajv' }, (args) => ({
+      resolveDir: root,
+      loader: 'js',
+      contents: `${LAZY_SHIMS[args.path]}export class DefaultJsonSchemaValidator {
+  #ajv;
+  getValidator(schema) {
+    this.#ajv ??= new (require(${JSON.stringify(sdkFile(args.path, join('validators', 'ajv.mjs')))}).AjvJsonSchemaValidator)();
+    return this.#ajv.getValidator(schema);
+  }
+}
+`,
+    }));
+  },
+};
+
+// zod re-exports all of its ~50 translations of error messages as `z.locales`, and the bundle
+// initialised every one on each start; zod itself configures English (`locales/en.js`), and
+// nothing here or in the libraries bundled reads `z.locales`. The bundle keeps English only.
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: join(args.resolveDir, '..', 'locales', 'index.js'), namespace: 'zod-english-only' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      resolveDir: dirname(args.path),
+      loader: 'js',
+      contents: `export { default as en } from './en.js';\n`,
+    }));
+  },
+};
+
+// What every bundle is built with. import.meta.url (package-info's way to find package.json)
+// becomes the bundle's own URL. Modules reached only through `await import()` stay uninitialised
+// until a command needs them. Identifiers are minified too: the bundle is a third smaller, and a
+// start reads, copies and deserialises less (a tool call ~6 ms sooner, docs/PERFORMANCE.md). Names
+// are not kept (esbuild's keepNames costs as much as it saves): nothing here reads a function's or
+// a class's name, and the wallet's own errors set theirs; some libraries name their errors after
+// their class (jose, the SDK's OAuth flow errors), and in the bundle those names are short.
+const bundled = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  banner: { js: "'use strict';\nconst __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  minifyWhitespace: true,
+  minifySyntax: true,
+  minifyIdentifiers: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+/**
+ * The CLI's bundle (entry `main.js`) or `wallet serve`'s (`serve-main.js`), from the compiled
+ * modules in dist/cli, stamped with the build's digests (src/tools/definitions-digest.ts and
+ * schema-record.ts). `keepIdentifiers` builds the lazy-modules test's twin.
+ */
+export function buildBundle(
+  entry,
+  outfile,
+  { definitionsDigest, schemaRecordDigest },
+  { keepIdentifiers = false } = {},
+) {
+  return build({
+    ...bundled,
+    minifyIdentifiers: !keepIdentifiers,
+    entryPoints: [join(dist, 'cli', entry)],
+    plugins: [lazyAjv, englishOnly],
+    outfile,
+    define: {
+      'import.meta.url': '__bundleUrl',
+      WALLET_DEFINITIONS_CHECKED_AT_BUILD: 'true',
+      WALLET_DEFINITIONS_DIGEST: JSON.stringify(definitionsDigest),
+      WALLET_SCHEMA_RECORD_DIGEST: JSON.stringify(schemaRecordDigest),
+    },
+  });
+}
+
+/** dist/ahead.cjs, built from the same modules the CLI resolves its server with. */
+export function buildAheadBundle() {
+  return build({
+    ...bundled,
+    entryPoints: [join(dist, 'cli', 'ahead.js')],
+    plugins: [englishOnly],
+    outfile: join(dist, 'ahead.cjs'),
+    define: { 'import.meta.url': '__bundleUrl' },
+  });
+}
