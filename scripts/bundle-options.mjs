@@ -1,7 +1,9 @@
 // How the bundles are built (esbuild): scripts/bundle.mjs builds dist/wallet.cjs, dist/serve.cjs
 // and dist/ahead.cjs with these, and test/e2e/lazy-modules.test.ts a twin of dist/wallet.cjs that
 // keeps its identifiers, where each lazy module still names its path.
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { parse } from 'acorn';
 import { build } from 'esbuild';
 
 const root = join(import.meta.dirname, '..');
@@ -58,6 +60,39 @@ const englishOnly = {
   },
 };
 
+// The MCP SDK builds its protocol schemas with zod when its modules load: 183 in its core
+// package's schema and OAuth modules, ~15 ms of every start that loads its server or client, of
+// which a CLI call uses ~30. In the bundle each is a stand-in, built on first use
+// (src/shared/lazy-schema.ts): every top-level `const …Schema = <expression>` of those modules,
+// found with a parser (acorn), becomes `const …Schema = lazySchema(() => (<expression>))`. A
+// module of another shape fails the build rather than stay eager unnoticed.
+const SDK_SCHEMA_MODULES =
+  /[\\/]node_modules[\\/]@modelcontextprotocol[\\/]core[\\/]dist[\\/](schemas|auth)-[\w-]+\.mjs$/;
+const lazySdkSchemas = {
+  name: 'lazy-sdk-schemas',
+  setup(build) {
+    build.onLoad({ filter: SDK_SCHEMA_MODULES }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const schemas = parse(source, { ecmaVersion: 'latest', sourceType: 'module' })
+        .body.filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
+        .flatMap((statement) => statement.declarations)
+        .filter(({ id, init }) => id.type === 'Identifier' && id.name.endsWith('Schema') && init)
+        .map(({ init }) => init);
+      if (schemas.length === 0) throw new Error(`${args.path} has no schema to defer: the MCP SDK changed shape`);
+      let contents = source;
+      for (const { start, end } of schemas.reverse()) {
+        contents = `${contents.slice(0, start)}__lazySchema(() => (${contents.slice(start, end)}))${contents.slice(end)}`;
+      }
+      const helper = JSON.stringify(join(dist, 'shared', 'lazy-schema.js'));
+      return {
+        contents: `import { lazySchema as __lazySchema } from ${helper};\n${contents}`,
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
+  },
+};
+
 // What every bundle is built with. import.meta.url (package-info's way to find package.json)
 // becomes the bundle's own URL. Modules reached only through `await import()` stay uninitialised
 // until a command needs them. Identifiers are minified too: the bundle is a third smaller, and a
@@ -93,7 +128,7 @@ export function buildBundle(
     ...bundled,
     minifyIdentifiers: !keepIdentifiers,
     entryPoints: [join(dist, 'cli', entry)],
-    plugins: [lazyAjv, englishOnly],
+    plugins: [lazyAjv, englishOnly, lazySdkSchemas],
     outfile,
     define: {
       'import.meta.url': '__bundleUrl',

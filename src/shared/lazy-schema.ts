@@ -1,0 +1,40 @@
+/**
+ * A stand-in for an object that is built on first use: every property read, write, `in`,
+ * `instanceof` and key listing goes to the object, built then. Methods run on the object itself,
+ * not on the stand-in (zod keys a schema's metadata by the instance, so `schema.meta()` must see
+ * the one that was registered). The stand-in is one object for all its users, so identity holds
+ * between them, but it is not the built object: code that compares the two, or keys a `WeakMap`
+ * by one and looks up the other, would see two.
+ *
+ * Only the bundles use it: the build wraps the MCP SDK's protocol schemas in it
+ * (scripts/bundle-options.mjs), of which the SDK builds ~180 with zod when its module loads and a
+ * CLI call uses ~30 (docs/PERFORMANCE.md).
+ */
+export function lazySchema<T extends object>(build: () => T): T {
+  let built: T | undefined;
+  const real = (): T => (built ??= build());
+  const methods = new Map<PropertyKey, { of: unknown; bound: unknown }>();
+  return new Proxy({} as T, {
+    get(_, key) {
+      const object = real();
+      const value: unknown = Reflect.get(object, key, object);
+      if (typeof value !== 'function') return value;
+      const known = methods.get(key);
+      if (known?.of === value) return known.bound;
+      const bound = (value as (...args: unknown[]) => unknown).bind(object);
+      methods.set(key, { of: value, bound });
+      return bound;
+    },
+    set: (_, key, value) => Reflect.set(real(), key, value),
+    has: (_, key) => Reflect.has(real(), key),
+    deleteProperty: (_, key) => Reflect.deleteProperty(real(), key),
+    defineProperty: (_, key, descriptor) => Reflect.defineProperty(real(), key, descriptor),
+    ownKeys: () => Reflect.ownKeys(real()),
+    // The stand-in has no own properties of its own, so a proxy may only report configurable ones.
+    getOwnPropertyDescriptor(_, key) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
+      return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
+    },
+    getPrototypeOf: () => Reflect.getPrototypeOf(real()),
+  });
+}
