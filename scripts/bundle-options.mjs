@@ -63,22 +63,36 @@ const englishOnly = {
 // The MCP SDK builds its protocol schemas with zod when its modules load: 183 in its core
 // package's schema and OAuth modules, ~15 ms of every start that loads its server or client, of
 // which a CLI call uses ~30. In the bundle each is a stand-in, built on first use
-// (src/shared/lazy-schema.ts): every top-level `const …Schema = <expression>` of those modules,
-// found with a parser (acorn), becomes `const …Schema = lazySchema(() => (<expression>))`. A
-// module of another shape fails the build rather than stay eager unnoticed.
+// (src/shared/lazy-schema.ts): every top-level `const …Schema = <call>` of those modules, found
+// with a parser (acorn), becomes `const …Schema = lazySchema(() => (<call>))`. Not an alias of
+// another schema (`= OtherSchema`: it stays that schema, the same object), nor a `z.lazy(…)`,
+// whose JSON Schema zod cannot convert through a stand-in. A build that finds none of those
+// modules, or one without such a schema, fails rather than stay eager unnoticed.
 const SDK_SCHEMA_MODULES =
   /[\\/]node_modules[\\/]@modelcontextprotocol[\\/]core[\\/]dist[\\/](schemas|auth)-[\w-]+\.mjs$/;
+const isZodLazy = (init) =>
+  init.callee.type === 'MemberExpression' &&
+  init.callee.property.type === 'Identifier' &&
+  init.callee.property.name === 'lazy';
 const lazySdkSchemas = {
   name: 'lazy-sdk-schemas',
   setup(build) {
+    let rewritten = 0;
+    build.onStart(() => {
+      rewritten = 0;
+    });
     build.onLoad({ filter: SDK_SCHEMA_MODULES }, async (args) => {
       const source = await readFile(args.path, 'utf8');
       const schemas = parse(source, { ecmaVersion: 'latest', sourceType: 'module' })
         .body.filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
         .flatMap((statement) => statement.declarations)
-        .filter(({ id, init }) => id.type === 'Identifier' && id.name.endsWith('Schema') && init)
-        .map(({ init }) => init);
+        .filter(
+          ({ id, init }) => id.type === 'Identifier' && id.name.endsWith('Schema') && init?.type === 'CallExpression',
+        )
+        .map(({ init }) => init)
+        .filter((init) => !isZodLazy(init));
       if (schemas.length === 0) throw new Error(`${args.path} has no schema to defer: the MCP SDK changed shape`);
+      rewritten += 1;
       let contents = source;
       for (const { start, end } of schemas.reverse()) {
         contents = `${contents.slice(0, start)}__lazySchema(() => (${contents.slice(start, end)}))${contents.slice(end)}`;
@@ -89,6 +103,10 @@ const lazySdkSchemas = {
         loader: 'js',
         resolveDir: dirname(args.path),
       };
+    });
+    build.onEnd((result) => {
+      if (result.errors.length === 0 && rewritten === 0)
+        throw new Error("the bundle has none of the MCP SDK's schema modules: update SDK_SCHEMA_MODULES");
     });
   },
 };

@@ -1,20 +1,32 @@
+import { z } from 'zod';
+
 /**
  * A stand-in for an object that is built on first use: every property read, write, `in`,
  * `instanceof` and key listing goes to the object, built then. Methods run on the object itself,
  * not on the stand-in (zod keys a schema's metadata by the instance, so `schema.meta()` must see
  * the one that was registered). The stand-in is one object for all its users, so identity holds
  * between them, but it is not the built object: code that compares the two, or keys a `WeakMap`
- * by one and looks up the other, would see two.
+ * by one and looks up the other, would see two. The metadata of the built schema in zod's global
+ * registry is given to the stand-in too, when it has no `id` (zod keeps an id for one schema), so
+ * `z.toJSONSchema` of a stand-in has its title and description. zod cannot convert a stand-in for
+ * a `z.lazy` (or a schema holding one) to JSON Schema; a stand-in cannot be frozen; `util.inspect`
+ * shows `{}`. The build wraps no `z.lazy` and no alias.
  *
  * Only the bundles use it: the build wraps the MCP SDK's protocol schemas in it
  * (scripts/bundle-options.mjs), of which the SDK builds ~180 with zod when its module loads and a
  * CLI call uses ~30 (docs/PERFORMANCE.md).
  */
-export function lazySchema<T extends object>(build: () => T): T {
+export function lazySchema<T extends z.core.$ZodType>(build: () => T): T {
   let built: T | undefined;
-  const real = (): T => (built ??= build());
+  const real = (): T => {
+    if (built !== undefined) return built;
+    built = build();
+    const meta = z.globalRegistry.get(built);
+    if (meta !== undefined && meta.id === undefined) z.globalRegistry.add(standIn, meta);
+    return built;
+  };
   const methods = new Map<PropertyKey, { of: unknown; bound: unknown }>();
-  return new Proxy({} as T, {
+  const standIn = new Proxy({} as T, {
     get(_, key) {
       const object = real();
       const value: unknown = Reflect.get(object, key, object);
@@ -37,4 +49,5 @@ export function lazySchema<T extends object>(build: () => T): T {
     },
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
   });
+  return standIn;
 }

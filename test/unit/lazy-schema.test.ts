@@ -68,6 +68,20 @@ describe('lazySchema: a zod schema built on first use, the same for its users', 
     });
   });
 
+  it('converts to the JSON Schema of the schema it stands for, inside others too', () => {
+    const { real, lazy } = pair();
+    const around = (inner: z.ZodType) =>
+      z.object({ request: inner, retries: z.number().int().default(0), maybe: inner.optional() });
+    for (const io of ['input', 'output'] as const) {
+      assert.deepEqual(z.toJSONSchema(lazy, { io }), z.toJSONSchema(real, { io }));
+      assert.deepEqual(z.toJSONSchema(around(lazy), { io }), z.toJSONSchema(around(real), { io }));
+      assert.deepEqual(
+        lazy['~standard'].jsonSchema[io]({ target: 'draft-2020-12' }),
+        real['~standard'].jsonSchema[io]({ target: 'draft-2020-12' }),
+      );
+    }
+  });
+
   it('derives schemas as the built one does (extend, optional, union)', () => {
     const { lazy } = pair();
     const call = lazy.extend({ method: z.literal('tools/call') });
