@@ -126,7 +126,7 @@ function spawnAhead(args, writeCache) {
 
 // Runs a CommonJS bundle of dist/ compiled with its code cache, unless one is being made. The
 // bundles are ASCII (esbuild escapes the rest; the build checks it), so reading them as latin1
-// gives the same string as UTF-8 without decoding 3 MB: ~2 ms less a start.
+// gives the same string as UTF-8 without decoding 2.2 MB: ~2 ms less a start.
 function load(file, cacheFile, writingCache) {
   const { createRequire, Module } = require('node:module');
   const { Script } = require('node:vm');

@@ -115,9 +115,10 @@ const lazySdkSchemas = {
 // becomes the bundle's own URL. Modules reached only through `await import()` stay uninitialised
 // until a command needs them. Identifiers are minified too: the bundle is a third smaller, and a
 // start reads, copies and deserialises less (a tool call ~6 ms sooner, docs/PERFORMANCE.md). Names
-// are not kept (esbuild's keepNames costs as much as it saves): nothing here reads a function's or
-// a class's name, and the wallet's own errors set theirs; some libraries name their errors after
-// their class (jose, the SDK's OAuth flow errors), and in the bundle those names are short.
+// are not kept (esbuild's keepNames costs as much as it saves): the wallet's own errors set theirs
+// and no behaviour rests on a function's (viem's getAction reads one, but every call passes the
+// action's name too); some libraries name their errors after their class (jose, the SDK's OAuth
+// flow errors), and in the bundle those names are short, as are the functions in stack frames.
 const bundled = {
   bundle: true,
   platform: 'node',

@@ -12,7 +12,7 @@ import { mayRememberEra } from './tool-cache-era.js';
 
 /**
  * The entry of `dist/ahead.cjs`, a small bundle (no zod, no MCP SDK) that `bin/wallet.js` runs
- * before it loads the CLI's (3 MB) when the command line has `--server`: for a tool call of a
+ * before it loads the CLI's (2.2 MB) when the command line has `--server`: for a tool call of a
  * stdio server given as a command line whose protocol era the cache seems to remember, it spawns
  * the server at once, so that the server starts while the CLI loads. The CLI then resolves its
  * target again with the same functions, checks the cache with its schema, and adopts this process

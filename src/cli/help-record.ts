@@ -10,7 +10,7 @@ import { runCli } from './main.js';
  * The CLI's help for the built-in server, as the build recorded it (`dist/help.json`, written by
  * scripts/bundle.mjs): `wallet --help` and `wallet <tool command> --help` print text that depends
  * only on the code (the recorded tool list, the flags, the layout), so `bin/wallet.js` prints the
- * recorded text without loading the 3 MB bundle (docs/PERFORMANCE.md). Each text is the CLI's own
+ * recorded text without loading the 2.2 MB bundle (docs/PERFORMANCE.md). Each text is the CLI's own
  * output for that command line, asked of `runCli` in-process; the record holds it twice, as
  * printed to a pipe and as printed to a terminal (coloured).
  */

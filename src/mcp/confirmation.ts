@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../shared/node-crypto.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   createRequestStateCodec,
@@ -6,6 +6,7 @@ import {
   inputResponse,
   type ClientCapabilities,
   type InputRequiredResult,
+  type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
@@ -47,10 +48,17 @@ const STATE_TTL_SECONDS = 600;
  * served by another server instance still verifies.
  */
 export class Confirmations {
-  private readonly codec = createRequestStateCodec<ConfirmState>({
-    key: randomBytes(32),
-    ttlSeconds: STATE_TTL_SECONDS,
-  });
+  #codec: RequestStateCodec<ConfirmState> | undefined;
+  /**
+   * Made when a question is first asked or answered: its key, and the Web Crypto it signs with,
+   * cost a start that asks nothing (every CLI call of the built-in server) ~2.5 ms to load.
+   */
+  private get codec(): RequestStateCodec<ConfirmState> {
+    return (this.#codec ??= createRequestStateCodec<ConfirmState>({
+      key: nodeCrypto().randomBytes(32),
+      ttlSeconds: STATE_TTL_SECONDS,
+    }));
+  }
   /** Question ids already answered with a yes, until their state expires: a yes is not replayable. */
   private readonly spent = new Map<string, number>();
 
@@ -103,7 +111,7 @@ export class Confirmations {
       },
       requestState: await this.codec.mint({
         call: digest,
-        id: randomBytes(16).toString('base64url'),
+        id: nodeCrypto().randomBytes(16).toString('base64url'),
         ...(plan ? { plan } : {}),
       }),
     });
@@ -139,7 +147,8 @@ export function canAskForm(capabilities: ClientCapabilities | undefined): boolea
 
 /** The tool and its arguments, key order aside, as one hash. */
 export function callDigest(tool: string, args: Record<string, unknown>): string {
-  return createHash('sha256')
+  return nodeCrypto()
+    .createHash('sha256')
     .update(`${tool}\0${canonical(args)}`)
     .digest('base64url');
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { nodeCrypto } from './node-crypto.js';
 
 /** Creates `dir` (and parents) owner-only, and tightens it to 0700 if it already existed looser. */
 export async function ensurePrivateDir(dir: string): Promise<void> {
@@ -16,7 +16,7 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
  */
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
   const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', 0o600);
   try {
     await handle.writeFile(data, 'utf8');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { schemasBuilt } from '../../src/tools/define.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
-import { INITS_MARKER, TWIN_FLAG } from '../helpers/bundle-inits.js';
+import { BUILTINS_MARKER, INITS_MARKER, TWIN_FLAG } from '../helpers/bundle-inits.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
 
@@ -62,15 +62,20 @@ describe('start-up: a command initialises only the modules it uses', () => {
 
   /** The modules a command initialised; it must succeed unless `refused` (the exit code it ends with). */
   function initialised(args: string[], refused?: number, env: Record<string, string> = {}): string[] {
+    return probed(args, INITS_MARKER, refused, env);
+  }
+
+  /** What the probe lists after `marker` for a command run on the twin. */
+  function probed(args: string[], marker: string, refused?: number, env: Record<string, string> = {}): string[] {
     const run = spawnSync(process.execPath, [RUNNER, BUNDLE, ...args], {
       env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1', ...env },
       encoding: 'utf8',
       timeout: 60_000,
     });
     assert.equal(run.status, refused ?? 0, run.stderr);
-    const line = run.stderr.split('\n').find((text) => text.startsWith(INITS_MARKER));
-    assert.ok(line, `no ${INITS_MARKER.trim()} line: ${run.stderr}`);
-    return JSON.parse(line.slice(INITS_MARKER.length)) as string[];
+    const line = run.stderr.split('\n').find((text) => text.startsWith(marker));
+    assert.ok(line, `no ${marker.trim()} line: ${run.stderr}`);
+    return JSON.parse(line.slice(marker.length)) as string[];
   }
 
   it('sees the EVM library when an EVM tool runs (the probe works)', () => {
@@ -180,6 +185,25 @@ describe('start-up: a command initialises only the modules it uses', () => {
     const created = initialised(['core-address-create', '--wallet-id', 'main', '--network', 'testnet', '--json']);
     assert.ok(created.includes('node_modules/@scure/bip32/index.js'), created.join(' '));
     assert.ok(created.includes('dist/domain/secp256k1.js'), created.join(' '));
+  });
+
+  it('checking an address or reading the configuration loads no node:crypto (nothing is encrypted or written)', () => {
+    for (const args of [
+      ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
+      ['network-info', '--json'],
+    ]) {
+      assert.deepEqual(
+        probed(args, BUILTINS_MARKER).filter((name) => /crypto/.test(name)),
+        [],
+        args[0],
+      );
+    }
+    // The probe sees it where it is used: handing out an address writes the keystore.
+    const created = probed(
+      ['core-address-create', '--wallet-id', 'main', '--network', 'testnet', '--json'],
+      BUILTINS_MARKER,
+    );
+    assert.ok(created.includes('crypto'), created.join(' '));
   });
 
   it('signing a message, discovering addresses and importing a wallet leave @scure/btc-signer alone', () => {

@@ -2,7 +2,8 @@
  * Runs a CLI bundle with its lazy-module helpers instrumented and, at exit, prints on stderr one
  * line `BUNDLE_INITS <JSON array>`: every module the run initialised that the bundle keeps lazy
  * (esbuild's `__esm` and `__commonJS` wrappers, keyed by the module's path). What `main.js`
- * imports statically is not wrapped and not listed: it runs on every command.
+ * imports statically is not wrapped and not listed: it runs on every command. A second line,
+ * `NODE_BUILTINS <JSON array>`, lists Node's own modules the process loaded.
  *
  *   node build/test/helpers/bundle-inits.js <bundle> <wallet arguments…>
  *
@@ -21,6 +22,8 @@ import { Script } from 'node:vm';
 import { ROOT } from './paths.js';
 
 export const INITS_MARKER = 'BUNDLE_INITS ';
+/** The line that lists the Node built-in modules the run loaded (`crypto`, `fs/promises`…). */
+export const BUILTINS_MARKER = 'NODE_BUILTINS ';
 export const TWIN_FLAG = '--twin';
 
 type BundleOptions = {
@@ -56,6 +59,11 @@ if (isMain && bundle === TWIN_FLAG && argv[0]) {
   const module_ = { exports: {} as { runCli: (argv: string[]) => Promise<number> } };
   const run = new Script(Module.wrap(source), { filename: bundle }).runInThisContext() as (...args: unknown[]) => void;
   run(module_.exports, createRequire(bundle), module_, bundle, dirname(bundle));
-  process.on('exit', () => process.stderr.write(`\n${INITS_MARKER}${JSON.stringify(inits)}\n`));
+  process.on('exit', () => {
+    // Node's own record of what it loaded (not in its typings, there since its early versions).
+    const { moduleLoadList } = process as unknown as { moduleLoadList: string[] };
+    const builtins = moduleLoadList.flatMap((entry) => /^NativeModule (.*)$/.exec(entry)?.[1] ?? []);
+    process.stderr.write(`\n${INITS_MARKER}${JSON.stringify(inits)}\n${BUILTINS_MARKER}${JSON.stringify(builtins)}\n`);
+  });
   process.exitCode = await module_.exports.runCli(argv);
 }

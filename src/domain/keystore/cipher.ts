@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto';
+import { nodeCrypto } from '../../shared/node-crypto.js';
 import { WalletError } from '../errors.js';
 import { RESTORE } from './keystore-format.js';
 
@@ -38,7 +38,7 @@ function deriveKey(passphrase: string, params: KdfParams): Promise<Buffer> {
     );
   }
   return new Promise((resolve, reject) => {
-    scrypt(
+    nodeCrypto().scrypt(
       passphrase.normalize('NFKC'),
       Buffer.from(params.salt, 'base64'),
       params.dklen,
@@ -58,6 +58,7 @@ export async function seal(
   passphrase: string,
   associated: (kdf: KdfParams) => string,
 ): Promise<SealedSecret> {
+  const { createCipheriv, randomBytes } = nodeCrypto();
   const kdfparams: KdfParams = { ...SCRYPT_PARAMS, salt: randomBytes(32).toString('base64') };
   const key = await deriveKey(passphrase, kdfparams);
   const iv = randomBytes(12);
@@ -79,7 +80,9 @@ export async function seal(
 export async function open(sealed: SealedSecret, passphrase: string, associated: string): Promise<string | undefined> {
   const key = await deriveKey(passphrase, sealed.kdfparams);
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'), { authTagLength: 16 });
+    const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'), {
+      authTagLength: 16,
+    });
     decipher.setAAD(Buffer.from(associated, 'utf8'));
     decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
     return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64')), decipher.final()]).toString(

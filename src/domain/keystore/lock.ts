@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { link, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { nodeCrypto } from '../../shared/node-crypto.js';
 import { ensurePrivateDir } from '../../shared/private-files.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 
@@ -32,7 +32,7 @@ export async function withNamedLock<T>(dataDir: string, name: string, task: () =
  */
 export async function withLock<T>(dir: string, task: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const path = join(dir, LOCK_FILE_NAME);
-  const token = `${process.pid}\n${hostname()}\n${randomBytes(8).toString('hex')}\n`;
+  const token = `${process.pid}\n${hostname()}\n${nodeCrypto().randomBytes(8).toString('hex')}\n`;
   await acquire(path, token, options.timeoutMs ?? 30_000);
   try {
     return await task();
@@ -99,7 +99,7 @@ async function readHolder(path: string): Promise<Holder | undefined> {
  * stale one wins; a loser that renamed a fresh lock instead (taken in between) puts it back.
  */
 async function takeOverStale(path: string, staleRaw: string): Promise<void> {
-  const aside = `${path}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const aside = `${path}.stale.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}`;
   try {
     await rename(path, aside);
   } catch (error) {

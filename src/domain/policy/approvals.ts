@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { nodeCrypto } from '../../shared/node-crypto.js';
 import { z } from 'zod';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { WalletError } from '../errors.js';
@@ -252,6 +252,6 @@ function forgotten(approval: Approval, now: number): boolean {
 /** `ap-` and ten base32 letters (50 bits): short enough to type, unguessable by an agent. */
 function newId(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
-  const bytes = randomBytes(10);
+  const bytes = nodeCrypto().randomBytes(10);
   return `ap-${[...bytes].map((byte) => alphabet[byte & 31]).join('')}`;
 }
