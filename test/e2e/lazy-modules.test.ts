@@ -112,11 +112,11 @@ describe('start-up: a command initialises only the modules it uses', () => {
     );
   });
 
-  it('listing EVM accounts initialises no viem (the addresses are stored)', () => {
+  it('listing EVM accounts initialises no viem, curve or HD derivation (the addresses are stored)', () => {
     const modules = initialised(['evm-accounts-list', '--json']);
     assert.ok(modules.some((path) => path.startsWith('dist/domain/evm/accounts.js')));
     assert.deepEqual(
-      modules.filter((path) => EVM_LIBRARIES.test(path)),
+      modules.filter((path) => EVM_LIBRARIES.test(path) || CURVE_AND_HD.test(path)),
       [],
     );
   });

@@ -1,17 +1,19 @@
-import { secp256k1 } from '../secp256k1.js';
 import type { Hex } from 'viem';
 import { WalletError } from '../errors.js';
 import { sealImportedKey, type ImportedKeyEntry } from '../keystore/imported-keys.js';
 import { shownName } from '../keystore/keystore-format.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { WalletServices } from '../services.js';
-import { keystorePassphraseToSeal, openWallet, unlockMaster } from '../dash/wallets.js';
 import { looksLikeEvmAddress, parseEvmAddress, type EvmAddress } from './address.js';
-import { evmAccountPath, evmAddressAt, evmAddressOfPrivateKey, evmChainXpub } from './hd.js';
-import { withAccountKey } from './keys.js';
+import { evmAccountPath } from './paths.js';
 
 // Keystore v3 files (scrypt or PBKDF2, AES) are read and written on import and export only: loaded then.
 const keystoreV3 = () => import('./keystore-v3.js');
+// What creates, imports and exports keys (the curve, HD derivation, the wallets' seeds): loaded on
+// use, as listing and resolving accounts, which every EVM tool does, needs none of it.
+const hd = () => import('./hd.js');
+const keys = () => import('./keys.js');
+const wallets = () => import('../dash/wallets.js');
 
 /** An EVM account of the keystore: derived from a wallet's seed, or an imported key. */
 export type EvmAccount = {
@@ -78,6 +80,7 @@ export async function createAccount(
   services: WalletServices,
   request: { walletId: string | undefined; alias: string | null },
 ): Promise<EvmAccount> {
+  const [{ evmAddressAt, evmChainXpub }, { openWallet, unlockMaster }] = await Promise.all([hd(), wallets()]);
   const wallet = await openWallet(services, request.walletId);
   const xpub = wallet.evm?.xpub ?? evmChainXpub(await unlockMaster(services, wallet));
   const { entry, account } = await services.keystore.addEvmAccount(wallet, {
@@ -99,6 +102,7 @@ export type ImportRequest = {
 export async function importAccount(services: WalletServices, request: ImportRequest): Promise<EvmAccount> {
   const privateKey = await importedPrivateKey(request);
   try {
+    const [{ evmAddressOfPrivateKey }, { keystorePassphraseToSeal }] = await Promise.all([hd(), wallets()]);
     const address = evmAddressOfPrivateKey(privateKey);
     const key = await sealImportedKey({
       address,
@@ -117,7 +121,7 @@ async function importedPrivateKey(request: ImportRequest): Promise<Uint8Array> {
   if ((request.privateKey === undefined) === (request.keystoreJson === undefined)) {
     throw new WalletError('INVALID_PARAM', 'Give exactly one of private_key and keystore_json.');
   }
-  if (request.privateKey !== undefined) return parsePrivateKey(request.privateKey);
+  if (request.privateKey !== undefined) return await parsePrivateKey(request.privateKey);
   if (request.keystorePassword === undefined) {
     throw new WalletError('INVALID_PARAM', 'keystore_json needs keystore_password, the password it was saved with.');
   }
@@ -132,11 +136,12 @@ async function importedPrivateKey(request: ImportRequest): Promise<Uint8Array> {
 }
 
 /** A 32-byte secp256k1 private key written in hex (0x optional); never echoed in errors. */
-function parsePrivateKey(text: string): Uint8Array {
+async function parsePrivateKey(text: string): Promise<Uint8Array> {
   const hex = text.trim().replace(/^0x/i, '');
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
     throw new WalletError('INVALID_PARAM', 'private_key must be 32 bytes in hex: 64 hex digits, 0x optional.');
   }
+  const { secp256k1 } = await import('../secp256k1.js');
   const key = Uint8Array.from(Buffer.from(hex, 'hex'));
   if (!secp256k1.utils.isValidSecretKey(key)) {
     throw new WalletError(
@@ -201,6 +206,7 @@ export async function exportAccount(
   request: { ref: string; format: ExportFormat; keystorePassword: string | undefined },
 ): Promise<{ account: EvmAccount; privateKey: Hex | null; keystoreJson: string | null }> {
   const account = await resolveAccount(services, request.ref);
+  const { withAccountKey } = await keys();
   return withAccountKey(services, account, async (privateKey) => {
     if (request.format === 'private_key') return { account, privateKey, keystoreJson: null };
     const password = request.keystorePassword ?? (await services.passphrase('unlock'));

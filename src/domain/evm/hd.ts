@@ -3,14 +3,7 @@ import { secp256k1 } from '../secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { publicChild } from '../dash/public-derivation.js';
 import { checksumEvmAddress, type EvmAddress } from './address.js';
-
-/** SLIP-44 coin type of Ether: accounts live at m/44'/60'/0'/0/i, as MetaMask and Ledger Live derive them. */
-const ETH_COIN_TYPE = 60;
-
-/** The BIP44 path of EVM account `index`. */
-export function evmAccountPath(index: number): string {
-  return `m/44'/${ETH_COIN_TYPE}'/0'/0/${index}`;
-}
+import { ETH_COIN_TYPE, evmAccountPath } from './paths.js';
 
 /**
  * The xpub of m/44'/60'/0'/0, whose children are the accounts: stored so new accounts need no
