@@ -60,20 +60,31 @@ const englishOnly = {
   },
 };
 
-// The MCP SDK builds its protocol schemas with zod when its modules load: 183 in its core
-// package's schema and OAuth modules, ~15 ms of every start that loads its server or client, of
-// which a CLI call uses ~30. In the bundle each is a stand-in, built on first use
-// (src/shared/lazy-schema.ts): every top-level `const …Schema = <call>` of those modules, found
-// with a parser (acorn), becomes `const …Schema = lazySchema(() => (<call>))`. Not an alias of
-// another schema (`= OtherSchema`: it stays that schema, the same object), nor a `z.lazy(…)`,
-// whose JSON Schema zod cannot convert through a stand-in. A build that finds none of those
-// modules, or one without such a schema, fails rather than stay eager unnoticed.
+// The MCP SDK builds its protocol schemas with zod: 183 when its core package's schema and OAuth
+// modules load (~15 ms of every start that loads its server or client), and each era's wire set
+// (~140, ~7 ms) at the first request its server checks or its client sends in that era. A CLI
+// call uses ~30 of the first and a few of the second. In the bundle each is a stand-in, built on
+// first use (src/shared/lazy-schema.ts): every `const …Schema = <call>` at the top of those core
+// modules, and at the top of the era builders (`function build…()`) of the server's and the
+// client's main chunk, found with a parser (acorn), becomes
+// `const …Schema = lazySchema(() => (<call>))`. Not an alias of another schema (`= OtherSchema`:
+// it stays that schema, the same object), nor a `z.lazy(…)`, whose JSON Schema zod cannot convert
+// through a stand-in. A build that finds none of those modules, or one without such a schema,
+// fails rather than stay eager unnoticed.
 const SDK_SCHEMA_MODULES =
-  /[\\/]node_modules[\\/]@modelcontextprotocol[\\/]core[\\/]dist[\\/](schemas|auth)-[\w-]+\.mjs$/;
-const isZodLazy = (init) =>
-  init.callee.type === 'MemberExpression' &&
-  init.callee.property.type === 'Identifier' &&
-  init.callee.property.name === 'lazy';
+  /[\\/]node_modules[\\/]@modelcontextprotocol[\\/](core[\\/]dist[\\/](schemas|auth)|(server|client)[\\/]dist[\\/]src)-[\w-]+\.mjs$/;
+const ERA_BUILDER = /^build(\$\d+)?$/;
+const isSchemaCall = ({ id, init }) =>
+  id.type === 'Identifier' &&
+  /Schema(\$\d+)?$/.test(id.name) &&
+  init?.type === 'CallExpression' &&
+  !(init.callee.type === 'MemberExpression' && init.callee.property.name === 'lazy');
+const schemaCalls = (statements) =>
+  statements
+    .filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
+    .flatMap((statement) => statement.declarations)
+    .filter(isSchemaCall)
+    .map(({ init }) => init);
 const lazySdkSchemas = {
   name: 'lazy-sdk-schemas',
   setup(build) {
@@ -83,18 +94,16 @@ const lazySdkSchemas = {
     });
     build.onLoad({ filter: SDK_SCHEMA_MODULES }, async (args) => {
       const source = await readFile(args.path, 'utf8');
-      const schemas = parse(source, { ecmaVersion: 'latest', sourceType: 'module' })
-        .body.filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
-        .flatMap((statement) => statement.declarations)
-        .filter(
-          ({ id, init }) => id.type === 'Identifier' && id.name.endsWith('Schema') && init?.type === 'CallExpression',
-        )
-        .map(({ init }) => init)
-        .filter((init) => !isZodLazy(init));
+      const { body } = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+      const schemas = /@modelcontextprotocol[\\/]core[\\/]/.test(args.path)
+        ? schemaCalls(body)
+        : body
+            .filter((statement) => statement.type === 'FunctionDeclaration' && ERA_BUILDER.test(statement.id.name))
+            .flatMap((builder) => schemaCalls(builder.body.body));
       if (schemas.length === 0) throw new Error(`${args.path} has no schema to defer: the MCP SDK changed shape`);
       rewritten += 1;
       let contents = source;
-      for (const { start, end } of schemas.reverse()) {
+      for (const { start, end } of schemas.sort((one, other) => other.start - one.start)) {
         contents = `${contents.slice(0, start)}__lazySchema(() => (${contents.slice(start, end)}))${contents.slice(end)}`;
       }
       const helper = JSON.stringify(join(dist, 'shared', 'lazy-schema.js'));
