@@ -1,6 +1,8 @@
 // How the bundles are built (esbuild): scripts/bundle.mjs builds dist/wallet.cjs, dist/serve.cjs
 // and dist/ahead.cjs with these, and test/e2e/lazy-modules.test.ts a twin of dist/wallet.cjs that
-// keeps its identifiers, where each lazy module still names its path.
+// keeps its identifiers, where each lazy module still names its path; test/unit/lazy-sdk-schemas.test.ts
+// checks the plugin that defers the MCP SDK's schemas.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from 'acorn';
@@ -74,23 +76,28 @@ const englishOnly = {
 const SDK_SCHEMA_MODULES =
   /[\\/]node_modules[\\/]@modelcontextprotocol[\\/](core[\\/]dist[\\/](schemas|auth)|(server|client)[\\/]dist[\\/]src)-[\w-]+\.mjs$/;
 const ERA_BUILDER = /^build(\$\d+)?$/;
+/** Whether a call chain (`z.lazy(…).describe(…)`…) makes a `z.lazy` anywhere along it. */
+const makesLazy = (call) => {
+  for (let node = call; node?.type === 'CallExpression'; node = node.callee.object) {
+    if (node.callee.type !== 'MemberExpression') return false;
+    if (node.callee.property.name === 'lazy') return true;
+  }
+  return false;
+};
 const isSchemaCall = ({ id, init }) =>
-  id.type === 'Identifier' &&
-  /Schema(\$\d+)?$/.test(id.name) &&
-  init?.type === 'CallExpression' &&
-  !(init.callee.type === 'MemberExpression' && init.callee.property.name === 'lazy');
+  id.type === 'Identifier' && /Schema(\$\d+)?$/.test(id.name) && init?.type === 'CallExpression' && !makesLazy(init);
 const schemaCalls = (statements) =>
   statements
     .filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
     .flatMap((statement) => statement.declarations)
     .filter(isSchemaCall)
     .map(({ init }) => init);
-const lazySdkSchemas = {
+export const lazySdkSchemas = {
   name: 'lazy-sdk-schemas',
   setup(build) {
-    let rewritten = 0;
+    let coreSchemas = false;
     build.onStart(() => {
-      rewritten = 0;
+      coreSchemas = false;
     });
     build.onLoad({ filter: SDK_SCHEMA_MODULES }, async (args) => {
       const source = await readFile(args.path, 'utf8');
@@ -101,7 +108,7 @@ const lazySdkSchemas = {
             .filter((statement) => statement.type === 'FunctionDeclaration' && ERA_BUILDER.test(statement.id.name))
             .flatMap((builder) => schemaCalls(builder.body.body));
       if (schemas.length === 0) throw new Error(`${args.path} has no schema to defer: the MCP SDK changed shape`);
-      rewritten += 1;
+      if (/@modelcontextprotocol[\\/]core[\\/]dist[\\/]schemas-/.test(args.path)) coreSchemas = true;
       let contents = source;
       for (const { start, end } of schemas.sort((one, other) => other.start - one.start)) {
         contents = `${contents.slice(0, start)}__lazySchema(() => (${contents.slice(start, end)}))${contents.slice(end)}`;
@@ -114,8 +121,8 @@ const lazySdkSchemas = {
       };
     });
     build.onEnd((result) => {
-      if (result.errors.length === 0 && rewritten === 0)
-        throw new Error("the bundle has none of the MCP SDK's schema modules: update SDK_SCHEMA_MODULES");
+      if (result.errors.length === 0 && !coreSchemas)
+        throw new Error("the bundle has not the MCP SDK's core schema module: update SDK_SCHEMA_MODULES");
     });
   },
 };
@@ -142,6 +149,18 @@ const bundled = {
 };
 
 /**
+ * Builds in memory, and writes the bundle only when the build and every plugin's check passed: a
+ * refused build leaves no new bundle (esbuild writes before its end callbacks run).
+ */
+async function buildAndWrite(options) {
+  const { outputFiles } = await build({ ...options, write: false });
+  for (const file of outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, file.contents);
+  }
+}
+
+/**
  * The CLI's bundle (entry `main.js`) or `wallet serve`'s (`serve-main.js`), from the compiled
  * modules in dist/cli, stamped with the build's digests (src/tools/definitions-digest.ts and
  * schema-record.ts). `keepIdentifiers` builds the lazy-modules test's twin.
@@ -152,7 +171,7 @@ export function buildBundle(
   { definitionsDigest, schemaRecordDigest },
   { keepIdentifiers = false } = {},
 ) {
-  return build({
+  return buildAndWrite({
     ...bundled,
     minifyIdentifiers: !keepIdentifiers,
     entryPoints: [join(dist, 'cli', entry)],
@@ -169,7 +188,7 @@ export function buildBundle(
 
 /** dist/ahead.cjs, built from the same modules the CLI resolves its server with. */
 export function buildAheadBundle() {
-  return build({
+  return buildAndWrite({
     ...bundled,
     entryPoints: [join(dist, 'cli', 'ahead.js')],
     plugins: [englishOnly],

@@ -7,22 +7,25 @@ import { z } from 'zod';
  * the one that was registered). The stand-in is one object for all its users, so identity holds
  * between them, but it is not the built object: code that compares the two, or keys a `WeakMap`
  * by one and looks up the other, would see two. The metadata of the built schema in zod's global
- * registry is given to the stand-in too, when it has no `id` (zod keeps an id for one schema), so
+ * registry is given to the stand-in too, but its `id` (zod keeps an id for one schema), so
  * `z.toJSONSchema` of a stand-in has its title and description. zod cannot convert a stand-in for
- * a `z.lazy` (or a schema holding one) to JSON Schema; a stand-in cannot be frozen; `util.inspect`
- * shows `{}`. The build wraps no `z.lazy` and no alias.
+ * a `z.lazy`, or a schema holding such a stand-in, to JSON Schema; a stand-in cannot be frozen;
+ * `util.inspect` shows `{}`. The build wraps no `z.lazy` and no alias.
  *
  * Only the bundles use it: the build wraps the MCP SDK's protocol schemas in it
- * (scripts/bundle-options.mjs), of which the SDK builds ~180 with zod when its module loads and a
- * CLI call uses ~30 (docs/PERFORMANCE.md).
+ * (scripts/bundle-options.mjs): ~180 the SDK builds with zod when its modules load and ~140 per
+ * protocol era at the era's first request, of which a CLI call uses a few dozen (docs/PERFORMANCE.md).
  */
 export function lazySchema<T extends z.core.$ZodType>(build: () => T): T {
   let built: T | undefined;
   const real = (): T => {
     if (built !== undefined) return built;
     built = build();
-    const meta = z.globalRegistry.get(built);
-    if (meta !== undefined && meta.id === undefined) z.globalRegistry.add(standIn, meta);
+    const meta = '_zod' in built ? z.globalRegistry.get(built) : undefined;
+    if (meta !== undefined) {
+      const { id: _id, ...shared } = meta;
+      z.globalRegistry.add(standIn, shared);
+    }
     return built;
   };
   const methods = new Map<PropertyKey, { of: unknown; bound: unknown }>();
