@@ -142,8 +142,12 @@ async function parsePrivateKey(text: string): Promise<Uint8Array> {
     throw new WalletError('INVALID_PARAM', 'private_key must be 32 bytes in hex: 64 hex digits, 0x optional.');
   }
   const { secp256k1 } = await import('../secp256k1.js');
-  const key = Uint8Array.from(Buffer.from(hex, 'hex'));
+  // Decoded into a Buffer from Node's shared pool: copied out and wiped there.
+  const decoded = Buffer.from(hex, 'hex');
+  const key = Uint8Array.from(decoded);
+  decoded.fill(0);
   if (!secp256k1.utils.isValidSecretKey(key)) {
+    key.fill(0);
     throw new WalletError(
       'INVALID_PARAM',
       'private_key is not a valid secp256k1 key (zero or beyond the curve order).',

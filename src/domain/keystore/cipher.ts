@@ -61,19 +61,23 @@ export async function seal(
   const { createCipheriv, randomBytes } = nodeCrypto();
   const kdfparams: KdfParams = { ...SCRYPT_PARAMS, salt: randomBytes(32).toString('base64') };
   const key = await deriveKey(passphrase, kdfparams);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(associated(kdfparams), 'utf8'));
-  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  key.fill(0);
-  return {
-    kdf: 'scrypt',
-    kdfparams,
-    cipher: 'aes-256-gcm',
-    iv: iv.toString('base64'),
-    ciphertext: ciphertext.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-  };
+  try {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    cipher.setAAD(Buffer.from(associated(kdfparams), 'utf8'));
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return {
+      kdf: 'scrypt',
+      kdfparams,
+      cipher: 'aes-256-gcm',
+      iv: iv.toString('base64'),
+      ciphertext: ciphertext.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+    };
+  } finally {
+    // Wiped whether or not the encryption succeeded (`associated` may throw, for one).
+    key.fill(0);
+  }
 }
 
 /** Decrypts, or `undefined` when the passphrase is wrong or anything authenticated was changed. */
