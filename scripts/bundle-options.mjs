@@ -102,13 +102,15 @@ export const lazySdkSchemas = {
     build.onLoad({ filter: SDK_SCHEMA_MODULES }, async (args) => {
       const source = await readFile(args.path, 'utf8');
       const { body } = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
-      const schemas = /@modelcontextprotocol[\\/]core[\\/]/.test(args.path)
+      // The core module matched ('schemas' or 'auth'); undefined for the server's or client's chunk.
+      const coreModule = SDK_SCHEMA_MODULES.exec(args.path)?.[2];
+      const schemas = coreModule
         ? schemaCalls(body)
         : body
             .filter((statement) => statement.type === 'FunctionDeclaration' && ERA_BUILDER.test(statement.id.name))
             .flatMap((builder) => schemaCalls(builder.body.body));
       if (schemas.length === 0) throw new Error(`${args.path} has no schema to defer: the MCP SDK changed shape`);
-      if (/@modelcontextprotocol[\\/]core[\\/]dist[\\/]schemas-/.test(args.path)) coreSchemas = true;
+      if (coreModule === 'schemas') coreSchemas = true;
       let contents = source;
       for (const { start, end } of schemas.sort((one, other) => other.start - one.start)) {
         contents = `${contents.slice(0, start)}__lazySchema(() => (${contents.slice(start, end)}))${contents.slice(end)}`;
