@@ -11,7 +11,8 @@ import { mnemonicToSeed } from '@scure/bip39';
 import { hex } from '@scure/base';
 import { HDKey } from '@scure/bip32';
 import { addressScript, decodeAddress } from '../../src/domain/dash/address.js';
-import { AccountWatcher, accountXpub, fingerprintHex, masterKey, toWif } from '../../src/domain/dash/hd.js';
+import { accountXpub, fingerprintHex, masterKey, toWif } from '../../src/domain/dash/hd.js';
+import { AccountWatcher } from '../../src/domain/dash/watcher.js';
 import { signMessage, verifyMessage } from '../../src/domain/dash/message.js';
 import {
   planSpend,

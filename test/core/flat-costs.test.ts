@@ -10,7 +10,7 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { issuedAddresses } from '../../src/domain/dash/addresses.js';
-import { AccountWatcher } from '../../src/domain/dash/hd.js';
+import { AccountWatcher } from '../../src/domain/dash/watcher.js';
 import { withAddressKey } from '../../src/domain/dash/keys.js';
 import { signMessage, verifyMessage } from '../../src/domain/dash/message.js';
 import { sendFunds } from '../../src/domain/dash/pay.js';

@@ -31,6 +31,10 @@ const ANVIL_ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 // secp256k1, BIP32/BIP39 and the Dash wallets' HD modules: for calls that derive or sign.
 const CURVE_AND_HD =
   /^(node_modules\/(@noble\/curves|@scure\/bip32|@scure\/bip39\/index)|dist\/domain\/(secp256k1|dash\/(hd|wallets)|evm\/hd)\.js)/;
+// What derives from a seed or signs: bip39, bip32 and noble's own secp256k1 (which probes Web
+// Crypto's RNG as it loads), and the modules of ours that use them.
+const SEED_AND_SIGNING =
+  /^(node_modules\/(@noble\/curves\/secp256k1|@scure\/bip32|@scure\/bip39\/index)|dist\/domain\/(secp256k1|dash\/hd|evm\/hd)\.js)/;
 const SDK_CLIENT = /^(node_modules\/@modelcontextprotocol\/client\/|dist\/mcp\/client\.js)/;
 
 describe('start-up: a command initialises only the modules it uses', () => {
@@ -183,8 +187,22 @@ describe('start-up: a command initialises only the modules it uses', () => {
     }
     // The probe sees them where they are used.
     const created = initialised(['core-address-create', '--wallet-id', 'main', '--network', 'testnet', '--json']);
-    assert.ok(created.includes('node_modules/@scure/bip32/index.js'), created.join(' '));
-    assert.ok(created.includes('dist/domain/secp256k1.js'), created.join(' '));
+    assert.ok(created.includes('dist/domain/dash/public-derivation.js'), created.join(' '));
+    assert.ok(created.includes('node_modules/@noble/curves/abstract/weierstrass.js'), created.join(' '));
+  });
+
+  it('handing out an address derives from the xpub alone: no seed, bip32, signing curve or Web Crypto', () => {
+    const args = ['core-address-create', '--wallet-id', 'main', '--network', 'testnet', '--json'];
+    assert.deepEqual(
+      initialised(args).filter((path) => SEED_AND_SIGNING.test(path)),
+      [],
+    );
+    const builtins = probed(args, BUILTINS_MARKER);
+    assert.ok(builtins.includes('crypto'), builtins.join(' '));
+    assert.deepEqual(
+      builtins.filter((name) => /webcrypto/.test(name)),
+      [],
+    );
   });
 
   it('checking an address or reading the configuration loads no node:crypto (nothing is encrypted or written)', () => {
@@ -270,6 +288,12 @@ describe('start-up: a command initialises only the modules it uses', () => {
         [],
         what,
       );
+    }
+    // Signing and importing do derive from the seed: the probe sees it there.
+    for (const { what, modules } of runs.filter((run) => run.what !== 'core-addresses-discover')) {
+      for (const module of ['node_modules/@scure/bip32/index.js', 'dist/domain/secp256k1.js']) {
+        assert.ok(modules.includes(module), `${what}: ${module} not seen`);
+      }
     }
   });
 

@@ -2,10 +2,11 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import type { WalletEntry } from '../keystore/keystore.js';
-import type { AccountWatcher, AddressChain } from './hd.js';
+import type { AddressChain } from './paths.js';
+import type { AccountWatcher } from './watcher.js';
 
-/** HD derivation (bip32, the curve) loads when an address is derived, not with every call's services. */
-const hd = () => import('./hd.js');
+/** Watch-only derivation loads when an address is derived, not with every call's services. */
+const watchOnly = () => import('./watcher.js');
 
 const FORMAT = 'wallet-address-cache';
 const VERSION = 1;
@@ -39,7 +40,7 @@ export class AddressBook {
       const count = chain === 'receive' ? entry.account.next_receive : entry.account.next_change;
       const list = known[chain];
       if (list.length >= count) continue;
-      watcher ??= new (await hd()).AccountWatcher(entry.account.xpub, entry.network);
+      watcher ??= new (await watchOnly()).AccountWatcher(entry.account.xpub, entry.network);
       for (let index = list.length; index < count; index++) list.push(watcher.address(chain, index));
       grown = true;
     }
@@ -55,7 +56,7 @@ export class AddressBook {
    * next call derives everything afresh.
    */
   async confirm(entry: WalletEntry, chain: AddressChain, index: number, address: string): Promise<boolean> {
-    const { AccountWatcher } = await hd();
+    const { AccountWatcher } = await watchOnly();
     if (new AccountWatcher(entry.account.xpub, entry.network).address(chain, index) === address) return true;
     this.known.delete(keyOf(entry));
     await rm(this.pathOf(entry), { force: true }).catch(() => undefined);

@@ -6,7 +6,7 @@ import type { CoreChainBackend } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
 import { confirmOwned, issuedAddresses, watched, watcherOf, walletAddress, type WalletAddress } from './addresses.js';
 import { MAX_MONEY_DUFFS } from './amount.js';
-import { CHAIN_INDEX, HARDENED, type AddressChain } from './hd.js';
+import { CHAIN_INDEX, HARDENED, type AddressChain } from './paths.js';
 import { backendFor } from './network.js';
 import { DEFAULT_FEE_RATE_DUFFS_PER_KB, dashParams } from './params.js';
 import {

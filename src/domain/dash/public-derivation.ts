@@ -1,11 +1,64 @@
-import { createECDH, createHmac } from 'node:crypto';
-import { HDKey } from '@scure/bip32';
-import { secp256k1 } from '../secp256k1.js';
+import { createECDH, createHmac, randomBytes } from 'node:crypto';
+import { weierstrass } from '@noble/curves/abstract/weierstrass.js';
+import { createBase58check } from '@scure/base';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { WalletError } from '../errors.js';
 
-const { Point } = secp256k1;
-const ORDER = Point.Fn.ORDER;
+/** A BIP32 public node: what deriving its public children needs. */
+export type PublicNode = { readonly publicKey: Uint8Array; readonly chainCode: Uint8Array };
+
+/**
+ * secp256k1's domain parameters (SEC 2, §2.4.1), as noble's `secp256k1.Point.CURVE()` gives them
+ * (test/core/public-derivation.test.ts compares the two).
+ */
+export const SECP256K1 = {
+  p: 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn,
+  n: 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n,
+  h: 1n,
+  a: 0n,
+  b: 7n,
+  Gx: 0x79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798n,
+  Gy: 0x483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8n,
+};
+
+/**
+ * noble's secp256k1 points, made here for public keys only. Loading noble's own `secp256k1`
+ * module (which `@scure/bip32` imports) probes Web Crypto's RNG for its blinded multiplications,
+ * which loads Node's Web Crypto on top of `node:crypto`: with bip32 itself, ~1.5 ms of a CLI call
+ * that hands out one address (docs/PERFORMANCE.md). These points take their randomness from
+ * `node:crypto`, which the call loads anyway, and multiply nothing: OpenSSL multiplies I_L·G
+ * below. No secret goes through them.
+ */
+const Point = weierstrass(SECP256K1, { randomBytes: (length = 32) => randomBytes(length) });
+const ORDER = SECP256K1.n;
 const FIRST_HARDENED = 0x80000000;
+const EXTENDED_KEY_LENGTH = 78;
+
+/**
+ * An extended public key (xpub, tpub…) of the given version bytes, checked as `@scure/bip32`'s
+ * `HDKey.fromExtendedKey` checks it: Base58Check, 78 bytes, the public version (an extended
+ * private key is refused), no index or parent at depth 0, and a key on the curve. Throws an
+ * `Error` saying what is wrong; the caller says what the key was.
+ *
+ * @example
+ * readExtendedPublicKey('tpubDC…', 0x043587cf).chainCode.length // 32
+ */
+export function readExtendedPublicKey(xpub: string, version: number): PublicNode {
+  // version(4) || depth(1) || parent fingerprint(4) || index(4) || chain code(32) || key(33)
+  const bytes = createBase58check(sha256).decode(xpub);
+  if (bytes.length !== EXTENDED_KEY_LENGTH) {
+    throw new Error(`an extended key has ${EXTENDED_KEY_LENGTH} bytes, not ${bytes.length}`);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0) !== version) throw new Error('not an extended public key of this network');
+  if (bytes[4] === 0 && (view.getUint32(5) !== 0 || view.getUint32(9) !== 0)) {
+    throw new Error('an extended key of depth 0 with a parent or an index');
+  }
+  const key = bytes.slice(45);
+  // A compressed point (02/03 and x): fromBytes checks it is on the curve.
+  Point.fromBytes(key);
+  return { publicKey: key, chainCode: bytes.slice(13, 45) };
+}
 
 /**
  * BIP32's public child derivation (CKDpub): what `HDKey.deriveChild(index)` does for a key
@@ -16,11 +69,10 @@ const FIRST_HARDENED = 0x80000000;
  * to the next index, as BIP32 says.
  *
  * @example
- * publicChild(HDKey.fromExtendedKey(xpub), 0).publicKey // the same bytes as .deriveChild(0).publicKey
+ * publicChild(readExtendedPublicKey(xpub, version), 0).publicKey // HDKey's .deriveChild(0).publicKey
  */
-export function publicChild(parent: HDKey, index: number): HDKey {
+export function publicChild(parent: PublicNode, index: number): PublicNode {
   const { publicKey, chainCode } = parent;
-  if (!publicKey || !chainCode) throw new WalletError('INTERNAL', 'Derivation from an incomplete HD key.');
   if (!Number.isSafeInteger(index) || index < 0 || index >= FIRST_HARDENED) {
     throw new WalletError('INTERNAL', `A public key has no child ${index}: hardened or out of range.`);
   }
@@ -38,12 +90,5 @@ export function publicChild(parent: HDKey, index: number): HDKey {
     child = child.add(Point.fromBytes(multiplier.getPublicKey()));
   }
   if (child.equals(Point.ZERO)) return publicChild(parent, index + 1);
-  return new HDKey({
-    versions: parent.versions,
-    chainCode: Uint8Array.from(digest.subarray(32)),
-    depth: parent.depth + 1,
-    parentFingerprint: parent.fingerprint,
-    index,
-    publicKey: child.toBytes(true),
-  });
+  return { publicKey: child.toBytes(true), chainCode: Uint8Array.from(digest.subarray(32)) };
 }

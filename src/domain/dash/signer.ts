@@ -3,7 +3,7 @@ import type { Transaction } from '@scure/btc-signer';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import { addressScript, decodeAddress, publicKeyAddress } from './address.js';
-import { HARDENED } from './hd.js';
+import { HARDENED } from './paths.js';
 import { dashParams } from './params.js';
 import { summarizePsbt, type PsbtSummary } from './transaction.js';
 

@@ -4,15 +4,14 @@ import { WalletError } from '../errors.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import { RESTORE } from '../keystore/keystore-format.js';
 import { MIN_PASSPHRASE_LENGTH, type WalletServices } from '../services.js';
-import {
-  accountPath,
-  accountXpub,
-  checkMnemonic,
-  fingerprintHex,
-  masterKey,
-  newMnemonic,
-  type MnemonicWordCount,
-} from './hd.js';
+import type { MnemonicWordCount } from './hd.js';
+import { accountPath } from './paths.js';
+
+/**
+ * Seeds and keys (bip39, bip32, the curve) load when a wallet is created, imported or unlocked,
+ * not for every call that opens one (docs/PERFORMANCE.md).
+ */
+const hd = () => import('./hd.js');
 
 /** What the tools show of a wallet: never a secret. */
 export type WalletSummary = {
@@ -89,6 +88,7 @@ async function defaultWalletId(services: WalletServices, network?: CoreNetwork):
 /** Unlocks a wallet's master key and checks it is the key the entry describes. */
 export async function unlockMaster(services: WalletServices, entry: WalletEntry): Promise<HDKey> {
   const secret = await services.keystore.unlock(entry, await services.passphrase('unlock'));
+  const { accountXpub, fingerprintHex, masterKey } = await hd();
   const master = await masterKey(secret.mnemonic, secret.mnemonicPassphrase, entry.network);
   if (
     fingerprintHex(master) !== entry.id ||
@@ -106,6 +106,7 @@ export async function unlockMaster(services: WalletServices, entry: WalletEntry)
 export type NewWalletRequest = { alias: string; network: CoreNetwork; mnemonic: string; mnemonicPassphrase: string };
 
 async function store(services: WalletServices, request: NewWalletRequest): Promise<WalletEntry> {
+  const { accountXpub, checkMnemonic, fingerprintHex, masterKey } = await hd();
   const mnemonic = checkMnemonic(request.mnemonic);
   const master = await masterKey(mnemonic, request.mnemonicPassphrase, request.network);
   const passphrase = await keystorePassphraseToSeal(services);
@@ -120,10 +121,11 @@ async function store(services: WalletServices, request: NewWalletRequest): Promi
 }
 
 /** A new wallet from fresh entropy; its mnemonic goes only into the keystore. */
-export function createWallet(
+export async function createWallet(
   services: WalletServices,
   request: { alias: string; network: CoreNetwork; words: MnemonicWordCount },
 ): Promise<WalletEntry> {
+  const { newMnemonic } = await hd();
   return store(services, {
     alias: request.alias,
     network: request.network,

@@ -1,9 +1,12 @@
 import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '../secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { publicChild } from '../dash/public-derivation.js';
+import { publicChild, readExtendedPublicKey } from '../dash/public-derivation.js';
 import { checksumEvmAddress, type EvmAddress } from './address.js';
 import { ETH_COIN_TYPE, evmAccountPath } from './paths.js';
+
+/** Bitcoin's xpub version bytes, which `HDKey` writes by default and {@link evmChainXpub} uses. */
+const XPUB_VERSION = 0x0488b21e;
 
 /**
  * The xpub of m/44'/60'/0'/0, whose children are the accounts: stored so new accounts need no
@@ -24,8 +27,7 @@ export function evmChainXpub(master: HDKey): string {
 
 /** The checksummed address of account `index` under a chain xpub. */
 export function evmAddressAt(chainXpub: string, index: number): EvmAddress {
-  const key = publicChild(HDKey.fromExtendedKey(chainXpub), index).publicKey;
-  if (!key) throw new Error('the EVM chain key has no public key');
+  const key = publicChild(readExtendedPublicKey(chainXpub, XPUB_VERSION), index).publicKey;
   return addressOfPublicKey(secp256k1.Point.fromBytes(key).toBytes(false));
 }
 

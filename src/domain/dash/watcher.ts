@@ -1,0 +1,45 @@
+import type { CoreNetwork } from '../config/networks.js';
+import { WalletError } from '../errors.js';
+import { RESTORE } from '../keystore/keystore-format.js';
+import { publicKeyAddress } from './address.js';
+import { dashParams } from './params.js';
+import { CHAIN_INDEX, type AddressChain } from './paths.js';
+import { publicChild, readExtendedPublicKey, type PublicNode } from './public-derivation.js';
+
+/**
+ * A watch-only view of one account: addresses from its xpub, no secret needed. It loads no seed,
+ * bip32 or noble curve module (`public-derivation.ts`), so handing out an address does not.
+ */
+export class AccountWatcher {
+  private readonly account: PublicNode;
+  private readonly chains = new Map<number, PublicNode>();
+
+  constructor(
+    xpub: string,
+    readonly network: CoreNetwork,
+  ) {
+    try {
+      this.account = readExtendedPublicKey(xpub, dashParams(network).bip32.public);
+    } catch (error) {
+      // Stored in clear beside its network: a key of another network or a broken one was edited in.
+      throw new WalletError('KEYSTORE_DAMAGED', `The stored account xpub is not a ${network} extended public key.`, {
+        ...RESTORE,
+        cause: error,
+      });
+    }
+  }
+
+  publicKey(chain: AddressChain, index: number): Uint8Array {
+    const chainIndex = CHAIN_INDEX[chain];
+    let chainKey = this.chains.get(chainIndex);
+    if (!chainKey) {
+      chainKey = publicChild(this.account, chainIndex);
+      this.chains.set(chainIndex, chainKey);
+    }
+    return publicChild(chainKey, index).publicKey;
+  }
+
+  address(chain: AddressChain, index: number): string {
+    return publicKeyAddress(this.publicKey(chain, index), this.network);
+  }
+}
