@@ -71,8 +71,12 @@ const englishOnly = {
 // client's main chunk, found with a parser (acorn), becomes
 // `const …Schema = lazySchema(() => (<call>))`. Not an alias of another schema (`= OtherSchema`:
 // it stays that schema, the same object), nor a `z.lazy(…)`, whose JSON Schema zod cannot convert
-// through a stand-in. A build that finds none of those modules, or one without such a schema,
-// fails rather than stay eager unnoticed.
+// through a stand-in. The main chunks also derive a few constants from schemas at their top
+// (the keys an elicitation form's schema may have: `ROOT_KEYS`, `PROPERTY_KEYS_BY_TYPE`…), which
+// builds those schemas (~4 ms) for a check of an elicitation given as a zod schema: such a
+// top-level `const`, whose value reads a property of a `…Schema` (outside any function), is a
+// stand-in too. A build that finds none of those modules, or one without such a schema, fails
+// rather than stay eager unnoticed.
 const SDK_SCHEMA_MODULES =
   /[\\/]node_modules[\\/]@modelcontextprotocol[\\/](core[\\/]dist[\\/](schemas|auth)|(server|client)[\\/]dist[\\/]src)-[\w-]+\.mjs$/;
 const ERA_BUILDER = /^build(\$\d+)?$/;
@@ -84,14 +88,45 @@ const makesLazy = (call) => {
   }
   return false;
 };
-const isSchemaCall = ({ id, init }) =>
-  id.type === 'Identifier' && /Schema(\$\d+)?$/.test(id.name) && init?.type === 'CallExpression' && !makesLazy(init);
+const isSchemaName = (node) => node?.type === 'Identifier' && /Schema(\$\d+)?$/.test(node.name);
+const isSchemaCall = ({ id, init }) => isSchemaName(id) && init?.type === 'CallExpression' && !makesLazy(init);
+/**
+ * Whether evaluating `node` uses a schema: reads a property of one or passes one to a function
+ * (not inside a function it defines, which runs later).
+ */
+const usesSchema = (node) => {
+  if (node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some(usesSchema);
+  if (/^(FunctionExpression|ArrowFunctionExpression|ClassExpression)$/.test(node.type)) return false;
+  if (node.type === 'MemberExpression' && isSchemaName(node.object)) return true;
+  if (/^(CallExpression|NewExpression)$/.test(node.type) && node.arguments.some(passesSchema)) return true;
+  return Object.entries(node).some(([key, value]) => key !== 'type' && usesSchema(value));
+};
+/** An argument that is a schema, or an array holding one: `f(Schema)`, `f([OneSchema, OtherSchema])`. */
+const passesSchema = (argument) =>
+  isSchemaName(argument) || (argument.type === 'ArrayExpression' && argument.elements.some(isSchemaName));
+/** Top-level constants computed from schemas: `const ROOT_KEYS = new Set(…Schema.shape…)`. */
+const schemaDerived = (statements) =>
+  statements
+    .filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
+    .flatMap((statement) => statement.declarations)
+    .filter(({ id, init }) => id.type === 'Identifier' && !isSchemaName(id) && init && usesSchema(init))
+    .map(({ init }) => init);
 const schemaCalls = (statements) =>
   statements
     .filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
     .flatMap((statement) => statement.declarations)
     .filter(isSchemaCall)
     .map(({ init }) => init);
+/** `source` with each of the `inits` (parsed expressions) built on first use, importing the helper. */
+const deferred = (source, inits) => {
+  let contents = source;
+  for (const { start, end } of [...inits].sort((one, other) => other.start - one.start)) {
+    contents = `${contents.slice(0, start)}__lazySchema(() => (${contents.slice(start, end)}))${contents.slice(end)}`;
+  }
+  const helper = JSON.stringify(join(dist, 'shared', 'lazy-schema.js'));
+  return `import { lazySchema as __lazySchema } from ${helper};\n${contents}`;
+};
 export const lazySdkSchemas = {
   name: 'lazy-sdk-schemas',
   setup(build) {
@@ -108,19 +143,11 @@ export const lazySdkSchemas = {
         ? schemaCalls(body)
         : body
             .filter((statement) => statement.type === 'FunctionDeclaration' && ERA_BUILDER.test(statement.id.name))
-            .flatMap((builder) => schemaCalls(builder.body.body));
+            .flatMap((builder) => schemaCalls(builder.body.body))
+            .concat(schemaDerived(body));
       if (schemas.length === 0) throw new Error(`${args.path} has no schema to defer: the MCP SDK changed shape`);
       if (coreModule === 'schemas') coreSchemas = true;
-      let contents = source;
-      for (const { start, end } of schemas.sort((one, other) => other.start - one.start)) {
-        contents = `${contents.slice(0, start)}__lazySchema(() => (${contents.slice(start, end)}))${contents.slice(end)}`;
-      }
-      const helper = JSON.stringify(join(dist, 'shared', 'lazy-schema.js'));
-      return {
-        contents: `import { lazySchema as __lazySchema } from ${helper};\n${contents}`,
-        loader: 'js',
-        resolveDir: dirname(args.path),
-      };
+      return { contents: deferred(source, schemas), loader: 'js', resolveDir: dirname(args.path) };
     });
     build.onEnd((result) => {
       if (result.errors.length === 0 && !coreSchemas)

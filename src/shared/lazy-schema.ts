@@ -8,13 +8,16 @@ import { z } from 'zod';
  * between them, but it is not the built object: code that compares the two, or keys a `WeakMap`
  * by one and looks up the other, would see two. The metadata of the built schema in zod's global
  * registry is given to the stand-in too, but its `id` (zod keeps an id for one schema), so
- * `z.toJSONSchema` of a stand-in has its title and description. zod cannot convert a stand-in for
- * a `z.lazy`, or a schema holding such a stand-in, to JSON Schema; a stand-in cannot be frozen;
- * `util.inspect` shows `{}`. The build wraps no `z.lazy` and no alias.
+ * `z.toJSONSchema` of a stand-in has its title and description. zod cannot convert to JSON Schema
+ * a stand-in for a `z.lazy` or a wrapper (optional, nullable, default, catch, pipe or transform,
+ * readonly…: zod looks the wrapper up by the built schema), nor a schema holding one; a stand-in
+ * cannot be frozen; `util.inspect` shows `{}`. The build wraps no `z.lazy` and no alias, and the
+ * SDK converts none of its protocol schemas.
  *
- * Only the bundles use it: the build wraps the MCP SDK's protocol schemas in it
- * (scripts/bundle-options.mjs): ~180 the SDK builds with zod when its modules load and ~140 per
- * protocol era at the era's first request, of which a CLI call uses a few dozen (docs/PERFORMANCE.md).
+ * Only the bundles use it (scripts/bundle-options.mjs): the build wraps the MCP SDK's protocol
+ * schemas in it, ~180 the SDK builds with zod when its modules load and ~140 per protocol era at
+ * the era's first request, of which a CLI call uses a few dozen, and the constants its server and
+ * client derive from them as they load (docs/PERFORMANCE.md).
  */
 export function lazySchema<T extends z.core.$ZodType>(build: () => T): T {
   let built: T | undefined;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -98,5 +99,86 @@ describe("the bundles' lazy SDK schemas: the SDK's core, bundled with the plugin
         name,
       );
     }
+  });
+});
+
+type ServerExports = {
+  inputRequired: { elicit: (params: { message: string; requestedSchema: unknown }) => unknown };
+  __z: typeof z;
+};
+
+/** What `inputRequired.elicit` makes of a form, or the error it throws (the same either way). */
+function elicited(server: ServerExports, form: (zod: typeof z) => z.ZodType): unknown {
+  try {
+    return server.inputRequired.elicit({ message: 'Confirm?', requestedSchema: form(server.__z) });
+  } catch (error) {
+    return { threw: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * The same plugin on the SDK's server, whose main chunk derives constants from schemas as it
+ * loads (the keys an elicitation form may have): an elicitation given as a zod schema is checked
+ * and converted as the SDK does it unbundled.
+ */
+describe("the bundles' lazy SDK schemas: the server's elicitation forms, bundled with the plugin, against the SDK", () => {
+  let bundled: ServerExports;
+  let source: string;
+  let original: ServerExports;
+  before(async () => {
+    const { lazySdkSchemas } = (await import(pathToFileURL(join(ROOT, 'scripts', 'bundle-options.mjs')).href)) as {
+      lazySdkSchemas: Plugin;
+    };
+    const outfile = join(ROOT, 'build', 'lazy-sdk-schemas', 'server.cjs');
+    await build({
+      stdin: {
+        contents: "export { inputRequired } from '@modelcontextprotocol/server';\nexport { z as __z } from 'zod';\n",
+        resolveDir: ROOT,
+        loader: 'js',
+      },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      outfile,
+      plugins: [lazySdkSchemas],
+      logLevel: 'silent',
+    });
+    bundled = createRequire(import.meta.url)(outfile) as ServerExports;
+    source = readFileSync(outfile, 'utf8');
+    original = { ...((await import('@modelcontextprotocol/server')) as unknown as ServerExports), __z: z };
+  });
+
+  it('defers the constants of the elicitation check', () => {
+    for (const name of ['ROOT_KEYS', 'PROPERTY_KEYS_BY_TYPE', 'SUPPORTED_STRING_FORMATS']) {
+      assert.match(source, new RegExp(`\\b${name} = lazySchema\\(`), name);
+    }
+  });
+
+  it('checks and converts elicitation forms as the SDK does', () => {
+    const forms: Array<(zod: typeof z) => z.ZodType> = [
+      (zod) =>
+        zod.object({
+          name: zod.string().min(1).max(40).describe('Your name'),
+          age: zod.int().min(0).optional(),
+          colour: zod.enum(['red', 'green']),
+          agree: zod.boolean().default(false),
+          email: zod.email(),
+          day: zod.iso.date(),
+          tags: zod.array(zod.enum(['a', 'b'])),
+        }),
+      (zod) => zod.object({ code: zod.string().regex(/^[A-Z]{3}$/) }),
+      (zod) => zod.object({ nested: zod.object({ a: zod.string() }) }),
+      (zod) => zod.object({ when: zod.string().meta({ format: 'date', pattern: '^x$' }) }),
+      (zod) => zod.object({ count: zod.number().multipleOf(5) }),
+      (zod) => zod.strictObject({ a: zod.string() }),
+    ];
+    const outcomes = forms.map((form, index) => {
+      const theirs = elicited(original, form);
+      assert.deepEqual(elicited(bundled, form), theirs, `form ${index}`);
+      return theirs as object;
+    });
+    // Not vacuous: the forms reach both the conversion and the refusals.
+    assert.ok(outcomes[0] && !('threw' in outcomes[0]), 'the first form is refused');
+    assert.ok(outcomes[2] && 'threw' in outcomes[2], 'a nested object is accepted');
   });
 });
