@@ -156,6 +156,55 @@ export const lazySdkSchemas = {
   },
 };
 
+// The wallet's own modules build zod schemas at their top too: the configuration's, the
+// keystore's, the approvals', the spending ledger's… (~3 ms of each call, most of them unused by
+// it). In the bundle each top-level `const X = z.…(…)` of a compiled module of src/cli, domain,
+// mcp or shared (`export`ed or not), but a `z.lazy`, is a stand-in built on first use, as the
+// SDK's are. One derived from another (`= Other.extend(…)`) or held in an object stays as written,
+// and builds what it uses. Not src/tools: the catalogue converts the tools' schemas, and the
+// fields they are made of, to JSON Schema, which zod cannot do through a stand-in for an optional,
+// a default or a pipe (src/shared/lazy-schema.ts); a tool's own schemas are built on its first
+// read already (src/tools/define.ts). A build where no module had one fails: the wallet's modules
+// or the compiler's output changed shape.
+const OWN_MODULES = /[\\/]dist[\\/](cli|domain|mcp|shared)[\\/][\w/\\.-]+\.js$/;
+/** The identifier a call chain starts from: `z` for `z.string().min(1)` or `z.iso.datetime()`. */
+const rootOf = (node) => {
+  let root = node;
+  while (root?.type === 'CallExpression' || root?.type === 'MemberExpression') {
+    root = root.type === 'CallExpression' ? root.callee : root.object;
+  }
+  return root;
+};
+const isZodCall = ({ id, init }) =>
+  id.type === 'Identifier' && init?.type === 'CallExpression' && rootOf(init)?.name === 'z' && !makesLazy(init);
+export const lazyOwnSchemas = {
+  name: 'lazy-own-schemas',
+  setup(build) {
+    let deferredAny = false;
+    build.onStart(() => {
+      deferredAny = false;
+    });
+    build.onLoad({ filter: OWN_MODULES }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!/^import \{ z\b[^}]*\} from 'zod';$/m.test(source)) return undefined;
+      const { body } = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+      const schemas = body
+        .map((statement) => (statement.type === 'ExportNamedDeclaration' ? statement.declaration : statement))
+        .filter((statement) => statement?.type === 'VariableDeclaration' && statement.kind === 'const')
+        .flatMap((statement) => statement.declarations)
+        .filter(isZodCall)
+        .map(({ init }) => init);
+      if (schemas.length === 0) return undefined;
+      deferredAny = true;
+      return { contents: deferred(source, schemas), loader: 'js', resolveDir: dirname(args.path) };
+    });
+    build.onEnd((result) => {
+      if (result.errors.length === 0 && !deferredAny)
+        throw new Error("no module of the wallet's had a top-level zod schema to defer: update lazyOwnSchemas");
+    });
+  },
+};
+
 // What every bundle is built with. import.meta.url (package-info's way to find package.json)
 // becomes the bundle's own URL. Modules reached only through `await import()` stay uninitialised
 // until a command needs them. Identifiers are minified too: the bundle is a third smaller, and a
@@ -204,7 +253,7 @@ export function buildBundle(
     ...bundled,
     minifyIdentifiers: !keepIdentifiers,
     entryPoints: [join(dist, 'cli', entry)],
-    plugins: [lazyAjv, englishOnly, lazySdkSchemas],
+    plugins: [lazyAjv, englishOnly, lazySdkSchemas, lazyOwnSchemas],
     outfile,
     define: {
       'import.meta.url': '__bundleUrl',

@@ -11,13 +11,14 @@ import { z } from 'zod';
  * `z.toJSONSchema` of a stand-in has its title and description. zod cannot convert to JSON Schema
  * a stand-in for a `z.lazy` or a wrapper (optional, nullable, default, catch, pipe or transform,
  * readonly…: zod looks the wrapper up by the built schema), nor a schema holding one; a stand-in
- * cannot be frozen; `util.inspect` shows `{}`. The build wraps no `z.lazy` and no alias, and the
- * SDK converts none of its protocol schemas.
+ * cannot be frozen; `util.inspect` shows `{}`. The build wraps no `z.lazy`, no alias and none of
+ * the tools' schemas, which the catalogue converts; the SDK converts none of its protocol schemas.
  *
  * Only the bundles use it (scripts/bundle-options.mjs): the build wraps the MCP SDK's protocol
  * schemas in it, ~180 the SDK builds with zod when its modules load and ~140 per protocol era at
  * the era's first request, of which a CLI call uses a few dozen, and the constants its server and
- * client derive from them as they load (docs/PERFORMANCE.md).
+ * client derive from them as they load; and the schemas the wallet's domain, CLI and MCP modules
+ * build as they load (docs/PERFORMANCE.md).
  */
 export function lazySchema<T extends z.core.$ZodType>(build: () => T): T {
   let built: T | undefined;
