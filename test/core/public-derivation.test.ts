@@ -132,6 +132,7 @@ describe('publicChild (BIP32 CKDpub with OpenSSL multiplying)', () => {
         const theirs = theirChain.deriveChild(index);
         assert.deepEqual(ours.publicKey, theirs.publicKey, `seed ${n}, ${chain}/${index}`);
         assert.deepEqual(ours.chainCode, theirs.chainCode, `seed ${n}, ${chain}/${index}`);
+        assert.deepEqual(ours.point.toBytes(true), ours.publicKey, 'the point is the key');
       }
     }
   });

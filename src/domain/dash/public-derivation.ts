@@ -4,8 +4,11 @@ import { createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { WalletError } from '../errors.js';
 
-/** A BIP32 public node: what deriving its public children needs. */
-export type PublicNode = { readonly publicKey: Uint8Array; readonly chainCode: Uint8Array };
+/**
+ * A BIP32 public node: what deriving its public children needs. Its key comes as both the
+ * compressed bytes and the point, so that a child's derivation does not decompress it again.
+ */
+export type PublicNode = { readonly publicKey: Uint8Array; readonly chainCode: Uint8Array; readonly point: CurvePoint };
 
 /**
  * secp256k1's domain parameters (SEC 2, §2.4.1), as noble's `secp256k1.Point.CURVE()` gives them
@@ -30,6 +33,7 @@ export const SECP256K1 = {
  * below. No secret goes through them.
  */
 const Point = weierstrass(SECP256K1, { randomBytes: (length = 32) => randomBytes(length) });
+type CurvePoint = InstanceType<typeof Point>;
 const ORDER = SECP256K1.n;
 const FIRST_HARDENED = 0x80000000;
 const EXTENDED_KEY_LENGTH = 78;
@@ -56,8 +60,7 @@ export function readExtendedPublicKey(xpub: string, version: number): PublicNode
   }
   const key = bytes.slice(45);
   // A compressed point (02/03 and x): fromBytes checks it is on the curve.
-  Point.fromBytes(key);
-  return { publicKey: key, chainCode: bytes.slice(13, 45) };
+  return { publicKey: key, chainCode: bytes.slice(13, 45), point: Point.fromBytes(key) };
 }
 
 /**
@@ -72,7 +75,7 @@ export function readExtendedPublicKey(xpub: string, version: number): PublicNode
  * publicChild(readExtendedPublicKey(xpub, version), 0).publicKey // HDKey's .deriveChild(0).publicKey
  */
 export function publicChild(parent: PublicNode, index: number): PublicNode {
-  const { publicKey, chainCode } = parent;
+  const { publicKey, chainCode, point } = parent;
   if (!Number.isSafeInteger(index) || index < 0 || index >= FIRST_HARDENED) {
     throw new WalletError('INTERNAL', `A public key has no child ${index}: hardened or out of range.`);
   }
@@ -83,12 +86,12 @@ export function publicChild(parent: PublicNode, index: number): PublicNode {
   const tweakBytes = digest.subarray(0, 32);
   const tweak = BigInt(`0x${tweakBytes.toString('hex')}`);
   if (tweak >= ORDER) return publicChild(parent, index + 1);
-  let child = Point.fromBytes(publicKey);
+  let child = point;
   if (tweak !== 0n) {
     const multiplier = createECDH('secp256k1');
     multiplier.setPrivateKey(tweakBytes);
     child = child.add(Point.fromBytes(multiplier.getPublicKey()));
   }
   if (child.equals(Point.ZERO)) return publicChild(parent, index + 1);
-  return { publicKey: child.toBytes(true), chainCode: Uint8Array.from(digest.subarray(32)) };
+  return { publicKey: child.toBytes(true), chainCode: Uint8Array.from(digest.subarray(32)), point: child };
 }
