@@ -6,6 +6,9 @@ import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { publicChild, readExtendedPublicKey, SECP256K1 } from '../../src/domain/dash/public-derivation.js';
+import { AccountWatcher } from '../../src/domain/dash/watcher.js';
+import { WalletError } from '../../src/domain/errors.js';
+import { evmAddressAt, evmAddressOfPrivateKey, evmChainXpub } from '../../src/domain/evm/hd.js';
 
 /** Deterministic seeds: SHA-256 of a counter (no per-run randomness). */
 const seed = (n: number): Uint8Array => createHash('sha256').update(`public-derivation ${n}`).digest();
@@ -72,6 +75,7 @@ describe('readExtendedPublicKey', () => {
       const ours = readExtendedPublicKey(account.publicExtendedKey, versions?.public ?? XPUB);
       assert.deepEqual(ours.publicKey, theirs.publicKey);
       assert.deepEqual(ours.chainCode, theirs.chainCode);
+      assert.equal(ours.depth, theirs.depth);
     }
   });
 
@@ -137,9 +141,51 @@ describe('publicChild (BIP32 CKDpub with OpenSSL multiplying)', () => {
     }
   });
 
+  it('refuses to derive below depth 255, as HDKey does (the depth is written in one byte)', () => {
+    const account = HDKey.fromMasterSeed(seed(2)).derive("m/44'/5'/0'");
+    const deepest = edited(account.publicExtendedKey, (bytes) => {
+      bytes[4] = 255;
+    });
+    assert.throws(() => HDKey.fromExtendedKey(deepest).deriveChild(0), 'HDKey refuses it too');
+    const node = readExtendedPublicKey(deepest, XPUB);
+    assert.equal(node.depth, 255);
+    assert.throws(() => publicChild(node, 0), /depth 255 has no child/);
+    assert.equal(publicChild(readExtendedPublicKey(account.publicExtendedKey, XPUB), 0).depth, 4);
+  });
+
   it('refuses a hardened index (a public key has no hardened children)', () => {
     const watchOnly = readExtendedPublicKey(HDKey.fromMasterSeed(seed(0)).publicExtendedKey, XPUB);
     assert.throws(() => publicChild(watchOnly, 0x80000000), /hardened/);
     assert.throws(() => publicChild(watchOnly, -1), /hardened or out of range/);
+  });
+});
+
+describe('a stored xpub that is not the right key: KEYSTORE_DAMAGED', () => {
+  const isDamaged = (error: unknown): boolean => error instanceof WalletError && error.code === 'KEYSTORE_DAMAGED';
+  const master = HDKey.fromMasterSeed(seed(3), { public: TPUB, private: 0x04358394 });
+
+  it("an account watcher takes an account's tpub (depth 3) and nothing else", () => {
+    const account = master.derive("m/44'/1'/0'").publicExtendedKey;
+    assert.match(new AccountWatcher(account, 'testnet').address('receive', 0), /^y/);
+    for (const xpub of [
+      master.publicExtendedKey,
+      master.derive("m/44'/1'/0'/0").publicExtendedKey,
+      master.derive("m/44'/1'/0'").privateExtendedKey,
+      'not an xpub',
+    ]) {
+      assert.throws(() => new AccountWatcher(xpub, 'testnet'), isDamaged, xpub.slice(0, 12));
+    }
+    assert.throws(() => new AccountWatcher(account, 'mainnet'), isDamaged, 'a testnet key on mainnet');
+  });
+
+  it("an EVM chain's address takes the chain's xpub (depth 4) and nothing else", () => {
+    const evmMaster = HDKey.fromMasterSeed(seed(4));
+    const chain = evmChainXpub(evmMaster);
+    const privateKey = evmMaster.derive("m/44'/60'/0'/0/7").privateKey;
+    assert.ok(privateKey);
+    assert.equal(evmAddressAt(chain, 7), evmAddressOfPrivateKey(privateKey));
+    for (const xpub of [evmMaster.publicExtendedKey, evmMaster.derive("m/44'/60'/0'").publicExtendedKey, 'garbage']) {
+      assert.throws(() => evmAddressAt(xpub, 0), isDamaged, xpub.slice(0, 12));
+    }
   });
 });

@@ -10,7 +10,8 @@ export const HARDENED = 0x80000000;
 
 /**
  * BIP44 account path: m/44'/coin'/account'. Apart from hd.ts, which derives from the seed: handing
- * out and listing addresses shows paths and loads no seed or curve code (docs/PERFORMANCE.md).
+ * out and listing addresses shows paths without loading bip39, bip32 or the seed's code
+ * (docs/PERFORMANCE.md).
  */
 export function accountPath(network: CoreNetwork, account: number): string {
   return `m/44'/${dashParams(network).coinType}'/${account}'`;

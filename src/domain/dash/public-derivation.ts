@@ -5,10 +5,16 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { WalletError } from '../errors.js';
 
 /**
- * A BIP32 public node: what deriving its public children needs. Its key comes as both the
- * compressed bytes and the point, so that a child's derivation does not decompress it again.
+ * A BIP32 public node: what deriving its public children needs, and its depth (0 for a master
+ * key). Its key comes as both the compressed bytes and the point, so that a child's derivation
+ * does not decompress it again.
  */
-export type PublicNode = { readonly publicKey: Uint8Array; readonly chainCode: Uint8Array; readonly point: CurvePoint };
+export type PublicNode = {
+  readonly publicKey: Uint8Array;
+  readonly chainCode: Uint8Array;
+  readonly point: CurvePoint;
+  readonly depth: number;
+};
 
 /**
  * secp256k1's domain parameters (SEC 2, §2.4.1), as noble's `secp256k1.Point.CURVE()` gives them
@@ -37,6 +43,8 @@ type CurvePoint = InstanceType<typeof Point>;
 const ORDER = SECP256K1.n;
 const FIRST_HARDENED = 0x80000000;
 const EXTENDED_KEY_LENGTH = 78;
+/** An extended key writes its depth in one byte: no child below this one can be written. */
+const MAX_DEPTH = 255;
 
 /**
  * An extended public key (xpub, tpub…) of the given version bytes, checked as `@scure/bip32`'s
@@ -60,7 +68,7 @@ export function readExtendedPublicKey(xpub: string, version: number): PublicNode
   }
   const key = bytes.slice(45);
   // A compressed point (02/03 and x): fromBytes checks it is on the curve.
-  return { publicKey: key, chainCode: bytes.slice(13, 45), point: Point.fromBytes(key) };
+  return { publicKey: key, chainCode: bytes.slice(13, 45), point: Point.fromBytes(key), depth: bytes[4] ?? 0 };
 }
 
 /**
@@ -69,16 +77,18 @@ export function readExtendedPublicKey(xpub: string, version: number): PublicNode
  * noble builds a table of multiples of G before its first multiplication, ~10 ms of a CLI call
  * that hands out one address (docs/PERFORMANCE.md); OpenSSL needs none. Only public data goes in
  * (the xpub's key and chain code). Like @scure/bip32, an I_L ≥ n or a child at infinity moves on
- * to the next index, as BIP32 says.
+ * to the next index, as BIP32 says, and a node of depth 255 has no child (its depth could not be
+ * written).
  *
  * @example
  * publicChild(readExtendedPublicKey(xpub, version), 0).publicKey // HDKey's .deriveChild(0).publicKey
  */
 export function publicChild(parent: PublicNode, index: number): PublicNode {
-  const { publicKey, chainCode, point } = parent;
+  const { publicKey, chainCode, point, depth } = parent;
   if (!Number.isSafeInteger(index) || index < 0 || index >= FIRST_HARDENED) {
     throw new WalletError('INTERNAL', `A public key has no child ${index}: hardened or out of range.`);
   }
+  if (depth >= MAX_DEPTH) throw new WalletError('INTERNAL', `A public key of depth ${depth} has no child.`);
   const data = new Uint8Array(37);
   data.set(publicKey);
   new DataView(data.buffer).setUint32(33, index);
@@ -93,5 +103,10 @@ export function publicChild(parent: PublicNode, index: number): PublicNode {
     child = child.add(Point.fromBytes(multiplier.getPublicKey()));
   }
   if (child.equals(Point.ZERO)) return publicChild(parent, index + 1);
-  return { publicKey: child.toBytes(true), chainCode: Uint8Array.from(digest.subarray(32)), point: child };
+  return {
+    publicKey: child.toBytes(true),
+    chainCode: Uint8Array.from(digest.subarray(32)),
+    point: child,
+    depth: depth + 1,
+  };
 }

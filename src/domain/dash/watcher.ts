@@ -6,9 +6,13 @@ import { dashParams } from './params.js';
 import { CHAIN_INDEX, type AddressChain } from './paths.js';
 import { publicChild, readExtendedPublicKey, type PublicNode } from './public-derivation.js';
 
+/** An account's extended key is at m/44'/coin'/account': depth 3. */
+const ACCOUNT_DEPTH = 3;
+
 /**
- * A watch-only view of one account: addresses from its xpub, no secret needed. It loads no seed,
- * bip32 or noble curve module (`public-derivation.ts`), so handing out an address does not.
+ * A watch-only view of one account: addresses from its xpub, no secret needed. It loads no seed
+ * or bip32 module, nor noble's `secp256k1` (only noble's generic curve code: `public-derivation.ts`),
+ * so handing out an address does not.
  */
 export class AccountWatcher {
   private readonly account: PublicNode;
@@ -20,12 +24,17 @@ export class AccountWatcher {
   ) {
     try {
       this.account = readExtendedPublicKey(xpub, dashParams(network).bip32.public);
+      if (this.account.depth !== ACCOUNT_DEPTH) throw new Error(`an extended key of depth ${this.account.depth}`);
     } catch (error) {
       // Stored in clear beside its network: a key of another network or a broken one was edited in.
-      throw new WalletError('KEYSTORE_DAMAGED', `The stored account xpub is not a ${network} extended public key.`, {
-        ...RESTORE,
-        cause: error,
-      });
+      throw new WalletError(
+        'KEYSTORE_DAMAGED',
+        `The stored account xpub is not a ${network} account's extended public key.`,
+        {
+          ...RESTORE,
+          cause: error,
+        },
+      );
     }
   }
 

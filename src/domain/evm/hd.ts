@@ -2,11 +2,15 @@ import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '../secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { publicChild, readExtendedPublicKey } from '../dash/public-derivation.js';
+import { WalletError } from '../errors.js';
+import { RESTORE } from '../keystore/keystore-format.js';
 import { checksumEvmAddress, type EvmAddress } from './address.js';
 import { ETH_COIN_TYPE, evmAccountPath } from './paths.js';
 
 /** Bitcoin's xpub version bytes, which `HDKey` writes by default and {@link evmChainXpub} uses. */
 const XPUB_VERSION = 0x0488b21e;
+/** The chain's extended key is at m/44'/60'/0'/0: depth 4. */
+const CHAIN_DEPTH = 4;
 
 /**
  * The xpub of m/44'/60'/0'/0, whose children are the accounts: stored so new accounts need no
@@ -25,10 +29,22 @@ export function evmChainXpub(master: HDKey): string {
   }).publicExtendedKey;
 }
 
-/** The checksummed address of account `index` under a chain xpub. */
+/**
+ * The checksummed address of account `index` under a chain xpub, or `KEYSTORE_DAMAGED` when the
+ * stored xpub is not the extended public key of an EVM chain (it is kept in clear: edited in).
+ */
 export function evmAddressAt(chainXpub: string, index: number): EvmAddress {
-  const key = publicChild(readExtendedPublicKey(chainXpub, XPUB_VERSION), index).publicKey;
-  return addressOfPublicKey(secp256k1.Point.fromBytes(key).toBytes(false));
+  let chain;
+  try {
+    chain = readExtendedPublicKey(chainXpub, XPUB_VERSION);
+    if (chain.depth !== CHAIN_DEPTH) throw new Error(`an extended key of depth ${chain.depth}`);
+  } catch (error) {
+    throw new WalletError('KEYSTORE_DAMAGED', "The stored EVM chain xpub is not a chain's extended public key.", {
+      ...RESTORE,
+      cause: error,
+    });
+  }
+  return addressOfPublicKey(publicChild(chain, index).point.toBytes(false));
 }
 
 /**
