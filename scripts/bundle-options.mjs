@@ -4,7 +4,7 @@
 // checks the plugin that defers the MCP SDK's schemas.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { parse } from 'acorn';
 import { build } from 'esbuild';
 
@@ -72,11 +72,12 @@ const englishOnly = {
 // `const …Schema = lazySchema(() => (<call>))`. Not an alias of another schema (`= OtherSchema`:
 // it stays that schema, the same object), nor a `z.lazy(…)`, whose JSON Schema zod cannot convert
 // through a stand-in. The main chunks also derive a few constants from schemas at their top
-// (the keys an elicitation form's schema may have: `ROOT_KEYS`, `PROPERTY_KEYS_BY_TYPE`…), which
-// builds those schemas (~4 ms) for a check of an elicitation given as a zod schema: such a
-// top-level `const`, whose value reads a property of a `…Schema` (outside any function), is a
-// stand-in too. A build that finds none of those modules, or one without such a schema, fails
-// rather than stay eager unnoticed.
+// (the keys an elicitation form's schema may have), which builds those schemas (~4 ms) for a
+// check of an elicitation given as a zod schema: those named in `SCHEMA_DERIVED`, found as a
+// top-level `const` whose value reads a property of a `…Schema` or passes one to a call (outside
+// any function), are stand-ins too; one found and not named there fails the build, as a stand-in
+// is fit only for an object (not a function, not a primitive). A build that finds none of those
+// modules, or one without such a schema, fails rather than stay eager unnoticed.
 const SDK_SCHEMA_MODULES =
   /[\\/]node_modules[\\/]@modelcontextprotocol[\\/](core[\\/]dist[\\/](schemas|auth)|(server|client)[\\/]dist[\\/]src)-[\w-]+\.mjs$/;
 const ERA_BUILDER = /^build(\$\d+)?$/;
@@ -105,13 +106,20 @@ const usesSchema = (node) => {
 /** An argument that is a schema, or an array holding one: `f(Schema)`, `f([OneSchema, OtherSchema])`. */
 const passesSchema = (argument) =>
   isSchemaName(argument) || (argument.type === 'ArrayExpression' && argument.elements.some(isSchemaName));
+/** The SDK's top-level constants derived from schemas that are deferred: Sets and a plain object. */
+const SCHEMA_DERIVED = new Set(['ROOT_KEYS', 'PROPERTY_KEYS_BY_TYPE', 'SUPPORTED_STRING_FORMATS']);
 /** Top-level constants computed from schemas: `const ROOT_KEYS = new Set(…Schema.shape…)`. */
-const schemaDerived = (statements) =>
+const schemaDerived = (statements, path) =>
   statements
     .filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
     .flatMap((statement) => statement.declarations)
     .filter(({ id, init }) => id.type === 'Identifier' && !isSchemaName(id) && init && usesSchema(init))
-    .map(({ init }) => init);
+    .map(({ id, init }) => {
+      if (SCHEMA_DERIVED.has(id.name)) return init;
+      throw new Error(
+        `${path}: the constant ${id.name} is built from schemas as the module loads: check it is an object, then add it to SCHEMA_DERIVED`,
+      );
+    });
 const schemaCalls = (statements) =>
   statements
     .filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
@@ -144,7 +152,7 @@ export const lazySdkSchemas = {
         : body
             .filter((statement) => statement.type === 'FunctionDeclaration' && ERA_BUILDER.test(statement.id.name))
             .flatMap((builder) => schemaCalls(builder.body.body))
-            .concat(schemaDerived(body));
+            .concat(schemaDerived(body, args.path));
       if (schemas.length === 0) throw new Error(`${args.path} has no schema to defer: the MCP SDK changed shape`);
       if (coreModule === 'schemas') coreSchemas = true;
       return { contents: deferred(source, schemas), loader: 'js', resolveDir: dirname(args.path) };
@@ -159,14 +167,18 @@ export const lazySdkSchemas = {
 // The wallet's own modules build zod schemas at their top too: the configuration's, the
 // keystore's, the approvals', the spending ledger's… (~3 ms of each call, most of them unused by
 // it). In the bundle each top-level `const X = z.…(…)` of a compiled module of src/cli, domain,
-// mcp or shared (`export`ed or not), but a `z.lazy`, is a stand-in built on first use, as the
-// SDK's are. One derived from another (`= Other.extend(…)`) or held in an object stays as written,
-// and builds what it uses. Not src/tools: the catalogue converts the tools' schemas, and the
-// fields they are made of, to JSON Schema, which zod cannot do through a stand-in for an optional,
-// a default or a pipe (src/shared/lazy-schema.ts); a tool's own schemas are built on its first
-// read already (src/tools/define.ts). A build where no module had one fails: the wallet's modules
-// or the compiler's output changed shape.
+// mcp or shared (`export`ed or not; today the CLI's and the domain's have some) is a stand-in
+// built on first use, as the SDK's are: not a `z.lazy`, nor a chain that ends in a value rather
+// than a schema (`parse`, `toJSONSchema`…). One derived from another (`= Other.extend(…)`) or held
+// in an object stays as written, and builds what it uses. Not src/tools: the catalogue converts the
+// tools' schemas, and the fields they are made of, to JSON Schema, which zod cannot do through a
+// stand-in for an optional, a default or a pipe (src/shared/lazy-schema.ts); a tool's own schemas
+// are built on its first read already (src/tools/define.ts). A build where no module had one
+// fails: the wallet's modules or the compiler's output changed shape.
 const OWN_MODULES = /[\\/]dist[\\/](cli|domain|mcp|shared)[\\/][\w/\\.-]+\.js$/;
+/** zod's calls that give a value, not a schema: never deferred (a stand-in is an object). */
+const GIVES_VALUE =
+  /^((safe)?(parse|encode|decode)(Async)?|spa|toJSONSchema|config|registry|prettifyError|treeifyError|flattenError|formatError)$/;
 /** The identifier a call chain starts from: `z` for `z.string().min(1)` or `z.iso.datetime()`. */
 const rootOf = (node) => {
   let root = node;
@@ -175,8 +187,20 @@ const rootOf = (node) => {
   }
   return root;
 };
+/** Whether any call along a chain (`z.string().parse(…)`, `z.toJSONSchema(…)`) gives a value. */
+const givesValue = (call) => {
+  for (let node = call; node?.type === 'CallExpression'; node = node.callee.object) {
+    if (node.callee.type !== 'MemberExpression') return false;
+    if (GIVES_VALUE.test(node.callee.property.name)) return true;
+  }
+  return false;
+};
 const isZodCall = ({ id, init }) =>
-  id.type === 'Identifier' && init?.type === 'CallExpression' && rootOf(init)?.name === 'z' && !makesLazy(init);
+  id.type === 'Identifier' &&
+  init?.type === 'CallExpression' &&
+  rootOf(init)?.name === 'z' &&
+  !makesLazy(init) &&
+  !givesValue(init);
 export const lazyOwnSchemas = {
   name: 'lazy-own-schemas',
   setup(build) {
@@ -185,6 +209,8 @@ export const lazyOwnSchemas = {
       deferredAny = false;
     });
     build.onLoad({ filter: OWN_MODULES }, async (args) => {
+      // The project's own dist/, not a package's of the same layout.
+      if (!args.path.startsWith(dist + sep)) return undefined;
       const source = await readFile(args.path, 'utf8');
       if (!/^import \{ z\b[^}]*\} from 'zod';$/m.test(source)) return undefined;
       const { body } = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });

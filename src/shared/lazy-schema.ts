@@ -17,14 +17,17 @@ import { z } from 'zod';
  * Only the bundles use it (scripts/bundle-options.mjs): the build wraps the MCP SDK's protocol
  * schemas in it, ~180 the SDK builds with zod when its modules load and ~140 per protocol era at
  * the era's first request, of which a CLI call uses a few dozen, and the constants its server and
- * client derive from them as they load; and the schemas the wallet's domain, CLI and MCP modules
- * build as they load (docs/PERFORMANCE.md).
+ * client derive from them as they load; and the schemas the wallet's own modules (the CLI's and
+ * the domain's, not the tools') build as they load (docs/PERFORMANCE.md).
  */
 export function lazySchema<T extends z.core.$ZodType>(build: () => T): T {
   let built: T | undefined;
   const real = (): T => {
     if (built !== undefined) return built;
-    built = build();
+    const value = build();
+    // A stand-in is an object: it cannot stand for a function or a primitive.
+    if (typeof value !== 'object' || value === null) throw new TypeError('lazySchema: built something not an object');
+    built = value;
     const meta = '_zod' in built ? z.globalRegistry.get(built) : undefined;
     if (meta !== undefined) {
       const { id: _id, ...shared } = meta;
