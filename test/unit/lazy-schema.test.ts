@@ -101,4 +101,11 @@ describe('lazySchema: a zod schema built on first use, the same for its users', 
     assert.equal(JsonValue.safeParse({ a: [1, 'b', { c: null }] }).success, true);
     assert.equal(JsonValue.safeParse({ a: [undefined] }).success, false);
   });
+
+  it('stands for objects only: a value that is not one is refused when first touched', () => {
+    const notAnObject = lazySchema(() => 5 as unknown as z.ZodString);
+    assert.throws(() => notAnObject.parse('x'), /not an object/);
+    const set = lazySchema(() => new Set(['a']) as unknown as z.ZodString);
+    assert.equal((set as unknown as Set<string>).has('a'), true);
+  });
 });
