@@ -33,7 +33,7 @@ export const SECP256K1 = {
 /**
  * noble's secp256k1 points, made here for public keys only. Loading noble's own `secp256k1`
  * module (which `@scure/bip32` imports) probes Web Crypto's RNG for its blinded multiplications,
- * which loads Node's Web Crypto on top of `node:crypto`: with bip32 itself, ~1.5 ms of a CLI call
+ * which loads Node's Web Crypto on top of `node:crypto`: with bip32 itself, ~1.3 ms of a CLI call
  * that hands out one address (docs/PERFORMANCE.md). These points take their randomness from
  * `node:crypto`, which the call loads anyway, and multiply nothing: OpenSSL multiplies I_L·G
  * below. No secret goes through them.
