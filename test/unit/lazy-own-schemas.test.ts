@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { pathToFileURL } from 'node:url';
 import { types } from 'node:util';
-import { build, type Plugin } from 'esbuild';
 import { ALL_TOOLS, describeTool, leanInputSchema, type AnyTool } from '../../src/tools/index.js';
 import { Sealed } from '../../src/domain/keystore/keystore-format.js';
+import { bundleWithPlugin } from '../helpers/plugin-bundle.js';
 import { ROOT } from '../helpers/paths.js';
 
 type Bundled = {
@@ -30,32 +28,16 @@ const parsed = (tool: AnyTool, input: unknown): unknown => JSON.parse(JSON.strin
 describe("the bundles' lazy schemas of the wallet's own modules, against the compiled modules", () => {
   let bundled: Bundled;
   before(async () => {
-    const { lazyOwnSchemas } = (await import(pathToFileURL(join(ROOT, 'scripts', 'bundle-options.mjs')).href)) as {
-      lazyOwnSchemas: Plugin;
-    };
-    const dist = join(ROOT, 'dist', 'tools');
-    const outfile = join(ROOT, 'build', 'lazy-own-schemas', 'tools.cjs');
-    await build({
-      stdin: {
-        contents: [
-          `export { ALL_TOOLS, describeTool, leanInputSchema } from ${JSON.stringify(join(dist, 'index.js'))};`,
-          `export * as fields from ${JSON.stringify(join(dist, 'fields.js'))};`,
-          `export { Sealed } from ${JSON.stringify(join(ROOT, 'dist', 'domain', 'keystore', 'keystore-format.js'))};`,
-        ].join('\n'),
-        resolveDir: ROOT,
-        loader: 'js',
-      },
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      outfile,
-      // As the bundles do: modules find their files from import.meta.url.
-      banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-      define: { 'import.meta.url': '__bundleUrl' },
-      plugins: [lazyOwnSchemas],
-      logLevel: 'silent',
-    });
-    bundled = createRequire(import.meta.url)(outfile) as Bundled;
+    const dist = join(ROOT, 'dist');
+    ({ exports: bundled } = await bundleWithPlugin<Bundled>(
+      'lazyOwnSchemas',
+      [
+        `export { ALL_TOOLS, describeTool, leanInputSchema } from ${JSON.stringify(join(dist, 'tools', 'index.js'))};`,
+        `export * as fields from ${JSON.stringify(join(dist, 'tools', 'fields.js'))};`,
+        `export { Sealed } from ${JSON.stringify(join(dist, 'domain', 'keystore', 'keystore-format.js'))};`,
+      ].join('\n'),
+      'lazy-own-schemas/tools',
+    ));
   });
 
   it("stands in for a domain module's top-level schema, which parses as the schema does", () => {

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { pathToFileURL } from 'node:url';
 import { types } from 'node:util';
 import * as sdk from '@modelcontextprotocol/core/internal';
-import { build, type Plugin } from 'esbuild';
 import { z } from 'zod';
-import { ROOT } from '../helpers/paths.js';
+import { bundleWithPlugin } from '../helpers/plugin-bundle.js';
 
 type Exports = Record<string, unknown> & { __z: typeof z };
 
@@ -35,24 +30,11 @@ const isSchema = (value: unknown): value is z.ZodType => typeof value === 'objec
 describe("the bundles' lazy SDK schemas: the SDK's core, bundled with the plugin, against the SDK", () => {
   let bundled: Exports;
   before(async () => {
-    const { lazySdkSchemas } = (await import(pathToFileURL(join(ROOT, 'scripts', 'bundle-options.mjs')).href)) as {
-      lazySdkSchemas: Plugin;
-    };
-    const outfile = join(ROOT, 'build', 'lazy-sdk-schemas', 'core.cjs');
-    await build({
-      stdin: {
-        contents: "export * from '@modelcontextprotocol/core/internal';\nexport { z as __z } from 'zod';\n",
-        resolveDir: ROOT,
-        loader: 'js',
-      },
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      outfile,
-      plugins: [lazySdkSchemas],
-      logLevel: 'silent',
-    });
-    bundled = createRequire(import.meta.url)(outfile) as Exports;
+    ({ exports: bundled } = await bundleWithPlugin<Exports>(
+      'lazySdkSchemas',
+      "export * from '@modelcontextprotocol/core/internal';\nexport { z as __z } from 'zod';\n",
+      'lazy-sdk-schemas/core',
+    ));
   });
 
   const schemaNames = () => Object.keys(sdk).filter((name) => isSchema((sdk as Record<string, unknown>)[name]));
@@ -126,25 +108,11 @@ describe("the bundles' lazy SDK schemas: the server's elicitation forms, bundled
   let source: string;
   let original: ServerExports;
   before(async () => {
-    const { lazySdkSchemas } = (await import(pathToFileURL(join(ROOT, 'scripts', 'bundle-options.mjs')).href)) as {
-      lazySdkSchemas: Plugin;
-    };
-    const outfile = join(ROOT, 'build', 'lazy-sdk-schemas', 'server.cjs');
-    await build({
-      stdin: {
-        contents: "export { inputRequired } from '@modelcontextprotocol/server';\nexport { z as __z } from 'zod';\n",
-        resolveDir: ROOT,
-        loader: 'js',
-      },
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      outfile,
-      plugins: [lazySdkSchemas],
-      logLevel: 'silent',
-    });
-    bundled = createRequire(import.meta.url)(outfile) as ServerExports;
-    source = readFileSync(outfile, 'utf8');
+    ({ exports: bundled, source } = await bundleWithPlugin<ServerExports>(
+      'lazySdkSchemas',
+      "export { inputRequired } from '@modelcontextprotocol/server';\nexport { z as __z } from 'zod';\n",
+      'lazy-sdk-schemas/server',
+    ));
     original = { ...((await import('@modelcontextprotocol/server')) as unknown as ServerExports), __z: z };
   });
 
