@@ -81,13 +81,38 @@ const englishOnly = {
 const SDK_SCHEMA_MODULES =
   /[\\/]node_modules[\\/]@modelcontextprotocol[\\/](core[\\/]dist[\\/](schemas|auth)|(server|client)[\\/]dist[\\/]src)-[\w-]+\.mjs$/;
 const ERA_BUILDER = /^build(\$\d+)?$/;
-/** Whether a call chain (`z.lazy(…).describe(…)`…) makes a `z.lazy` anywhere along it. */
-const makesLazy = (call) => {
-  for (let node = call; node?.type === 'CallExpression'; node = node.callee.object) {
-    if (node.callee.type !== 'MemberExpression') return false;
-    if (node.callee.property.name === 'lazy') return true;
+/** The methods a call chain calls, outermost first: `z.lazy(…).describe(…)` → describe, lazy. */
+const chainMethods = (call) => {
+  const names = [];
+  for (let node = call; node?.type === 'CallExpression' && node.callee.type === 'MemberExpression';) {
+    names.push(node.callee.property.name);
+    node = node.callee.object;
   }
-  return false;
+  return names;
+};
+/** Whether a call chain (`z.lazy(…).describe(…)`…) makes a `z.lazy` anywhere along it. */
+const makesLazy = (call) => chainMethods(call).includes('lazy');
+/** The top-level `const` declarations of a module's (or a function's) statements, `export`ed or not. */
+const constDeclarations = (statements) =>
+  statements
+    .map((statement) => (statement.type === 'ExportNamedDeclaration' ? statement.declaration : statement))
+    .filter((statement) => statement?.type === 'VariableDeclaration' && statement.kind === 'const')
+    .flatMap((statement) => statement.declarations);
+/**
+ * Registers with `build` a check that fails it, with `message`, unless the returned function was
+ * called while it ran: a plugin's way to notice the code it rewrites changed shape.
+ */
+const requireSeen = (build, message) => {
+  let seen = false;
+  build.onStart(() => {
+    seen = false;
+  });
+  build.onEnd((result) => {
+    if (result.errors.length === 0 && !seen) throw new Error(message);
+  });
+  return () => {
+    seen = true;
+  };
 };
 const isSchemaName = (node) => node?.type === 'Identifier' && /Schema(\$\d+)?$/.test(node.name);
 const isSchemaCall = ({ id, init }) => isSchemaName(id) && init?.type === 'CallExpression' && !makesLazy(init);
@@ -110,9 +135,7 @@ const passesSchema = (argument) =>
 const SCHEMA_DERIVED = new Set(['ROOT_KEYS', 'PROPERTY_KEYS_BY_TYPE', 'SUPPORTED_STRING_FORMATS']);
 /** Top-level constants computed from schemas: `const ROOT_KEYS = new Set(…Schema.shape…)`. */
 const schemaDerived = (statements, path) =>
-  statements
-    .filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
-    .flatMap((statement) => statement.declarations)
+  constDeclarations(statements)
     .filter(({ id, init }) => id.type === 'Identifier' && !isSchemaName(id) && init && usesSchema(init))
     .map(({ id, init }) => {
       if (SCHEMA_DERIVED.has(id.name)) return init;
@@ -121,9 +144,7 @@ const schemaDerived = (statements, path) =>
       );
     });
 const schemaCalls = (statements) =>
-  statements
-    .filter((statement) => statement.type === 'VariableDeclaration' && statement.kind === 'const')
-    .flatMap((statement) => statement.declarations)
+  constDeclarations(statements)
     .filter(isSchemaCall)
     .map(({ init }) => init);
 /** `source` with each of the `inits` (parsed expressions) built on first use, importing the helper. */
@@ -138,10 +159,10 @@ const deferred = (source, inits) => {
 export const lazySdkSchemas = {
   name: 'lazy-sdk-schemas',
   setup(build) {
-    let coreSchemas = false;
-    build.onStart(() => {
-      coreSchemas = false;
-    });
+    const sawCoreSchemas = requireSeen(
+      build,
+      "the bundle has not the MCP SDK's core schema module: update SDK_SCHEMA_MODULES",
+    );
     build.onLoad({ filter: SDK_SCHEMA_MODULES }, async (args) => {
       const source = await readFile(args.path, 'utf8');
       const { body } = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
@@ -154,12 +175,8 @@ export const lazySdkSchemas = {
             .flatMap((builder) => schemaCalls(builder.body.body))
             .concat(schemaDerived(body, args.path));
       if (schemas.length === 0) throw new Error(`${args.path} has no schema to defer: the MCP SDK changed shape`);
-      if (coreModule === 'schemas') coreSchemas = true;
+      if (coreModule === 'schemas') sawCoreSchemas();
       return { contents: deferred(source, schemas), loader: 'js', resolveDir: dirname(args.path) };
-    });
-    build.onEnd((result) => {
-      if (result.errors.length === 0 && !coreSchemas)
-        throw new Error("the bundle has not the MCP SDK's core schema module: update SDK_SCHEMA_MODULES");
     });
   },
 };
@@ -188,13 +205,7 @@ const rootOf = (node) => {
   return root;
 };
 /** Whether any call along a chain (`z.string().parse(…)`, `z.toJSONSchema(…)`) gives a value. */
-const givesValue = (call) => {
-  for (let node = call; node?.type === 'CallExpression'; node = node.callee.object) {
-    if (node.callee.type !== 'MemberExpression') return false;
-    if (GIVES_VALUE.test(node.callee.property.name)) return true;
-  }
-  return false;
-};
+const givesValue = (call) => chainMethods(call).some((name) => GIVES_VALUE.test(name));
 const isZodCall = ({ id, init }) =>
   id.type === 'Identifier' &&
   init?.type === 'CallExpression' &&
@@ -204,29 +215,22 @@ const isZodCall = ({ id, init }) =>
 export const lazyOwnSchemas = {
   name: 'lazy-own-schemas',
   setup(build) {
-    let deferredAny = false;
-    build.onStart(() => {
-      deferredAny = false;
-    });
+    const deferredSome = requireSeen(
+      build,
+      "no module of the wallet's had a top-level zod schema to defer: update lazyOwnSchemas",
+    );
     build.onLoad({ filter: OWN_MODULES }, async (args) => {
       // The project's own dist/, not a package's of the same layout.
       if (!args.path.startsWith(dist + sep)) return undefined;
       const source = await readFile(args.path, 'utf8');
       if (!/^import \{ z\b[^}]*\} from 'zod';$/m.test(source)) return undefined;
       const { body } = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
-      const schemas = body
-        .map((statement) => (statement.type === 'ExportNamedDeclaration' ? statement.declaration : statement))
-        .filter((statement) => statement?.type === 'VariableDeclaration' && statement.kind === 'const')
-        .flatMap((statement) => statement.declarations)
+      const schemas = constDeclarations(body)
         .filter(isZodCall)
         .map(({ init }) => init);
       if (schemas.length === 0) return undefined;
-      deferredAny = true;
+      deferredSome();
       return { contents: deferred(source, schemas), loader: 'js', resolveDir: dirname(args.path) };
-    });
-    build.onEnd((result) => {
-      if (result.errors.length === 0 && !deferredAny)
-        throw new Error("no module of the wallet's had a top-level zod schema to defer: update lazyOwnSchemas");
     });
   },
 };
