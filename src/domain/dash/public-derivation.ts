@@ -3,6 +3,7 @@ import { weierstrass } from '@noble/curves/abstract/weierstrass.js';
 import { createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { WalletError } from '../errors.js';
+import { RESTORE } from '../keystore/keystore-format.js';
 
 /**
  * A BIP32 public node: what deriving its public children needs, and its depth (0 for a master
@@ -69,6 +70,21 @@ export function readExtendedPublicKey(xpub: string, version: number): PublicNode
   const key = bytes.slice(45);
   // A compressed point (02/03 and x): fromBytes checks it is on the curve.
   return { publicKey: key, chainCode: bytes.slice(13, 45), point: Point.fromBytes(key), depth: bytes[4] ?? 0 };
+}
+
+/**
+ * An xpub the keystore stores in clear beside what it is for (an account's, an EVM chain's), read
+ * as the node of that `depth`: anything else (a key of another network or level, a broken one)
+ * was edited in, and is `KEYSTORE_DAMAGED` with `message` and the restore hint.
+ */
+export function readStoredXpub(xpub: string, version: number, depth: number, message: string): PublicNode {
+  try {
+    const node = readExtendedPublicKey(xpub, version);
+    if (node.depth !== depth) throw new Error(`an extended key of depth ${node.depth}, not ${depth}`);
+    return node;
+  } catch (error) {
+    throw new WalletError('KEYSTORE_DAMAGED', message, { ...RESTORE, cause: error });
+  }
 }
 
 /**

@@ -1,10 +1,8 @@
 import type { CoreNetwork } from '../config/networks.js';
-import { WalletError } from '../errors.js';
-import { RESTORE } from '../keystore/keystore-format.js';
 import { publicKeyAddress } from './address.js';
 import { dashParams } from './params.js';
 import { CHAIN_INDEX, type AddressChain } from './paths.js';
-import { publicChild, readExtendedPublicKey, type PublicNode } from './public-derivation.js';
+import { publicChild, readStoredXpub, type PublicNode } from './public-derivation.js';
 
 /** An account's extended key is at m/44'/coin'/account': depth 3. */
 const ACCOUNT_DEPTH = 3;
@@ -22,20 +20,12 @@ export class AccountWatcher {
     xpub: string,
     readonly network: CoreNetwork,
   ) {
-    try {
-      this.account = readExtendedPublicKey(xpub, dashParams(network).bip32.public);
-      if (this.account.depth !== ACCOUNT_DEPTH) throw new Error(`an extended key of depth ${this.account.depth}`);
-    } catch (error) {
-      // Stored in clear beside its network: a key of another network or a broken one was edited in.
-      throw new WalletError(
-        'KEYSTORE_DAMAGED',
-        `The stored account xpub is not a ${network} account's extended public key.`,
-        {
-          ...RESTORE,
-          cause: error,
-        },
-      );
-    }
+    this.account = readStoredXpub(
+      xpub,
+      dashParams(network).bip32.public,
+      ACCOUNT_DEPTH,
+      `The stored account xpub is not a ${network} account's extended public key.`,
+    );
   }
 
   publicKey(chain: AddressChain, index: number): Uint8Array {

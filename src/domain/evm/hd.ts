@@ -1,9 +1,7 @@
 import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '../secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { publicChild, readExtendedPublicKey } from '../dash/public-derivation.js';
-import { WalletError } from '../errors.js';
-import { RESTORE } from '../keystore/keystore-format.js';
+import { publicChild, readStoredXpub } from '../dash/public-derivation.js';
 import { checksumEvmAddress, type EvmAddress } from './address.js';
 import { ETH_COIN_TYPE, evmAccountPath } from './paths.js';
 
@@ -34,16 +32,12 @@ export function evmChainXpub(master: HDKey): string {
  * stored xpub is not the extended public key of an EVM chain (it is kept in clear: edited in).
  */
 export function evmAddressAt(chainXpub: string, index: number): EvmAddress {
-  let chain;
-  try {
-    chain = readExtendedPublicKey(chainXpub, XPUB_VERSION);
-    if (chain.depth !== CHAIN_DEPTH) throw new Error(`an extended key of depth ${chain.depth}`);
-  } catch (error) {
-    throw new WalletError('KEYSTORE_DAMAGED', "The stored EVM chain xpub is not a chain's extended public key.", {
-      ...RESTORE,
-      cause: error,
-    });
-  }
+  const chain = readStoredXpub(
+    chainXpub,
+    XPUB_VERSION,
+    CHAIN_DEPTH,
+    "The stored EVM chain xpub is not a chain's extended public key.",
+  );
   return addressOfPublicKey(publicChild(chain, index).point.toBytes(false));
 }
 
