@@ -3,22 +3,37 @@
 // module one, as it need not set up its ES module loader first.
 'use strict';
 
-// A reader that goes away (`wallet … | head`) is not an error of ours: stop quietly.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+const { existsSync, fstatSync, readFileSync, writeFileSync, writeSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+
+// A reader that goes away (`wallet … | head`) is not an error of ours: stop quietly. Said of each
+// stream as it is made, not here: making `process.stdout` of a pipe loads Node's `net` and
+// streams (~3 ms), and a run that writes its output directly (below, src/cli/io.ts) never makes it.
+for (const name of ['stdout', 'stderr']) {
+  const { get } = Object.getOwnPropertyDescriptor(process, name);
+  let watched = false;
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const stream = get.call(process);
+      if (!watched) {
+        watched = true;
+        stream.on('error', (error) => {
+          if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+          throw error;
+        });
+      }
+      return stream;
+    },
   });
 }
-
-const { existsSync, readFileSync, writeFileSync } = require('node:fs');
-const { dirname, join } = require('node:path');
 
 // `wallet --version` and nothing else needs only package.json: answered here, without loading the
 // bundle (the CLI's own --version reads the same field), in about the time Node takes to start.
 // So is the help of the built-in tools, from what the build recorded of the CLI's own output.
 if (process.argv.length === 3 && process.argv[2] === '--version') {
-  process.stdout.write(`${packageVersion()}\n`);
+  writeOut(`${packageVersion()}\n`);
 } else if (!printRecordedHelp(process.argv.slice(2))) {
   runBundle();
 }
@@ -53,8 +68,24 @@ function printRecordedHelp(args) {
     return false;
   }
   if (typeof text !== 'string') return false;
-  process.stdout.write(text);
+  writeOut(text);
   return true;
+}
+
+// What bin/wallet.js prints itself, written as src/cli/io.ts writes the CLI's output: directly to
+// a pipe or a file, through `process.stdout` to a terminal or once a direct write fails.
+function writeOut(text) {
+  let written = 0;
+  const bytes = Buffer.from(text, 'utf8');
+  try {
+    if (!fstatSync(1).isCharacterDevice()) {
+      while (written < bytes.length) written += writeSync(1, bytes, written);
+      return;
+    }
+  } catch {
+    // Node's stream takes it from here.
+  }
+  process.stdout.write(bytes.subarray(written));
 }
 
 // The build bundles the CLI into dist/wallet.cjs and keeps V8's code cache of it beside it

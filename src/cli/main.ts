@@ -86,9 +86,9 @@ export async function runCli(
         ? undefined
         : (await import('./questions.js')).questionAnswerer(io, activity, globals.acceptDefaults);
       connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup, questions, libraryNotes, early);
-      const interrupted = (): boolean => builtIn?.prompt?.interrupted() ?? false;
+      const interrupted = (): boolean => builtIn?.interrupted() ?? false;
       const code = await dispatch({ argv, io, globals, verb, connection, style, activity, interrupted });
-      if (builtIn?.prompt?.interrupted()) throw new PromptInterrupted();
+      if (interrupted()) throw new PromptInterrupted();
       return code;
     } finally {
       activity?.stop();
@@ -205,28 +205,36 @@ async function printCompletion({ argv, io, connection }: Run): Promise<number> {
   return EXIT.ok;
 }
 
-/** The built-in server's unlock: a passphrase from a file, stdin, or a hidden prompt when a tool first needs one. */
+/**
+ * The built-in server's unlock: a passphrase from a file, stdin, or a hidden prompt when a tool
+ * first needs one. Whether stdin is a terminal is asked then too: a call that unlocks nothing
+ * never makes `process.stdin` (src/cli/io.ts).
+ */
 async function builtInSetup(
   globals: GlobalOptions,
   io: CliIo,
   activity: Activity,
-): Promise<{ setup: ConstructorParameters<typeof Connection>[3]; prompt: PassphrasePrompt | undefined }> {
+): Promise<{ setup: ConstructorParameters<typeof Connection>[3]; interrupted: () => boolean }> {
   const given =
     globals.passphraseFile !== undefined
       ? await readSecretFile(globals.passphraseFile, '--passphrase-file')
       : globals.passphraseStdin
         ? await readSecretStdin(io, '--passphrase-stdin')
         : undefined;
-  const prompt = given === undefined && io.stdin.isTTY ? passphrasePrompt(io) : undefined;
+  let prompt: PassphrasePrompt | undefined;
   const passphrase = async (purpose: 'unlock' | 'new'): Promise<string | undefined> => {
     activity.pause();
+    if (given === undefined && io.stdin.isTTY) prompt ??= passphrasePrompt(io);
     const value = given ?? (await prompt?.source(purpose));
     if (value !== undefined) activity.start('Unlocking the keystore…');
     return value;
   };
   // --debug: the built-in server logs each failure (its code, or an unexpected error's class and frames).
   const logLevel = globals.debug ? ('debug' as const) : undefined;
-  return { setup: { env: io.env, endpoints: globals.endpoints, passphrase, logLevel }, prompt };
+  return {
+    setup: { env: io.env, endpoints: globals.endpoints, passphrase, logLevel },
+    interrupted: () => prompt?.interrupted() ?? false,
+  };
 }
 
 function definitionDocument(list: ToolList, connection: Connection, format: string | undefined): unknown {
