@@ -9,6 +9,7 @@ const { dirname, join } = require('node:path');
 // A reader that goes away (`wallet … | head`) is not an error of ours: stop quietly. Said of each
 // stream as it is made, not here: making `process.stdout` of a pipe loads Node's `net` and
 // streams (~3 ms), and a run that writes its output directly (below, src/cli/io.ts) never makes it.
+let streamMade = false;
 for (const name of ['stdout', 'stderr']) {
   const { get } = Object.getOwnPropertyDescriptor(process, name);
   let watched = false;
@@ -19,6 +20,7 @@ for (const name of ['stdout', 'stderr']) {
       const stream = get.call(process);
       if (!watched) {
         watched = true;
+        streamMade = true;
         stream.on('error', (error) => {
           if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
           throw error;
@@ -135,7 +137,20 @@ function runWith(bundle, serving, args, writeCache, spawnedAhead) {
   (serving ? runServeCli(args) : runCli(args, undefined, { spawnedAhead })).then((code) => {
     process.exitCode = code;
     if (writeCache) loaded.saveCache();
+    if (!serving) exitWhenIdle();
   });
+}
+
+// Once a command is done, Node exits when nothing is left open, after tearing its heap down: ~2 ms
+// of a tool call (docs/PERFORMANCE.md). When nothing is left, it exits now, without that: no
+// child, socket or timer, and no stream of stdout or stderr, whose writes may still be queued (the
+// command wrote its output with `writeSync`, src/cli/io.ts). File requests do not count: the CLI
+// awaits every one it makes, and those still listed are answered ones not yet let go (the one
+// whose callback ended the command, a failed open). Anything else left open, it waits for.
+function exitWhenIdle() {
+  if (streamMade) return;
+  const open = process.getActiveResourcesInfo().filter((type) => !type.startsWith('FSReq'));
+  if (open.length === 0) process.exit();
 }
 
 // A tool call of a stdio server spoken to before (`--server "<command>"`) spawns it here, before
