@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ListedTool } from '../mcp/session.js';
 import { packageInfo, packageRoot } from '../shared/package-info.js';
@@ -17,7 +17,7 @@ export type BuiltInToolList = { server: { name: string; version: string }; tools
 export async function readBuiltInTools(): Promise<BuiltInToolList | undefined> {
   let json: unknown;
   try {
-    json = JSON.parse(await readFile(join(packageRoot(), BUILTIN_TOOLS_FILE), 'utf8'));
+    json = JSON.parse(readFileSync(join(packageRoot(), BUILTIN_TOOLS_FILE), 'utf8'));
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { MIN_PASSPHRASE_LENGTH } from '../shared/passphrase.js';
 import { readAll, type CliIo } from './io.js';
 import { UsageError } from './usage-error.js';
@@ -8,14 +8,14 @@ import { UsageError } from './usage-error.js';
  * others can read is a leaked secret, so it is refused. Trailing newlines are not part of it.
  */
 export async function readSecretFile(path: string, flag: string): Promise<string> {
-  let handle;
+  let fd;
   try {
-    handle = await open(path, 'r');
+    fd = openSync(path, 'r');
   } catch {
     throw new UsageError(`${flag}: cannot read ${path}.`);
   }
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(fd);
     if (!stats.isFile()) throw new UsageError(`${flag}: ${path} is not a regular file.`);
     if (process.platform !== 'win32' && (stats.mode & 0o077) !== 0) {
       throw new UsageError(
@@ -23,9 +23,9 @@ export async function readSecretFile(path: string, flag: string): Promise<string
         `Run: chmod 600 ${path}`,
       );
     }
-    return withoutTrailingNewline(await handle.readFile('utf8'));
+    return withoutTrailingNewline(readFileSync(fd, 'utf8'));
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

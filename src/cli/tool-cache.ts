@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { EraVerdict, ListedTool } from '../mcp/session.js';
 import { packageInfo } from '../shared/package-info.js';
@@ -78,7 +78,7 @@ export class ToolListCache {
   async read(spec: ServerSpec): Promise<CachedToolList | undefined> {
     let text: string;
     try {
-      text = await readFile(this.path(spec, 'json'), 'utf8');
+      text = readFileSync(this.path(spec, 'json'), 'utf8');
     } catch {
       return undefined;
     }
@@ -110,7 +110,7 @@ export class ToolListCache {
   async readEra(spec: ServerSpec): Promise<EraVerdict | undefined> {
     let json: unknown;
     try {
-      json = JSON.parse(await readFile(this.path(spec, 'json'), 'utf8'));
+      json = JSON.parse(readFileSync(this.path(spec, 'json'), 'utf8'));
     } catch {
       return undefined;
     }
@@ -147,7 +147,7 @@ export class ToolListCache {
       rememberedEra(previous)
     )
       return;
-    await ensurePrivateDir(this.dir);
+    ensurePrivateDir(this.dir);
     const list = {
       server,
       listHash,
@@ -158,7 +158,7 @@ export class ToolListCache {
       era: { verdict: era, seenAt: now },
     };
     await this.save(spec, list);
-    await writeFileAtomic(this.path(spec, 'tsv'), completionTable(toolCommands(tools)));
+    writeFileAtomic(this.path(spec, 'tsv'), completionTable(toolCommands(tools)));
   }
 
   /** The server announced a changed list: keep the old one for help, but re-read it on next contact. */
@@ -186,7 +186,7 @@ export class ToolListCache {
       ...(era ? { era: { verdict: era.verdict, seen_at: era.seenAt } } : {}),
       tools,
     };
-    await writeFileAtomic(this.path(spec, 'json'), JSON.stringify(file) + '\n');
+    writeFileAtomic(this.path(spec, 'json'), JSON.stringify(file) + '\n');
   }
 
   private path(spec: ServerSpec, extension: 'json' | 'tsv'): string {

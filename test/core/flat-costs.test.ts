@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import type * as FsPromises from 'node:fs/promises';
+import type * as Fs from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -23,18 +23,18 @@ import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.
 import { tempHome } from '../helpers/io.js';
 
 const require = createRequire(import.meta.url);
-const fsPromises = require('node:fs/promises') as typeof FsPromises;
+const fs = require('node:fs') as typeof Fs;
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const PASSPHRASE = 'flat costs passphrase';
 /** A testnet address of another seed (BIP44 m/44'/1'/0'/0/0 of "legal winner …"). */
 const STRANGER_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 
-/** Counts the files `node:fs/promises` reads under `dir` while `task` runs. */
+/** Counts the files read under `dir` while `task` runs (the wallet reads its own files synchronously). */
 async function filesReadDuring<T>(dir: string, task: () => Promise<T>): Promise<{ value: T; reads: number }> {
-  const original = fsPromises.readFile;
+  const original = fs.readFileSync;
   let reads = 0;
-  fsPromises.readFile = ((path: Parameters<typeof original>[0], ...rest: unknown[]) => {
+  fs.readFileSync = ((path: Parameters<typeof original>[0], ...rest: unknown[]) => {
     if (typeof path === 'string' && path.startsWith(dir)) reads++;
     return (original as (...args: unknown[]) => unknown)(path, ...rest);
   }) as typeof original;
@@ -42,7 +42,7 @@ async function filesReadDuring<T>(dir: string, task: () => Promise<T>): Promise<
   try {
     return { value: await task(), reads };
   } finally {
-    fsPromises.readFile = original;
+    fs.readFileSync = original;
     syncBuiltinESMExports();
   }
 }

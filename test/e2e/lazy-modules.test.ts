@@ -224,6 +224,24 @@ describe('start-up: a command initialises only the modules it uses', () => {
     assert.ok(created.includes('crypto'), created.join(' '));
   });
 
+  it('a tool call writing to pipes makes no stdio stream and asks no thread pool: no net, tty, fs/promises', () => {
+    // The probe's stdout and stderr are pipes. process.stdout of a pipe is a socket (net, streams);
+    // the CLI writes its output with writeSync instead (src/cli/io.ts), and reads and writes its
+    // own files synchronously (src/shared/private-files.ts).
+    for (const args of [
+      ['core-address-create', '--wallet-id', 'main', '--network', 'testnet', '--json'],
+      ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
+      ['network-info', '--json'],
+      ['evm-accounts-list', '--json'],
+    ]) {
+      assert.deepEqual(
+        probed(args, BUILTINS_MARKER).filter((name) => /^(net|tty|fs\/promises|timers\/promises)$/.test(name)),
+        [],
+        args[0],
+      );
+    }
+  });
+
   it('signing a message, discovering addresses and importing a wallet leave @scure/btc-signer alone', () => {
     const issued = JSON.parse(
       spawnSync(

@@ -45,8 +45,8 @@ export async function refreshCompletionValues(dataDir: string): Promise<void> {
     const current = readText(path);
     // Nothing to offer and no file: a data directory with no names gets no cache folder either.
     if (current === text || (current === undefined && text === '')) return;
-    await ensurePrivateDir(dirname(path));
-    await writeFileAtomic(path, text);
+    ensurePrivateDir(dirname(path));
+    writeFileAtomic(path, text);
   } catch {
     // A read-only data directory, or one removed meanwhile: TAB offers what the file last held.
   }

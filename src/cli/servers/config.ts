@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { closestNames } from '../suggest.js';
@@ -62,7 +62,7 @@ export async function loadServers(dataDir: string): Promise<NamedServers> {
   const path = serversFilePath(dataDir);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if (isErrnoCode(error, 'ENOENT')) return {};
     throw new UsageError(`Cannot read ${path}: ${errorCode(error)}.`);
@@ -140,10 +140,10 @@ export async function updateServers<T>(
  * (0700), atomically, since env values and headers may hold tokens.
  */
 export async function saveServers(dataDir: string, servers: NamedServers): Promise<void> {
-  await ensurePrivateDir(dataDir);
+  ensurePrivateDir(dataDir);
   const mcpServers: NamedServers = {};
   for (const [name, entry] of Object.entries(servers)) mcpServers[name] = canonical(entry);
-  await writeFileAtomic(serversFilePath(dataDir), JSON.stringify({ mcpServers }, null, 2) + '\n');
+  writeFileAtomic(serversFilePath(dataDir), JSON.stringify({ mcpServers }, null, 2) + '\n');
 }
 
 /** Keys in the order people know from agent configs; empty env and headers left out. */

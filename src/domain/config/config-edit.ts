@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { hasSystemCode, WalletError } from '../errors.js';
@@ -169,7 +169,7 @@ async function editConfig(
   change: (raw: Record<string, unknown>) => void,
   check?: (config: ConfigFile) => Promise<void>,
 ): Promise<void> {
-  await ensurePrivateDir(dataDir);
+  ensurePrivateDir(dataDir);
   await withNamedLock(dataDir, CONFIG_LOCK, async () => {
     const { raw, path } = await readChecked(dataDir);
     change(raw);
@@ -186,7 +186,7 @@ async function editConfig(
       });
     }
     await check?.(next);
-    await writeFileAtomic(path, text);
+    writeFileAtomic(path, text);
   });
 }
 
@@ -197,7 +197,7 @@ async function readChecked(
   const path = join(dataDir, CONFIG_FILE_NAME);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if (hasSystemCode(error, 'ENOENT')) return { raw: {}, config: {}, path };
     throw new WalletError('INVALID_PARAM', `Cannot read the config file ${path}.`, { cause: error });

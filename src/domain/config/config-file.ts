@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { addressProblem } from '../dash/address.js';
@@ -150,7 +150,7 @@ export async function readConfigFile(dataDir: string): Promise<ConfigFile> {
   const path = join(dataDir, CONFIG_FILE_NAME);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if (hasSystemCode(error, 'ENOENT')) return {};
     throw new WalletError('INVALID_PARAM', `Cannot read the config file ${path}.`, { cause: error });

@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import type { WalletEntry } from '../keystore/keystore.js';
@@ -59,7 +59,11 @@ export class AddressBook {
     const { AccountWatcher } = await watchOnly();
     if (new AccountWatcher(entry.account.xpub, entry.network).address(chain, index) === address) return true;
     this.known.delete(keyOf(entry));
-    await rm(this.pathOf(entry), { force: true }).catch(() => undefined);
+    try {
+      rmSync(this.pathOf(entry), { force: true });
+    } catch {
+      // A cache: the next write replaces it.
+    }
     return false;
   }
 
@@ -69,7 +73,7 @@ export class AddressBook {
 
   private async read(entry: WalletEntry): Promise<DerivedAddresses | undefined> {
     try {
-      const stored = JSON.parse(await readFile(this.pathOf(entry), 'utf8')) as Record<string, unknown>;
+      const stored = JSON.parse(readFileSync(this.pathOf(entry), 'utf8')) as Record<string, unknown>;
       const { receive, change } = stored;
       if (
         stored['format'] !== FORMAT ||
@@ -88,9 +92,9 @@ export class AddressBook {
   }
 
   private async write(entry: WalletEntry, known: DerivedAddresses): Promise<void> {
-    await ensurePrivateDir(this.dir);
+    ensurePrivateDir(this.dir);
     const stored = { format: FORMAT, version: VERSION, network: entry.network, xpub: entry.account.xpub, ...known };
-    await writeFileAtomic(this.pathOf(entry), `${JSON.stringify(stored)}\n`);
+    writeFileAtomic(this.pathOf(entry), `${JSON.stringify(stored)}\n`);
   }
 }
 

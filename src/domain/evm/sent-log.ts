@@ -68,7 +68,7 @@ export class SentLog {
 
   /** Appends `record` (once per hash: a repeated broadcast is not a second transaction). */
   async append(record: SentRecord): Promise<void> {
-    await ensurePrivateDir(this.dir);
+    ensurePrivateDir(this.dir);
     await withNamedLock(this.dataDir, `history-evm-${this.chainId}`, async () => {
       const records = await this.records();
       if (records.some((known) => known.hash === record.hash)) return;
@@ -79,7 +79,7 @@ export class SentLog {
         chain_id: this.chainId,
         records: kept,
       };
-      await writeFileAtomic(this.path, `${JSON.stringify(file, null, 1)}\n`);
+      writeFileAtomic(this.path, `${JSON.stringify(file, null, 1)}\n`);
     });
   }
 

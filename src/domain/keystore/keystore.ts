@@ -1,10 +1,10 @@
-import { open as openFile, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { open, seal, type KdfParams, type SealedSecret } from './cipher.js';
-import { ensurePrivateDir, syncDir, writeFileAtomic } from '../../shared/private-files.js';
+import { ensurePrivateDir, syncDir, writeAll, writeFileAtomic } from '../../shared/private-files.js';
 import { ALIAS_PATTERN, RESTORE, Sealed, shownName } from './keystore-format.js';
 import {
   IMPORTED_KEY_FILE,
@@ -118,7 +118,7 @@ export class Keystore {
   /** Every imported EVM key, sorted by address; unreadable files are named, not fatal. */
   async listImportedKeys(): Promise<{ keys: ImportedKeyEntry[]; unreadable: string[] }> {
     const { items: keys, unreadable } = await this.readAll(IMPORTED_KEY_FILE, async (path) => {
-      const key = parseImportedKey(JSON.parse(await readFile(path, 'utf8')));
+      const key = parseImportedKey(JSON.parse(readFileSync(path, 'utf8')));
       if (!key) throw new WalletError('KEYSTORE_DAMAGED', `The keystore file ${path} is not an imported key.`, RESTORE);
       return key;
     });
@@ -132,7 +132,7 @@ export class Keystore {
     await this.settle();
     let names: string[];
     try {
-      names = await readdir(this.dir);
+      names = readdirSync(this.dir);
     } catch (error) {
       if (hasSystemCode(error, 'ENOENT')) return { items: [], unreadable: [] };
       throw error;
@@ -188,11 +188,7 @@ export class Keystore {
    */
   private async refuseDamaged(unreadable: readonly string[], id: string): Promise<void> {
     for (const path of unreadable) {
-      const named =
-        basename(path).startsWith(`${id.toLowerCase()}-`) ||
-        (await readFile(path, 'utf8')
-          .then((text) => (JSON.parse(text) as { alias?: unknown }).alias === id)
-          .catch(() => false));
+      const named = basename(path).startsWith(`${id.toLowerCase()}-`) || namesAlias(path, id);
       if (!named) continue;
       const error = await this.readFile(path).then(
         () => undefined,
@@ -230,7 +226,7 @@ export class Keystore {
   /** Seals and stores a new wallet; refuses a taken alias or the same seed twice on one network. */
   async create(wallet: NewWallet): Promise<WalletEntry> {
     checkAlias(wallet.alias);
-    await ensurePrivateDir(this.dir);
+    ensurePrivateDir(this.dir);
     const base = { id: wallet.id, network: wallet.network, account: wallet.account };
     const plaintext = JSON.stringify({
       mnemonic: wallet.secret.mnemonic,
@@ -268,7 +264,7 @@ export class Keystore {
           `This seed is already in the keystore as '${same.alias}' on ${same.network}.`,
         );
       }
-      await writeFileAtomic(this.pathOf(entry), serialize(entry));
+      writeFileAtomic(this.pathOf(entry), serialize(entry));
       return entry;
     });
   }
@@ -356,7 +352,7 @@ export class Keystore {
   /** Stores a sealed imported key; refuses an address or alias the keystore already has. */
   async addImportedKey(key: ImportedKeyEntry): Promise<void> {
     if (key.alias !== null) checkAlias(key.alias);
-    await ensurePrivateDir(this.dir);
+    ensurePrivateDir(this.dir);
     await this.locked(async () => {
       const known = await this.knownEvmAccounts();
       const same = known.find((other) => sameAddress(other.address, key.address));
@@ -364,17 +360,12 @@ export class Keystore {
       checkEvmAliasFree(known, key.alias);
       const path = join(this.dir, importedKeyFileName(key.address));
       // A file of that name that could not be read (so is not listed) is never overwritten.
-      if (
-        await readFile(path).then(
-          () => true,
-          () => false,
-        )
-      ) {
+      if (existsSync(path)) {
         throw new WalletError('INVALID_PARAM', `${path} exists but cannot be read; nothing was imported.`, {
           hint: 'Move the damaged file away first.',
         });
       }
-      await writeFileAtomic(path, serialize(key));
+      writeFileAtomic(path, serialize(key));
     });
   }
 
@@ -421,7 +412,7 @@ export class Keystore {
     next: string,
     only?: WalletEntry,
   ): Promise<{ wallets: WalletEntry[]; keys: ImportedKeyEntry[] }> {
-    await ensurePrivateDir(this.dir);
+    ensurePrivateDir(this.dir);
     return this.locked(async () => {
       return this.resealAll(current, next, only).catch(async (error: unknown) => {
         await removeStaleStaging(this.dir);
@@ -437,11 +428,7 @@ export class Keystore {
    */
   private async settle(): Promise<void> {
     // Every locked section finishes such a change first (`locked`), so inside one there is none.
-    const pending = await stat(join(this.dir, COMMIT_RECORD)).then(
-      () => true,
-      () => false,
-    );
-    if (pending) await this.locked(async () => undefined);
+    if (existsSync(join(this.dir, COMMIT_RECORD))) await this.locked(async () => undefined);
   }
 
   /** Runs `task` under the keystore lock, after finishing a passphrase change a crash cut short. */
@@ -506,13 +493,13 @@ export class Keystore {
   /** Writes `text` to an owner-only temp file beside `path`, synced; the old contents kept for a rollback. */
   private async stage(path: string, text: string): Promise<{ path: string; temp: string; text: string; old: string }> {
     const temp = join(this.dir, `.${basename(path)}${STAGED_SUFFIX}`);
-    const old = await readFile(path, 'utf8');
-    const handle = await openFile(temp, 'w', 0o600);
+    const old = readFileSync(path, 'utf8');
+    const fd = openSync(temp, 'w', 0o600);
     try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
+      writeAll(fd, Buffer.from(text, 'utf8'));
+      fsyncSync(fd);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
     return { path, temp, text, old };
   }
@@ -556,8 +543,8 @@ export class Keystore {
   /** Deletes a wallet's file for good. */
   async remove(entry: WalletEntry): Promise<void> {
     await this.locked(async () => {
-      await rm(this.pathOf(entry), { force: true });
-      await syncDir(this.dir);
+      rmSync(this.pathOf(entry), { force: true });
+      syncDir(this.dir);
     });
   }
 
@@ -573,7 +560,7 @@ export class Keystore {
         throw error;
       });
       const { next, result } = await change(current);
-      await writeFileAtomic(path, serialize(next));
+      writeFileAtomic(path, serialize(next));
       return { entry: next, result };
     });
   }
@@ -583,7 +570,7 @@ export class Keystore {
   }
 
   private async readFile(path: string): Promise<WalletEntry> {
-    const text = await readFile(path, 'utf8');
+    const text = readFileSync(path, 'utf8');
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -676,22 +663,22 @@ async function commitStaged(
   dir: string,
 ): Promise<void> {
   const record = join(dir, COMMIT_RECORD);
-  await writeFileAtomic(record, JSON.stringify(staged.map((file) => basename(file.path))));
+  writeFileAtomic(record, JSON.stringify(staged.map((file) => basename(file.path))));
   const done: { path: string; old: string }[] = [];
   try {
     for (const file of staged) {
-      await rename(file.temp, file.path);
+      renameSync(file.temp, file.path);
       done.push(file);
     }
   } catch (error) {
-    await rm(record, { force: true });
-    await syncDir(dir);
-    for (const file of done.reverse()) await writeFileAtomic(file.path, file.old);
+    rmSync(record, { force: true });
+    syncDir(dir);
+    for (const file of done.reverse()) writeFileAtomic(file.path, file.old);
     throw error;
   }
-  await syncDir(dir);
-  await rm(record, { force: true });
-  await syncDir(dir);
+  syncDir(dir);
+  rmSync(record, { force: true });
+  syncDir(dir);
 }
 
 /**
@@ -703,7 +690,7 @@ async function finishCommit(dir: string): Promise<void> {
   const record = join(dir, COMMIT_RECORD);
   let text: string;
   try {
-    text = await readFile(record, 'utf8');
+    text = readFileSync(record, 'utf8');
   } catch (error) {
     if (hasSystemCode(error, 'ENOENT')) return;
     throw error;
@@ -719,24 +706,38 @@ async function finishCommit(dir: string): Promise<void> {
     );
   }
   for (const name of names) {
-    await rename(join(dir, `.${name}${STAGED_SUFFIX}`), join(dir, name)).catch((error: unknown) => {
+    try {
+      renameSync(join(dir, `.${name}${STAGED_SUFFIX}`), join(dir, name));
+    } catch (error) {
       if (!hasSystemCode(error, 'ENOENT')) throw error;
-    });
+    }
   }
-  await syncDir(dir);
-  await rm(record, { force: true });
-  await removeStaleStaging(dir);
-  await syncDir(dir);
+  syncDir(dir);
+  rmSync(record, { force: true });
+  removeStaleStaging(dir);
+  syncDir(dir);
 }
 
 /** Removes what a failed passphrase change left staged (never an original file). */
-async function removeStaleStaging(dir: string): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(
-    names
-      .filter((name) => name.endsWith(STAGED_SUFFIX))
-      .map((name) => rm(join(dir, name), { force: true, recursive: true })),
-  );
+function removeStaleStaging(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names.filter((candidate) => candidate.endsWith(STAGED_SUFFIX))) {
+    rmSync(join(dir, name), { force: true, recursive: true });
+  }
+}
+
+/** Whether the keystore file at `path` names `alias` (false when it cannot be read or parsed). */
+function namesAlias(path: string, alias: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(path, 'utf8')) as { alias?: unknown }).alias === alias;
+  } catch {
+    return false;
+  }
 }
 
 function serialize(entry: WalletEntry | ImportedKeyEntry): string {

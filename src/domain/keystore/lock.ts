@@ -1,9 +1,8 @@
-import { link, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { nodeCrypto } from '../../shared/node-crypto.js';
-import { ensurePrivateDir } from '../../shared/private-files.js';
+import { ensurePrivateDir, writeAll } from '../../shared/private-files.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 
 export const LOCK_FILE_NAME = '.lock';
@@ -21,7 +20,7 @@ const NAMED_LOCK_TIMEOUT_MS = 120_000;
  */
 export async function withNamedLock<T>(dataDir: string, name: string, task: () => Promise<T>): Promise<T> {
   const dir = join(dataDir, 'locks', name);
-  await ensurePrivateDir(dir);
+  ensurePrivateDir(dir);
   return withLock(dir, task, { timeoutMs: NAMED_LOCK_TIMEOUT_MS });
 }
 
@@ -37,32 +36,34 @@ export async function withLock<T>(dir: string, task: () => Promise<T>, options: 
   try {
     return await task();
   } finally {
-    await release(path, token);
+    release(path, token);
   }
 }
 
 async function acquire(path: string, token: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
+    // Synchronous, as the keystore's files are (src/shared/private-files.ts); only the wait between
+    // two attempts lets the event loop run.
     try {
-      const handle = await open(path, 'wx', 0o600);
+      const fd = openSync(path, 'wx', 0o600);
       try {
-        await handle.writeFile(token, 'utf8');
-        await handle.sync();
+        writeAll(fd, Buffer.from(token, 'utf8'));
+        fsyncSync(fd);
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
       return;
     } catch (error) {
       if (!hasSystemCode(error, 'EEXIST')) throw error;
     }
-    const holder = await readHolder(path);
+    const holder = readHolder(path);
     if (holder && holder.host === hostname() && !isAlive(holder.pid)) {
-      await takeOverStale(path, holder.raw);
+      takeOverStale(path, holder.raw);
       continue;
     }
-    if (!holder && (await isAbandonedEmpty(path))) {
-      await takeOverStale(path, '');
+    if (!holder && isAbandonedEmpty(path)) {
+      takeOverStale(path, '');
       continue;
     }
     if (Date.now() > deadline) {
@@ -74,16 +75,17 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
         },
       );
     }
-    await sleep(Math.min(10 + attempt * 5, 100) + Math.floor(Math.random() * 10));
+    const wait = Math.min(10 + attempt * 5, 100) + Math.floor(Math.random() * 10);
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
 
 type Holder = { pid: number; host: string; raw: string };
 
-async function readHolder(path: string): Promise<Holder | undefined> {
+function readHolder(path: string): Holder | undefined {
   let raw: string;
   try {
-    raw = await readFile(path, 'utf8');
+    raw = readFileSync(path, 'utf8');
   } catch {
     return undefined;
   }
@@ -98,37 +100,46 @@ async function readHolder(path: string): Promise<Holder | undefined> {
  * Moves a dead process's lock aside. The rename is atomic, so of several processes that saw it
  * stale one wins; a loser that renamed a fresh lock instead (taken in between) puts it back.
  */
-async function takeOverStale(path: string, staleRaw: string): Promise<void> {
+function takeOverStale(path: string, staleRaw: string): void {
   const aside = `${path}.stale.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}`;
   try {
-    await rename(path, aside);
+    renameSync(path, aside);
   } catch (error) {
     if (hasSystemCode(error, 'ENOENT')) return;
     throw error;
   }
-  const moved = await readFile(aside, 'utf8').catch(() => staleRaw);
-  if (moved !== staleRaw) {
+  if ((readText(aside) ?? staleRaw) !== staleRaw) {
     // link, unlike rename, never replaces a lock taken meanwhile by a third process.
-    await link(aside, path).catch(() => undefined);
-    await rm(aside, { force: true });
-    return;
+    try {
+      linkSync(aside, path);
+    } catch {
+      // A lock taken meanwhile: it stays.
+    }
   }
-  await rm(aside, { force: true });
+  rmSync(aside, { force: true });
 }
 
 /** A lock file still empty long after its creation: its creator died between create and write. */
-async function isAbandonedEmpty(path: string): Promise<boolean> {
+function isAbandonedEmpty(path: string): boolean {
   try {
-    const info = await stat(path);
+    const info = statSync(path);
     return info.size === 0 && Date.now() - info.mtimeMs > EMPTY_LOCK_STALE_MS;
   } catch {
     return false;
   }
 }
 
-async function release(path: string, token: string): Promise<void> {
-  const current = await readFile(path, 'utf8').catch(() => undefined);
-  if (current === token) await rm(path, { force: true });
+function release(path: string, token: string): void {
+  if (readText(path) === token) rmSync(path, { force: true });
+}
+
+/** A file's text, or undefined when it cannot be read. */
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 function isAlive(pid: number): boolean {

@@ -208,13 +208,13 @@ export class ApprovalStore {
   private async change<T>(
     update: (approvals: Approval[], now: number) => { approvals: Approval[]; result: T },
   ): Promise<T> {
-    await ensurePrivateDir(this.dataDir);
+    ensurePrivateDir(this.dataDir);
     return withNamedLock(this.dataDir, 'approvals', async () => {
       const now = Date.now();
       const all = await this.read();
       const kept = all.filter((approval) => !forgotten(approval, now));
       const { approvals, result } = update(kept, now);
-      if (approvals !== kept || kept.length !== all.length) await writeFileAtomic(this.path, serialize(approvals));
+      if (approvals !== kept || kept.length !== all.length) writeFileAtomic(this.path, serialize(approvals));
       return result;
     });
   }

@@ -1,7 +1,7 @@
-import { open } from 'node:fs/promises';
+import { closeSync, fchmodSync, fdatasyncSync, fstatSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { ensurePrivateDir } from '../../shared/private-files.js';
+import { ensurePrivateDir, writeAll } from '../../shared/private-files.js';
 import { decodeAddress } from '../dash/address.js';
 import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
 
@@ -205,17 +205,17 @@ const ERROR_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
  * argument reaches the file.
  */
 export async function appendAuditRecord(dataDir: string, record: AuditRecord): Promise<void> {
-  await ensurePrivateDir(dataDir);
+  ensurePrivateDir(dataDir);
   const path = auditLogPath(dataDir);
   const line = auditLine(record);
-  const handle = await open(path, 'a', 0o600);
+  const fd = openSync(path, 'a', 0o600);
   try {
     // A log made looser by hand is made owner-only again.
-    if (process.platform !== 'win32' && ((await handle.stat()).mode & 0o077) !== 0) await handle.chmod(0o600);
-    await handle.write(`${JSON.stringify(line)}\n`);
-    await handle.datasync();
+    if (process.platform !== 'win32' && (fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+    writeAll(fd, Buffer.from(`${JSON.stringify(line)}\n`, 'utf8'));
+    fdatasyncSync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

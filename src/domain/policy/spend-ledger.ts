@@ -77,13 +77,13 @@ export class SpendLedger {
   async update<T>(
     change: (recent: LedgerEntry[], now: number) => Promise<{ entries: LedgerEntry[]; result: T }>,
   ): Promise<T> {
-    await ensurePrivateDir(this.dir);
+    ensurePrivateDir(this.dir);
     return withNamedLock(this.dataDir, `ledger-${this.chain}-${this.network}`, async () => {
       const all = await this.read();
       const now = Date.now();
       const recent = inWindow(all, now);
       const { entries, result } = await change(recent, now);
-      if (entries !== recent || recent.length !== all.length) await writeFileAtomic(this.path, this.serialize(entries));
+      if (entries !== recent || recent.length !== all.length) writeFileAtomic(this.path, this.serialize(entries));
       return result;
     });
   }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { hasSystemCode, type WalletError } from '../errors.js';
 
@@ -15,7 +15,7 @@ export async function readStateFile<T>(
 ): Promise<T | undefined> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if (hasSystemCode(error, 'ENOENT')) return undefined;
     throw damaged('it cannot be read', error);

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
   OAuthDiscoveryState,
@@ -93,7 +93,7 @@ export class OAuthStore {
   async read(): Promise<OAuthRecord> {
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      text = readFileSync(this.path, 'utf8');
     } catch {
       return { server: this.server };
     }
@@ -107,8 +107,8 @@ export class OAuthStore {
   }
 
   private async write(record: OAuthRecord): Promise<void> {
-    await ensurePrivateDir(oauthDir(this.dataDir));
-    await writeFileAtomic(this.path, JSON.stringify(record, null, 2) + '\n');
+    ensurePrivateDir(oauthDir(this.dataDir));
+    writeFileAtomic(this.path, JSON.stringify(record, null, 2) + '\n');
   }
 
   /**
@@ -127,7 +127,7 @@ export class OAuthStore {
   async remove(): Promise<boolean> {
     const record = await this.read();
     const existed = record.client !== undefined || record.tokens !== undefined;
-    await rm(this.path, { force: true });
+    rmSync(this.path, { force: true });
     return existed;
   }
 
