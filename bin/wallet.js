@@ -137,18 +137,20 @@ function runWith(bundle, serving, args, writeCache, spawnedAhead) {
   (serving ? runServeCli(args) : runCli(args, undefined, { spawnedAhead })).then((code) => {
     process.exitCode = code;
     if (writeCache) loaded.saveCache();
-    if (!serving) exitWhenIdle();
+    if (!serving) exitWhenIdle(loaded.exports.toolCallsRunning);
   });
 }
 
 // Once a command is done, Node exits when nothing is left open, after tearing its heap down: ~2 ms
 // of a tool call (docs/PERFORMANCE.md). When nothing is left, it exits now, without that: no
-// child, socket or timer, and no stream of stdout or stderr, whose writes may still be queued (the
-// command wrote its output with `writeSync`, src/cli/io.ts). File requests do not count: the CLI
-// awaits every one it makes, and those still listed are answered ones not yet let go (the one
-// whose callback ended the command, a failed open). Anything else left open, it waits for.
-function exitWhenIdle() {
-  if (streamMade) return;
+// child, socket or timer, no stream of stdout or stderr, whose writes may still be queued (the
+// command wrote its output with `writeSync`, src/cli/io.ts), and no tool call still
+// running, one the CLI stopped waiting for (--timeout): Node does not list the thread pool's work,
+// such as a keystore's scrypt. File requests do not count: the CLI awaits every one it makes,
+// and those still listed are answered ones not yet let go (the one whose callback ended the
+// command, a failed open). Anything else left open, it waits for.
+function exitWhenIdle(toolCallsRunning) {
+  if (streamMade || toolCallsRunning?.() === true) return;
   const open = process.getActiveResourcesInfo().filter((type) => !type.startsWith('FSReq'));
   if (open.length === 0) process.exit();
 }

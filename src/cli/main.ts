@@ -35,6 +35,9 @@ import { EXIT, UsageError } from './usage-error.js';
  * over stdio or HTTP), turns its tools into commands, runs one, and returns the exit code.
  * Importable, so tests run it in-process with fake streams.
  */
+/** Whether a tool call is still running: bin/wallet.js asks before it ends a done command's process. */
+export { toolCallsRunning } from '../shared/calls-running.js';
+
 export async function runCli(
   argv: readonly string[],
   io: CliIo = processIo(),

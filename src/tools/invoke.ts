@@ -8,6 +8,7 @@ import {
   type AuditFields,
   type AuditOutcome,
 } from '../domain/policy/audit-log.js';
+import { countedCall } from '../shared/calls-running.js';
 import { clipForDisplay } from '../shared/text.js';
 import type { AnyTool, ToolContext } from './define.js';
 
@@ -17,11 +18,20 @@ import type { AnyTool, ToolContext } from './define.js';
  * `INTERNAL`). Returns the structured result. A destructive tool's call, whatever its outcome,
  * also leaves one line in the audit log.
  */
-export async function invokeTool(
+export function invokeTool(
   tool: AnyTool,
   args: unknown,
   context: ToolContext,
-  { audited = true, approval }: { audited?: boolean; approval?: string } = {},
+  options: { audited?: boolean; approval?: string } = {},
+): Promise<Record<string, unknown>> {
+  return countedCall(() => invokeUnderContract(tool, args, context, options));
+}
+
+async function invokeUnderContract(
+  tool: AnyTool,
+  args: unknown,
+  context: ToolContext,
+  { audited = true, approval }: { audited?: boolean; approval?: string },
 ): Promise<Record<string, unknown>> {
   const logged = audited && (tool.annotations.destructiveHint || tool.consent !== undefined);
   const input = tool.input.safeParse(args ?? {});

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { Script } from 'node:vm';
 import type { HelpRecord } from '../../src/cli/help-record.js';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';
-import { tempHome, wallet } from '../helpers/io.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 
 /** The few tests that run the real binary, as a newcomer would after `npm install`. */
 function run(args: string[], input?: string) {
@@ -165,6 +165,50 @@ describe('the wallet binary', () => {
     same(coloured, runAs(['--help', '--color']));
     same(runAs(['evm-tx-send', '--help'], { tty: true }), runAs(['evm-tx-send', '--help', '--color']));
     same(runAs(['--help'], { tty: true, env: { NO_COLOR: '1' } }), runAs(['--help', '--no-color']));
+  });
+
+  it('a call the CLI stopped waiting for (--timeout) runs to its end, audit line included, before the process ends', () => {
+    // bin/wallet.js ends a done command's process at once when nothing is left open; Node does
+    // not list the keystore's scrypt, still running when the CLI gives up after 30 ms.
+    const home = tempHome();
+    try {
+      const passphraseFile = passphraseFileIn(home, 'timeout test passphrase');
+      const env = { ...process.env, WALLET_HOME: home, NO_COLOR: '1' };
+      const cli = (args: string[]) =>
+        spawnSync(process.execPath, [WALLET_BIN, ...args], { env, encoding: 'utf8', timeout: 60_000 });
+      const walletFlags = ['--wallet-id', 'main', '--network', 'testnet'];
+      assert.equal(
+        cli(['core-wallet-create', '--alias', 'main', '--network', 'testnet', '--passphrase-file', passphraseFile])
+          .status,
+        0,
+      );
+      const { address } = JSON.parse(cli(['core-address-create', ...walletFlags, '--json']).stdout) as {
+        address: string;
+      };
+      const signed = cli([
+        'core-message-sign',
+        ...walletFlags,
+        '--address',
+        address,
+        '--message',
+        'still signed',
+        '--passphrase-file',
+        passphraseFile,
+        '--timeout',
+        '30',
+      ]);
+      assert.equal(signed.status, 3, signed.stderr);
+      assert.match(signed.stderr, /did not answer in time/);
+      const lines = readFileSync(join(home, 'audit.log'), 'utf8').trim().split('\n');
+      assert.deepEqual(
+        lines
+          .map((line) => JSON.parse(line) as { tool: string; outcome: string })
+          .map(({ tool, outcome }) => [tool, outcome]),
+        [['core_message_sign', 'ok']],
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('takes the recorded help of its own version only', () => {

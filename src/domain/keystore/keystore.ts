@@ -415,7 +415,7 @@ export class Keystore {
     ensurePrivateDir(this.dir);
     return this.locked(async () => {
       return this.resealAll(current, next, only).catch(async (error: unknown) => {
-        await removeStaleStaging(this.dir);
+        removeStaleStaging(this.dir);
         throw error;
       });
     });
