@@ -8,7 +8,7 @@ const { dirname, join } = require('node:path');
 
 // A reader that goes away (`wallet … | head`) is not an error of ours: stop quietly. Said of each
 // stream as it is made, not here: making `process.stdout` of a pipe loads Node's `net` and
-// streams (~3 ms), and a run that writes its output directly (below, src/cli/io.ts) never makes it.
+// streams (~3 ms), and a run that writes its output directly (below, src/shared/std-output.ts) never makes it.
 let streamMade = false;
 for (const name of ['stdout', 'stderr']) {
   const { get } = Object.getOwnPropertyDescriptor(process, name);
@@ -62,7 +62,7 @@ function printRecordedHelp(args) {
     const key =
       words.length === 0 ? '' : Object.hasOwn(record.commands, words[0]) ? record.commands[words[0]] : undefined;
     if (typeof key !== 'string') return false;
-    const color = (process.env.NO_COLOR ?? '') === '' && process.stdout.isTTY === true;
+    const color = (process.env.NO_COLOR ?? '') === '' && isTerminal(1);
     const texts = color ? record.color : record.plain;
     text = Object.hasOwn(texts, key) ? texts[key] : undefined;
   } catch {
@@ -74,13 +74,13 @@ function printRecordedHelp(args) {
   return true;
 }
 
-// What bin/wallet.js prints itself, written as src/cli/io.ts writes the CLI's output: directly to
-// a pipe or a file, through `process.stdout` to a terminal or once a direct write fails.
+// What bin/wallet.js prints itself, written as src/shared/std-output.ts writes the CLI's output:
+// directly to a pipe or a file, through `process.stdout` to a terminal or once a direct write fails.
 function writeOut(text) {
   let written = 0;
   const bytes = Buffer.from(text, 'utf8');
   try {
-    if (!fstatSync(1).isCharacterDevice()) {
+    if (!isTerminal(1)) {
       while (written < bytes.length) written += writeSync(1, bytes, written);
       return;
     }
@@ -88,6 +88,17 @@ function writeOut(text) {
     // Node's stream takes it from here.
   }
   process.stdout.write(bytes.subarray(written));
+}
+
+// Whether a descriptor is a terminal, asked as src/shared/std-output.ts asks it: `tty.isatty` only
+// of a character device, as loading `node:tty` loads `net` too.
+function isTerminal(fd) {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return require('node:tty').isatty(fd);
 }
 
 // The build bundles the CLI into dist/wallet.cjs and keeps V8's code cache of it beside it
@@ -144,7 +155,7 @@ function runWith(bundle, serving, args, writeCache, spawnedAhead) {
 // Once a command is done, Node exits when nothing is left open, after tearing its heap down: ~2 ms
 // of a tool call (docs/PERFORMANCE.md). When nothing is left, it exits now, without that: no
 // child, socket or timer, no stream of stdout or stderr, whose writes may still be queued (the
-// command wrote its output with `writeSync`, src/cli/io.ts), and no tool call still
+// command wrote its output with `writeSync`, src/shared/std-output.ts), and no tool call still
 // running, one the CLI stopped waiting for (--timeout): Node does not list the thread pool's work,
 // such as a keystore's scrypt. File requests do not count: the CLI awaits every one it makes,
 // and those still listed are answered ones not yet let go (the one whose callback ended the

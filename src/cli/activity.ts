@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Ora } from 'ora';
-import type { OutputStream } from './io.js';
+import type { OutputStream } from '../shared/std-output.js';
 import { terminalSafe } from './render.js';
 
 /** What the user sees while a call runs: a spinner with the latest progress message. */

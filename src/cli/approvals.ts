@@ -80,7 +80,7 @@ export async function runApprovals(argv: readonly string[], io: CliIo, dataDir: 
   if (subcommand === 'approve') {
     const approval = await store.pending(id);
     // A yes must come from a person: an agent that can run commands has no terminal to answer on.
-    if (!io.stdin.isTTY || !io.stderr.isTTY || io.stdin.readableEnded) {
+    if (!io.stderr.isTTY || !io.stdin.isTTY || io.stdin.readableEnded) {
       throw new UsageError(
         'approvals approve asks on a terminal, and there is none: nothing was approved.',
         'Run it yourself in a terminal; it shows what the call would sign first.',

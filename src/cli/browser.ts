@@ -22,7 +22,7 @@ export type PromptOptions = {
  */
 export function loginPrompt(io: CliIo, loginCommand: string, options: PromptOptions = {}): LoginPrompt {
   const browser = io.env['BROWSER'];
-  const terminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
+  const terminal = io.stderr.isTTY === true && io.stdin.isTTY === true;
   return {
     interactive: terminal || (browser !== undefined && browser !== ''),
     loginCommand,

@@ -28,7 +28,7 @@ export async function confirmDestructive(
 /** Whether a person can be asked: stdin and stderr are a terminal, and stdin is not used up. */
 export function canAskOnTerminal(io: CliIo): boolean {
   // stdin already read to its end (--args-json -, a secret) cannot answer a prompt either.
-  return io.stdin.isTTY === true && io.stderr.isTTY === true && !io.stdin.readableEnded;
+  return io.stderr.isTTY === true && io.stdin.isTTY === true && !io.stdin.readableEnded;
 }
 
 /** The user said no at the confirmation prompt: nothing was sent (exit 1). */

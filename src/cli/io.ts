@@ -1,15 +1,5 @@
-import { fstatSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import type * as Tty from 'node:tty';
-
-const require = createRequire(import.meta.url);
-
-export type OutputStream = {
-  write(text: string): unknown;
-  readonly isTTY?: boolean | undefined;
-  readonly columns?: number | undefined;
-};
+import { processStderr, processStdout, type OutputStream } from '../shared/std-output.js';
 
 type InputStream = Readable & {
   readonly isTTY?: boolean | undefined;
@@ -25,72 +15,23 @@ export type CliIo = {
 };
 
 /**
- * The process's own streams, each made on first use. `process.stdout` and `process.stderr` of a
- * pipe are sockets: the first use of either loads Node's `net` and streams, ~3 ms of a start
- * (docs/PERFORMANCE.md), though a CLI writes its result once. So stdout and stderr are written
- * with `fs.writeSync` unless they are a terminal (which gets Node's own stream, and with it the
- * spinner and the prompts); stdin is `process.stdin`, made only when something reads or asks it.
+ * The process's own streams, each made on first use: stdout and stderr written directly unless
+ * they are a terminal (src/shared/std-output.ts), stdin `process.stdin`, made only when something
+ * reads it or asks whether it is a terminal.
  */
 export function processIo(): CliIo {
-  let stdout: OutputStream | undefined;
-  let stderr: OutputStream | undefined;
   return {
     get stdout() {
-      return (stdout ??= outputOn(1, () => process.stdout));
+      return processStdout();
     },
     get stderr() {
-      return (stderr ??= outputOn(2, () => process.stderr));
+      return processStderr();
     },
     get stdin() {
       return process.stdin;
     },
     env: process.env,
   };
-}
-
-/** A terminal's own stream; any other file descriptor (a pipe, a file, /dev/null) written directly. */
-export function outputOn(fd: number, stream: () => NodeJS.WriteStream): OutputStream {
-  return isTerminal(fd) ? stream() : new DirectOutput(fd, stream);
-}
-
-/** `tty.isatty`, asked only of a character device: loading `node:tty` loads `net` too. */
-function isTerminal(fd: number): boolean {
-  try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
-  } catch {
-    // A closed descriptor: Node's own stream decides what it is.
-    return true;
-  }
-  return (require('node:tty') as typeof Tty).isatty(fd);
-}
-
-/**
- * Writes to a pipe or a file with `writeSync`, whole, in order. Should a write fail (a pipe left
- * non-blocking that is full, a reader gone, a full disk), that text and everything after it go to
- * Node's stream instead, which handles it as it would have from the start: it waits for the
- * pipe, and bin/wallet.js ends quietly on EPIPE.
- */
-class DirectOutput implements OutputStream {
-  readonly isTTY = false;
-  #stream: NodeJS.WriteStream | undefined;
-
-  constructor(
-    private readonly fd: number,
-    private readonly openStream: () => NodeJS.WriteStream,
-  ) {}
-
-  write(text: string): boolean {
-    if (this.#stream) return this.#stream.write(text);
-    const bytes = Buffer.from(text, 'utf8');
-    let written = 0;
-    try {
-      while (written < bytes.length) written += writeSync(this.fd, bytes, written);
-      return true;
-    } catch {
-      this.#stream = this.openStream();
-      return this.#stream.write(bytes.subarray(written));
-    }
-  }
 }
 
 /** All of stdin as text. */

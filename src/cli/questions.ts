@@ -22,7 +22,7 @@ type Answer = string | number | boolean | string[];
  * A form that asks for a secret is declined: a secret is never typed into a server's form.
  */
 export function questionAnswerer(io: CliIo, activity: Activity, acceptDefaults: boolean): QuestionAnswerer | undefined {
-  const interactive = io.stdin.isTTY === true && io.stderr.isTTY === true;
+  const interactive = io.stderr.isTTY === true && io.stdin.isTTY === true;
   if (!interactive && !acceptDefaults) return undefined;
   const lines = new LineReader(io);
   return {

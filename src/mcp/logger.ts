@@ -1,3 +1,5 @@
+import { processStderr } from '../shared/std-output.js';
+
 /** Log levels, quietest first. `off` is the default: a server says nothing unless asked. */
 export const LOG_LEVELS = ['off', 'error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -26,7 +28,7 @@ export function isLogLevel(value: unknown): value is LogLevel {
  */
 export function createLogger(
   level: LogLevel,
-  write: (line: string) => void = (line) => process.stderr.write(line),
+  write: (line: string) => void = (line) => processStderr().write(line),
 ): Logger {
   const threshold = LOG_LEVELS.indexOf(level);
   const emit =

@@ -9,6 +9,7 @@ import {
   type AuditOutcome,
 } from '../domain/policy/audit-log.js';
 import { countedCall } from '../shared/calls-running.js';
+import { processStderr } from '../shared/std-output.js';
 import { clipForDisplay } from '../shared/text.js';
 import type { AnyTool, ToolContext } from './define.js';
 
@@ -132,7 +133,7 @@ async function audit(
     });
   } catch (writeError) {
     const reason = writeError instanceof Error && 'code' in writeError ? String(writeError.code) : 'unknown error';
-    process.stderr.write(
+    processStderr().write(
       `wallet: could not write the audit log ${auditLogPath(context.services.dataDir)} (${reason}); ${tool.name} ${failed ? 'failed' : 'succeeded'} all the same.\n`,
     );
   }

@@ -9,7 +9,7 @@ import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { outputOn } from '../../src/cli/io.js';
+import { outputOn } from '../../src/shared/std-output.js';
 import { tempHome } from '../helpers/io.js';
 
 describe('the CLI writes its output directly to a pipe or a file', () => {

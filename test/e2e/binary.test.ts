@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Module } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -19,21 +19,27 @@ function run(args: string[], input?: string) {
   });
 }
 
+/** util-linux's `script`, which runs a command on a pseudo-terminal; the terminal checks skip without it. */
+const SCRIPT = ['/usr/bin/script', '/bin/script'].find((path) => existsSync(path));
+const NO_TERMINAL = SCRIPT ? false : 'script (util-linux) is not installed here: no pseudo-terminal to run on';
+
 /**
- * `wallet <args>` with stdout a pipe, or one that claims to be a terminal (`tty`: set before
- * bin/wallet.js runs, as a terminal would), NO_COLOR unset unless `env` sets it.
+ * `wallet <args>` with stdout a pipe, or on a terminal (`tty`: a pseudo-terminal made by
+ * `script`, which hands back what the command wrote there, line ends as written), NO_COLOR unset
+ * unless `env` sets it.
  */
 function runAs(args: string[], options: { tty?: boolean; env?: Record<string, string>; bin?: string } = {}) {
   const env: Record<string, string | undefined> = { ...process.env, WALLET_HOME: tempHome(), ...options.env };
   if (options.env?.['NO_COLOR'] === undefined) delete env['NO_COLOR'];
-  const preload = options.tty
-    ? ['--import', 'data:text/javascript,Object.defineProperty(process.stdout,"isTTY",{value:true})']
-    : [];
-  return spawnSync(process.execPath, [...preload, options.bin ?? WALLET_BIN, ...args], {
+  const command = [process.execPath, options.bin ?? WALLET_BIN, ...args];
+  if (!options.tty) return spawnSync(command[0] ?? '', command.slice(1), { env, encoding: 'utf8', timeout: 30_000 });
+  const quoted = command.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  const result = spawnSync(SCRIPT ?? 'script', ['-qec', quoted, '/dev/null'], {
     env,
     encoding: 'utf8',
     timeout: 30_000,
   });
+  return { ...result, stdout: result.stdout.replace(/\r\n/g, '\n') };
 }
 
 describe('the wallet binary', () => {
@@ -159,6 +165,15 @@ describe('the wallet binary', () => {
     };
     same(runAs(['--help']), runAs(['--help', '--no-color']));
     same(runAs(['-h', 'core_address_create']), runAs(['core-address-create', '--help', '--no-color']));
+  });
+
+  it('prints the recorded help on a terminal coloured as the CLI colours it', { skip: NO_TERMINAL }, () => {
+    const same = (recorded: ReturnType<typeof runAs>, rendered: ReturnType<typeof runAs>): void => {
+      assert.equal(recorded.status, 0, recorded.stderr);
+      assert.equal(rendered.status, 0, rendered.stderr);
+      assert.equal(recorded.stdout, rendered.stdout);
+      assert.equal(recorded.stderr, '');
+    };
     // On a terminal: coloured, as --color colours it; NO_COLOR keeps it plain.
     const coloured = runAs(['--help'], { tty: true });
     assert.ok(coloured.stdout.includes('\u001b[1mUsage:\u001b[22m'), coloured.stdout);
