@@ -217,9 +217,9 @@ describe('the wallet binary', () => {
       const lines = readFileSync(join(home, 'audit.log'), 'utf8').trim().split('\n');
       assert.deepEqual(
         lines
-          .map((line) => JSON.parse(line) as { tool: string; outcome: string })
-          .map(({ tool, outcome }) => [tool, outcome]),
-        [['core_message_sign', 'ok']],
+          .map((line) => JSON.parse(line) as { tool: string; outcome: string; from: string })
+          .map(({ tool, outcome, from }) => [tool, outcome, from]),
+        [['core_message_sign', 'ok', address]],
       );
     } finally {
       rmSync(home, { recursive: true, force: true });

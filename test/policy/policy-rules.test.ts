@@ -392,6 +392,9 @@ describe('the audit line holds only values that validated', () => {
       from: 'payer',
       recipient: null,
     });
+    // A Dash message is signed by an address (core_message_sign), and its line names it.
+    assert.deepEqual(auditableFields({ from: TESTNET_ADDRESS }), { from: TESTNET_ADDRESS });
+    assert.deepEqual(auditableFields({ from: MAINNET_ADDRESS }), { from: MAINNET_ADDRESS });
   });
 
   it('writes (invalid) in place of a secret in any field, and drops unknown fields', () => {

@@ -15,7 +15,7 @@ export type AuditFields = {
   network?: string | undefined;
   /** The Dash wallet acting, by alias or fingerprint. */
   wallet_id?: string | undefined;
-  /** The EVM account acting. */
+  /** The account acting: an EVM account (its address or alias), or the Dash address that signed a message. */
   from?: string | undefined;
   /** In base units (`unit`), as a string of digits. */
   amount?: string | undefined;
@@ -88,6 +88,7 @@ const isText = (value: unknown): value is string => typeof value === 'string';
 /** The keystore's alias rule: at most 32 characters, no upper case, no spaces, so never a whole key or phrase. */
 const isAlias = (value: unknown): boolean => isText(value) && ALIAS_PATTERN.test(value);
 const isEvmAddress = (value: unknown): boolean => isText(value) && EVM_ADDRESS.test(value);
+const isDashAddress = (value: unknown): boolean => isText(value) && decodeAddress(value) !== undefined;
 const isRecipient = (value: unknown): boolean =>
   isText(value) &&
   (EVM_ADDRESS.test(value) ||
@@ -101,7 +102,7 @@ const isRecipient = (value: unknown): boolean =>
 const FIELD_CHECKS: { readonly [Key in keyof AuditFields]-?: (value: unknown) => boolean } = {
   network: (value) => isText(value) && NETWORK_NAME_PATTERN.test(value),
   wallet_id: (value) => isAlias(value) || (isText(value) && FINGERPRINT.test(value)),
-  from: (value) => isEvmAddress(value) || isAlias(value),
+  from: (value) => isEvmAddress(value) || isAlias(value) || isDashAddress(value),
   amount: (value) => isText(value) && BASE_UNITS.test(value),
   unit: (value) => isText(value) && UNITS.includes(value),
   token: isEvmAddress,
