@@ -106,11 +106,16 @@ class JsonRpcCaller {
       };
       const timedOut = (): void => {
         clear();
-        // The server stops working on it (MCP's cancellation); its late answer is dropped.
+        // The server is told (MCP's cancellation) and stops where it can; its late answer is dropped.
         void this.transport
           .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'timed out' } })
           .catch(() => undefined);
-        reject(new ConnectionError('the server did not answer in time'));
+        // The built-in server: no command or URL to check, only the time given.
+        reject(
+          new ConnectionError('the server did not answer in time', {
+            hint: `Give it longer with --timeout (now ${timeoutMs ?? 0} ms), or leave --timeout out.`,
+          }),
+        );
       };
       const rearm =
         timeoutMs === undefined
