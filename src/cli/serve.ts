@@ -3,6 +3,7 @@ import { DEFAULT_LISTEN, isLoopbackHost, parseListenAddress, type ListenAddress 
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../mcp/logger.js';
 import type { WalletServerSetup } from '../mcp/setup.js';
 import { isProfile, PROFILES } from '../shared/profiles.js';
+import { useNodeStreams } from '../shared/std-output.js';
 import { startStdioServer } from '../mcp/stdio/serve.js';
 import { parseFlags, repeatedValues, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
@@ -113,6 +114,8 @@ Examples:
 
 /** `wallet serve`: runs until the client closes stdin (stdio) or a signal arrives, then exits 0. */
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
+  // A server writes its logs through Node's streams, never blocking on an unread stderr.
+  useNodeStreams();
   const parsed = parseFlags(argv, SERVE_FLAGS);
   rejectUnknownFlags(parsed, SERVE_FLAGS, 'serve');
   rejectRepeatedFlags(parsed, SERVE_FLAGS);

@@ -13,6 +13,7 @@ export type OutputStream = {
 
 let stdout: OutputStream | undefined;
 let stderr: OutputStream | undefined;
+let nodeStreams = false;
 
 /**
  * The process's stdout, made on first use. `process.stdout` and `process.stderr` of a pipe are
@@ -23,12 +24,22 @@ let stderr: OutputStream | undefined;
  * logger and the audit's warnings write to stderr comes out in the order written.
  */
 export function processStdout(): OutputStream {
-  return (stdout ??= outputOn(1, () => process.stdout));
+  return nodeStreams ? process.stdout : (stdout ??= outputOn(1, () => process.stdout));
 }
 
 /** The process's stderr, as {@link processStdout} makes stdout. */
 export function processStderr(): OutputStream {
-  return (stderr ??= outputOn(2, () => process.stderr));
+  return nodeStreams ? process.stderr : (stderr ??= outputOn(2, () => process.stderr));
+}
+
+/**
+ * From now on, stdout and stderr are Node's own streams, for `wallet serve`: a server runs for
+ * long and must never wait on a reader. A direct write to a pipe its reader does not empty (an
+ * agent that never reads the server's stderr) blocks the process, and every answer with it;
+ * Node's stream keeps what the pipe cannot take yet and goes on serving.
+ */
+export function useNodeStreams(): void {
+  nodeStreams = true;
 }
 
 /** A terminal's own stream; any other file descriptor (a pipe, a file, /dev/null) written directly. */

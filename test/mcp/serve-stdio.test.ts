@@ -210,6 +210,25 @@ describe('wallet serve over stdio', () => {
     assertJsonRpcOnly(server.lines);
   });
 
+  it('keeps answering when nobody reads its stderr, logging at debug', async () => {
+    // An agent that never reads the server's stderr: the pipe fills after some thousand log lines.
+    // The server writes its logs through Node's stream, which holds what the pipe cannot take.
+    const server = new SpawnedWallet(['serve', '--log-level', 'debug']);
+    server.child.stderr.removeAllListeners('data');
+    server.child.stderr.pause();
+    server.send(initialize(0, '2025-11-25'));
+    await server.response(0);
+    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const pings = 6000;
+    for (let id = 1; id <= pings; id++) server.send({ jsonrpc: '2.0', id, method: 'ping' });
+    await server.response(pings, 30_000);
+    assert.equal(server.lines.length, pings + 1);
+    assertJsonRpcOnly(server.lines);
+    server.child.stderr.resume();
+    server.child.stdin.end();
+    assert.equal((await server.exited).code, 0);
+  });
+
   it('logs nothing by default', async () => {
     const server = new SpawnedWallet(['serve']);
     server.send(initialize(1, '2025-11-25'));
