@@ -113,7 +113,7 @@ class JsonRpcCaller {
         // The built-in server: no command or URL to check, only the time given.
         reject(
           new ConnectionError('the server did not answer in time', {
-            hint: `Give it longer with --timeout (now ${timeoutMs ?? 0} ms), or leave --timeout out.`,
+            hint: `It had ${timeoutMs ?? 0} ms: give it longer with --timeout <ms>.`,
           }),
         );
       };

@@ -213,7 +213,7 @@ describe('the wallet binary', () => {
         '30',
       ]);
       assert.equal(signed.status, 3, signed.stderr);
-      assert.match(signed.stderr, /did not answer in time\nhint: Give it longer with --timeout \(now 30 ms\)/);
+      assert.match(signed.stderr, /did not answer in time\nhint: It had 30 ms: give it longer with --timeout <ms>\./);
       const lines = readFileSync(join(home, 'audit.log'), 'utf8').trim().split('\n');
       assert.deepEqual(
         lines
