@@ -19,9 +19,24 @@ function run(args: string[], input?: string) {
   });
 }
 
-/** util-linux's `script`, which runs a command on a pseudo-terminal; the terminal checks skip without it. */
+/**
+ * util-linux's `script`, which runs a command on a pseudo-terminal (through `$SHELL -c`, so given
+ * /bin/sh). The terminal checks skip, saying why, where it is missing or cannot give a terminal:
+ * another `script` (BSD's, BusyBox's), no /dev/pts.
+ */
 const SCRIPT = ['/usr/bin/script', '/bin/script'].find((path) => existsSync(path));
-const NO_TERMINAL = SCRIPT ? false : 'script (util-linux) is not installed here: no pseudo-terminal to run on';
+const SCRIPT_ENV = { ...process.env, SHELL: '/bin/sh' };
+const NO_TERMINAL = ((): string | false => {
+  if (!SCRIPT) return 'script (util-linux) is not installed here: no pseudo-terminal to run on';
+  const probe = spawnSync(SCRIPT, ['-qec', 'test -t 1', '/dev/null'], {
+    env: SCRIPT_ENV,
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  return probe.status === 0
+    ? false
+    : `${SCRIPT} -qec gave no terminal here (exit ${String(probe.status)}): ${probe.stderr.trim()}`;
+})();
 
 /**
  * `wallet <args>` with stdout a pipe, or on a terminal (`tty`: a pseudo-terminal made by
@@ -29,7 +44,7 @@ const NO_TERMINAL = SCRIPT ? false : 'script (util-linux) is not installed here:
  * unless `env` sets it.
  */
 function runAs(args: string[], options: { tty?: boolean; env?: Record<string, string>; bin?: string } = {}) {
-  const env: Record<string, string | undefined> = { ...process.env, WALLET_HOME: tempHome(), ...options.env };
+  const env: Record<string, string | undefined> = { ...SCRIPT_ENV, WALLET_HOME: tempHome(), ...options.env };
   if (options.env?.['NO_COLOR'] === undefined) delete env['NO_COLOR'];
   const command = [process.execPath, options.bin ?? WALLET_BIN, ...args];
   if (!options.tty) return spawnSync(command[0] ?? '', command.slice(1), { env, encoding: 'utf8', timeout: 30_000 });
