@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createBase58check } from '@scure/base';
 import { HDKey } from '@scure/bip32';
@@ -9,6 +11,7 @@ import { publicChild, readExtendedPublicKey, SECP256K1 } from '../../src/domain/
 import { AccountWatcher } from '../../src/domain/dash/watcher.js';
 import { WalletError } from '../../src/domain/errors.js';
 import { evmAddressAt, evmAddressOfPrivateKey, evmChainXpub } from '../../src/domain/evm/hd.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 
 /** Deterministic seeds: SHA-256 of a counter (no per-run randomness). */
 const seed = (n: number): Uint8Array => createHash('sha256').update(`public-derivation ${n}`).digest();
@@ -186,6 +189,46 @@ describe('a stored xpub that is not the right key: KEYSTORE_DAMAGED', () => {
     assert.equal(evmAddressAt(chain, 7), evmAddressOfPrivateKey(privateKey));
     for (const xpub of [evmMaster.publicExtendedKey, evmMaster.derive("m/44'/60'/0'").publicExtendedKey, 'garbage']) {
       assert.throws(() => evmAddressAt(xpub, 0), isDamaged, xpub.slice(0, 12));
+    }
+  });
+
+  it('a call on a wallet whose file holds such an xpub names the file (exit 6)', async () => {
+    const home = tempHome();
+    try {
+      const passphraseFile = passphraseFileIn(home, 'damaged xpub passphrase');
+      const unlock = ['--passphrase-file', passphraseFile];
+      const created = await wallet(
+        ['core-wallet-create', '--alias', 'main', '--network', 'testnet', ...unlock, '--json'],
+        { home },
+      );
+      assert.equal(created.code, 0, created.stderr);
+      assert.equal((await wallet(['evm-account-create', '--wallet-id', 'main', ...unlock], { home })).code, 0);
+      const { wallet_id: id } = JSON.parse(created.stdout) as { wallet_id: string };
+      const file = join(home, 'keystore', `${id}-testnet.json`);
+      const stored = JSON.parse(readFileSync(file, 'utf8')) as { account: { xpub: string }; evm: { xpub: string } };
+      // A key of the wrong level, each edited in: the account's and the EVM chain's.
+      const edited = (change: (json: typeof stored) => void): void => {
+        const json = structuredClone(stored);
+        change(json);
+        writeFileSync(file, JSON.stringify(json), { mode: 0o600 });
+      };
+      edited((json) => (json.account.xpub = master.publicExtendedKey));
+      const address = await wallet(['core-address-create', '--wallet-id', 'main', '--network', 'testnet'], { home });
+      assert.equal(address.code, 6, address.stderr);
+      assert.match(
+        address.stderr,
+        new RegExp(`KEYSTORE_DAMAGED: The keystore file ${id}-testnet\\.json holds an account xpub`),
+      );
+      assert.match(address.stderr, /hint: Restore the file from a backup/);
+      edited((json) => (json.evm.xpub = master.derive("m/44'/1'/0'").publicExtendedKey));
+      const account = await wallet(['evm-account-create', '--wallet-id', 'main'], { home });
+      assert.equal(account.code, 6, account.stderr);
+      assert.ok(
+        account.stderr.includes(`KEYSTORE_DAMAGED: The keystore file ${file} holds an EVM chain xpub`),
+        account.stderr,
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });

@@ -40,7 +40,7 @@ export class AddressBook {
       const count = chain === 'receive' ? entry.account.next_receive : entry.account.next_change;
       const list = known[chain];
       if (list.length >= count) continue;
-      watcher ??= new (await watchOnly()).AccountWatcher(entry.account.xpub, entry.network);
+      watcher ??= (await watchOnly()).watcherOf(entry);
       for (let index = list.length; index < count; index++) list.push(watcher.address(chain, index));
       grown = true;
     }
@@ -56,8 +56,8 @@ export class AddressBook {
    * next call derives everything afresh.
    */
   async confirm(entry: WalletEntry, chain: AddressChain, index: number, address: string): Promise<boolean> {
-    const { AccountWatcher } = await watchOnly();
-    if (new AccountWatcher(entry.account.xpub, entry.network).address(chain, index) === address) return true;
+    const { watcherOf } = await watchOnly();
+    if (watcherOf(entry).address(chain, index) === address) return true;
     this.known.delete(keyOf(entry));
     try {
       rmSync(this.pathOf(entry), { force: true });

@@ -3,17 +3,13 @@ import type { WalletEntry } from '../keystore/keystore.js';
 import type { CoreChainBackend, ProgressReporter, WatchedAddress } from '../net/chain-backend.js';
 import { addressScript, decodeAddress } from './address.js';
 import { accountPath, addressPath, CHAIN_INDEX, type AddressChain } from './paths.js';
-import { AccountWatcher } from './watcher.js';
+import { watcherOf, type AccountWatcher } from './watcher.js';
 import { WalletError } from '../errors.js';
 import { GAP_LIMIT } from './params.js';
 import type { WalletServices } from '../services.js';
 import { openWallet } from './wallets.js';
 
 export type WalletAddress = { address: string; path: string; index: number; chain: AddressChain };
-
-export function watcherOf(entry: WalletEntry): AccountWatcher {
-  return new AccountWatcher(entry.account.xpub, entry.network);
-}
 
 export function walletAddress(
   entry: WalletEntry,

@@ -1,4 +1,7 @@
 import type { CoreNetwork } from '../config/networks.js';
+import { WalletError } from '../errors.js';
+import type { WalletEntry } from '../keystore/keystore.js';
+import { RESTORE, walletFileName } from '../keystore/keystore-format.js';
 import { publicKeyAddress } from './address.js';
 import { dashParams } from './params.js';
 import { CHAIN_INDEX, type AddressChain } from './paths.js';
@@ -6,6 +9,23 @@ import { publicChild, readStoredXpub, type PublicNode } from './public-derivatio
 
 /** An account's extended key is at m/44'/coin'/account': depth 3. */
 const ACCOUNT_DEPTH = 3;
+
+/**
+ * The watch-only view of a wallet's account, from the xpub its keystore file stores in clear: an
+ * xpub edited into the file is `KEYSTORE_DAMAGED` naming that file.
+ */
+export function watcherOf(entry: Pick<WalletEntry, 'id' | 'network' | 'account'>): AccountWatcher {
+  try {
+    return new AccountWatcher(entry.account.xpub, entry.network);
+  } catch (error) {
+    if (!(error instanceof WalletError && error.code === 'KEYSTORE_DAMAGED')) throw error;
+    throw new WalletError(
+      'KEYSTORE_DAMAGED',
+      `The keystore file ${walletFileName(entry)} holds an account xpub that is not a ${entry.network} account's extended public key.`,
+      { ...RESTORE, cause: error },
+    );
+  }
+}
 
 /**
  * A watch-only view of one account: addresses from its xpub, no secret needed. It loads no seed

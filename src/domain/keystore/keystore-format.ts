@@ -18,6 +18,11 @@ export const Sealed = z.strictObject({
   tag: z.base64(),
 });
 
+/** A wallet's keystore file, in the keystore folder: `<fingerprint>-<network>.json`. */
+export function walletFileName(entry: { readonly id: string; readonly network: string }): string {
+  return `${entry.id}-${entry.network}.json`;
+}
+
 /**
  * The options of every `KEYSTORE_DAMAGED`: the file cannot be trusted, its backup can.
  *

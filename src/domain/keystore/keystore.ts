@@ -5,7 +5,7 @@ import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { open, seal, type KdfParams, type SealedSecret } from './cipher.js';
 import { ensurePrivateDir, syncDir, writeAll, writeFileAtomic } from '../../shared/private-files.js';
-import { ALIAS_PATTERN, RESTORE, Sealed, shownName } from './keystore-format.js';
+import { ALIAS_PATTERN, RESTORE, Sealed, shownName, walletFileName } from './keystore-format.js';
 import {
   IMPORTED_KEY_FILE,
   importedKeyFileName,
@@ -83,10 +83,6 @@ const Plaintext = z.strictObject({ mnemonic: z.string(), mnemonic_passphrase: z.
 /** The fields a sealed secret is bound to: change one and the secret no longer opens. */
 function associatedData(entry: Pick<WalletEntry, 'id' | 'network' | 'account'>, kdf: KdfParams): string {
   return JSON.stringify([FORMAT, VERSION, entry.id, entry.network, entry.account.path, entry.account.xpub, kdf]);
-}
-
-function walletFileName(entry: Pick<WalletEntry, 'id' | 'network'>): string {
-  return `${entry.id}-${entry.network}.json`;
 }
 
 export type KeystoreListing = { entries: WalletEntry[]; unreadable: string[] };
@@ -341,9 +337,24 @@ export class Keystore {
       const evm = current.evm ?? { xpub: request.xpub, accounts: [] };
       const known = await this.knownEvmAccounts();
       checkEvmAliasFree(known, request.alias);
+      const addressAt = (at: number): string => {
+        try {
+          return request.addressAt(evm.xpub, at);
+        } catch (error) {
+          // The chain xpub read from the file (kept in clear) was edited in: the file is named.
+          if (current.evm && error instanceof WalletError && error.code === 'KEYSTORE_DAMAGED') {
+            throw new WalletError(
+              'KEYSTORE_DAMAGED',
+              `The keystore file ${this.pathOf(current)} holds an EVM chain xpub that is not a chain's extended public key.`,
+              { ...RESTORE, cause: error },
+            );
+          }
+          throw error;
+        }
+      };
       let index = evm.accounts.reduce((highest, account) => Math.max(highest, account.index + 1), 0);
-      while (known.some((other) => sameAddress(other.address, request.addressAt(evm.xpub, index)))) index += 1;
-      const account = { index, address: request.addressAt(evm.xpub, index), alias: request.alias };
+      while (known.some((other) => sameAddress(other.address, addressAt(index)))) index += 1;
+      const account = { index, address: addressAt(index), alias: request.alias };
       return { next: { ...current, evm: { ...evm, accounts: [...evm.accounts, account] } }, result: account };
     });
     return { entry: next, account: result };
