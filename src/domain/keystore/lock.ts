@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { nodeCrypto } from '../../shared/node-crypto.js';
@@ -48,8 +48,9 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
     try {
       const fd = openSync(path, 'wx', 0o600);
       try {
+        // Not synced to disk: a lock means nothing once the machine has stopped (its holder is
+        // gone), and one that outlived a reboot could name a process id another process has since.
         writeAll(fd, Buffer.from(token, 'utf8'));
-        fsyncSync(fd);
       } finally {
         closeSync(fd);
       }
