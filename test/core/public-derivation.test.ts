@@ -215,9 +215,9 @@ describe('a stored xpub that is not the right key: KEYSTORE_DAMAGED', () => {
       edited((json) => (json.account.xpub = master.publicExtendedKey));
       const address = await wallet(['core-address-create', '--wallet-id', 'main', '--network', 'testnet'], { home });
       assert.equal(address.code, 6, address.stderr);
-      assert.match(
+      assert.ok(
+        address.stderr.includes(`KEYSTORE_DAMAGED: The keystore file ${file} holds an account xpub`),
         address.stderr,
-        new RegExp(`KEYSTORE_DAMAGED: The keystore file ${id}-testnet\\.json holds an account xpub`),
       );
       assert.match(address.stderr, /hint: Restore the file from a backup/);
       edited((json) => (json.evm.xpub = master.derive("m/44'/1'/0'").publicExtendedKey));
@@ -227,6 +227,17 @@ describe('a stored xpub that is not the right key: KEYSTORE_DAMAGED', () => {
         account.stderr.includes(`KEYSTORE_DAMAGED: The keystore file ${file} holds an EVM chain xpub`),
         account.stderr,
       );
+      // An account index edited past the most a wallet issues: refused on reading, naming the file,
+      // not derived (an index of 2^31 or more has no public child).
+      edited((json) => ((json.evm as unknown as { accounts: [{ index: number }] }).accounts[0].index = 2 ** 31));
+      const past = await wallet(['evm-account-create', '--wallet-id', 'main'], { home });
+      assert.equal(past.code, 6, past.stderr);
+      assert.ok(past.stderr.includes(`KEYSTORE_DAMAGED: The keystore file ${file}`), past.stderr);
+      // At the last index a wallet issues, the next account is refused with what to do instead.
+      edited((json) => ((json.evm as unknown as { accounts: [{ index: number }] }).accounts[0].index = 99_999));
+      const full = await wallet(['evm-account-create', '--wallet-id', 'main'], { home });
+      assert.equal(full.code, 2, full.stderr);
+      assert.match(full.stderr, /has reached EVM account 100000, the most one wallet issues/);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -26,7 +26,7 @@ export class AddressBook {
   private readonly dir: string;
   private readonly known = new Map<string, DerivedAddresses>();
 
-  constructor(dataDir: string) {
+  constructor(private readonly dataDir: string) {
     this.dir = join(dataDir, 'cache', 'addresses');
   }
 
@@ -40,7 +40,7 @@ export class AddressBook {
       const count = chain === 'receive' ? entry.account.next_receive : entry.account.next_change;
       const list = known[chain];
       if (list.length >= count) continue;
-      watcher ??= (await watchOnly()).watcherOf(entry);
+      watcher ??= (await watchOnly()).watcherOf(entry, this.dataDir);
       for (let index = list.length; index < count; index++) list.push(watcher.address(chain, index));
       grown = true;
     }
@@ -57,7 +57,7 @@ export class AddressBook {
    */
   async confirm(entry: WalletEntry, chain: AddressChain, index: number, address: string): Promise<boolean> {
     const { watcherOf } = await watchOnly();
-    if (watcherOf(entry).address(chain, index) === address) return true;
+    if (watcherOf(entry, this.dataDir).address(chain, index) === address) return true;
     this.known.delete(keyOf(entry));
     try {
       rmSync(this.pathOf(entry), { force: true });

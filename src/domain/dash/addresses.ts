@@ -104,7 +104,7 @@ export async function createAddress(
 ): Promise<WalletAddress & { entry: WalletEntry }> {
   const entry = await openWallet(services, walletId, network);
   const { entry: updated, first } = await services.keystore.reserve(entry, 'receive');
-  return { ...walletAddress(updated, watcherOf(updated), 'receive', first), entry: updated };
+  return { ...walletAddress(updated, watcherOf(updated, services.dataDir), 'receive', first), entry: updated };
 }
 
 export type DiscoveryResult = {
@@ -129,7 +129,7 @@ export async function discoverAddresses(
   // The backends' module (with core-rpc's and Insight's) loads only for a scan, not for every address.
   const { checkBackendNetwork } = await import('../net/backends.js');
   await checkBackendNetwork(backend, entry.network);
-  const watcher = watcherOf(entry);
+  const watcher = watcherOf(entry, services.dataDir);
   const next = { receive: 0, change: 0 };
   let scanned = 0;
   for (const chain of ['receive', 'change'] as const) {

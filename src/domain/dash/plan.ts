@@ -77,7 +77,7 @@ export async function prepareSpend(services: WalletServices, request: SpendReque
   const addresses = await issuedAddresses(services, entry);
   const { utxos, unchecked } = await backend.spendCandidates(watched(addresses), request.signal);
   let spendable = utxos.filter((utxo) => isSpendable(utxo, tip));
-  const provisional = walletAddress(entry, watcherOf(entry), 'change', entry.account.next_change);
+  const provisional = walletAddress(entry, watcherOf(entry, services.dataDir), 'change', entry.account.next_change);
   // Only the coins chosen are checked with the backend; one found spent or immature is set
   // aside and the choice made again, so the calls grow with the inputs, not the coins held.
   const checked = new Set<Utxo>();
@@ -118,7 +118,7 @@ export async function finalizeSpend(
   const { plan, addresses } = prepared;
   let current = prepared.entry;
   let change: WalletAddress | null = null;
-  const watcher = watcherOf(current);
+  const watcher = watcherOf(current, services.dataDir);
   const changeOutput = plan.outputs.find((output) => output.change);
   if (changeOutput) {
     const reserved = await services.keystore.reserve(current, 'change');

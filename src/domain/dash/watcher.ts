@@ -1,7 +1,7 @@
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import type { WalletEntry } from '../keystore/keystore.js';
-import { RESTORE, walletFileName } from '../keystore/keystore-format.js';
+import { RESTORE, walletFilePath } from '../keystore/keystore-format.js';
 import { publicKeyAddress } from './address.js';
 import { dashParams } from './params.js';
 import { CHAIN_INDEX, type AddressChain } from './paths.js';
@@ -11,17 +11,18 @@ import { publicChild, readStoredXpub, type PublicNode } from './public-derivatio
 const ACCOUNT_DEPTH = 3;
 
 /**
- * The watch-only view of a wallet's account, from the xpub its keystore file stores in clear: an
- * xpub edited into the file is `KEYSTORE_DAMAGED` naming that file.
+ * The watch-only view of a wallet's account, from the xpub its keystore file (in the data
+ * directory `dataDir`) stores in clear: an xpub edited into the file is `KEYSTORE_DAMAGED` naming
+ * that file.
  */
-export function watcherOf(entry: Pick<WalletEntry, 'id' | 'network' | 'account'>): AccountWatcher {
+export function watcherOf(entry: Pick<WalletEntry, 'id' | 'network' | 'account'>, dataDir: string): AccountWatcher {
   try {
     return new AccountWatcher(entry.account.xpub, entry.network);
   } catch (error) {
     if (!(error instanceof WalletError && error.code === 'KEYSTORE_DAMAGED')) throw error;
     throw new WalletError(
       'KEYSTORE_DAMAGED',
-      `The keystore file ${walletFileName(entry)} holds an account xpub that is not a ${entry.network} account's extended public key.`,
+      `The keystore file ${walletFilePath(dataDir, entry)} holds an account xpub that is not a ${entry.network} account's extended public key.`,
       { ...RESTORE, cause: error },
     );
   }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 
 /** What every keystore file shares: alias rules and the sealed-secret block (see cipher.ts). */
@@ -18,9 +19,17 @@ export const Sealed = z.strictObject({
   tag: z.base64(),
 });
 
+/** The keystore's folder in a data directory. */
+export const KEYSTORE_DIR_NAME = 'keystore';
+
 /** A wallet's keystore file, in the keystore folder: `<fingerprint>-<network>.json`. */
 export function walletFileName(entry: { readonly id: string; readonly network: string }): string {
   return `${entry.id}-${entry.network}.json`;
+}
+
+/** The path of a wallet's keystore file in the data directory `dataDir`. */
+export function walletFilePath(dataDir: string, entry: { readonly id: string; readonly network: string }): string {
+  return join(dataDir, KEYSTORE_DIR_NAME, walletFileName(entry));
 }
 
 /**

@@ -5,7 +5,7 @@ import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 import { open, seal, type KdfParams, type SealedSecret } from './cipher.js';
 import { ensurePrivateDir, syncDir, writeAll, writeFileAtomic } from '../../shared/private-files.js';
-import { ALIAS_PATTERN, RESTORE, Sealed, shownName, walletFileName } from './keystore-format.js';
+import { ALIAS_PATTERN, KEYSTORE_DIR_NAME, RESTORE, Sealed, shownName, walletFileName } from './keystore-format.js';
 import {
   IMPORTED_KEY_FILE,
   importedKeyFileName,
@@ -16,7 +16,6 @@ import {
 } from './imported-keys.js';
 import { withLock, withNamedLock } from './lock.js';
 
-const KEYSTORE_DIR_NAME = 'keystore';
 const FORMAT = 'wallet-keystore';
 const VERSION = 1;
 
@@ -31,7 +30,10 @@ const MAX_ISSUED_ADDRESSES = 100_000;
 const WALLET_FILE = /^[0-9a-f]{8}-[a-z]+\.json$/;
 
 const EvmAccountRecord = z.strictObject({
-  index: z.int().min(0),
+  index: z
+    .int()
+    .min(0)
+    .max(MAX_ISSUED_ADDRESSES - 1),
   address: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
   alias: z.string().regex(ALIAS_PATTERN).nullable(),
 });
@@ -353,7 +355,16 @@ export class Keystore {
         }
       };
       let index = evm.accounts.reduce((highest, account) => Math.max(highest, account.index + 1), 0);
-      while (known.some((other) => sameAddress(other.address, addressAt(index)))) index += 1;
+      while (index < MAX_ISSUED_ADDRESSES && known.some((other) => sameAddress(other.address, addressAt(index)))) {
+        index += 1;
+      }
+      if (index >= MAX_ISSUED_ADDRESSES) {
+        throw new WalletError(
+          'INVALID_PARAM',
+          `Wallet '${current.alias}' has reached EVM account ${MAX_ISSUED_ADDRESSES}, the most one wallet issues.`,
+          { hint: 'Use an account the wallet already has (evm_accounts_list), or create another wallet.' },
+        );
+      }
       const account = { index, address: addressAt(index), alias: request.alias };
       return { next: { ...current, evm: { ...evm, accounts: [...evm.accounts, account] } }, result: account };
     });
