@@ -80,6 +80,22 @@ describe('keystore', () => {
     }, 'WALLET_LOCKED');
     await tamper((s) => (s.crypto.kdfparams.n = 2 ** 18), 'WALLET_LOCKED');
     await tamper((s) => (s.crypto.kdfparams.n = 2 ** 10), 'KEYSTORE_DAMAGED');
+    // The refusal names the file.
+    const weak = JSON.parse(original) as { crypto: { kdfparams: { n: number } } };
+    weak.crypto.kdfparams.n = 2 ** 10;
+    writeFileSync(file, JSON.stringify(weak));
+    try {
+      const entry = await services.keystore.resolve('main');
+      await assert.rejects(
+        () => unlockMaster(services, entry),
+        (error: unknown) =>
+          isCode('KEYSTORE_DAMAGED')(error) &&
+          (error as Error).message ===
+            `The keystore file ${file}: its sealed secret asks for KDF parameters this wallet does not accept: it was altered or written by another program.`,
+      );
+    } finally {
+      writeFileSync(file, original);
+    }
     const other = await createWallet(new WalletServices({ dataDir: tempHome(), passphrase: PASSPHRASE, env: {} }), {
       alias: 'x',
       network: 'testnet',

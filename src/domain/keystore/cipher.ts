@@ -33,7 +33,7 @@ function deriveKey(passphrase: string, params: KdfParams): Promise<Buffer> {
   ) {
     throw new WalletError(
       'KEYSTORE_DAMAGED',
-      'The keystore entry asks for KDF parameters this wallet does not accept: it was altered or written by another program.',
+      'its sealed secret asks for KDF parameters this wallet does not accept: it was altered or written by another program.',
       RESTORE,
     );
   }

@@ -269,7 +269,9 @@ export class Keystore {
 
   /** Decrypts a wallet's secret; `WALLET_LOCKED` when the passphrase is wrong or the file was altered. */
   async unlock(entry: WalletEntry, passphrase: string): Promise<WalletSecret> {
-    const text = await open(entry.crypto, passphrase, associatedData(entry, entry.crypto.kdfparams));
+    const text = await this.opened(this.pathOf(entry), () =>
+      open(entry.crypto, passphrase, associatedData(entry, entry.crypto.kdfparams)),
+    );
     if (text === undefined) {
       throw new WalletError(
         'WALLET_LOCKED',
@@ -393,7 +395,7 @@ export class Keystore {
 
   /** An imported key's private key; `WALLET_LOCKED` when the passphrase is wrong or the file was altered. */
   async unlockImportedKey(key: ImportedKeyEntry, passphrase: string): Promise<Uint8Array> {
-    const privateKey = await openImportedKey(key, passphrase);
+    const privateKey = await this.opened(this.importedKeyPath(key), () => openImportedKey(key, passphrase));
     if (!privateKey) {
       throw new WalletError(
         'WALLET_LOCKED',
@@ -412,13 +414,16 @@ export class Keystore {
     const { entries } = await this.list();
     const [wallet] = entries;
     if (wallet) {
-      const opened = await open(wallet.crypto, passphrase, associatedData(wallet, wallet.crypto.kdfparams));
+      const opened = await this.opened(this.pathOf(wallet), () =>
+        open(wallet.crypto, passphrase, associatedData(wallet, wallet.crypto.kdfparams)),
+      );
       return opened === undefined ? 'wrong' : 'ok';
     }
     const { keys } = await this.listImportedKeys();
     const [key] = keys;
     if (!key) return 'empty';
-    return (await openImportedKey(key, passphrase)) === undefined ? 'wrong' : 'ok';
+    const opened = await this.opened(this.importedKeyPath(key), () => openImportedKey(key, passphrase));
+    return opened === undefined ? 'wrong' : 'ok';
   }
 
   /**
@@ -585,6 +590,23 @@ export class Keystore {
       writeFileAtomic(path, serialize(next));
       return { entry: next, result };
     });
+  }
+
+  /** A sealed secret of the file at `path` opened; the cipher's refusal of it names the file. */
+  private async opened<T>(path: string, opening: () => Promise<T>): Promise<T> {
+    try {
+      return await opening();
+    } catch (error) {
+      if (!(error instanceof WalletError && error.code === 'KEYSTORE_DAMAGED')) throw error;
+      throw new WalletError('KEYSTORE_DAMAGED', `The keystore file ${path}: ${error.message}`, {
+        ...RESTORE,
+        cause: error,
+      });
+    }
+  }
+
+  private importedKeyPath(key: Pick<ImportedKeyEntry, 'address'>): string {
+    return join(this.dir, importedKeyFileName(key.address));
   }
 
   private pathOf(entry: Pick<WalletEntry, 'id' | 'network'>): string {
