@@ -26,15 +26,12 @@ export async function withNamedLock<T>(dataDir: string, name: string, task: () =
 
 /**
  * Runs `task` holding the keystore's writer lock: a file created with O_EXCL, holding the owner's
- * pid, host and (on Linux) boot. Processes (and concurrent calls in one process) queue for it; a
- * lock left on this host by a process that died, or by any process before the machine last
- * started (whose pid another process may have by now), is taken over. Readers need no lock: files
- * are replaced atomically.
+ * pid and host. Processes (and concurrent calls in one process) queue for it; a lock left by a
+ * process that died on this host is taken over. Readers need no lock: files are replaced atomically.
  */
 export async function withLock<T>(dir: string, task: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const path = join(dir, LOCK_FILE_NAME);
-  const random = nodeCrypto().randomBytes(8).toString('hex');
-  const token = `${process.pid}\n${hostname()}\n${random}\n${bootId() ?? ''}\n`;
+  const token = `${process.pid}\n${hostname()}\n${nodeCrypto().randomBytes(8).toString('hex')}\n`;
   await acquire(path, token, options.timeoutMs ?? 30_000);
   try {
     return await task();
@@ -52,7 +49,7 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
       const fd = openSync(path, 'wx', 0o600);
       try {
         // Not synced to disk: a lock means nothing once the machine has stopped (its holder is
-        // gone), and one that outlives a restart is taken over as another boot's.
+        // gone), and one that outlived a reboot could name a process id another process has since.
         writeAll(fd, Buffer.from(token, 'utf8'));
       } finally {
         closeSync(fd);
@@ -62,7 +59,7 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
       if (!hasSystemCode(error, 'EEXIST')) throw error;
     }
     const holder = readHolder(path);
-    if (holder && holder.host === hostname() && (fromAnotherBoot(holder) || !isAlive(holder.pid))) {
+    if (holder && holder.host === hostname() && !isAlive(holder.pid)) {
       takeOverStale(path, holder.raw);
       continue;
     }
@@ -84,8 +81,7 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
   }
 }
 
-/** Lines 1, 2 and 4 of a lock: its holder's pid, host and boot (empty off Linux, none in older locks). */
-type Holder = { pid: number; host: string; boot: string | undefined; raw: string };
+type Holder = { pid: number; host: string; raw: string };
 
 function readHolder(path: string): Holder | undefined {
   let raw: string;
@@ -94,33 +90,11 @@ function readHolder(path: string): Holder | undefined {
   } catch {
     return undefined;
   }
-  const [pid, host, , boot] = raw.split('\n');
+  const [pid, host] = raw.split('\n');
   const number = Number(pid);
   // A lock file caught between create and write is empty: treat it as held, never as stale.
   if (!Number.isInteger(number) || number <= 0 || !host) return undefined;
-  return { pid: number, host, boot: boot !== undefined && BOOT_ID.test(boot) ? boot : undefined, raw };
-}
-
-const BOOT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-let thisBoot: string | null | undefined;
-
-/** Linux's id of the machine's current boot, or undefined where there is none to read. */
-function bootId(): string | undefined {
-  if (thisBoot === undefined) {
-    try {
-      const id = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-      thisBoot = BOOT_ID.test(id) ? id : null;
-    } catch {
-      thisBoot = null;
-    }
-  }
-  return thisBoot ?? undefined;
-}
-
-/** A lock written on this host before it last started: its holder is gone, whatever its pid is now. */
-function fromAnotherBoot(holder: Holder): boolean {
-  const current = bootId();
-  return holder.boot !== undefined && current !== undefined && holder.boot !== current;
+  return { pid: number, host, raw };
 }
 
 /**
