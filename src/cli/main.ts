@@ -30,14 +30,14 @@ import { EXIT, UsageError } from './usage-error.js';
 // server, `serve`, `servers`, completion scripts, the spinner) is imported where it is used.
 // docs/PERFORMANCE.md has the figures.
 
+/** Whether a tool call is still running: bin/wallet.js asks before it ends a done command's process. */
+export { toolCallsRunning } from '../shared/calls-running.js';
+
 /**
  * The whole CLI: parses argv, connects to the built-in server in-process (or to another server
  * over stdio or HTTP), turns its tools into commands, runs one, and returns the exit code.
  * Importable, so tests run it in-process with fake streams.
  */
-/** Whether a tool call is still running: bin/wallet.js asks before it ends a done command's process. */
-export { toolCallsRunning } from '../shared/calls-running.js';
-
 export async function runCli(
   argv: readonly string[],
   io: CliIo = processIo(),
