@@ -382,7 +382,7 @@ export class Keystore {
       const same = known.find((other) => sameAddress(other.address, key.address));
       if (same) throw new WalletError('INVALID_PARAM', `${same.address} is already in the keystore as ${same.owner}.`);
       checkEvmAliasFree(known, key.alias);
-      const path = join(this.dir, importedKeyFileName(key.address));
+      const path = this.importedKeyPath(key);
       // A file of that name that could not be read (so is not listed) is never overwritten.
       if (existsSync(path)) {
         throw new WalletError('INVALID_PARAM', `${path} exists but cannot be read; nothing was imported.`, {
@@ -508,7 +508,7 @@ export class Keystore {
         });
         const resealed = { ...sealed, created_at: key.created_at };
         resealedKeys.push(resealed);
-        staged.push(await this.stage(join(this.dir, importedKeyFileName(key.address)), serialize(resealed)));
+        staged.push(await this.stage(this.importedKeyPath(key), serialize(resealed)));
       } finally {
         privateKey.fill(0);
       }
