@@ -1,4 +1,15 @@
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { nodeCrypto } from './node-crypto.js';
 
@@ -40,6 +51,15 @@ export function writeFileAtomic(path: string, data: string): void {
     throw error;
   }
   syncDir(dir);
+}
+
+/** A file's text, or undefined when it cannot be read (missing, unreadable, a folder). */
+export function readTextIfAny(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Writes all of `bytes` at the file's position: `writeSync` may write less than asked. */

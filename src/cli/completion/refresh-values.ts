@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
+import { ensurePrivateDir, readTextIfAny, writeFileAtomic } from '../../shared/private-files.js';
 import { SERVER_NAME } from '../servers/names.js';
 import { completionValuesPath, renderCompletionValues } from './values-file.js';
 
@@ -42,7 +42,7 @@ export async function refreshCompletionValues(dataDir: string): Promise<void> {
       server: servers.filter((name) => SERVER_NAME.test(name)),
     });
     const path = completionValuesPath(dataDir);
-    const current = readText(path);
+    const current = readTextIfAny(path);
     // Nothing to offer and no file: a data directory with no names gets no cache folder either.
     if (current === text || (current === undefined && text === '')) return;
     ensurePrivateDir(dirname(path));
@@ -70,15 +70,6 @@ function evmAccountAliases(keystore: string): string[] {
       return typeof alias === 'string' ? [alias] : [];
     });
   });
-}
-
-/** A file's text, or undefined when it cannot be read. */
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 /** A file's JSON, or undefined when it cannot be read or parsed. */

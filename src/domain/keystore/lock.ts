@@ -1,8 +1,8 @@
-import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { nodeCrypto } from '../../shared/node-crypto.js';
-import { ensurePrivateDir, writeAll } from '../../shared/private-files.js';
+import { ensurePrivateDir, readTextIfAny, writeAll } from '../../shared/private-files.js';
 import { hasSystemCode, WalletError } from '../errors.js';
 
 export const LOCK_FILE_NAME = '.lock';
@@ -84,12 +84,8 @@ async function acquire(path: string, token: string, timeoutMs: number): Promise<
 type Holder = { pid: number; host: string; raw: string };
 
 function readHolder(path: string): Holder | undefined {
-  let raw: string;
-  try {
-    raw = readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const raw = readTextIfAny(path);
+  if (raw === undefined) return undefined;
   const [pid, host] = raw.split('\n');
   const number = Number(pid);
   // A lock file caught between create and write is empty: treat it as held, never as stale.
@@ -109,7 +105,7 @@ function takeOverStale(path: string, staleRaw: string): void {
     if (hasSystemCode(error, 'ENOENT')) return;
     throw error;
   }
-  if ((readText(aside) ?? staleRaw) !== staleRaw) {
+  if ((readTextIfAny(aside) ?? staleRaw) !== staleRaw) {
     // link, unlike rename, never replaces a lock taken meanwhile by a third process.
     try {
       linkSync(aside, path);
@@ -131,16 +127,7 @@ function isAbandonedEmpty(path: string): boolean {
 }
 
 function release(path: string, token: string): void {
-  if (readText(path) === token) rmSync(path, { force: true });
-}
-
-/** A file's text, or undefined when it cannot be read. */
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+  if (readTextIfAny(path) === token) rmSync(path, { force: true });
 }
 
 function isAlive(pid: number): boolean {
