@@ -8,7 +8,8 @@ import {
   schemaProperties,
   type JsonSchema,
 } from '../shared/json-schema.js';
-import { isValidToolName, toolNameToCommand } from '../shared/naming.js';
+import { isValidToolName, toolDomain, toolNameToCommand } from '../shared/naming.js';
+import { COMPACT_GROUPS, COMPACT_META_TOOL } from './compact-groups.js';
 import type { AnyTool, ToolAnnotations } from './define.js';
 import type { Profile } from '../shared/profiles.js';
 import { BRIEF_MAX_LENGTH, briefOf, leanSchema } from './lean-schema.js';
@@ -88,6 +89,24 @@ export function leanInputSchema(tool: AnyTool): JsonSchema {
   return lean;
 }
 
+/** Whether a tool's compact group is declared and of its own domain (the meta tools': wallet_meta). */
+function groupProblems(tool: AnyTool): string[] {
+  if (!Object.hasOwn(COMPACT_GROUPS, tool.group)) {
+    return [
+      `group '${tool.group}' is not declared in src/tools/compact-groups.ts: join one of ${Object.keys(COMPACT_GROUPS).join(', ')}`,
+    ];
+  }
+  const domain = toolDomain(tool.name);
+  if (domain === 'meta') {
+    return tool.group === COMPACT_META_TOOL
+      ? []
+      : [`group '${tool.group}': a meta tool's group is ${COMPACT_META_TOOL}`];
+  }
+  return tool.group.startsWith(`${domain}_`)
+    ? []
+    : [`group '${tool.group}' is not of the ${domain} domain: join a ${domain}_… group`];
+}
+
 /**
  * What is wrong with a tool definition, one sentence each; empty when it is sound. The
  * registry refuses a tool with any problem, so a bad definition fails at load and in tests.
@@ -103,6 +122,7 @@ export function definitionProblems(tool: AnyTool): string[] {
   }
   if (/\n/.test(summary)) problems.push('summary must be one line');
   if (!tool.description.trim()) problems.push('description is empty');
+  problems.push(...groupProblems(tool));
   for (const key of ANNOTATION_KEYS) {
     if (typeof tool.annotations[key] !== 'boolean') problems.push(`annotation ${key} is not set`);
   }

@@ -4,6 +4,7 @@ import type { AuditFields } from '../domain/policy/audit-log.js';
 import type { ApprovedPlan, Authority } from '../domain/policy/authority.js';
 import type { WalletServices } from '../domain/services.js';
 import type { ToolCatalogue } from './catalogue.js';
+import type { CompactGroup } from './compact-groups.js';
 
 /** The four MCP behaviour hints, each set deliberately: none may be left to a client's default. */
 export type ToolAnnotations = {
@@ -50,6 +51,11 @@ export type ToolContext = {
 export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject> = {
   /** `domain_object_action` (see `src/shared/naming.ts`). */
   name: string;
+  /**
+   * The compact profile's tool this tool is an action of (declared in `compact-groups.ts`): a new
+   * object joins a group that exists, so the compact profile keeps its size.
+   */
+  group: CompactGroup;
   /** A human label. */
   title: string;
   /** At most 60 characters: the MCP `description` that agents keep in context. */
@@ -118,6 +124,7 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
 /** A tool with its types erased, as the registry and the MCP server handle it; its schemas are built on first read. */
 export type AnyTool = {
   readonly name: string;
+  readonly group: CompactGroup;
   readonly title: string;
   readonly summary: string;
   readonly description: string;

@@ -1,63 +1,24 @@
 import { WalletError } from '../domain/errors.js';
 import type { JsonSchema } from '../shared/json-schema.js';
-import { commandToToolName, toolDomain, toolNameToCommand } from '../shared/naming.js';
+import { commandToToolName, toolNameToCommand } from '../shared/naming.js';
 import { describeTool, leanInputSchema, SUMMARY_MAX_LENGTH, type ToolDescription } from './catalogue.js';
 import type { AnyTool, ToolAnnotations } from './define.js';
 
 import type { Profile } from '../shared/profiles.js';
+import { COMPACT_GROUPS, COMPACT_MAX_TOOLS, COMPACT_META_TOOL, type CompactGroup } from './compact-groups.js';
 
 export { type Profile } from '../shared/profiles.js';
+export { COMPACT_GROUPS, COMPACT_MAX_TOOLS, COMPACT_META_TOOL, type CompactGroup } from './compact-groups.js';
 
 /** The argument of a compact tool that names the action. */
 export const ACTION_ARGUMENT = 'action';
-
-/** At most this many compact tools (a test holds the catalogue to it). */
-export const COMPACT_MAX_TOOLS = 8;
-
-/** The compact tool of the meta tools (`network_info`, `tool_describe`, `get_tool_definition`). */
-export const COMPACT_META_TOOL = 'wallet_meta';
-
-/**
- * Which compact tool holds a tool, by its domain and object (`core_tx_create`: domain core, object
- * tx). An object not named here gets a compact tool of its own (`<domain>_<object>`), which the
- * catalogue's test then counts against {@link COMPACT_MAX_TOOLS}.
- */
-const OBJECT_GROUPS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  core: {
-    wallet: 'wallet',
-    wallets: 'wallet',
-    address: 'address',
-    addresses: 'address',
-    txs: 'address',
-    balances: 'funds',
-    utxos: 'funds',
-    tx: 'funds',
-    funds: 'funds',
-    message: 'message',
-  },
-  evm: {
-    account: 'account',
-    accounts: 'account',
-    balance: 'account',
-    txs: 'account',
-    tx: 'tx',
-    funds: 'tx',
-    token: 'tx',
-    message: 'message',
-    typed: 'message',
-    // An x402 payment is a signed EIP-3009 authorization, as evm_typed_data_sign signs one.
-    x402: 'message',
-  },
-};
-
-const DOMAIN_LABELS: Readonly<Record<string, string>> = { core: 'Dash', evm: 'EVM', meta: 'Wallet' };
 
 /** One action of a compact tool: the tool it runs. */
 type CompactAction = { action: string; tool: AnyTool };
 
 /** A tool of the compact profile: several tools of one domain and object behind an `action` argument. */
 export type CompactTool = {
-  name: string;
+  name: CompactGroup;
   /** At most 60 characters, listing the actions. */
   summary: string;
   actions: CompactAction[];
@@ -68,9 +29,9 @@ export type CompactTool = {
 
 /** The compact tools of a list of tools, in the order of their first tool; deterministic. */
 export function compactTools(tools: readonly AnyTool[]): CompactTool[] {
-  const groups = new Map<string, CompactAction[]>();
+  const groups = new Map<CompactGroup, CompactAction[]>();
   for (const tool of tools) {
-    const { group, action } = placeOf(tool.name);
+    const { group, action } = placeOf(tool);
     const actions = groups.get(group) ?? [];
     actions.push({ action, tool });
     groups.set(group, actions);
@@ -88,23 +49,21 @@ export function compactTools(tools: readonly AnyTool[]): CompactTool[] {
   }));
 }
 
-/** The compact tool and action of a tool name. */
-function placeOf(name: string): { group: string; action: string } {
-  const domain = toolDomain(name);
-  if (domain === 'meta') return { group: COMPACT_META_TOOL, action: name };
+/** The compact tool of a tool (its declared group) and its action there. */
+function placeOf(tool: AnyTool): { group: CompactGroup; action: string } {
+  const { group, name } = tool;
+  if (group === COMPACT_META_TOOL) return { group, action: name };
   const [, object = '', ...rest] = name.split('_');
-  const groupObject = OBJECT_GROUPS[domain]?.[object] ?? object;
+  const groupObject = group.slice(group.indexOf('_') + 1);
   // The object is left out of the action when it is the group's own (core_wallets_list -> list).
   const own = [groupObject, `${groupObject}s`, `${groupObject}es`].includes(object);
   const action = own ? rest : [object, ...rest];
-  return { group: `${domain}_${groupObject}`, action: action.join('_') };
+  return { group, action: action.join('_') };
 }
 
-function compactSummary(name: string, actions: readonly CompactAction[]): string {
+function compactSummary(name: CompactGroup, actions: readonly CompactAction[]): string {
   const list = actions.map(({ action }) => action).join(', ');
-  const [domain = '', object = ''] = name.split('_');
-  const label = `${DOMAIN_LABELS[domain] ?? domain} ${object}`;
-  const labelled = `${label}: ${list}`;
+  const labelled = `${COMPACT_GROUPS[name]}: ${list}`;
   return labelled.length <= SUMMARY_MAX_LENGTH ? labelled : list;
 }
 
@@ -122,7 +81,7 @@ export function compactProblems(compact: readonly CompactTool[]): string[] {
   const problems: string[] = [];
   if (compact.length > COMPACT_MAX_TOOLS) {
     problems.push(
-      `the compact profile has ${compact.length} tools (at most ${COMPACT_MAX_TOOLS}): map the new objects in OBJECT_GROUPS`,
+      `the compact profile has ${compact.length} tools (at most ${COMPACT_MAX_TOOLS}): declare fewer groups in src/tools/compact-groups.ts`,
     );
   }
   for (const tool of compact) {

@@ -20,6 +20,7 @@ const DESTRUCTIVE = { readOnlyHint: false, destructiveHint: true, idempotentHint
 function payingTool(declared: { outcome?: 'signed' | 'sent'; dryRunField?: string }) {
   return defineTool({
     name: 'test_funds_pay',
+    group: 'core_funds',
     title: 'Pay',
     summary: 'Pays',
     description: 'Pays, for the test.',

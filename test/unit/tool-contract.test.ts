@@ -11,7 +11,8 @@ const HINTS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true
 
 function sampleTool(overrides: Partial<Parameters<typeof defineTool>[0]> = {}) {
   return defineTool({
-    name: 'demo_thing_get',
+    name: 'core_thing_get',
+    group: 'core_wallet',
     title: 'Demo',
     summary: 'Gets a demo thing',
     description: 'Gets a demo thing.',
@@ -49,9 +50,24 @@ describe('every registered tool', () => {
 describe('definition checks name the tool and the problem', () => {
   const cases: [string, Parameters<typeof sampleTool>[0], RegExp][] = [
     ['bad name', { name: 'DemoGet' }, /name must match domain_object_action/],
-    ['two-part name', { name: 'demo_get' }, /name must match/],
+    ['two-part name', { name: 'core_get' }, /name must match/],
     ['long summary', { summary: 'x'.repeat(61) }, /summary is 61 characters \(at most 60\)/],
     ['empty description', { description: ' ' }, /description is empty/],
+    [
+      'undeclared group',
+      { group: 'core_thing' as unknown as 'core_wallet' },
+      /group 'core_thing' is not declared in src\/tools\/compact-groups\.ts: join one of wallet_meta, core_wallet/,
+    ],
+    [
+      'group of another domain',
+      { group: 'evm_account' },
+      /group 'evm_account' is not of the core domain: join a core_… group/,
+    ],
+    [
+      'meta tool outside wallet_meta',
+      { name: 'network_info', group: 'core_wallet' },
+      /a meta tool's group is wallet_meta/,
+    ],
     [
       'missing hint',
       { annotations: { ...HINTS, openWorldHint: undefined as unknown as boolean } },
@@ -197,7 +213,7 @@ describe('definition checks name the tool and the problem', () => {
 
   it('counts its tools without checking them (a server logs the count at start, before any listing)', () => {
     const unsound = sampleTool({ summary: '' });
-    const catalogue = new ToolCatalogue([sampleTool({ name: 'demo_other_get' }), unsound]);
+    const catalogue = new ToolCatalogue([sampleTool({ name: 'core_other_get' }), unsound]);
     assert.equal(catalogue.size, 2);
     assert.throws(() => catalogue.list(), /summary is empty/);
   });
@@ -213,15 +229,15 @@ describe('naming', () => {
 });
 
 describe('served tools', () => {
-  const reader = sampleTool({ name: 'demo_thing_get' });
+  const reader = sampleTool({ name: 'core_thing_get' });
   const writer = sampleTool({
-    name: 'demo_thing_delete',
+    name: 'core_thing_delete',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     consent: 'human',
     audit: () => ({}),
   });
   const secret = sampleTool({
-    name: 'demo_secret_export',
+    name: 'core_secret_export',
     localOnly: true,
     input: () => z.strictObject({ mnemonic: z.string().meta({ format: 'password' }).describe('Words.') }),
   });
@@ -232,16 +248,16 @@ describe('served tools', () => {
 
   it('the local CLI gets every tool', () => {
     assert.deepEqual(names({ localOnly: true, readOnly: false }), [
-      'demo_thing_get',
-      'demo_thing_delete',
-      'demo_secret_export',
+      'core_thing_get',
+      'core_thing_delete',
+      'core_secret_export',
     ]);
   });
   it('serve never gets local-only tools', () => {
-    assert.deepEqual(names({ localOnly: false, readOnly: false }), ['demo_thing_get', 'demo_thing_delete']);
+    assert.deepEqual(names({ localOnly: false, readOnly: false }), ['core_thing_get', 'core_thing_delete']);
   });
   it('serve --read-only gets only read-only tools', () => {
-    assert.deepEqual(names({ localOnly: false, readOnly: true }), ['demo_thing_get']);
+    assert.deepEqual(names({ localOnly: false, readOnly: true }), ['core_thing_get']);
   });
 });
 

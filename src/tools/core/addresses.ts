@@ -15,6 +15,7 @@ const AddressRow = {
 
 export const coreAddressCreate = defineTool({
   name: 'core_address_create',
+  group: 'core_address',
   receiveAddressField: 'address',
   title: 'New receive address',
   summary: 'Hand out the next BIP44 receive address',
@@ -49,6 +50,7 @@ export const coreAddressCreate = defineTool({
 
 export const coreAddressesList = defineTool({
   name: 'core_addresses_list',
+  group: 'core_address',
   title: 'List addresses',
   summary: "List a wallet's receive and change addresses",
   description: [
@@ -85,6 +87,7 @@ export const coreAddressesList = defineTool({
 
 export const coreAddressValidate = defineTool({
   name: 'core_address_validate',
+  group: 'core_address',
   checkField: 'valid',
   title: 'Validate an address',
   summary: 'Check a Dash address: checksum, type and network',
@@ -132,6 +135,7 @@ export const coreAddressValidate = defineTool({
 
 export const coreAddressesDiscover = defineTool({
   name: 'core_addresses_discover',
+  group: 'core_address',
   title: 'Discover used addresses',
   summary: 'Scan the chain for used addresses (BIP44 gap limit)',
   description: [

@@ -7,6 +7,7 @@ import { describedWithBrief } from '../lean-schema.js';
 
 export const coreBalancesGet = defineTool({
   name: 'core_balances_get',
+  group: 'core_funds',
   title: 'Wallet or address balance',
   summary: 'Get a wallet or address balance',
   description: [
@@ -106,6 +107,7 @@ export const coreBalancesGet = defineTool({
 
 export const coreUtxosList = defineTool({
   name: 'core_utxos_list',
+  group: 'core_funds',
   title: 'List unspent coins',
   summary: "List a wallet's unspent outputs (UTXOs)",
   description: [

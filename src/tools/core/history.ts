@@ -9,6 +9,7 @@ const DEFAULT_LIMIT = 20;
 
 export const coreTxsList = defineTool({
   name: 'core_txs_list',
+  group: 'core_address',
   title: 'List wallet transactions',
   summary: "List a Dash wallet's transactions",
   description: [

@@ -10,6 +10,7 @@ const Message = z.string().max(100_000).describe('UTF-8 text. The message itself
 
 export const coreMessageSign = defineTool({
   name: 'core_message_sign',
+  group: 'core_message',
   title: 'Sign a message',
   summary: "Sign a message with one of the wallet's addresses",
   description: [
@@ -56,6 +57,7 @@ export const coreMessageSign = defineTool({
 
 export const coreMessageVerify = defineTool({
   name: 'core_message_verify',
+  group: 'core_message',
   checkField: 'valid',
   title: 'Verify a message',
   summary: 'Verify a Dash signed message',

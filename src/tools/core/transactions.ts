@@ -48,6 +48,7 @@ function rows(created: Pick<CreatedTransaction, 'inputs' | 'outputs' | 'change'>
 
 export const coreTxCreate = defineTool({
   name: 'core_tx_create',
+  group: 'core_funds',
   title: 'Create a transaction',
   summary: 'Build an unsigned payment (PSBT) from wallet coins',
   description: [
@@ -94,6 +95,7 @@ export const coreTxCreate = defineTool({
 
 export const coreTxSign = defineTool({
   name: 'core_tx_sign',
+  group: 'core_funds',
   outcome: 'signed',
   title: 'Sign a transaction',
   summary: "Sign a PSBT with the wallet's keys",
@@ -171,6 +173,7 @@ function outputAddresses(gist: TransactionGist | undefined): string[] | undefine
 
 export const coreTxSend = defineTool({
   name: 'core_tx_send',
+  group: 'core_funds',
   outcome: 'sent',
   title: 'Broadcast a transaction',
   summary: 'Broadcast a signed transaction (fee-capped)',
@@ -230,6 +233,7 @@ export const coreTxSend = defineTool({
 
 export const coreFundsSend = defineTool({
   name: 'core_funds_send',
+  group: 'core_funds',
   outcome: 'sent',
   dryRunField: 'dry_run',
   feeField: { field: 'fee_duffs' },

@@ -38,6 +38,7 @@ async function defaultNetwork(network: z.infer<typeof OptionalCoreNetwork>, serv
 
 export const coreWalletsList = defineTool({
   name: 'core_wallets_list',
+  group: 'core_wallet',
   title: 'List Dash wallets',
   summary: 'List the Dash wallets in the keystore',
   description: [
@@ -68,6 +69,7 @@ export const coreWalletsList = defineTool({
 
 export const coreWalletCreate = defineTool({
   name: 'core_wallet_create',
+  group: 'core_wallet',
   title: 'Create a Dash wallet',
   summary: 'Create a new HD wallet (BIP39 mnemonic, encrypted)',
   description: [
@@ -109,6 +111,7 @@ export const coreWalletCreate = defineTool({
 
 export const coreWalletImport = defineTool({
   name: 'core_wallet_import',
+  group: 'core_wallet',
   title: 'Import a Dash wallet',
   summary: 'Import a wallet from its BIP39 mnemonic (local only)',
   description: [
@@ -168,6 +171,7 @@ export const coreWalletImport = defineTool({
 
 export const coreWalletExport = defineTool({
   name: 'core_wallet_export',
+  group: 'core_wallet',
   title: 'Export a Dash wallet',
   summary: "Reveal a wallet's mnemonic for backup (local only)",
   description: [
@@ -203,6 +207,7 @@ export const coreWalletExport = defineTool({
 
 export const coreWalletDelete = defineTool({
   name: 'core_wallet_delete',
+  group: 'core_wallet',
   title: 'Delete a Dash wallet',
   summary: 'Delete a wallet from the keystore (irreversible)',
   description: [
@@ -250,6 +255,7 @@ export const coreWalletDelete = defineTool({
 
 export const coreWalletPassphraseChange = defineTool({
   name: 'core_wallet_passphrase_change',
+  group: 'core_wallet',
   title: 'Change the keystore passphrase',
   summary: 'Re-encrypt the keystore under a new passphrase (local only)',
   description: [

@@ -32,6 +32,7 @@ const AccountAlias = Alias.optional().describe(
 
 export const evmAccountsList = defineTool({
   name: 'evm_accounts_list',
+  group: 'evm_account',
   title: 'List EVM accounts',
   summary: 'List the EVM accounts in the keystore',
   description: [
@@ -60,6 +61,7 @@ export const evmAccountsList = defineTool({
 
 export const evmAccountCreate = defineTool({
   name: 'evm_account_create',
+  group: 'evm_account',
   receiveAddressField: 'address',
   title: 'New EVM account',
   summary: "Derive the next EVM account from a wallet's seed",
@@ -96,6 +98,7 @@ export const evmAccountCreate = defineTool({
 
 export const evmAccountImport = defineTool({
   name: 'evm_account_import',
+  group: 'evm_account',
   title: 'Import an EVM key',
   summary: 'Import a private key or keystore v3 JSON (local only)',
   description: [
@@ -138,6 +141,7 @@ export const evmAccountImport = defineTool({
 
 export const evmAccountExport = defineTool({
   name: 'evm_account_export',
+  group: 'evm_account',
   title: 'Export an EVM key',
   summary: "Export an account's key or keystore v3 JSON (local only)",
   description: [

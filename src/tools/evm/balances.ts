@@ -5,6 +5,7 @@ import { coinsOf, EvmAddress, EvmAddressOrAlias, OptionalEvmNetwork, tokenUnits,
 
 export const evmBalanceGet = defineTool({
   name: 'evm_balance_get',
+  group: 'evm_account',
   title: 'EVM balance',
   summary: 'Get an address balance in wei and ether, or an ERC-20',
   description: [

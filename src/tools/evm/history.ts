@@ -9,6 +9,7 @@ const DEFAULT_LIMIT = 20;
 
 export const evmTxsList = defineTool({
   name: 'evm_txs_list',
+  group: 'evm_account',
   title: 'List sent EVM transactions',
   summary: 'List EVM transactions this wallet sent',
   description: [

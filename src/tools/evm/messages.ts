@@ -10,6 +10,7 @@ const Signature = z.string().min(1).max(200).describe('The signature, 65 bytes i
 
 export const evmMessageSign = defineTool({
   name: 'evm_message_sign',
+  group: 'evm_message',
   title: 'Sign a message (EIP-191)',
   summary: 'Sign a message with an EVM account (EIP-191)',
   description: [
@@ -49,6 +50,7 @@ export const evmMessageSign = defineTool({
 
 export const evmMessageVerify = defineTool({
   name: 'evm_message_verify',
+  group: 'evm_message',
   checkField: 'valid',
   title: 'Verify a message (EIP-191)',
   summary: 'Verify an EIP-191 signed message',
@@ -90,6 +92,7 @@ const TypedData = z
 
 export const evmTypedDataSign = defineTool({
   name: 'evm_typed_data_sign',
+  group: 'evm_message',
   title: 'Sign typed data (EIP-712)',
   summary: 'Sign EIP-712 typed data with an EVM account',
   description: [

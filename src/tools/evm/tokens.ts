@@ -28,6 +28,7 @@ function addressOrUndefined(text: string): string | undefined {
 
 export const evmTokenTransfer = defineTool({
   name: 'evm_token_transfer',
+  group: 'evm_tx',
   outcome: 'sent',
   title: 'Send ERC-20 tokens',
   summary: 'Send an ERC-20 token amount in one call',

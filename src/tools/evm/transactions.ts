@@ -124,6 +124,7 @@ function signedFields(signed: SignedTx) {
 
 export const evmTxCreate = defineTool({
   name: 'evm_tx_create',
+  group: 'evm_tx',
   title: 'Create an EVM transaction',
   summary: 'Build an unsigned EIP-1559 transaction',
   description: [
@@ -171,6 +172,7 @@ export const evmTxCreate = defineTool({
 
 export const evmTxSign = defineTool({
   name: 'evm_tx_sign',
+  group: 'evm_tx',
   outcome: 'signed',
   title: 'Sign an EVM transaction',
   summary: 'Sign an unsigned transaction offline',
@@ -243,6 +245,7 @@ function gistFields(gist: TransactionGist | undefined) {
 
 export const evmTxSend = defineTool({
   name: 'evm_tx_send',
+  group: 'evm_tx',
   outcome: 'sent',
   title: 'Send a signed EVM transaction',
   summary: 'Broadcast a signed transaction, optionally wait',
@@ -288,6 +291,7 @@ export const evmTxSend = defineTool({
 
 export const evmTxGet = defineTool({
   name: 'evm_tx_get',
+  group: 'evm_tx',
   title: 'Look up an EVM transaction',
   summary: 'Get a transaction and its receipt by hash',
   description: [
@@ -348,6 +352,7 @@ export const evmTxGet = defineTool({
 
 export const evmFundsSend = defineTool({
   name: 'evm_funds_send',
+  group: 'evm_tx',
   outcome: 'sent',
   dryRunField: 'dry_run',
   feeField: { field: 'max_fee_wei', atMost: true },

@@ -28,6 +28,7 @@ function hostOfArgument(text: string): string | undefined {
 
 export const evmX402Fetch = defineTool({
   name: 'evm_x402_fetch',
+  group: 'evm_message',
   title: 'Fetch a URL, paying x402',
   summary: 'Fetch a URL, pay its x402 price',
   description: [

@@ -7,6 +7,7 @@ import { JsonSchemaObject } from '../fields.js';
 
 export const getToolDefinition = defineTool({
   name: 'get_tool_definition',
+  group: 'wallet_meta',
   title: 'Tool definitions for function calling',
   summary: 'Every tool as one function-calling JSON document',
   description: [

@@ -5,6 +5,7 @@ import { Chain } from '../fields.js';
 
 export const networkInfo = defineTool({
   name: 'network_info',
+  group: 'wallet_meta',
   title: 'Configured networks',
   summary: 'Configured networks per chain, defaults and endpoints',
   description: [

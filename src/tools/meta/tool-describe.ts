@@ -24,6 +24,7 @@ const Described = {
 
 export const toolDescribe = defineTool({
   name: 'tool_describe',
+  group: 'wallet_meta',
   title: 'Describe tools',
   summary: 'Full definition of a tool (or all): text, schemas, hints',
   description: [
