@@ -16,12 +16,19 @@ export function renderToolsMarkdown(tools: readonly AnyTool[]): string {
     'Every tool is a command of the `wallet` CLI and, unless marked local-only (it reveals or accepts a',
     'secret), an MCP tool of `wallet serve`.',
     '',
-    '| tool | command | summary | read-only | destructive | idempotent | open-world |',
-    '|---|---|---|---|---|---|---|',
+    'Hints and contracts at a glance (a change to any shows here, in review): the four MCP hints;',
+    'local-only; consent, what `wallet serve` needs before the tool signs or deletes (`policy`: the',
+    "owner's policy may let an agent do it alone within caps, else a human yes; `human`: always a human",
+    'yes); network, whether the call must name its network.',
+    '',
+    '| tool | command | summary | read-only | destructive | idempotent | open-world | local-only | consent | network |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...tools.map((tool) => {
       const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations;
       const mark = (value: boolean): string => (value ? 'yes' : 'no');
-      return `| [\`${tool.name}\`](#${tool.name}) | \`wallet ${describeTool(tool).command}\` | ${tool.summary} | ${mark(readOnlyHint)} | ${mark(destructiveHint)} | ${mark(idempotentHint)} | ${mark(openWorldHint)} |`;
+      const { command, inputSchema } = describeTool(tool);
+      const network = requiredProperties(inputSchema).includes('network') ? 'required' : '—';
+      return `| [\`${tool.name}\`](#${tool.name}) | \`wallet ${command}\` | ${tool.summary} | ${mark(readOnlyHint)} | ${mark(destructiveHint)} | ${mark(idempotentHint)} | ${mark(openWorldHint)} | ${mark(tool.localOnly === true)} | ${tool.consent ?? '—'} | ${network} |`;
     }),
     '',
   ];

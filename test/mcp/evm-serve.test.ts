@@ -11,6 +11,7 @@ import { ethers } from 'ethers';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isSecretSchema, schemaProperties, type JsonSchema } from '../../src/shared/json-schema.js';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
+import { ALL_TOOLS } from '../../src/tools/index.js';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
@@ -74,14 +75,12 @@ describe('EVM tools over wallet serve', () => {
 
   it('--read-only serves only what cannot sign or spend', async () => {
     const names = (await readOnly.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('evm_'));
-    assert.deepEqual(names.sort(), [
-      'evm_accounts_list',
-      'evm_balance_get',
-      'evm_message_verify',
-      'evm_tx_create',
-      'evm_tx_get',
-      'evm_txs_list',
-    ]);
+    const expected = ALL_TOOLS.filter(
+      (tool) => tool.name.startsWith('evm_') && tool.annotations.readOnlyHint && tool.localOnly !== true,
+    );
+    assert.deepEqual(names.sort(), expected.map((tool) => tool.name).sort());
+    assert.ok(names.includes('evm_balance_get') && !names.includes('evm_funds_send'), names.join(', '));
+    for (const tool of expected) assert.equal(tool.consent, undefined, `${tool.name} needs consent: it signs`);
   });
 
   it('pays with the served passphrase and reports the wait as progress', async () => {
