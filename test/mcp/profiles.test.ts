@@ -21,12 +21,12 @@ import {
   ERROR_META_KEY,
   FULL_DESCRIPTION_META_KEY,
 } from '../../src/shared/protocol-meta.js';
-import { ALL_TOOLS, COMPACT_MAX_TOOLS, describeTool } from '../../src/tools/index.js';
+import { ALL_TOOLS, describeTool } from '../../src/tools/index.js';
 import { isSchemaRecord, SCHEMA_RECORD_FILE, type SchemaRecord } from '../../src/tools/schema-record.js';
 import { tempHome } from '../helpers/io.js';
+import { listingProblems, resultBytes, type Listed } from '../helpers/listing-budgets.js';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';
 
-type Listed = Awaited<ReturnType<Client['listTools']>>;
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
 
 async function connect(profile: Profile, readOnly = false): Promise<Client> {
@@ -38,23 +38,6 @@ async function connect(profile: Profile, readOnly = false): Promise<Client> {
   const client = new Client({ name: 'profiles-test', version: '1' });
   await client.connect(clientSide);
   return client;
-}
-
-/** The compact JSON of the tools/list result, as a client receives it (less the SDK's own _meta). */
-function resultBytes(listed: Listed): number {
-  return Buffer.byteLength(JSON.stringify({ tools: listed.tools }));
-}
-
-/** What most clients hand the model per tool: name, description, input schema. */
-function modelBytes(listed: Listed): number {
-  return listed.tools.reduce(
-    (sum, tool) =>
-      sum +
-      Buffer.byteLength(
-        JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.inputSchema }),
-      ),
-    0,
-  );
 }
 
 function errorCode(result: CallResult): string | undefined {
@@ -100,10 +83,7 @@ describe('profiles of wallet serve', () => {
         listed.tools.map((tool) => tool.name),
         tools.map((tool) => tool.name),
       );
-      const perTool = resultBytes(listed) / listed.tools.length;
-      const modelPerTool = modelBytes(listed) / listed.tools.length;
-      assert.ok(perTool <= 600, `${key}: ${perTool.toFixed(0)} B per tool (budget 600)`);
-      assert.ok(modelPerTool <= 400, `${key}: ${modelPerTool.toFixed(0)} model-visible B per tool (budget 400)`);
+      assert.deepEqual(listingProblems('default', listed), [], key);
     }
   });
 
@@ -139,16 +119,7 @@ describe('profiles of wallet serve', () => {
   });
 
   it('compact: at most 8 tools, under 4,000 bytes, each description ≤ 60 characters naming every action', () => {
-    for (const key of ['compact', 'compact-ro']) {
-      const listed = list(key);
-      assert.ok(listed.tools.length <= COMPACT_MAX_TOOLS, `${key}: ${listed.tools.length} tools`);
-      assert.ok(resultBytes(listed) < 4000, `${key}: ${resultBytes(listed)} bytes`);
-      for (const tool of listed.tools) {
-        const actions = (tool.inputSchema.properties?.['action'] as { enum: string[] }).enum;
-        assert.ok((tool.description ?? '').length <= 60, tool.name);
-        for (const action of actions) assert.ok(tool.description?.includes(action), `${tool.name} lists ${action}`);
-      }
-    }
+    for (const key of ['compact', 'compact-ro']) assert.deepEqual(listingProblems('compact', list(key)), [], key);
   });
 
   it('compact: every served tool is one action, and its hints are those of its most dangerous action', async () => {
