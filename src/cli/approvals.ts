@@ -1,4 +1,5 @@
-import type { Approval } from '../mcp/approvals.js';
+import type { Approval } from '../domain/policy/approvals.js';
+import { asOwnerVerb } from './owner-errors.js';
 import { askLine, Declined } from './confirm.js';
 import { parseFlags, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
@@ -61,11 +62,11 @@ export async function runApprovals(argv: readonly string[], io: CliIo, dataDir: 
   rejectUnknownFlags({ ...parsed, _: [] }, APPROVALS_FLAGS, `approvals ${subcommand}`);
   const style = await createStyle(colorEnabled(typeof parsed['color'] === 'boolean' ? parsed['color'] : undefined, io));
   const json = parsed['json'] === true;
-  const { OwnerApprovals } = await import('../mcp/approvals.js');
-  const store = new OwnerApprovals(dataDir);
+  const { ApprovalStore } = await import('../domain/policy/approvals.js');
+  const store = new ApprovalStore(dataDir);
   if (subcommand === 'list') {
     if (words.length > 0) throw new UsageError(`approvals list takes no words; got '${terminalSafe(words[0] ?? '')}'.`);
-    const approvals = (await store.list()).filter(
+    const approvals = (await asOwnerVerb(() => store.list())).filter(
       (approval) => parsed['all'] === true || approval.status === 'pending',
     );
     if (json) io.stdout.write(JSON.stringify({ approvals: approvals.map(publicView) }, null, 2) + '\n');
@@ -78,7 +79,7 @@ export async function runApprovals(argv: readonly string[], io: CliIo, dataDir: 
     throw new UsageError(`approvals ${subcommand} needs an approval id (ap-…).`, "See 'wallet approvals'.");
   if (extra.length > 0) throw new UsageError(`approvals ${subcommand} takes one id.`);
   if (subcommand === 'approve') {
-    const approval = await store.pending(id);
+    const approval = await asOwnerVerb(() => store.pending(id));
     // A yes must come from a person: an agent that can run commands has no terminal to answer on.
     if (!io.stderr.isTTY || !io.stdin.isTTY || io.stdin.readableEnded) {
       throw new UsageError(
@@ -91,7 +92,7 @@ export async function runApprovals(argv: readonly string[], io: CliIo, dataDir: 
     const answer = await askLine(io, `Approve ${approval.id}? [y/N] `);
     if (!/^(y|yes)$/i.test(answer.trim())) throw new Declined();
   }
-  const decided = await store.decide(id, subcommand === 'approve' ? 'approved' : 'denied');
+  const decided = await asOwnerVerb(() => store.decide(id, subcommand === 'approve' ? 'approved' : 'denied'));
   if (json) io.stdout.write(JSON.stringify(publicView(decided), null, 2) + '\n');
   else
     io.stdout.write(

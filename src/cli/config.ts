@@ -1,4 +1,5 @@
-import type { ConfigEntry } from '../mcp/config-edit.js';
+import type { ConfigEntry } from '../domain/config/config-edit.js';
+import { asOwnerVerb } from './owner-errors.js';
 import { parseFlags, type CliFlag } from './global-flags.js';
 import { readAll, type CliIo } from './io.js';
 import { colorEnabled, createStyle, renderHuman, terminalSafe } from './render.js';
@@ -89,11 +90,10 @@ export async function runConfig(argv: readonly string[], io: CliIo, dataDir: str
   const subcommand = pick(CONFIG_SUBCOMMANDS, word ?? 'list', 'config');
   rejectUnknownFlags({ ...parsed, _: [] }, CONFIG_FLAGS, `config ${subcommand}`);
   const json = parsed['json'] === true;
-  const { OwnerConfig } = await import('../mcp/config-edit.js');
-  const config = new OwnerConfig(dataDir);
+  const edit = await import('../domain/config/config-edit.js');
   if (subcommand === 'list') {
     expectWords(words, 0, 'config list');
-    const entries = await config.list();
+    const entries = await asOwnerVerb(() => edit.listConfig(dataDir));
     if (json) io.stdout.write(JSON.stringify({ settings: entries.map(publicEntry) }, null, 2) + '\n');
     else if (entries.length === 0)
       io.stderr.write("config.json sets nothing: the defaults apply ('wallet network-info' shows them).\n");
@@ -105,7 +105,7 @@ export async function runConfig(argv: readonly string[], io: CliIo, dataDir: str
   }
   const [key] = expectWords(words, subcommand === 'set' ? 2 : 1, `config ${subcommand}`);
   if (subcommand === 'get') {
-    const entry = await config.get(key ?? '');
+    const entry = await asOwnerVerb(() => edit.getConfigValue(dataDir, key ?? ''));
     if (entry === undefined) {
       throw new UsageError(
         `config.json does not set ${terminalSafe(key ?? '')}.`,
@@ -125,13 +125,13 @@ export async function runConfig(argv: readonly string[], io: CliIo, dataDir: str
       );
     }
     const value = given === '-' ? (await readAll(io.stdin)).replace(/\r?\n$/, '') : given;
-    await config.set(key ?? '', value);
-    const shown = await config.get(key ?? '');
+    await asOwnerVerb(() => edit.setConfigValue(dataDir, key ?? '', value));
+    const shown = await asOwnerVerb(() => edit.getConfigValue(dataDir, key ?? ''));
     if (json) io.stdout.write(JSON.stringify(shown ? publicEntry(shown) : { key }, null, 2) + '\n');
     else io.stdout.write(`${terminalSafe(key ?? '')} = ${terminalSafe(shown?.value ?? '')}\n`);
     return EXIT.ok;
   }
-  const removed = await config.unset(key ?? '');
+  const removed = await asOwnerVerb(() => edit.unsetConfigValue(dataDir, key ?? ''));
   if (json) io.stdout.write(JSON.stringify({ key, removed }, null, 2) + '\n');
   else io.stdout.write(removed ? `${terminalSafe(key ?? '')} removed\n` : `${terminalSafe(key ?? '')} was not set\n`);
   return EXIT.ok;
@@ -159,8 +159,8 @@ export async function runNetworks(argv: readonly string[], io: CliIo, dataDir: s
     }
     chainId = Number(chainIdText);
   }
-  const { OwnerConfig } = await import('../mcp/config-edit.js');
-  const added = await new OwnerConfig(dataDir).addEvmNetwork({ name: name ?? '', url, chainId });
+  const { addEvmNetwork } = await import('../domain/config/config-edit.js');
+  const added = await asOwnerVerb(() => addEvmNetwork(dataDir, { name: name ?? '', url, chainId }));
   if (parsed['json'] === true) {
     io.stdout.write(JSON.stringify({ network: name, chain_id: added.chainId, checked: added.checked }, null, 2) + '\n');
   } else {

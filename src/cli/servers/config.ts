@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
+import { asOwnerVerb } from '../owner-errors.js';
 import { closestNames } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
 import { expandReferences, MissingVariableError } from './expand.js';
@@ -120,19 +121,21 @@ export function urlProblem(url: string): string | undefined {
 
 /**
  * Changes servers.json: reads it and writes what `change` returns (nothing when it returns
- * undefined) holding the file's lock, so two processes that change it at once both land. Returns
+ * undefined) holding the file's lock (`<dataDir>/locks/servers-json`), so two processes that change it at once both land. Returns
  * what `change` decided, with the servers as written.
  */
 export async function updateServers<T>(
   dataDir: string,
   change: (servers: NamedServers) => { servers: NamedServers | undefined; result: T },
 ): Promise<T> {
-  const { withServersFileLock } = await import('../../mcp/config-edit.js');
-  return withServersFileLock(dataDir, async () => {
-    const { servers, result } = change(await loadServers(dataDir));
-    if (servers !== undefined) await saveServers(dataDir, servers);
-    return result;
-  });
+  const { withNamedLock } = await import('../../domain/keystore/lock.js');
+  return asOwnerVerb(() =>
+    withNamedLock(dataDir, 'servers-json', async () => {
+      const { servers, result } = change(await loadServers(dataDir));
+      if (servers !== undefined) await saveServers(dataDir, servers);
+      return result;
+    }),
+  );
 }
 
 /**

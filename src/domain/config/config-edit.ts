@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { hasSystemCode, WalletError } from '../errors.js';
+import { Keystore } from '../keystore/keystore.js';
 import { withNamedLock } from '../keystore/lock.js';
 import { httpJson } from '../net/http.js';
 import { CONFIG_FILE_NAME, parseConfigText, type ConfigFile } from './config-file.js';
@@ -64,14 +65,9 @@ export async function getConfigValue(dataDir: string, key: string): Promise<Conf
 /**
  * Sets one key of config.json under the config lock: the new file is validated exactly as the
  * loader reads it (schema and networks), and written atomically; a refused value leaves the file
- * as it was. `check` runs on the validated config before the write (e.g. the default wallet exists).
+ * as it was. `default_wallet` must name a wallet of the keystore.
  */
-export async function setConfigValue(
-  dataDir: string,
-  key: string,
-  text: string,
-  check?: (config: ConfigFile) => Promise<void>,
-): Promise<void> {
+export async function setConfigValue(dataDir: string, key: string, text: string): Promise<void> {
   const editable = editableKey(key);
   const builtin = /^evm\.networks\.([a-z][a-z0-9-]*)\.chain_id$/.exec(key)?.[1];
   if (builtin !== undefined && BUILTIN_NETWORKS.some((known) => known.chain === 'evm' && known.network === builtin)) {
@@ -89,8 +85,15 @@ export async function setConfigValue(
       setPath(raw, path, prefixed ? prefixed.url : value);
       if (prefixed) setPath(raw, [...path.slice(0, -1), 'backend'], prefixed.backend);
     },
-    check,
+    key === 'default_wallet' ? defaultWalletExists(dataDir) : undefined,
   );
+}
+
+/** The check of `default_wallet`: it names a wallet of the keystore (an id or an alias). */
+function defaultWalletExists(dataDir: string): (config: ConfigFile) => Promise<void> {
+  return async (config) => {
+    if (config.default_wallet !== undefined) await new Keystore(dataDir).resolve(config.default_wallet);
+  };
 }
 
 /** Removes one key (and sections it leaves empty); the same validation and lock as set. */
