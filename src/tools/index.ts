@@ -4,19 +4,25 @@ import type { Profile } from '../shared/profiles.js';
 import { getToolDefinition } from './meta/get-tool-definition.js';
 import { networkInfo } from './meta/network-info.js';
 import { toolDescribe } from './meta/tool-describe.js';
-import { coreAddressCreate, coreAddressesDiscover, coreAddressesList, coreAddressValidate } from './core/addresses.js';
-import { coreBalancesGet, coreUtxosList } from './core/balances.js';
-import { coreTxsList } from './core/history.js';
-import { coreFundsSend, coreTxCreate, coreTxSend, coreTxSign } from './core/transactions.js';
-import { coreMessageSign, coreMessageVerify } from './core/messages.js';
-import {
-  coreWalletCreate,
-  coreWalletDelete,
-  coreWalletExport,
-  coreWalletImport,
-  coreWalletPassphraseChange,
-  coreWalletsList,
-} from './core/wallets.js';
+import { coreAddressCreate } from './core/address-create.js';
+import { coreAddressesDiscover } from './core/addresses-discover.js';
+import { coreAddressesList } from './core/addresses-list.js';
+import { coreAddressValidate } from './core/address-validate.js';
+import { coreBalancesGet } from './core/balances-get.js';
+import { coreUtxosList } from './core/utxos-list.js';
+import { coreTxsList } from './core/txs-list.js';
+import { coreFundsSend } from './core/funds-send.js';
+import { coreTxCreate } from './core/tx-create.js';
+import { coreTxSend } from './core/tx-send.js';
+import { coreTxSign } from './core/tx-sign.js';
+import { coreMessageSign } from './core/message-sign.js';
+import { coreMessageVerify } from './core/message-verify.js';
+import { coreWalletCreate } from './core/wallet-create.js';
+import { coreWalletDelete } from './core/wallet-delete.js';
+import { coreWalletExport } from './core/wallet-export.js';
+import { coreWalletImport } from './core/wallet-import.js';
+import { coreWalletPassphraseChange } from './core/wallet-passphrase-change.js';
+import { coreWalletsList } from './core/wallets-list.js';
 import { evmAccountCreate, evmAccountExport, evmAccountImport, evmAccountsList } from './evm/accounts.js';
 import { evmBalanceGet } from './evm/balances.js';
 import { evmTxsList } from './evm/history.js';
