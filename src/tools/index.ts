@@ -23,13 +23,22 @@ import { coreWalletExport } from './core/wallet-export.js';
 import { coreWalletImport } from './core/wallet-import.js';
 import { coreWalletPassphraseChange } from './core/wallet-passphrase-change.js';
 import { coreWalletsList } from './core/wallets-list.js';
-import { evmAccountCreate, evmAccountExport, evmAccountImport, evmAccountsList } from './evm/accounts.js';
-import { evmBalanceGet } from './evm/balances.js';
-import { evmTxsList } from './evm/history.js';
-import { evmMessageSign, evmMessageVerify, evmTypedDataSign } from './evm/messages.js';
-import { evmTokenTransfer } from './evm/tokens.js';
-import { evmFundsSend, evmTxCreate, evmTxGet, evmTxSend, evmTxSign } from './evm/transactions.js';
-import { evmX402Fetch } from './evm/x402.js';
+import { evmAccountCreate } from './evm/account-create.js';
+import { evmAccountExport } from './evm/account-export.js';
+import { evmAccountImport } from './evm/account-import.js';
+import { evmAccountsList } from './evm/accounts-list.js';
+import { evmBalanceGet } from './evm/balance-get.js';
+import { evmTxsList } from './evm/txs-list.js';
+import { evmMessageSign } from './evm/message-sign.js';
+import { evmMessageVerify } from './evm/message-verify.js';
+import { evmTypedDataSign } from './evm/typed-data-sign.js';
+import { evmTokenTransfer } from './evm/token-transfer.js';
+import { evmFundsSend } from './evm/funds-send.js';
+import { evmTxCreate } from './evm/tx-create.js';
+import { evmTxGet } from './evm/tx-get.js';
+import { evmTxSend } from './evm/tx-send.js';
+import { evmTxSign } from './evm/tx-sign.js';
+import { evmX402Fetch } from './evm/x402-fetch.js';
 
 /** Every tool of the wallet. Adding a tool is one line here. */
 export const ALL_TOOLS: readonly AnyTool[] = [
