@@ -23,6 +23,9 @@ export const ToolName = describedWithBrief(
 
 export const JsonSchemaObject = z.record(z.string(), z.unknown());
 
+/** The text a message tool signs or verifies, on either chain. */
+export const Message = z.string().max(100_000).describe('UTF-8 text. The message itself.');
+
 /**
  * Optional everywhere: when omitted, the keystore's only wallet (on the tool's network, when it
  * takes one), else the config file's default_wallet; with several, the tool refuses, naming them.

@@ -1,74 +1,7 @@
 import { ToolCatalogue } from './catalogue.js';
 import type { AnyTool } from './define.js';
 import type { Profile } from '../shared/profiles.js';
-import { getToolDefinition } from './meta/get-tool-definition.js';
-import { networkInfo } from './meta/network-info.js';
-import { toolDescribe } from './meta/tool-describe.js';
-import { coreAddressCreate, coreAddressesDiscover, coreAddressesList, coreAddressValidate } from './core/addresses.js';
-import { coreBalancesGet, coreUtxosList } from './core/balances.js';
-import { coreTxsList } from './core/history.js';
-import { coreFundsSend, coreTxCreate, coreTxSend, coreTxSign } from './core/transactions.js';
-import { coreMessageSign, coreMessageVerify } from './core/messages.js';
-import {
-  coreWalletCreate,
-  coreWalletDelete,
-  coreWalletExport,
-  coreWalletImport,
-  coreWalletPassphraseChange,
-  coreWalletsList,
-} from './core/wallets.js';
-import { evmAccountCreate, evmAccountExport, evmAccountImport, evmAccountsList } from './evm/accounts.js';
-import { evmBalanceGet } from './evm/balances.js';
-import { evmTxsList } from './evm/history.js';
-import { evmMessageSign, evmMessageVerify, evmTypedDataSign } from './evm/messages.js';
-import { evmTokenTransfer } from './evm/tokens.js';
-import { evmFundsSend, evmTxCreate, evmTxGet, evmTxSend, evmTxSign } from './evm/transactions.js';
-import { evmX402Fetch } from './evm/x402.js';
-
-/** Every tool of the wallet. Adding a tool is one line here. */
-export const ALL_TOOLS: readonly AnyTool[] = [
-  // meta
-  networkInfo,
-  toolDescribe,
-  getToolDefinition,
-  // core: Dash Core wallets
-  coreWalletsList,
-  coreWalletCreate,
-  coreWalletImport,
-  coreWalletExport,
-  coreWalletDelete,
-  coreWalletPassphraseChange,
-  coreAddressCreate,
-  coreAddressesList,
-  coreAddressValidate,
-  coreAddressesDiscover,
-  coreBalancesGet,
-  coreUtxosList,
-  coreTxsList,
-  coreTxCreate,
-  coreTxSign,
-  coreTxSend,
-  coreFundsSend,
-  coreMessageSign,
-  coreMessageVerify,
-  // evm: Ethereum and EVM chains
-  evmAccountsList,
-  evmAccountCreate,
-  evmAccountImport,
-  evmAccountExport,
-  evmBalanceGet,
-  evmTxCreate,
-  evmTxSign,
-  evmTxSend,
-  evmTxGet,
-  evmTxsList,
-  evmFundsSend,
-  evmTokenTransfer,
-  evmMessageSign,
-  evmMessageVerify,
-  evmTypedDataSign,
-  evmX402Fetch,
-];
+import { ALL_TOOLS } from './registry.js';
 
 export type ServedToolsOptions = {
   /** Include tools that reveal or accept secrets: only the local CLI does. */
@@ -89,6 +22,7 @@ export function servedTools(options: ServedToolsOptions, tools: readonly AnyTool
   );
 }
 
+export { ALL_TOOLS };
 export { ToolCatalogue, definitionsDigest, describeTool, leanInputSchema } from './catalogue.js';
 export * from './profiles.js';
 export type { AnyTool, ToolContext } from './define.js';

@@ -8,7 +8,7 @@ import type { Profile } from '../shared/profiles.js';
 import { COMPACT_GROUPS, COMPACT_MAX_TOOLS, COMPACT_META_TOOL, type CompactGroup } from './compact-groups.js';
 
 export { type Profile } from '../shared/profiles.js';
-export { COMPACT_GROUPS, COMPACT_MAX_TOOLS, COMPACT_META_TOOL } from './compact-groups.js';
+export { COMPACT_META_TOOL } from './compact-groups.js';
 
 /** The argument of a compact tool that names the action. */
 export const ACTION_ARGUMENT = 'action';

@@ -21,7 +21,7 @@ import {
   ERROR_META_KEY,
   FULL_DESCRIPTION_META_KEY,
 } from '../../src/shared/protocol-meta.js';
-import { ALL_TOOLS, describeTool } from '../../src/tools/index.js';
+import { ALL_TOOLS, compactTools, describeTool } from '../../src/tools/index.js';
 import { isSchemaRecord, SCHEMA_RECORD_FILE, type SchemaRecord } from '../../src/tools/schema-record.js';
 import { tempHome } from '../helpers/io.js';
 import { listingProblems, resultBytes, type Listed } from '../helpers/listing-budgets.js';
@@ -184,6 +184,9 @@ describe('profiles of wallet serve', () => {
   });
 
   it('compact: an unknown or missing action is INVALID_PARAM listing the valid ones', async () => {
+    const wallet = compactTools(SERVED).find((tool) => tool.name === 'core_wallet') ?? assert.fail('no core_wallet');
+    const valid = wallet.actions.map(({ action }) => action);
+    assert.ok(valid.includes('create') && !valid.includes('export'), valid.join(', '));
     for (const args of [{ action: 'explode' }, {}, { action: 42 }]) {
       const result = (await client('compact').callTool({ name: 'core_wallet', arguments: args })) as CallResult;
       assert.equal(result.isError, true);
@@ -191,7 +194,7 @@ describe('profiles of wallet serve', () => {
       const meta = result._meta?.[ERROR_META_KEY] as { hint?: string };
       assert.equal(
         meta.hint,
-        "Pass action as one of: list, create, delete. tool_describe shows each action's arguments.",
+        `Pass action as one of: ${valid.join(', ')}. tool_describe shows each action's arguments.`,
       );
       assert.ok(!textOf(result).includes('explode'), 'the unvalidated value is not repeated');
     }

@@ -2,18 +2,86 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { BUILTIN_TOOLS_FILE, readBuiltInTools } from '../../src/cli/builtin-tools.js';
 import { toolCommands } from '../../src/cli/commands.js';
 import { COMPLETION_FILES, COMPLETION_SHELLS, completionScript } from '../../src/cli/completion/index.js';
 import { HELP_RECORD_FILE, recordHelp, type HelpRecord } from '../../src/cli/help-record.js';
 import { runCli } from '../../src/cli/main.js';
 import { openInProcessSession } from '../../src/mcp/in-process.js';
+import { COMPACT_GROUPS, COMPACT_META_TOOL } from '../../src/tools/compact-groups.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 import { renderToolsMarkdown } from '../../src/tools/tools-markdown.js';
 import { fakeIo } from '../helpers/io.js';
 import { ROOT } from '../helpers/paths.js';
 
+/** The tool files' text and the declared groups, as scripts/tool-registry.mjs reads them. */
+type ToolSources = { compactGroups: string; files: readonly { path: string; text: string }[] };
+/** What scripts/tool-registry.mjs (plain JS: it runs before any build) exports. */
+type ToolRegistryScript = {
+  REGISTRY_FILE: string;
+  readToolSources(root: string): ToolSources;
+  renderToolRegistry(sources: ToolSources): string;
+};
+
+async function toolRegistryScript(): Promise<ToolRegistryScript> {
+  return (await import(pathToFileURL(join(ROOT, 'scripts', 'tool-registry.mjs')).href)) as ToolRegistryScript;
+}
+
 describe('generated files', () => {
+  it('src/tools/registry.ts lists every tool file, and nothing else (run `npm run generate`)', async () => {
+    const { REGISTRY_FILE, readToolSources, renderToolRegistry } = await toolRegistryScript();
+    const committed = readFileSync(join(ROOT, REGISTRY_FILE), 'utf8');
+    assert.equal(
+      committed,
+      renderToolRegistry(readToolSources(ROOT)),
+      `${REGISTRY_FILE} is stale: run \`npm run generate\``,
+    );
+  });
+  it('ALL_TOOLS lists the meta tools first, then by the declared compact groups, then by name', () => {
+    const groups = Object.keys(COMPACT_GROUPS);
+    const rank = (tool: (typeof ALL_TOOLS)[number]) =>
+      [tool.group === COMPACT_META_TOOL ? 0 : 1, groups.indexOf(tool.group), tool.name] as const;
+    for (const [index, tool] of ALL_TOOLS.entries()) {
+      const before = ALL_TOOLS[index - 1];
+      if (!before) continue;
+      const [a, b] = [rank(before), rank(tool)];
+      assert.ok(
+        a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] < b[2]))),
+        `${before.name} before ${tool.name}`,
+      );
+    }
+  });
+  it('a tool file the registry cannot list fails, saying what to change', async () => {
+    const { readToolSources, renderToolRegistry } = await toolRegistryScript();
+    const { compactGroups } = readToolSources(ROOT);
+    const tool = (constant: string, name: string, group: string) =>
+      `export const ${constant} = defineTool({\n  name: '${name}',\n  group: '${group}',\n});\n`;
+    const cases: [ToolSources['files'], RegExp][] = [
+      [
+        [{ path: 'src/tools/core/echo.ts', text: tool('coreEcho', 'core_address_echo', 'core_address') }],
+        /core_address_echo belongs in src\/tools\/core\/address-echo\.ts/,
+      ],
+      [
+        [{ path: 'src/tools/core/address-echo.ts', text: tool('coreAddressEcho', 'core_address_echo', 'core_echo') }],
+        /group 'core_echo' is not declared in src\/tools\/compact-groups\.ts/,
+      ],
+      [
+        [
+          {
+            path: 'src/tools/core/address-echo.ts',
+            text: tool('a', 'core_address_echo', 'core_address') + tool('b', 'core_address_ping', 'core_address'),
+          },
+        ],
+        /one tool per file; move b to files of their own/,
+      ],
+      [
+        [{ path: 'src/tools/core/address-echo.ts', text: 'export const coreAddressEcho =\n  defineTool({});\n' }],
+        /write its tool as `export const <name> = defineTool\(\{` on one line/,
+      ],
+    ];
+    for (const [files, message] of cases) assert.throws(() => renderToolRegistry({ compactGroups, files }), message);
+  });
   it('docs/TOOLS.md is up to date (run `npm run generate`)', () => {
     const committed = readFileSync(join(ROOT, 'docs', 'TOOLS.md'), 'utf8');
     assert.equal(committed, renderToolsMarkdown(ALL_TOOLS), 'docs/TOOLS.md is stale: run `npm run generate`');

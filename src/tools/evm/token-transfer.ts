@@ -14,7 +14,8 @@ import {
   WeiAmount,
   WeiPerGas,
 } from '../fields.js';
-import { MaxFee, PaymentFields, statusFields, Wait, WaitSeconds } from './transactions.js';
+import { PaymentFields, statusFields } from './tx-fields.js';
+import { MaxFee, Wait, WaitSeconds } from './tx-inputs.js';
 
 /** The EVM domain (and viem) load on a call's first use. */
 const tokens = () => import('../../domain/evm/tokens.js');
