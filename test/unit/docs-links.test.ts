@@ -1,7 +1,8 @@
 /**
  * The docs stay true about the repository: every relative link in README.md, CONTRIBUTING.md,
  * completions/README.md and docs/ points at a file that exists (and a `#section` at one of its
- * headings), and every repository path written in backticks names a file or folder that exists.
+ * headings), and every repository path written in backticks names a file or folder that exists;
+ * docs/ARCHITECTURE.md, the map of the code, also cites only code names that occur in src/.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -73,6 +74,27 @@ function pathExists(path: string): boolean {
   return tracked.some((file) => file === path || file.endsWith(`/${path}`));
 }
 
+/**
+ * A backticked word that looks like a name in our code, or undefined: a camelCase or PascalCase
+ * identifier with a capital inside (`definitionProblems`, `ToolCatalogue`, `runCli()`), or an
+ * UPPER_SNAKE constant (`ALL_TOOLS`). Tool names (`core_funds_send`) and flags are not these.
+ */
+function codeName(code: string): string | undefined {
+  const name = code.replace(/\(\)$/, '');
+  if (/^[a-z][a-z0-9]*[A-Z]\w*$/.test(name) || /^[A-Z][a-z0-9]+[A-Z]\w*$/.test(name)) return name;
+  if (/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(name)) return name;
+  return undefined;
+}
+
+/**
+ * The docs whose code names are checked. Only the map of the code: the other docs rightly cite
+ * names from outside src/, which a search of src/ cannot vouch for: the build's plugins and the
+ * launcher's functions (scripts/, bin/: `lazyAjv`, `printRecordedHelp`), the tests' helpers and
+ * seeds (`withFreshPorts`, `FUZZ_SEED`), esbuild's and ERC-721's names (`keepNames`,
+ * `setApprovalForAll`).
+ */
+const CODE_NAME_DOCS = [join('docs', 'ARCHITECTURE.md')];
+
 describe('the docs name only what exists', () => {
   it('every relative link points at a file (and a heading) that exists', () => {
     const problems: string[] = [];
@@ -124,6 +146,26 @@ describe('the docs name only what exists', () => {
       }
     }
     assert.ok(checked > 50, `only ${checked} paths found: the pattern no longer sees them`);
+    assert.deepEqual(problems, []);
+  });
+
+  it('every code name docs/ARCHITECTURE.md cites in backticks occurs in src/', () => {
+    const sources = tracked
+      .filter((file) => file.startsWith('src/'))
+      .map((file) => readFileSync(join(ROOT, file), 'utf8'))
+      .join('\n');
+    const problems: string[] = [];
+    let checked = 0;
+    for (const doc of CODE_NAME_DOCS) {
+      const text = prose(readFileSync(join(ROOT, doc), 'utf8'));
+      for (const match of text.matchAll(/`([^`\n]+)`/g)) {
+        const name = codeName(match[1] ?? '');
+        if (name === undefined) continue;
+        checked++;
+        if (!new RegExp(`\\b${name}\\b`).test(sources)) problems.push(`${doc}: \`${name}\` occurs nowhere in src/`);
+      }
+    }
+    assert.ok(checked > 10, `only ${checked} names found: the pattern no longer sees them`);
     assert.deepEqual(problems, []);
   });
 });
