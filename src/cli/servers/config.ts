@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
+import { ensurePrivateDir, readPrivateText, UnsafeFileError, writeFileAtomic } from '../../shared/private-files.js';
 import { closestNames } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
 import { expandReferences, MissingVariableError } from './expand.js';
@@ -62,9 +61,10 @@ export async function loadServers(dataDir: string): Promise<NamedServers> {
   const path = serversFilePath(dataDir);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readPrivateText(path);
   } catch (error) {
     if (isErrnoCode(error, 'ENOENT')) return {};
+    if (error instanceof UnsafeFileError) throw error;
     throw new UsageError(`Cannot read ${path}: ${errorCode(error)}.`);
   }
   let json: unknown;

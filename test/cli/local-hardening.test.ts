@@ -1,0 +1,73 @@
+/**
+ * Issue 41, as an attacker on the same machine would try it: a link planted in the data
+ * directory, a policy file others can write.
+ */
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { tempHome, wallet } from '../helpers/io.js';
+
+const homes: string[] = [];
+after(() => {
+  for (const home of homes) rmSync(home, { recursive: true, force: true });
+});
+
+/** A data directory, and a file outside it (mode `mode`) for a link to point to. */
+function layout(outsideText: string, mode: number): { data: string; outside: string } {
+  const root = tempHome();
+  homes.push(root);
+  const data = join(root, 'data');
+  mkdirSync(data, { mode: 0o700 });
+  const outside = join(root, 'outside');
+  writeFileSync(outside, outsideText);
+  chmodSync(outside, mode);
+  return { data, outside };
+}
+
+describe('files of the data directory (issue 41)', () => {
+  it('an audited call with audit.log a link to a file elsewhere is refused, the file untouched', async () => {
+    const { data, outside } = layout('a system file\n', 0o644);
+    symlinkSync(outside, join(data, 'audit.log'));
+    // A call that fails anyway (no such wallet) was audited all the same: appended through the link.
+    const { code, stdout, stderr } = await wallet(
+      [
+        'core-wallet-delete',
+        '--wallet-id',
+        'nosuch',
+        '--network',
+        'regtest',
+        '--confirm-fingerprint',
+        '00000000',
+        '--yes',
+      ],
+      { home: data },
+    );
+    assert.equal(code, 6, stderr);
+    assert.equal(stdout, '');
+    assert.match(stderr, /error: KEYSTORE_DAMAGED: The wallet file .*audit\.log is a symbolic link; refused/);
+    assert.match(stderr, /hint: The wallet never follows a link/);
+    assert.equal(readFileSync(outside, 'utf8'), 'a system file\n');
+    assert.equal(statSync(outside).mode & 0o777, 0o644);
+  });
+
+  it('a config.json that links to a file others can write is refused, and never obeyed', async () => {
+    const { data, outside } = layout('{"default_wallet": "attacker"}\n', 0o666);
+    symlinkSync(outside, join(data, 'config.json'));
+    const { code, stdout, stderr } = await wallet(['network-info'], { home: data });
+    assert.equal(code, 6, stderr);
+    assert.equal(stdout, '');
+    assert.match(stderr, /config\.json is a symbolic link; refused/);
+    assert.equal(readFileSync(outside, 'utf8'), '{"default_wallet": "attacker"}\n');
+  });
+
+  it('a config.json others can write is refused, naming the fix', async () => {
+    const { data } = layout('', 0o600);
+    writeFileSync(join(data, 'config.json'), '{}\n');
+    chmodSync(join(data, 'config.json'), 0o666);
+    const { code, stderr } = await wallet(['network-info'], { home: data });
+    assert.equal(code, 6, stderr);
+    assert.match(stderr, /config\.json is writable by others \(mode 0666\)/);
+    assert.match(stderr, /hint: .*chmod 600 .*config\.json/);
+  });
+});
