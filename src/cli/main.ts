@@ -1,6 +1,4 @@
-import { homedir } from 'node:os';
 import type { ListedTool } from '../mcp/session.js';
-import { resolveDataDir } from '../shared/data-dir.js';
 import { inDialect, toolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { packageInfo } from '../shared/package-info.js';
 import { fullDescriptionOf } from '../shared/protocol-meta.js';
@@ -8,6 +6,7 @@ import { activityOn, type Activity } from './activity.js';
 import { toolCommands } from './commands.js';
 import { Connection, startServerAhead, type SpawnedAhead, type ToolList } from './connection.js';
 import { readCommandLine } from './command-line.js';
+import { privateDataDir } from './data-dir-check.js';
 import { reportFailure } from './failure.js';
 import { callsTool, GLOBAL_FLAGS, parseFlags, refuseBuiltInFlags, type GlobalOptions } from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, TOOLS_FLAGS, type ToolCommand } from './help.js';
@@ -56,7 +55,7 @@ export async function runCli(
       io.stdout.write(`${packageInfo().version}\n`);
       return EXIT.ok;
     }
-    const dataDir = resolveDataDir({ env: io.env, platform: process.platform, home: homedir() });
+    const dataDir = privateDataDir(io);
     if (!globals.help) completionValuesOf = dataDir;
     if (verb === 'servers') return await (await import('./servers/command.js')).runServers(argv, io, dataDir);
     if (verb === 'approvals') return await (await import('./approvals.js')).runApprovals(argv, io, dataDir);

@@ -140,9 +140,38 @@ export function openPrivateAppend(path: string): number {
 /** Creates `dir` (and parents) owner-only, and tightens it to 0700 if it already existed looser. */
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (process.platform === 'win32') return;
-  const info = statSync(dir);
-  if ((info.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  tightenPrivateDir(dir);
+}
+
+/**
+ * Makes an existing data directory owner-only (0700) and says so when it was not: run at the
+ * start of every command, so a folder others could write (and plant a file or a link in) is
+ * closed before anything in it is read. Another user's folder is refused. Returns the warning
+ * to show, if any; a missing folder is left to be created owner-only at the first write.
+ */
+export function tightenPrivateDir(dir: string): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  let info: Stats;
+  try {
+    info = statSync(dir);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  if (!info.isDirectory()) {
+    throw new UnsafeFileError(dir, 'is not a directory', "Move it aside, or set WALLET_HOME to the wallet's folder.");
+  }
+  const uid = ownUid();
+  if (uid !== undefined && info.uid !== uid) {
+    throw new UnsafeFileError(
+      dir,
+      `belongs to another user (uid ${info.uid})`,
+      'Use a folder of your own (WALLET_HOME), or check what is in it and give it to this user (chown -R).',
+    );
+  }
+  if ((info.mode & 0o077) === 0) return undefined;
+  chmodSync(dir, 0o700);
+  return `the data directory ${dir} was open to others (mode ${(info.mode & 0o777).toString(8).padStart(4, '0')}); made it owner-only (0700). Check that its files are yours.`;
 }
 
 function isErrno(error: unknown, code: string): boolean {

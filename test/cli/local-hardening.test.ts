@@ -1,12 +1,13 @@
 /**
  * Issue 41, as an attacker on the same machine would try it: a link planted in the data
- * directory, a policy file others can write.
+ * directory, a policy file others can write, a data directory left open.
  */
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { tempHome, wallet } from '../helpers/io.js';
+import { SpawnedWallet } from '../helpers/spawned.js';
 
 const homes: string[] = [];
 after(() => {
@@ -69,5 +70,28 @@ describe('files of the data directory (issue 41)', () => {
     assert.equal(code, 6, stderr);
     assert.match(stderr, /config\.json is writable by others \(mode 0666\)/);
     assert.match(stderr, /hint: .*chmod 600 .*config\.json/);
+  });
+
+  it('a data directory others can write is made owner-only at start, with a warning', async () => {
+    const { data } = layout('', 0o600);
+    chmodSync(data, 0o777);
+    const { code, stdout, stderr } = await wallet(['network-info', '--json'], { home: data });
+    assert.equal(code, 0, stderr);
+    assert.ok(JSON.parse(stdout), 'the result alone on stdout');
+    assert.match(
+      stderr,
+      /^warning: the data directory .* was open to others \(mode 0777\); made it owner-only \(0700\)/,
+    );
+    assert.equal(statSync(data).mode & 0o777, 0o700);
+  });
+
+  it('so is it by wallet serve, before it serves anything', async () => {
+    const { data } = layout('', 0o600);
+    chmodSync(data, 0o777);
+    const served = new SpawnedWallet(['serve'], { WALLET_HOME: data });
+    served.child.stdin.end();
+    assert.deepEqual(await served.exited, { code: 0, signal: null }, served.stderr);
+    assert.match(served.stderr, /warning: the data directory .* was open to others \(mode 0777\); made it owner-only/);
+    assert.equal(statSync(data).mode & 0o777, 0o700);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The wallet's own files (issue 41): never opened through a link, and refused unless a regular
- * file of this user that others cannot write.
+ * file of this user that others cannot write; the data directory made owner-only at start.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -22,6 +22,7 @@ import {
   openPrivateAppend,
   readPrivateText,
   readTextIfAny,
+  tightenPrivateDir,
   UnsafeFileError,
   writeFileAtomic,
 } from '../../src/shared/private-files.js';
@@ -118,5 +119,23 @@ describe('a file of the data directory', () => {
     const log = join(data, 'audit.log');
     closeSync(openPrivateAppend(log));
     assert.equal(statSync(log).mode & 0o777, 0o600);
+  });
+});
+
+describe('the data directory at start', () => {
+  it('is made owner-only when others could write it, with a warning', () => {
+    const { data } = layout();
+    chmodSync(data, 0o777);
+    const warning = tightenPrivateDir(data);
+    assert.match(warning ?? '', /was open to others \(mode 0777\); made it owner-only \(0700\)/);
+    assert.equal(statSync(data).mode & 0o777, 0o700);
+    assert.equal(tightenPrivateDir(data), undefined, 'already owner-only: nothing to say');
+  });
+
+  it('is left to be created at the first write when missing, and refused when not a folder', () => {
+    const { data } = layout();
+    assert.equal(tightenPrivateDir(join(data, 'none')), undefined);
+    writeFileSync(join(data, 'file'), '');
+    assert.throws(() => tightenPrivateDir(join(data, 'file')), refused(/is not a directory/));
   });
 });
