@@ -1,6 +1,7 @@
 /**
- * Issue 41, as an attacker on the same machine would try it: a link planted in the data
- * directory, a policy file others can write, a data directory left open.
+ * Issue 41, as an attacker on the same machine and a script author would try it: a link planted
+ * in the data directory, a policy file others can write, a data directory left open, and a value
+ * starting with `-` that yargs would read as short flags (help, exit 0, from a spend command).
  */
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,8 @@ function layout(outsideText: string, mode: number): { data: string; outside: str
   chmodSync(outside, mode);
   return { data, outside };
 }
+
+const EVM_RECIPIENT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
 describe('files of the data directory (issue 41)', () => {
   it('an audited call with audit.log a link to a file elsewhere is refused, the file untouched', async () => {
@@ -93,5 +96,44 @@ describe('files of the data directory (issue 41)', () => {
     assert.deepEqual(await served.exited, { code: 0, signal: null }, served.stderr);
     assert.match(served.stderr, /warning: the data directory .* was open to others \(mode 0777\); made it owner-only/);
     assert.equal(statSync(data).mode & 0o777, 0o700);
+  });
+});
+
+describe('a value that starts with - (issue 41)', () => {
+  const refusals: [string, string[], RegExp][] = [
+    [
+      '--amount-duffs -1dash',
+      ['core-funds-send', '--amount-duffs', '-1dash', '--yes', '--json'],
+      /--amount-duffs must be a whole number of duffs.*; got '-1dash'/,
+    ],
+    [
+      '--value-wei -1ether',
+      ['evm-funds-send', '--value-wei', '-1ether', '--to', EVM_RECIPIENT, '--network', 'local', '--yes'],
+      /--value-wei must be a whole number of wei.*; got '-1ether'/,
+    ],
+    [
+      '--address -hx',
+      ['core-funds-send', '--network', 'regtest', '--address', '-hx', '--amount-duffs', '1000', '--yes', '--json'],
+      /error: INVALID_PARAM/,
+    ],
+    [
+      'an unknown flag before -hx',
+      ['core-funds-send', '--to', '-hx', '--yes'],
+      /Unknown flag --to for 'core-funds-send'/,
+    ],
+  ];
+  for (const [label, argv, expected] of refusals) {
+    it(`${label} is that flag's value, refused with exit 2, never help and exit 0`, async () => {
+      const { code, stdout, stderr } = await wallet(argv);
+      assert.equal(code, 2, stderr);
+      assert.equal(stdout, '');
+      assert.match(stderr, expected);
+    });
+  }
+
+  it('short flags after a flag that takes none are still flags: --dry-run -h is help', async () => {
+    const { code, stdout } = await wallet(['core-funds-send', '--dry-run', '-h']);
+    assert.equal(code, 0);
+    assert.match(stdout, /^wallet core-funds-send — /);
   });
 });
