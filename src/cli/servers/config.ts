@@ -119,6 +119,20 @@ export function urlProblem(url: string): string | undefined {
 }
 
 /**
+ * Whether `url` carries a user or a password (even as `${VAR}` references): a connection refuses
+ * such a URL (`--url`, a saved server's), so `servers add` and `servers import` refuse to save one,
+ * and the password typed with it on `add` would be in `ps` and the shell history besides.
+ */
+export function urlCarriesCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Changes servers.json: reads it and writes what `change` returns (nothing when it returns
  * undefined) holding the file's lock, so two processes that change it at once both land. Returns
  * what `change` decided, with the servers as written.
