@@ -4,6 +4,7 @@ import type { CliIo } from './io.js';
 import { terminalSafe } from './render.js';
 import { PromptInterrupted } from './secrets.js';
 import { BusyError, EXIT, UsageError } from './usage-error.js';
+import { UnsafeFileError } from '../shared/private-files.js';
 
 /** The one place failures become stderr text and an exit code; stack traces only with --debug. */
 export function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
@@ -16,6 +17,10 @@ export function reportFailure(error: unknown, io: CliIo, debug: boolean): number
   if (error instanceof UsageError) {
     say(error.message, error.hint);
     return EXIT.usage;
+  }
+  if (error instanceof UnsafeFileError) {
+    say(error.message, error.hint);
+    return EXIT.keystoreDamaged;
   }
   if (error instanceof BusyError) {
     say(error.message, error.hint);

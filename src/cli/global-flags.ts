@@ -203,14 +203,20 @@ export type ParsedFlags = Record<string, unknown> & { _: (string | number)[] };
 /**
  * Parses `argv` knowing `flags`: booleans as booleans, everything else as text (the CLI
  * converts). yargs' own parser (yargs-parser), configured the way this CLI needs it: no camelCase
- * twins, no number guessing, no dot paths, repeated flags collected, `--no-x` for false. A value
- * it would take for a flag or a positional, `-` (stdin) or a negative number like `-1.5e2`, is
- * attached to its flag first (`--args-json=-`).
+ * twins, no number guessing, no dot paths, repeated flags collected, `--no-x` for false. A word
+ * after a flag that takes a value is that value even when it starts with one `-` (`-` for stdin,
+ * `-1.5e2`, `-1dash`): it is attached to its flag first (`--args-json=-`), so yargs never reads it
+ * as a bundle of short flags (`-1dash` holds `-h`: help, and exit 0 from a spend command). After
+ * a flag not in `flags` (a command's, before its flags are known), such a word is its value too,
+ * unless it is made of short flags only (`--dry-run -h`): yargs would have made it a bundle.
  */
 export function parseFlags(argv: readonly string[], flags: readonly CliFlag[]): ParsedFlags {
   const takesValue = new Map(
     flags.filter((flag) => flag.type !== 'boolean').map((flag): [string, CliFlag] => [`--${flag.name}`, flag]),
   );
+  const known = new Set(flags.flatMap((flag) => [flag.name, `no-${flag.name}`]));
+  const shortFlags = new Set(flags.flatMap((flag) => (flag.alias ? [flag.alias] : [])));
+  const onlyShortFlags = (word: string): boolean => [...word.slice(1)].every((letter) => shortFlags.has(letter));
   const joined: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const word = argv[index] ?? '';
@@ -220,7 +226,9 @@ export function parseFlags(argv: readonly string[], flags: readonly CliFlag[]): 
       joined.push(...argv.slice(index));
       break;
     }
-    if (flag && next !== undefined && (next === '-' || NEGATIVE_NUMBER.test(next))) {
+    const dashWord = next !== undefined && next.startsWith('-') && !next.startsWith('--');
+    const unknownLong = word.startsWith('--') && !word.includes('=') && !known.has(word.slice(2));
+    if ((flag && dashWord) || (unknownLong && dashWord && next !== '-' && !onlyShortFlags(next))) {
       joined.push(`${word}=${next}`);
       index++;
     } else if (flag && (next === undefined || next.startsWith('-'))) {
@@ -247,8 +255,6 @@ export function parseFlags(argv: readonly string[], flags: readonly CliFlag[]): 
   if (result.error) throw new UsageError(result.error.message);
   return result.argv as ParsedFlags;
 }
-
-const NEGATIVE_NUMBER = /^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
 /** A repeatable flag's values, as text (none when absent). */
 export function repeatedValues(parsed: Readonly<Record<string, unknown>>, name: string): string[] {

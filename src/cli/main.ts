@@ -1,13 +1,12 @@
-import { homedir } from 'node:os';
 import type { ListedTool } from '../mcp/session.js';
-import { resolveDataDir } from '../shared/data-dir.js';
 import { inDialect, toolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { packageInfo } from '../shared/package-info.js';
 import { fullDescriptionOf } from '../shared/protocol-meta.js';
 import { activityOn, type Activity } from './activity.js';
-import { toolCommands } from './commands.js';
+import { flagsOfCommand, toolCommands } from './commands.js';
 import { Connection, startServerAhead, type SpawnedAhead, type ToolList } from './connection.js';
 import { readCommandLine } from './command-line.js';
+import { privateDataDir } from './data-dir-check.js';
 import { reportFailure } from './failure.js';
 import { callsTool, GLOBAL_FLAGS, parseFlags, refuseBuiltInFlags, type GlobalOptions } from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, TOOLS_FLAGS, type ToolCommand } from './help.js';
@@ -56,7 +55,7 @@ export async function runCli(
       io.stdout.write(`${packageInfo().version}\n`);
       return EXIT.ok;
     }
-    const dataDir = resolveDataDir({ env: io.env, platform: process.platform, home: homedir() });
+    const dataDir = privateDataDir(io);
     if (!globals.help) completionValuesOf = dataDir;
     if (verb === 'servers') return await (await import('./servers/command.js')).runServers(argv, io, dataDir);
     if (verb === 'approvals') return await (await import('./approvals.js')).runApprovals(argv, io, dataDir);
@@ -171,13 +170,29 @@ async function dispatch(run: Run): Promise<number> {
       near.length > 0 ? `Did you mean ${near.join(', ')}?` : "Run 'wallet --help' for the commands.",
     );
   }
-  if (globals.help) {
+  if (asksForHelp(run.argv, entry, globals.help)) {
     io.stdout.write(renderCommandHelp(entry, flagsFromSchema(entry.tool.inputSchema), style));
     if (list.cached) io.stdout.write(cacheNote(list));
     return EXIT.ok;
   }
   const { runToolCommand } = await import('./run-tool.js');
   return runToolCommand(entry, { ...run, commands });
+}
+
+/**
+ * Whether the command line asks for help once the command's own flags are known. The first parse
+ * knew only the global flags: `--dry-run -h` was `--dry-run=-h` to it, and a value it could not
+ * tell from flags was read as flags. With the command's flags, each word is what it is.
+ */
+function asksForHelp(argv: readonly string[], entry: ToolCommand, firstParse: boolean): boolean {
+  const flags = [...GLOBAL_FLAGS, ...flagsOfCommand(flagsFromSchema(entry.tool.inputSchema))];
+  try {
+    return parseFlags(argv, flags)['help'] === true;
+  } catch {
+    // A command line that does not parse: help if it asked for it (the help says how to write
+    // it), else the call refuses it as it parses it again.
+    return firstParse;
+  }
 }
 
 function findCommand(commands: readonly ToolCommand[], verb: string): ToolCommand | undefined {

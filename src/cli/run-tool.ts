@@ -7,7 +7,7 @@ import { argumentsFromFlags, checkRequired, parseArgsJson, secretValue } from '.
 import { flagsOfCommand } from './commands.js';
 import { canAskOnTerminal, confirmDestructive } from './confirm.js';
 import { DEFAULT_TIMEOUT_MS, type Connection } from './connection.js';
-import { parseFlags, GLOBAL_FLAGS, type GlobalOptions } from './global-flags.js';
+import { parseFlags, GLOBAL_FLAGS, readGlobals, type GlobalOptions } from './global-flags.js';
 import type { ToolCommand } from './help.js';
 import { readAll, type CliIo } from './io.js';
 import { renderQr } from './qr.js';
@@ -43,11 +43,14 @@ class EarlyResult extends Error {
  * Runs one tool command: flags and secrets into arguments, a confirmation for destructive tools,
  * the call (with a spinner and progress), and the result printed. Returns the exit code.
  */
-export async function runToolCommand(entry: ToolCommand, run: ToolRun): Promise<number> {
-  const { io, globals, connection, activity } = run;
+export async function runToolCommand(entry: ToolCommand, commandRun: ToolRun): Promise<number> {
   const specs = flagsFromSchema(entry.tool.inputSchema);
   const commandFlags = flagsOfCommand(specs);
-  const parsed = parseFlags(run.argv, [...GLOBAL_FLAGS, ...commandFlags]);
+  const parsed = parseFlags(commandRun.argv, [...GLOBAL_FLAGS, ...commandFlags]);
+  // The global flags as this parse, which knows the command's flags, reads them: the first one
+  // took the value of `--memo -y` for `--yes`.
+  const run: ToolRun = { ...commandRun, globals: readGlobals(parsed) };
+  const { io, globals, connection, activity } = run;
   // Secrets first: a mnemonic typed inline must be refused before anything could echo a word of it.
   const inlineSecret = specs.find((spec) => spec.secret && parsed[spec.flag] !== undefined);
   if (inlineSecret) throw secretInArgv(inlineSecret);

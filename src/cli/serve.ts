@@ -6,6 +6,7 @@ import { isProfile, PROFILES } from '../shared/profiles.js';
 import { useNodeStreams } from '../shared/std-output.js';
 import { startStdioServer } from '../mcp/stdio/serve.js';
 import { parseFlags, repeatedValues, type CliFlag } from './global-flags.js';
+import { privateDataDir } from './data-dir-check.js';
 import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
 import { EXIT, UsageError } from './usage-error.js';
@@ -134,6 +135,8 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   const profile = parsed['profile'] ?? 'default';
   if (!isProfile(profile))
     throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}; got '${String(profile)}'.`);
+  // The server's services resolve the same folder from the same environment.
+  privateDataDir(io);
   const setup: Omit<WalletServerSetup, 'localOnly'> = {
     // An agent calls: every call that signs or deletes needs a human yes or the policy's autonomy.
     caller: 'agent',

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EraVerdict } from '../mcp/session.js';
+import { readPrivateText } from '../shared/private-files.js';
 import { serverCacheKey } from './completion/cache-key.js';
 
 /**
@@ -50,7 +50,7 @@ export function eraStillRemembered(kind: string, seenAt: string, now = Date.now(
 export function mayRememberEra(dataDir: string, spec: ServerSpec): boolean {
   let head: unknown;
   try {
-    head = JSON.parse(readFileSync(toolCachePath(toolCacheDir(dataDir), spec, 'json'), 'utf8'));
+    head = JSON.parse(readPrivateText(toolCachePath(toolCacheDir(dataDir), spec, 'json')));
   } catch {
     return false;
   }

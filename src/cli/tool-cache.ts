@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { EraVerdict, ListedTool } from '../mcp/session.js';
 import { packageInfo } from '../shared/package-info.js';
-import { ensurePrivateDir, writeFileAtomic } from '../shared/private-files.js';
+import { ensurePrivateDir, readPrivateText, writeFileAtomic } from '../shared/private-files.js';
 import { toolCommands } from './commands.js';
 import { completionTable } from './completion/table.js';
 import {
@@ -78,7 +77,7 @@ export class ToolListCache {
   async read(spec: ServerSpec): Promise<CachedToolList | undefined> {
     let text: string;
     try {
-      text = readFileSync(this.path(spec, 'json'), 'utf8');
+      text = readPrivateText(this.path(spec, 'json'));
     } catch {
       return undefined;
     }
@@ -110,7 +109,7 @@ export class ToolListCache {
   async readEra(spec: ServerSpec): Promise<EraVerdict | undefined> {
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(this.path(spec, 'json'), 'utf8'));
+      json = JSON.parse(readPrivateText(this.path(spec, 'json')));
     } catch {
       return undefined;
     }

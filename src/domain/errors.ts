@@ -1,3 +1,5 @@
+import { UnsafeFileError } from '../shared/private-files.js';
+
 /**
  * The stable error codes of every wallet failure. A code is data that travels end to end
  * (domain -> tool result `_meta` -> CLI exit code); never parse a message to learn one. Each
@@ -64,6 +66,17 @@ export class WalletError extends Error {
       current = current instanceof Error ? current.cause : undefined;
     }
   }
+}
+
+/**
+ * A failure as the WalletError it travels as: a data-directory file refused by the private-file
+ * checks ({@link UnsafeFileError}, from `shared/`, which cannot import this module) becomes
+ * `KEYSTORE_DAMAGED` with its message and hint; anything else is returned as it is.
+ */
+export function asWalletError(error: unknown): unknown {
+  return error instanceof UnsafeFileError
+    ? new WalletError(error.code, error.message, { hint: error.hint, cause: error })
+    : error;
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { WalletError } from '../domain/errors.js';
+import { asWalletError, WalletError } from '../domain/errors.js';
 import { ERROR_META_KEY, type ToolErrorMeta } from '../shared/protocol-meta.js';
 
 /**
@@ -18,7 +18,8 @@ export function successResult(structured: Record<string, unknown>): CallToolResu
  * the code as data in `_meta` for ours. Anything but a WalletError is `INTERNAL` with a generic
  * message, so no stray detail (a path, a secret) leaks through an exception's text.
  */
-export function errorResult(error: unknown): CallToolResult {
+export function errorResult(thrown: unknown): CallToolResult {
+  const error = asWalletError(thrown);
   const walletError =
     error instanceof WalletError
       ? error

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
-import { WalletError } from '../domain/errors.js';
+import { asWalletError, WalletError } from '../domain/errors.js';
 import {
   appendAuditRecord,
   auditableFields,
+  checkAuditLog,
   auditLogPath,
   NETWORK_NAME_PATTERN,
   type AuditFields,
@@ -35,6 +36,14 @@ async function invokeUnderContract(
   { audited = true, approval }: { audited?: boolean; approval?: string },
 ): Promise<Record<string, unknown>> {
   const logged = audited && (tool.annotations.destructiveHint || tool.consent !== undefined);
+  // Before anything: a call whose audit line cannot be written safely is refused, unlogged.
+  if (logged) {
+    try {
+      checkAuditLog(context.services.dataDir);
+    } catch (error) {
+      throw asWalletError(error);
+    }
+  }
   const input = tool.input.safeParse(args ?? {});
   if (!input.success) {
     const error = invalidInputError(input.error, args);
@@ -82,7 +91,13 @@ export async function auditStoppedCall(
 }
 
 async function runHandler(tool: AnyTool, input: unknown, context: ToolContext): Promise<Record<string, unknown>> {
-  const result = await tool.handler(input, context);
+  let result: unknown;
+  try {
+    result = await tool.handler(input, context);
+  } catch (error) {
+    // A refused data-directory file (shared/ cannot make WalletErrors) travels as one from here.
+    throw asWalletError(error);
+  }
   const output = tool.output.safeParse(result);
   if (!output.success) {
     throw new WalletError('INTERNAL', `Tool ${tool.name} produced a result that breaks its output schema.`, {

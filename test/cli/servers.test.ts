@@ -225,6 +225,30 @@ describe('wallet servers import', () => {
     assert.deepEqual(Object.keys(savedServers(other)), ['api-server', 'sentry', 'db']);
   });
 
+  it('skips a server whose URL carries a user or password, saying why (issue 41)', async () => {
+    const layout = emptyLayout();
+    const file = join(layout.project, 'creds.mcp.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          remote: { type: 'http', url: 'https://me:s3cr3t@mcp.example.com/mcp' },
+          plain: { type: 'http', url: 'https://mcp.example.com/mcp' },
+        },
+      }),
+    );
+    const { code, stdout, stderr } = await servers(layout, ['import', 'creds.mcp.json', '--json']);
+    assert.equal(code, 0, stderr);
+    const result = JSON.parse(stdout) as ImportJson;
+    assert.deepEqual(
+      result.imported.map((entry) => entry.name),
+      ['plain'],
+    );
+    assert.match(result.skipped.find((entry) => entry.name === 'remote')?.reason ?? '', /carries a user or password/);
+    assert.deepEqual(Object.keys(savedServers(layout)), ['plain']);
+    assert.doesNotMatch(stdout + stderr, /s3cr3t/);
+  });
+
   it('says where it looked when no agent file exists, and writes nothing', async () => {
     const layout = emptyLayout();
     const { code, stdout, stderr } = await servers(layout, ['import']);
@@ -262,7 +286,8 @@ describe('wallet servers list', () => {
 
   it('hides a password or a key carried in a URL', async () => {
     const layout = emptyLayout();
-    await servers(layout, ['add', 'remote', '--url', 'https://me:hunter2pw@mcp.example.com/mcp?api_key=k3yk3y&v=2']);
+    // `servers add` refuses a URL with a password; one written into servers.json by hand is listed masked.
+    await saveServers(layout.data, { remote: { url: 'https://me:hunter2pw@mcp.example.com/mcp?api_key=k3yk3y&v=2' } });
     await servers(layout, ['add', 'pg', '--server', 'npx -y server-postgres postgresql://me:hunter2pw@db/app']);
     const { stdout } = await servers(layout, ['list']);
     assert.doesNotMatch(stdout, /hunter2pw|k3yk3y/);
@@ -402,6 +427,16 @@ describe('wallet servers add and remove', () => {
       /--header is for an HTTP server/,
     ],
     ['--env with --url', ['add', 'x', '--url', 'https://e.com/mcp', '--env', 'A=b'], /--env is for a --server command/],
+    [
+      'a user and password in --url (issue 41)',
+      ['add', 'x', '--url', 'http://user:s3cr3t@e.com/mcp'],
+      /--url may not carry a user or password \(it would be shown and stored\); nothing was saved\.\nhint: Send credentials as a header/,
+    ],
+    [
+      'a user alone in --url',
+      ['add', 'x', '--url', 'https://user@e.com/mcp'],
+      /--url may not carry a user or password/,
+    ],
     ['shell syntax', ['add', 'x', '--server', 'node s.js | tee log'], /not shell syntax \('\|'\)/],
     ['an unclosed quote', ['add', 'x', '--server', 'node "s.js'], /unclosed double quote/],
     ['a flag of another subcommand', ['remove', 'a', '--overwrite'], /Unknown flag --overwrite for 'servers remove'/],

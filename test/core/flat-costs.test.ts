@@ -30,19 +30,26 @@ const PASSPHRASE = 'flat costs passphrase';
 /** A testnet address of another seed (BIP44 m/44'/1'/0'/0/0 of "legal winner …"). */
 const STRANGER_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 
-/** Counts the files read under `dir` while `task` runs (the wallet reads its own files synchronously). */
+/**
+ * Counts the files read under `dir` while `task` runs (the wallet reads its own files
+ * synchronously: opened read-only without following a link, src/shared/private-files.ts).
+ */
 async function filesReadDuring<T>(dir: string, task: () => Promise<T>): Promise<{ value: T; reads: number }> {
-  const original = fs.readFileSync;
+  const original = fs.openSync;
   let reads = 0;
-  fs.readFileSync = ((path: Parameters<typeof original>[0], ...rest: unknown[]) => {
-    if (typeof path === 'string' && path.startsWith(dir)) reads++;
-    return (original as (...args: unknown[]) => unknown)(path, ...rest);
+  fs.openSync = ((path: Parameters<typeof original>[0], flags?: Parameters<typeof original>[1], ...rest: unknown[]) => {
+    const readOnly =
+      flags === undefined ||
+      flags === 'r' ||
+      (typeof flags === 'number' && (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR)) === 0);
+    if (typeof path === 'string' && path.startsWith(dir) && readOnly) reads++;
+    return (original as (...args: unknown[]) => number)(path, flags, ...rest);
   }) as typeof original;
   syncBuiltinESMExports();
   try {
     return { value: await task(), reads };
   } finally {
-    fs.readFileSync = original;
+    fs.openSync = original;
     syncBuiltinESMExports();
   }
 }

@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ensurePrivateDir, readTextIfAny, writeFileAtomic } from '../../shared/private-files.js';
+import { ensurePrivateDir, readPrivateText, readTextIfAny, writeFileAtomic } from '../../shared/private-files.js';
 import { SERVER_NAME } from '../servers/names.js';
 import { completionValuesPath, renderCompletionValues } from './values-file.js';
 
@@ -75,7 +75,7 @@ function evmAccountAliases(keystore: string): string[] {
 /** A file's JSON, or undefined when it cannot be read or parsed. */
 function readJson(path: string): unknown {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    return JSON.parse(readPrivateText(path)) as unknown;
   } catch {
     return undefined;
   }

@@ -7,6 +7,7 @@ import {
   SERVER_NAME,
   SERVER_NAME_RULE,
   updateServers,
+  urlCarriesCredentials,
   urlProblem,
   type ServerEntry,
 } from './config.js';
@@ -68,6 +69,12 @@ function entryFromFlags(parsed: Readonly<Record<string, unknown>>): ServerEntry 
   if (env.length > 0) throw new UsageError('--env is for a --server command; an HTTP server (--url) takes --header.');
   const problem = urlProblem(address);
   if (problem) throw new UsageError(`--url: ${problem}.`, 'MCP over HTTP looks like https://example.com/mcp.');
+  if (urlCarriesCredentials(address)) {
+    throw new UsageError(
+      '--url may not carry a user or password (it would be shown and stored); nothing was saved.',
+      "Send credentials as a header: --header 'Authorization: Bearer ${TOKEN}' (single quotes).",
+    );
+  }
   const parsedHeaders = parseHeaderFlags(headers);
   return { url: address, ...(Object.keys(parsedHeaders).length > 0 ? { headers: parsedHeaders } : {}) };
 }

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
+import { ensurePrivateDir, readPrivateText, UnsafeFileError, writeFileAtomic } from '../../shared/private-files.js';
 import { asOwnerVerb } from '../owner-errors.js';
 import { closestNames } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
@@ -63,9 +62,10 @@ export async function loadServers(dataDir: string): Promise<NamedServers> {
   const path = serversFilePath(dataDir);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readPrivateText(path);
   } catch (error) {
     if (isErrnoCode(error, 'ENOENT')) return {};
+    if (error instanceof UnsafeFileError) throw error;
     throw new UsageError(`Cannot read ${path}: ${errorCode(error)}.`);
   }
   let json: unknown;
@@ -117,6 +117,20 @@ export function urlProblem(url: string): string | undefined {
     return `must be http or https, not ${parsed.protocol.replace(/:$/, '')}`;
   }
   return undefined;
+}
+
+/**
+ * Whether `url` carries a user or a password (even as `${VAR}` references): a connection refuses
+ * such a URL (`--url`, a saved server's), so `servers add` and `servers import` refuse to save one,
+ * and the password typed with it on `add` would be in `ps` and the shell history besides.
+ */
+export function urlCarriesCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,4 +1,11 @@
-import { isHttpEntry, SERVER_NAME, SERVER_NAME_RULE, type NamedServers, type ServerEntry } from './config.js';
+import {
+  isHttpEntry,
+  SERVER_NAME,
+  SERVER_NAME_RULE,
+  urlCarriesCredentials,
+  type NamedServers,
+  type ServerEntry,
+} from './config.js';
 import type { ImportCandidate } from './agent-configs.js';
 
 export type ImportOutcome =
@@ -36,6 +43,8 @@ export function planImport(
     const saved = Object.hasOwn(existing, name) ? existing[name] : undefined;
     if ('skip' in candidate) skip(candidate, candidate.skip);
     else if (!SERVER_NAME.test(name)) skip(candidate, `not a server name here: ${SERVER_NAME_RULE}`);
+    else if (isHttpEntry(candidate.entry) && urlCarriesCredentials(candidate.entry.url))
+      skip(candidate, 'its url carries a user or password, which a connection refuses: give them as a header');
     else if (earlier !== undefined) skip(candidate, `the same name comes first in ${earlier}`);
     else if (saved !== undefined && sameEntry(saved, candidate.entry)) {
       takenBy.set(name, candidate.source);

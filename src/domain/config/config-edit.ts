@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
-import { hasSystemCode, WalletError } from '../errors.js';
+import { ensurePrivateDir, readPrivateText, UnsafeFileError, writeFileAtomic } from '../../shared/private-files.js';
+import { asWalletError, hasSystemCode, WalletError } from '../errors.js';
 import { Keystore } from '../keystore/keystore.js';
 import { withNamedLock } from '../keystore/lock.js';
 import { httpJson } from '../net/http.js';
@@ -200,8 +199,10 @@ async function readChecked(
   const path = join(dataDir, CONFIG_FILE_NAME);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // The spending policy is a security file: never read through a link, nor from a file others can write.
+    text = readPrivateText(path);
   } catch (error) {
+    if (error instanceof UnsafeFileError) throw asWalletError(error);
     if (hasSystemCode(error, 'ENOENT')) return { raw: {}, config: {}, path };
     throw new WalletError('INVALID_PARAM', `Cannot read the config file ${path}.`, { cause: error });
   }

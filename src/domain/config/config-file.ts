@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { readPrivateText, UnsafeFileError } from '../../shared/private-files.js';
 import { addressProblem } from '../dash/address.js';
 import { DUFFS_PATTERN, MAX_MONEY_DUFFS } from '../dash/amount.js';
 import { MAX_UINT256, WEI_PATTERN } from '../evm/amount.js';
 import { isEvmAddress } from '../evm/address.js';
-import { hasSystemCode, WalletError } from '../errors.js';
+import { asWalletError, hasSystemCode, WalletError } from '../errors.js';
 import { CORE_BACKENDS, CORE_NETWORKS, type CoreNetwork } from './networks.js';
 
 export const CONFIG_FILE_NAME = 'config.json';
@@ -150,8 +150,10 @@ export async function readConfigFile(dataDir: string): Promise<ConfigFile> {
   const path = join(dataDir, CONFIG_FILE_NAME);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // The spending policy is a security file: never read through a link, nor from a file others can write.
+    text = readPrivateText(path);
   } catch (error) {
+    if (error instanceof UnsafeFileError) throw asWalletError(error);
     if (hasSystemCode(error, 'ENOENT')) return {};
     throw new WalletError('INVALID_PARAM', `Cannot read the config file ${path}.`, { cause: error });
   }

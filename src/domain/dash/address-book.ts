@@ -1,6 +1,6 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
+import { ensurePrivateDir, readPrivateText, writeFileAtomic } from '../../shared/private-files.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { AddressChain } from './paths.js';
 import type { AccountWatcher } from './watcher.js';
@@ -73,7 +73,7 @@ export class AddressBook {
 
   private async read(entry: WalletEntry): Promise<DerivedAddresses | undefined> {
     try {
-      const stored = JSON.parse(readFileSync(this.pathOf(entry), 'utf8')) as Record<string, unknown>;
+      const stored = JSON.parse(readPrivateText(this.pathOf(entry))) as Record<string, unknown>;
       const { receive, change } = stored;
       if (
         stored['format'] !== FORMAT ||

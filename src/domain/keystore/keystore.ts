@@ -1,10 +1,10 @@
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
-import { hasSystemCode, WalletError } from '../errors.js';
+import { asWalletError, hasSystemCode, WalletError } from '../errors.js';
 import { open, seal, type KdfParams, type SealedSecret } from './cipher.js';
-import { ensurePrivateDir, syncDir, writeAll, writeFileAtomic } from '../../shared/private-files.js';
+import { ensurePrivateDir, readPrivateText, syncDir, writeAll, writeFileAtomic } from '../../shared/private-files.js';
 import { ALIAS_PATTERN, KEYSTORE_DIR_NAME, RESTORE, Sealed, shownName, walletFileName } from './keystore-format.js';
 import {
   IMPORTED_KEY_FILE,
@@ -116,7 +116,7 @@ export class Keystore {
   /** Every imported EVM key, sorted by address; unreadable files are named, not fatal. */
   async listImportedKeys(): Promise<{ keys: ImportedKeyEntry[]; unreadable: string[] }> {
     const { items: keys, unreadable } = await this.readAll(IMPORTED_KEY_FILE, async (path) => {
-      const key = parseImportedKey(JSON.parse(readFileSync(path, 'utf8')));
+      const key = parseImportedKey(JSON.parse(readKeystoreText(path)));
       if (!key) throw new WalletError('KEYSTORE_DAMAGED', `The keystore file ${path} is not an imported key.`, RESTORE);
       return key;
     });
@@ -520,8 +520,10 @@ export class Keystore {
   /** Writes `text` to an owner-only temp file beside `path`, synced; the old contents kept for a rollback. */
   private async stage(path: string, text: string): Promise<{ path: string; temp: string; text: string; old: string }> {
     const temp = join(this.dir, `.${basename(path)}${STAGED_SUFFIX}`);
-    const old = readFileSync(path, 'utf8');
-    const fd = openSync(temp, 'w', 0o600);
+    const old = readKeystoreText(path);
+    // A fresh file, never one found there: a link left at the temp's name is not written through.
+    rmSync(temp, { force: true });
+    const fd = openSync(temp, 'wx', 0o600);
     try {
       writeAll(fd, Buffer.from(text, 'utf8'));
       fsyncSync(fd);
@@ -614,7 +616,7 @@ export class Keystore {
   }
 
   private async readFile(path: string): Promise<WalletEntry> {
-    const text = readFileSync(path, 'utf8');
+    const text = readKeystoreText(path);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -734,7 +736,7 @@ async function finishCommit(dir: string): Promise<void> {
   const record = join(dir, COMMIT_RECORD);
   let text: string;
   try {
-    text = readFileSync(record, 'utf8');
+    text = readKeystoreText(record);
   } catch (error) {
     if (hasSystemCode(error, 'ENOENT')) return;
     throw error;
@@ -778,9 +780,21 @@ function removeStaleStaging(dir: string): void {
 /** Whether the keystore file at `path` names `alias` (false when it cannot be read or parsed). */
 function namesAlias(path: string, alias: string): boolean {
   try {
-    return (JSON.parse(readFileSync(path, 'utf8')) as { alias?: unknown }).alias === alias;
+    return (JSON.parse(readKeystoreText(path)) as { alias?: unknown }).alias === alias;
   } catch {
     return false;
+  }
+}
+
+/**
+ * A keystore file's text, opened without following a link and refused unless it is a private
+ * regular file of this user (`KEYSTORE_DAMAGED` naming it); `ENOENT` when there is none.
+ */
+function readKeystoreText(path: string): string {
+  try {
+    return readPrivateText(path);
+  } catch (error) {
+    throw asWalletError(error);
   }
 }
 

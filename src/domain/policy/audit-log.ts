@@ -1,8 +1,9 @@
-import { closeSync, fchmodSync, fdatasyncSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fdatasyncSync, lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { ensurePrivateDir, writeAll } from '../../shared/private-files.js';
+import { checkPrivateFile, ensurePrivateDir, openPrivateAppend, writeAll } from '../../shared/private-files.js';
 import { decodeAddress } from '../dash/address.js';
+import { hasSystemCode } from '../errors.js';
 import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
 
 const AUDIT_LOG_FILE_NAME = 'audit.log';
@@ -209,15 +210,31 @@ export async function appendAuditRecord(dataDir: string, record: AuditRecord): P
   ensurePrivateDir(dataDir);
   const path = auditLogPath(dataDir);
   const line = auditLine(record);
-  const fd = openSync(path, 'a', 0o600);
+  // Never through a link, never into another user's file: openPrivateAppend refuses them.
+  const fd = openPrivateAppend(path);
   try {
-    // A log made looser by hand is made owner-only again.
-    if (process.platform !== 'win32' && (fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
     writeAll(fd, Buffer.from(`${JSON.stringify(line)}\n`, 'utf8'));
     fdatasyncSync(fd);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Refuses a call before it runs when its audit line could not be written safely: `audit.log` is a
+ * link, another user's file or writable by others ({@link checkPrivateFile}). A call whose line
+ * would be lost, or appended through a link to a file elsewhere, does not happen.
+ */
+export function checkAuditLog(dataDir: string): void {
+  const path = auditLogPath(dataDir);
+  let info: Stats;
+  try {
+    info = lstatSync(path);
+  } catch (error) {
+    if (hasSystemCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  checkPrivateFile(path, info);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
   OAuthDiscoveryState,
@@ -9,7 +9,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { DpopKey } from './dpop.js';
 import { withNamedLock } from '../../domain/keystore/lock.js';
-import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
+import { ensurePrivateDir, readPrivateText, UnsafeFileError, writeFileAtomic } from '../../shared/private-files.js';
 
 /** What the wallet keeps of one server's OAuth login, in one owner-only file. */
 export type OAuthRecord = {
@@ -93,8 +93,10 @@ export class OAuthStore {
   async read(): Promise<OAuthRecord> {
     let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
-    } catch {
+      text = readPrivateText(this.path);
+    } catch (error) {
+      // Tokens from a link or a file others can write are no login: refused, not taken as none.
+      if (error instanceof UnsafeFileError) throw error;
       return { server: this.server };
     }
     try {
