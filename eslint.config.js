@@ -26,7 +26,7 @@ const TOOLS = '(^|/)tools/';
 const MCP = '(^|/)mcp/';
 const CLI = '(^|/)cli/';
 const DOMAIN = '(^|/)domain/';
-const UI_LIBRARIES = ['^@modelcontextprotocol/', '^yargs', '^chalk$', '^ora$'];
+const UI_LIBRARIES = ['^@modelcontextprotocol/', '^yargs', '^chalk(/|$)', '^ora(/|$)'];
 /**
  * The domain modules the CLI's own verbs use, which are no tools: `wallet config` and `networks
  * add` (config-edit), `wallet approvals` (the approval store), servers.json's lock, and errors.

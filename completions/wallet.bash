@@ -210,8 +210,6 @@ cmd	completion	fish	-	The fish completion script
 '
 
 _wallet_tool_table='wallet-completion	1
-cmd	-	get-tool-definition	globals	Every tool as one function-calling JSON document
-flag	get-tool-definition	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 cmd	-	network-info	globals	Configured networks per chain, defaults and endpoints
 flag	network-info	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	network-info	--chain	choice	Only this chain: core or evm. All chains when omitted.
@@ -220,6 +218,10 @@ val	network-info	--chain	evm
 cmd	-	tool-describe	globals	Full definition of a tool (or all): text, schemas, hints
 flag	tool-describe	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	tool-describe	--name	text	A tool name as in tools/list, e.g. core_address_create (the CLI command with - for _ works too).
+cmd	-	get-tool-definition	globals	Every tool as one function-calling JSON document
+flag	get-tool-definition	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+cmd	-	core-wallets-list	globals	List the Dash wallets in the keystore
+flag	core-wallets-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 cmd	-	core-wallet-create	globals	Create a new HD wallet (BIP39 mnemonic, encrypted)
 flag	core-wallet-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-wallet-create	--alias	text	A short name for the wallet, e.g. main: a lower-case letter, then letters, digits, - or _ (max 32).
@@ -230,17 +232,6 @@ val	core-wallet-create	--network	regtest
 flag	core-wallet-create	--words	choice	Mnemonic length in words. 12 (128 bits) or 24 (256 bits).
 val	core-wallet-create	--words	12
 val	core-wallet-create	--words	24
-cmd	-	core-wallet-delete	globals	Delete a wallet from the keystore (irreversible)
-flag	core-wallet-delete	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	core-wallet-delete	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
-flag	core-wallet-delete	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet'\''s.
-val	core-wallet-delete	--network	mainnet
-val	core-wallet-delete	--network	testnet
-val	core-wallet-delete	--network	regtest
-flag	core-wallet-delete	--confirm-fingerprint	text	The wallet'\''s fingerprint, to confirm. Type out its 8 hex digits.
-cmd	-	core-wallet-export	globals	Reveal a wallet'\''s mnemonic for backup (local only)
-flag	core-wallet-export	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	core-wallet-export	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 cmd	-	core-wallet-import	globals	Import a wallet from its BIP39 mnemonic (local only)
 flag	core-wallet-import	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-wallet-import	--alias	text	A short name for the wallet, e.g. main: a lower-case letter, then letters, digits, - or _ (max 32).
@@ -254,34 +245,22 @@ flag	core-wallet-import	--mnemonic-passphrase-stdin	none	The optional BIP39 pass
 flag	core-wallet-import	--mnemonic-passphrase-file	file	The optional BIP39 passphrase ("25th word"); empty when omitted. (read from an owner-only file)
 flag	core-wallet-import	--discover	none	Scan the chain for used addresses after importing (needs the backend).
 flag	core-wallet-import	--no-discover	none	Scan the chain for used addresses after importing (needs the backend).
+cmd	-	core-wallet-export	globals	Reveal a wallet'\''s mnemonic for backup (local only)
+flag	core-wallet-export	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	core-wallet-export	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
 cmd	-	core-wallet-passphrase-change	globals	Re-encrypt the keystore under a new passphrase (local only)
 flag	core-wallet-passphrase-change	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-wallet-passphrase-change	--new-passphrase-stdin	none	The new keystore passphrase, 8 characters or more. (read from stdin)
 flag	core-wallet-passphrase-change	--new-passphrase-file	file	The new keystore passphrase, 8 characters or more. (read from an owner-only file)
 flag	core-wallet-passphrase-change	--wallet-id	wallet	Only this wallet: one sealed with a passphrase of its own, brought to the keystore passphrase.
-cmd	-	core-wallets-list	globals	List the Dash wallets in the keystore
-flag	core-wallets-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-cmd	-	core-address-create	globals	Hand out the next BIP44 receive address
-flag	core-address-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	core-address-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
-flag	core-address-create	--network	choice	The Dash network; defaults to the wallet'\''s. A different one is refused (NETWORK_MISMATCH).
-val	core-address-create	--network	mainnet
-val	core-address-create	--network	testnet
-val	core-address-create	--network	regtest
-cmd	-	core-address-validate	globals	Check a Dash address: checksum, type and network
-flag	core-address-validate	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	core-address-validate	--address	text	A Dash address (Base58Check: X… or 7… on mainnet, y… or 8… on testnet/regtest).
-flag	core-address-validate	--network	choice	Also check the network. The address must be for this one.
-val	core-address-validate	--network	mainnet
-val	core-address-validate	--network	testnet
-val	core-address-validate	--network	regtest
-cmd	-	core-addresses-discover	globals	Scan the chain for used addresses (BIP44 gap limit)
-flag	core-addresses-discover	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	core-addresses-discover	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
-flag	core-addresses-discover	--network	choice	The Dash network; defaults to the wallet'\''s. A different one is refused (NETWORK_MISMATCH).
-val	core-addresses-discover	--network	mainnet
-val	core-addresses-discover	--network	testnet
-val	core-addresses-discover	--network	regtest
+cmd	-	core-wallet-delete	globals	Delete a wallet from the keystore (irreversible)
+flag	core-wallet-delete	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	core-wallet-delete	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-wallet-delete	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet'\''s.
+val	core-wallet-delete	--network	mainnet
+val	core-wallet-delete	--network	testnet
+val	core-wallet-delete	--network	regtest
+flag	core-wallet-delete	--confirm-fingerprint	text	The wallet'\''s fingerprint, to confirm. Type out its 8 hex digits.
 cmd	-	core-addresses-list	globals	List a wallet'\''s receive and change addresses
 flag	core-addresses-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-addresses-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -301,6 +280,34 @@ val	core-txs-list	--network	testnet
 val	core-txs-list	--network	regtest
 flag	core-txs-list	--limit	text	Per page. At most 50; 20 when omitted.
 flag	core-txs-list	--page	text	Page, from 1 (newest). 1 when omitted.
+cmd	-	core-address-validate	globals	Check a Dash address: checksum, type and network
+flag	core-address-validate	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	core-address-validate	--address	text	A Dash address (Base58Check: X… or 7… on mainnet, y… or 8… on testnet/regtest).
+flag	core-address-validate	--network	choice	Also check the network. The address must be for this one.
+val	core-address-validate	--network	mainnet
+val	core-address-validate	--network	testnet
+val	core-address-validate	--network	regtest
+cmd	-	core-addresses-discover	globals	Scan the chain for used addresses (BIP44 gap limit)
+flag	core-addresses-discover	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	core-addresses-discover	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-addresses-discover	--network	choice	The Dash network; defaults to the wallet'\''s. A different one is refused (NETWORK_MISMATCH).
+val	core-addresses-discover	--network	mainnet
+val	core-addresses-discover	--network	testnet
+val	core-addresses-discover	--network	regtest
+cmd	-	core-address-create	globals	Hand out the next BIP44 receive address
+flag	core-address-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	core-address-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-address-create	--network	choice	The Dash network; defaults to the wallet'\''s. A different one is refused (NETWORK_MISMATCH).
+val	core-address-create	--network	mainnet
+val	core-address-create	--network	testnet
+val	core-address-create	--network	regtest
+cmd	-	core-utxos-list	globals	List a wallet'\''s unspent outputs (UTXOs)
+flag	core-utxos-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	core-utxos-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-utxos-list	--network	choice	The Dash network; defaults to the wallet'\''s. A different one is refused (NETWORK_MISMATCH).
+val	core-utxos-list	--network	mainnet
+val	core-utxos-list	--network	testnet
+val	core-utxos-list	--network	regtest
 cmd	-	core-balances-get	globals	Get a wallet or address balance
 flag	core-balances-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-balances-get	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -309,6 +316,24 @@ flag	core-balances-get	--network	choice	The Dash network; defaults to the wallet
 val	core-balances-get	--network	mainnet
 val	core-balances-get	--network	testnet
 val	core-balances-get	--network	regtest
+cmd	-	core-tx-create	globals	Build an unsigned payment (PSBT) from wallet coins
+flag	core-tx-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	core-tx-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-tx-create	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet'\''s.
+val	core-tx-create	--network	mainnet
+val	core-tx-create	--network	testnet
+val	core-tx-create	--network	regtest
+flag	core-tx-create	--outputs	text	The payments. Each an address and amount_duffs.
+flag	core-tx-create	--fee-rate-duffs-per-kb	text	Duffs per 1000 bytes. The fee rate; 1000 (Dash'\''s minimum relay fee) when omitted.
+cmd	-	core-tx-sign	globals	Sign a PSBT with the wallet'\''s keys
+flag	core-tx-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	core-tx-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-tx-sign	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet'\''s.
+val	core-tx-sign	--network	mainnet
+val	core-tx-sign	--network	testnet
+val	core-tx-sign	--network	regtest
+flag	core-tx-sign	--psbt	text	The unsigned PSBT, Base64.
+flag	core-tx-sign	--max-fee-duffs	text	A fee cap in duffs. Refuse to sign if the fee is above it; 1000000 (0.01 DASH) when omitted.
 cmd	-	core-funds-send	globals	Pay an address: create, sign and broadcast
 flag	core-funds-send	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-funds-send	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -322,15 +347,6 @@ flag	core-funds-send	--fee-rate-duffs-per-kb	text	Duffs per 1000 bytes. The fee 
 flag	core-funds-send	--max-fee-duffs	text	A fee cap in duffs. Refuse to send if the fee is above it; 1000000 (0.01 DASH) when omitted.
 flag	core-funds-send	--dry-run	none	Only plan: show fee, coins and outputs; sign and send nothing.
 flag	core-funds-send	--no-dry-run	none	Only plan: show fee, coins and outputs; sign and send nothing.
-cmd	-	core-tx-create	globals	Build an unsigned payment (PSBT) from wallet coins
-flag	core-tx-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	core-tx-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
-flag	core-tx-create	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet'\''s.
-val	core-tx-create	--network	mainnet
-val	core-tx-create	--network	testnet
-val	core-tx-create	--network	regtest
-flag	core-tx-create	--outputs	text	The payments. Each an address and amount_duffs.
-flag	core-tx-create	--fee-rate-duffs-per-kb	text	Duffs per 1000 bytes. The fee rate; 1000 (Dash'\''s minimum relay fee) when omitted.
 cmd	-	core-tx-send	globals	Broadcast a signed transaction (fee-capped)
 flag	core-tx-send	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-tx-send	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet'\''s.
@@ -339,22 +355,11 @@ val	core-tx-send	--network	testnet
 val	core-tx-send	--network	regtest
 flag	core-tx-send	--hex	text	The signed transaction, hex. core-tx-sign'\''s hex.
 flag	core-tx-send	--max-fee-duffs	text	A fee cap in duffs. Refuse to send if the fee is above it; 1000000 (0.01 DASH) when omitted.
-cmd	-	core-tx-sign	globals	Sign a PSBT with the wallet'\''s keys
-flag	core-tx-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	core-tx-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
-flag	core-tx-sign	--network	choice	The Dash network (mainnet, testnet or regtest); required, and refused unless it is the wallet'\''s.
-val	core-tx-sign	--network	mainnet
-val	core-tx-sign	--network	testnet
-val	core-tx-sign	--network	regtest
-flag	core-tx-sign	--psbt	text	The unsigned PSBT, Base64.
-flag	core-tx-sign	--max-fee-duffs	text	A fee cap in duffs. Refuse to sign if the fee is above it; 1000000 (0.01 DASH) when omitted.
-cmd	-	core-utxos-list	globals	List a wallet'\''s unspent outputs (UTXOs)
-flag	core-utxos-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	core-utxos-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
-flag	core-utxos-list	--network	choice	The Dash network; defaults to the wallet'\''s. A different one is refused (NETWORK_MISMATCH).
-val	core-utxos-list	--network	mainnet
-val	core-utxos-list	--network	testnet
-val	core-utxos-list	--network	regtest
+cmd	-	core-message-verify	globals	Verify a Dash signed message
+flag	core-message-verify	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	core-message-verify	--address	text	The claimed signer. A P2PKH address.
+flag	core-message-verify	--message	text	UTF-8 text. The message itself.
+flag	core-message-verify	--signature	text	The signature, Base64.
 cmd	-	core-message-sign	globals	Sign a message with one of the wallet'\''s addresses
 flag	core-message-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	core-message-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -364,43 +369,9 @@ val	core-message-sign	--network	testnet
 val	core-message-sign	--network	regtest
 flag	core-message-sign	--address	text	The wallet address whose key signs. core-addresses-list lists them.
 flag	core-message-sign	--message	text	UTF-8 text. The message itself.
-cmd	-	core-message-verify	globals	Verify a Dash signed message
-flag	core-message-verify	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	core-message-verify	--address	text	The claimed signer. A P2PKH address.
-flag	core-message-verify	--message	text	UTF-8 text. The message itself.
-flag	core-message-verify	--signature	text	The signature, Base64.
-cmd	-	evm-account-create	globals	Derive the next EVM account from a wallet'\''s seed
-flag	evm-account-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-account-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
-flag	evm-account-create	--alias	text	An alias for the account. Usable as its address wherever an address of yours is asked for; a lower-…
-cmd	-	evm-account-export	globals	Export an account'\''s key or keystore v3 JSON (local only)
-flag	evm-account-export	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-account-export	--address	evm-account	A keystore EVM account: its 0x address or its alias (evm-accounts-list shows both).
-flag	evm-account-export	--key-format	choice	keystore_v3 (encrypted JSON, the default) or private_key (raw hex).
-val	evm-account-export	--key-format	keystore_v3
-val	evm-account-export	--key-format	private_key
-flag	evm-account-export	--keystore-password-stdin	none	The password for the keystore v3 JSON; the keystore passphrase when omitted. (read from stdin)
-flag	evm-account-export	--keystore-password-file	file	The password for the keystore v3 JSON; the keystore passphrase when omitted. (read from an owner-on…
-cmd	-	evm-account-import	globals	Import a private key or keystore v3 JSON (local only)
-flag	evm-account-import	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-account-import	--private-key-stdin	none	The private key, 32 bytes in hex (0x optional). Give this or keystore_json. (read from stdin)
-flag	evm-account-import	--private-key-file	file	The private key, 32 bytes in hex (0x optional). Give this or keystore_json. (read from an owner-onl…
-flag	evm-account-import	--keystore-json-stdin	none	A keystore v3 JSON document, as geth or MetaMask export it. (read from stdin)
-flag	evm-account-import	--keystore-json-file	file	A keystore v3 JSON document, as geth or MetaMask export it. (read from an owner-only file)
-flag	evm-account-import	--keystore-password-stdin	none	The password keystore_json was saved with. (read from stdin)
-flag	evm-account-import	--keystore-password-file	file	The password keystore_json was saved with. (read from an owner-only file)
-flag	evm-account-import	--alias	text	An alias for the account. Usable as its address wherever an address of yours is asked for; a lower-…
 cmd	-	evm-accounts-list	globals	List the EVM accounts in the keystore
 flag	evm-accounts-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-accounts-list	--wallet-id	wallet	Only this wallet'\''s derived accounts. Its alias or fingerprint.
-cmd	-	evm-balance-get	globals	Get an address balance in wei and ether, or an ERC-20
-flag	evm-balance-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-balance-get	--address	evm-account	The address to look at. Or the alias of a keystore account.
-flag	evm-balance-get	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
-val	evm-balance-get	--network	mainnet
-val	evm-balance-get	--network	sepolia
-val	evm-balance-get	--network	local
-flag	evm-balance-get	--token	text	Also this ERC-20 token'\''s balance. The token contract'\''s address.
 cmd	-	evm-txs-list	globals	List EVM transactions this wallet sent
 flag	evm-txs-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-txs-list	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
@@ -410,22 +381,54 @@ val	evm-txs-list	--network	local
 flag	evm-txs-list	--address	evm-account	Only what this account sent. A keystore address or alias.
 flag	evm-txs-list	--limit	text	Per page. At most 50; 20 when omitted.
 flag	evm-txs-list	--page	text	Page, from 1 (newest). 1 when omitted.
-cmd	-	evm-funds-send	globals	Pay ether in one call (create, sign, send)
-flag	evm-funds-send	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-funds-send	--address	evm-account	The sending account. A keystore address or alias.
-flag	evm-funds-send	--to	evm-account	Recipient or contract called. An address, or a keystore account'\''s alias.
-flag	evm-funds-send	--value-wei	text	Value in wei (digits).
-flag	evm-funds-send	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
-flag	evm-funds-send	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
-val	evm-funds-send	--network	mainnet
-val	evm-funds-send	--network	sepolia
-val	evm-funds-send	--network	local
-flag	evm-funds-send	--dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
-flag	evm-funds-send	--no-dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
-flag	evm-funds-send	--wait	none	Wait for the receipt. With progress, before answering.
-flag	evm-funds-send	--no-wait	none	Wait for the receipt. With progress, before answering.
-flag	evm-funds-send	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
-flag	evm-funds-send	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
+cmd	-	evm-balance-get	globals	Get an address balance in wei and ether, or an ERC-20
+flag	evm-balance-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-balance-get	--address	evm-account	The address to look at. Or the alias of a keystore account.
+flag	evm-balance-get	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+val	evm-balance-get	--network	mainnet
+val	evm-balance-get	--network	sepolia
+val	evm-balance-get	--network	local
+flag	evm-balance-get	--token	text	Also this ERC-20 token'\''s balance. The token contract'\''s address.
+cmd	-	evm-account-create	globals	Derive the next EVM account from a wallet'\''s seed
+flag	evm-account-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-account-create	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	evm-account-create	--alias	text	An alias for the account. Usable as its address wherever an address of yours is asked for; a lower-…
+cmd	-	evm-account-import	globals	Import a private key or keystore v3 JSON (local only)
+flag	evm-account-import	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-account-import	--private-key-stdin	none	The private key, 32 bytes in hex (0x optional). Give this or keystore_json. (read from stdin)
+flag	evm-account-import	--private-key-file	file	The private key, 32 bytes in hex (0x optional). Give this or keystore_json. (read from an owner-onl…
+flag	evm-account-import	--keystore-json-stdin	none	A keystore v3 JSON document, as geth or MetaMask export it. (read from stdin)
+flag	evm-account-import	--keystore-json-file	file	A keystore v3 JSON document, as geth or MetaMask export it. (read from an owner-only file)
+flag	evm-account-import	--keystore-password-stdin	none	The password keystore_json was saved with. (read from stdin)
+flag	evm-account-import	--keystore-password-file	file	The password keystore_json was saved with. (read from an owner-only file)
+flag	evm-account-import	--alias	text	An alias for the account. Usable as its address wherever an address of yours is asked for; a lower-…
+cmd	-	evm-account-export	globals	Export an account'\''s key or keystore v3 JSON (local only)
+flag	evm-account-export	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-account-export	--address	evm-account	A keystore EVM account: its 0x address or its alias (evm-accounts-list shows both).
+flag	evm-account-export	--key-format	choice	keystore_v3 (encrypted JSON, the default) or private_key (raw hex).
+val	evm-account-export	--key-format	keystore_v3
+val	evm-account-export	--key-format	private_key
+flag	evm-account-export	--keystore-password-stdin	none	The password for the keystore v3 JSON; the keystore passphrase when omitted. (read from stdin)
+flag	evm-account-export	--keystore-password-file	file	The password for the keystore v3 JSON; the keystore passphrase when omitted. (read from an owner-on…
+cmd	-	evm-tx-get	globals	Get a transaction and its receipt by hash
+flag	evm-tx-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-tx-get	--hash	text	A transaction hash: 0x and 64 hex digits.
+flag	evm-tx-get	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
+val	evm-tx-get	--network	mainnet
+val	evm-tx-get	--network	sepolia
+val	evm-tx-get	--network	local
+cmd	-	evm-tx-create	globals	Build an unsigned EIP-1559 transaction
+flag	evm-tx-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-tx-create	--address	evm-account	The sender. Any address, or the alias of a keystore account.
+flag	evm-tx-create	--to	evm-account	The recipient or contract called; omit to deploy a contract. An address, or a keystore account'\''s al…
+flag	evm-tx-create	--value-wei	text	Value in wei (digits); 0 when omitted.
+flag	evm-tx-create	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
+flag	evm-tx-create	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-tx-create	--network	mainnet
+val	evm-tx-create	--network	sepolia
+val	evm-tx-create	--network	local
+flag	evm-tx-create	--gas-limit	text	A gas limit, in digits. Instead of the node'\''s estimate.
+flag	evm-tx-create	--nonce	text	Overrides the next nonce. To replace a pending transaction.
 cmd	-	evm-token-transfer	globals	Send an ERC-20 token amount in one call
 flag	evm-token-transfer	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-token-transfer	--address	evm-account	The sending account. A keystore address or alias.
@@ -442,25 +445,31 @@ flag	evm-token-transfer	--wait	none	Wait for the receipt. With progress, before 
 flag	evm-token-transfer	--no-wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-token-transfer	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
 flag	evm-token-transfer	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
-cmd	-	evm-tx-create	globals	Build an unsigned EIP-1559 transaction
-flag	evm-tx-create	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-tx-create	--address	evm-account	The sender. Any address, or the alias of a keystore account.
-flag	evm-tx-create	--to	evm-account	The recipient or contract called; omit to deploy a contract. An address, or a keystore account'\''s al…
-flag	evm-tx-create	--value-wei	text	Value in wei (digits); 0 when omitted.
-flag	evm-tx-create	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
-flag	evm-tx-create	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
-val	evm-tx-create	--network	mainnet
-val	evm-tx-create	--network	sepolia
-val	evm-tx-create	--network	local
-flag	evm-tx-create	--gas-limit	text	A gas limit, in digits. Instead of the node'\''s estimate.
-flag	evm-tx-create	--nonce	text	Overrides the next nonce. To replace a pending transaction.
-cmd	-	evm-tx-get	globals	Get a transaction and its receipt by hash
-flag	evm-tx-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-tx-get	--hash	text	A transaction hash: 0x and 64 hex digits.
-flag	evm-tx-get	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); the configured default when omitted.
-val	evm-tx-get	--network	mainnet
-val	evm-tx-get	--network	sepolia
-val	evm-tx-get	--network	local
+cmd	-	evm-tx-sign	globals	Sign an unsigned transaction offline
+flag	evm-tx-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-tx-sign	--address	evm-account	The signing account. A keystore address or alias.
+flag	evm-tx-sign	--unsigned-tx	text	Unsigned transaction, hex. evm-tx-create gives it, serialized.
+flag	evm-tx-sign	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-tx-sign	--network	mainnet
+val	evm-tx-sign	--network	sepolia
+val	evm-tx-sign	--network	local
+flag	evm-tx-sign	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
+cmd	-	evm-funds-send	globals	Pay ether in one call (create, sign, send)
+flag	evm-funds-send	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-funds-send	--address	evm-account	The sending account. A keystore address or alias.
+flag	evm-funds-send	--to	evm-account	Recipient or contract called. An address, or a keystore account'\''s alias.
+flag	evm-funds-send	--value-wei	text	Value in wei (digits).
+flag	evm-funds-send	--data	text	Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).
+flag	evm-funds-send	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-funds-send	--network	mainnet
+val	evm-funds-send	--network	sepolia
+val	evm-funds-send	--network	local
+flag	evm-funds-send	--dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
+flag	evm-funds-send	--no-dry-run	none	Plan only. Show nonce, gas and fee; sign and send nothing.
+flag	evm-funds-send	--wait	none	Wait for the receipt. With progress, before answering.
+flag	evm-funds-send	--no-wait	none	Wait for the receipt. With progress, before answering.
+flag	evm-funds-send	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
+flag	evm-funds-send	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
 cmd	-	evm-tx-send	globals	Broadcast a signed transaction, optionally wait
 flag	evm-tx-send	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-tx-send	--signed-tx	text	Signed transaction, hex. evm-tx-sign gives it, serialized.
@@ -472,32 +481,11 @@ flag	evm-tx-send	--wait	none	Wait for the receipt. With progress, before answeri
 flag	evm-tx-send	--no-wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-tx-send	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
 flag	evm-tx-send	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
-cmd	-	evm-tx-sign	globals	Sign an unsigned transaction offline
-flag	evm-tx-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-tx-sign	--address	evm-account	The signing account. A keystore address or alias.
-flag	evm-tx-sign	--unsigned-tx	text	Unsigned transaction, hex. evm-tx-create gives it, serialized.
-flag	evm-tx-sign	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
-val	evm-tx-sign	--network	mainnet
-val	evm-tx-sign	--network	sepolia
-val	evm-tx-sign	--network	local
-flag	evm-tx-sign	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
-cmd	-	evm-message-sign	globals	Sign a message with an EVM account (EIP-191)
-flag	evm-message-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-message-sign	--address	evm-account	The signing account. A keystore address or alias.
-flag	evm-message-sign	--message	text	UTF-8 text. The message itself.
 cmd	-	evm-message-verify	globals	Verify an EIP-191 signed message
 flag	evm-message-verify	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-message-verify	--address	evm-account	The claimed signer. An address, or a keystore account'\''s alias.
 flag	evm-message-verify	--message	text	UTF-8 text. The message itself.
 flag	evm-message-verify	--signature	text	The signature, 65 bytes in hex. 0x and 130 hex digits.
-cmd	-	evm-typed-data-sign	globals	Sign EIP-712 typed data with an EVM account
-flag	evm-typed-data-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	evm-typed-data-sign	--address	evm-account	The signing account. A keystore address or alias.
-flag	evm-typed-data-sign	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
-val	evm-typed-data-sign	--network	mainnet
-val	evm-typed-data-sign	--network	sepolia
-val	evm-typed-data-sign	--network	local
-flag	evm-typed-data-sign	--typed-data	text	The EIP-712 typed data to sign. {domain, types, primaryType, message}, as eth_signTypedData_v4 take…
 cmd	-	evm-x402-fetch	globals	Fetch a URL, pay its x402 price
 flag	evm-x402-fetch	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-x402-fetch	--address	evm-account	The paying account. A keystore address or alias.
@@ -510,6 +498,18 @@ val	evm-x402-fetch	--network	sepolia
 val	evm-x402-fetch	--network	local
 flag	evm-x402-fetch	--dry-run	none	Price only. Fetch once unpaid; sign and pay nothing.
 flag	evm-x402-fetch	--no-dry-run	none	Price only. Fetch once unpaid; sign and pay nothing.
+cmd	-	evm-message-sign	globals	Sign a message with an EVM account (EIP-191)
+flag	evm-message-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-message-sign	--address	evm-account	The signing account. A keystore address or alias.
+flag	evm-message-sign	--message	text	UTF-8 text. The message itself.
+cmd	-	evm-typed-data-sign	globals	Sign EIP-712 typed data with an EVM account
+flag	evm-typed-data-sign	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	evm-typed-data-sign	--address	evm-account	The signing account. A keystore address or alias.
+flag	evm-typed-data-sign	--network	evm-network	The EVM network (mainnet, sepolia, local or a configured one); required: the node'\''s and the transac…
+val	evm-typed-data-sign	--network	mainnet
+val	evm-typed-data-sign	--network	sepolia
+val	evm-typed-data-sign	--network	local
+flag	evm-typed-data-sign	--typed-data	text	The EIP-712 typed data to sign. {domain, types, primaryType, message}, as eth_signTypedData_v4 take…
 '
 
 # The data directory, as wallet resolves it: $WALLET_HOME, else the platform's user data dir.

@@ -19,7 +19,7 @@ export const MAX_SUBJECT_LENGTH = 71;
  * Commits after this one are checked. It was the tip when the rule came in; 100 commits before it
  * already break the rule, and history is not rewritten for it.
  */
-export const BASE_COMMIT = 'c6d302f';
+export const BASE_COMMIT = 'c6d302f70399929a4065bb5498a61d390e61ec95';
 
 /** Characters as a reader counts them: code points, so `×` or `→` is one. */
 export const subjectLength = (subject) => [...subject].length;

@@ -38,18 +38,22 @@ describe('generated files', () => {
       `${REGISTRY_FILE} is stale: run \`npm run generate\``,
     );
   });
-  it('ALL_TOOLS lists the meta tools first, then by the declared compact groups, then by name', () => {
+  it('ALL_TOOLS lists the meta tools first, then by the declared compact groups, a group looking before it acts', () => {
     const groups = Object.keys(COMPACT_GROUPS);
     const rank = (tool: (typeof ALL_TOOLS)[number]) =>
-      [tool.group === COMPACT_META_TOOL ? 0 : 1, groups.indexOf(tool.group), tool.name] as const;
+      [tool.group === COMPACT_META_TOOL ? 0 : 1, groups.indexOf(tool.group)] as const;
     for (const [index, tool] of ALL_TOOLS.entries()) {
       const before = ALL_TOOLS[index - 1];
       if (!before) continue;
       const [a, b] = [rank(before), rank(tool)];
-      assert.ok(
-        a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] < b[2]))),
-        `${before.name} before ${tool.name}`,
-      );
+      assert.ok(a[0] < b[0] || (a[0] === b[0] && a[1] <= b[1]), `${before.name} before ${tool.name}`);
+      if (before.group === tool.group) {
+        assert.ok(!before.name.endsWith('_delete'), `${before.name} (a delete) before ${tool.name}`);
+        assert.ok(
+          !(tool.name.endsWith('_list') && before.name.endsWith('_create')),
+          `${before.name} before ${tool.name}`,
+        );
+      }
     }
   });
   it('a tool file the registry cannot list fails, saying what to change', async () => {

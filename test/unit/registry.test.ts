@@ -25,9 +25,12 @@ import { renderToolsMarkdown } from '../../src/tools/tools-markdown.js';
 import { tempHome } from '../helpers/io.js';
 import { listingProblems, type Listed } from '../helpers/listing-budgets.js';
 
-/** A read-only tool of an object no tool had (`chain`), as the recipe writes it. */
+/** An object no registered tool has, so the recipe's tool below stays new whatever tools are added. */
+const NEW_OBJECT = 'recipeprobe';
+
+/** A read-only tool of an object no tool had, as the recipe writes it. */
 const RECIPE_TOOL = defineTool({
-  name: 'evm_chain_id_get',
+  name: `evm_${NEW_OBJECT}_get`,
   group: 'evm_account',
   title: 'EVM chain id',
   summary: 'Get the chain id of an EVM network',
@@ -60,6 +63,12 @@ async function listed(tools: readonly AnyTool[], setup: Setup): Promise<Listed> 
 }
 
 describe('registry: the compact groups', () => {
+  it('the recipe tool is of an object no registered tool has', () => {
+    assert.deepEqual(
+      ALL_TOOLS.filter((tool) => tool.name.split('_')[1] === NEW_OBJECT).map((tool) => tool.name),
+      [],
+    );
+  });
   it(`declares at most ${COMPACT_MAX_TOOLS}, each with a label`, () => {
     const groups = Object.entries(COMPACT_GROUPS);
     assert.ok(groups.length <= COMPACT_MAX_TOOLS, `${groups.length} groups in src/tools/compact-groups.ts`);
