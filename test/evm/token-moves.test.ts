@@ -9,7 +9,6 @@ import { describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import { hashTypedData, type Hex, type TypedDataDefinition } from 'viem';
 import {
-  hasTokenCallSelector,
   tokenMovesOfCalldata,
   tokenMovesOfTypedData,
   type TokenMove,
@@ -44,18 +43,22 @@ describe('tokenMovesOfCalldata', () => {
     const to = TOKEN.toLowerCase() as Hex;
     assert.deepEqual(tokenMovesOfCalldata(to, call('transfer', [RECIPIENT.toLowerCase(), 1234n])), {
       readable: true,
+      trailingBytes: 0,
       moves: [move({ kind: 'transfer', counterparty: RECIPIENT, role: 'recipient', amount: 1234n })],
     });
     assert.deepEqual(tokenMovesOfCalldata(to, call('transferFrom', [OWNER, RECIPIENT, 5n])), {
       readable: true,
+      trailingBytes: 0,
       moves: [move({ kind: 'transferFrom', counterparty: RECIPIENT, role: 'recipient', amount: 5n })],
     });
     assert.deepEqual(tokenMovesOfCalldata(to, call('approve', [SPENDER, 77n])), {
       readable: true,
+      trailingBytes: 0,
       moves: [move({ kind: 'approve', amount: 77n })],
     });
     assert.deepEqual(tokenMovesOfCalldata(to, call('increaseAllowance', [SPENDER, 8n])), {
       readable: true,
+      trailingBytes: 0,
       moves: [move({ kind: 'increaseAllowance', amount: 8n })],
     });
   });
@@ -74,37 +77,68 @@ describe('tokenMovesOfCalldata', () => {
     assert.deepEqual(tokenMovesOfCalldata(null, '0x'), { moves: [], readable: true });
   });
 
-  it('anything else is unreadable, with no moves: other calls, deployments, garbled token calls', () => {
-    const transfer = call('transfer', [RECIPIENT, 1n]);
-    const dirtyAddress = `${transfer.slice(0, 10)}${'ff'.repeat(12)}${transfer.slice(34)}` as Hex;
+  it('another function or a deployment is unreadable, with no moves', () => {
     const cases: [string, EvmTo, Hex][] = [
       ['another function (balanceOf)', TOKEN, call('balanceOf', [OWNER])],
       ['decreaseAllowance (not a move)', TOKEN, call('decreaseAllowance', [SPENDER, 1n])],
-      ['a bare selector', TOKEN, transfer.slice(0, 10) as Hex],
-      ['a selector and three bytes', TOKEN, transfer.slice(0, 16) as Hex],
-      ['one argument missing', TOKEN, transfer.slice(0, 74) as Hex],
-      ['a trailing byte', TOKEN, `${transfer}00` as Hex],
-      ['a trailing word', TOKEN, `${transfer}${'00'.repeat(32)}` as Hex],
-      ['an address word with dirty upper bytes', TOKEN, dirtyAddress],
-      ['transferFrom with a dirty from', TOKEN, dirtyFirstWord(call('transferFrom', [OWNER, RECIPIENT, 1n]))],
-      ['a deployment (no to) starting with a token selector', null, transfer],
+      ['a deployment (no to) starting with a token selector', null, call('transfer', [RECIPIENT, 1n])],
       ['not hex', TOKEN, '0xzz' as Hex],
-      ['an odd number of digits', TOKEN, `${transfer}0` as Hex],
     ];
     for (const [what, to, data] of cases) {
       assert.deepEqual(tokenMovesOfCalldata(to, data), { moves: [], readable: false }, what);
     }
   });
 
-  it('hasTokenCallSelector tells a garbled token call from another function', () => {
-    assert.equal(hasTokenCallSelector(call('transfer', [RECIPIENT, 1n]).slice(0, 20) as Hex), true);
-    assert.equal(hasTokenCallSelector(`${call('approve', [SPENDER, 1n])}00` as Hex), true);
-    assert.equal(
-      hasTokenCallSelector(call('increaseAllowance', [SPENDER, 1n]).toUpperCase().replace('0X', '0x') as Hex),
-      true,
-    );
-    assert.equal(hasTokenCallSelector(call('balanceOf', [OWNER])), false);
-    assert.equal(hasTokenCallSelector('0x'), false);
+  it('bytes after the arguments are ignored, as the token contract ignores them: the move is counted', () => {
+    // The repro of issue 36: transfer(to, 1000000) and one zero byte was "a contract call the
+    // wallet cannot read" (amount 0), so the token caps never saw the 1,000,000 it moves.
+    const cases: [string, Hex, number, TokenMove][] = [
+      [
+        'a trailing zero byte',
+        `${call('transfer', [RECIPIENT, 1_000_000n])}00` as Hex,
+        1,
+        move({ kind: 'transfer', counterparty: RECIPIENT, role: 'recipient', amount: 1_000_000n }),
+      ],
+      [
+        'two extra words',
+        `${call('transfer', [RECIPIENT, 7n])}${'00'.repeat(31)}01${'ff'.repeat(32)}` as Hex,
+        64,
+        move({ kind: 'transfer', counterparty: RECIPIENT, role: 'recipient', amount: 7n }),
+      ],
+      [
+        'transferFrom and a word',
+        `${call('transferFrom', [OWNER, RECIPIENT, 5n])}${'00'.repeat(32)}` as Hex,
+        32,
+        move({ kind: 'transferFrom', counterparty: RECIPIENT, role: 'recipient', amount: 5n }),
+      ],
+      [
+        'an unlimited approve and a byte',
+        `${call('approve', [SPENDER, MAX_UINT256])}ab` as Hex,
+        1,
+        move({ kind: 'approve', amount: MAX_UINT256, unlimited: true }),
+      ],
+    ];
+    for (const [what, data, trailingBytes, expected] of cases) {
+      assert.deepEqual(tokenMovesOfCalldata(TOKEN, data), { readable: true, trailingBytes, moves: [expected] }, what);
+    }
+  });
+
+  it('a token selector whose arguments do not decode is garbled: no moves, never "moves nothing"', () => {
+    const transfer = call('transfer', [RECIPIENT, 1n]);
+    const dirtyAddress = `${transfer.slice(0, 10)}${'ff'.repeat(12)}${transfer.slice(34)}` as Hex;
+    const cases: [string, Hex][] = [
+      ['a bare selector', transfer.slice(0, 10) as Hex],
+      ['a selector and three bytes', transfer.slice(0, 16) as Hex],
+      ['one argument missing', transfer.slice(0, 74) as Hex],
+      ['the amount one byte short', transfer.slice(0, -2) as Hex],
+      ['an address word with dirty upper bytes', dirtyAddress],
+      ['transferFrom with a dirty from', dirtyFirstWord(call('transferFrom', [OWNER, RECIPIENT, 1n]))],
+      ['an odd number of digits', `${transfer}0` as Hex],
+      ['an upper-case selector, cut short', transfer.slice(0, 20).toUpperCase().replace('0X', '0x') as Hex],
+    ];
+    for (const [what, data] of cases) {
+      assert.deepEqual(tokenMovesOfCalldata(TOKEN, data), { moves: [], readable: false, garbled: true }, what);
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { after, before, describe, it } from 'node:test';
 import { parseConfigText } from '../../src/domain/config/config-file.js';
 import { resolveNetworks } from '../../src/domain/config/endpoints.js';
@@ -20,10 +21,13 @@ import {
   INVALID_AUDIT_VALUE,
 } from '../../src/domain/policy/audit-log.js';
 import { SpendLedger } from '../../src/domain/policy/spend-ledger.js';
+import { countedSpend } from '../../src/domain/evm/spend.js';
+import type { EvmPolicyConfig } from '../../src/domain/config/config-file.js';
 import {
   broadcastReserved,
   checkDailyCap,
   checkSpend,
+  evmPolicy,
   reserveSpend,
   type SpendingPolicy,
 } from '../../src/domain/policy/spending-policy.js';
@@ -167,6 +171,42 @@ describe('policy rules', () => {
       isPolicyViolation(/allowed_recipients: a contract deployment \(no to\) has no address/),
     );
     checkSpend(null, { amount: 10n ** 30n, recipients: [{ address: null, what: 'anything' }] });
+  });
+});
+
+describe('token calls, decoded as the token contract decodes them (issue 36)', () => {
+  const TOKEN = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+  const RECIPIENT = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+  const policy = evmPolicy('local', 31337, {
+    tokens: { [TOKEN]: { max_per_tx: '100', max_per_24h: '1000' } },
+  } as EvmPolicyConfig);
+  const transfer = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [RECIPIENT, 1_000_000n] });
+
+  it('a transfer with bytes after its arguments is counted, and the token cap refuses it', () => {
+    for (const data of [`${transfer}00`, `${transfer}${'00'.repeat(32)}`] as Hex[]) {
+      const spend = countedSpend({ to: TOKEN, value: 0n, data });
+      assert.deepEqual(
+        spend.tokens?.map((move) => [move.kind, move.amount]),
+        [['transfer', 1_000_000n]],
+      );
+      assert.equal(spend.unreadable, undefined);
+      assert.throws(
+        () => checkSpend(policy, spend),
+        isPolicyViolation(/policy\.tokens\..*\.max_per_tx: 1000000 base units of token .* is above the cap of 100/),
+      );
+    }
+  });
+
+  it('a token call whose arguments do not decode is refused before any policy or approval', () => {
+    for (const data of [transfer.slice(0, 74), transfer.slice(0, -2)] as Hex[]) {
+      assert.throws(
+        () => countedSpend({ to: TOKEN, value: 0n, data }),
+        (error: unknown) =>
+          error instanceof WalletError &&
+          error.code === 'INVALID_PARAM' &&
+          /calls an ERC-20 function \(selector 0xa9059cbb\) with arguments that do not decode/.test(error.message),
+      );
+    }
   });
 });
 

@@ -48,13 +48,18 @@ export function payloadLines(args: Record<string, unknown>): string[] {
 }
 
 function calldataLines(to: `0x${string}` | null, data: Hex): string[] {
-  const { moves, readable } = tokenMovesOfCalldata(to, data);
+  const { moves, readable, garbled, trailingBytes = 0 } = tokenMovesOfCalldata(to, data);
+  if (garbled) {
+    return [`  calldata: an ERC-20 call (selector ${data.slice(0, 10)}) whose arguments do not decode: refused`];
+  }
   if (!readable) {
     return [
       `  calldata: a contract call the wallet cannot read (selector ${data.slice(0, 10)}, ${(data.length - 2) / 2} bytes)`,
     ];
   }
-  return moves.map(moveLine);
+  const trailing =
+    trailingBytes > 0 ? [`  calldata: ${trailingBytes} bytes after the arguments, ignored by the token contract`] : [];
+  return [...moves.map(moveLine), ...trailing];
 }
 
 function typedDataLines(typed: TypedDataInput): string[] {

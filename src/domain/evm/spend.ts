@@ -3,13 +3,15 @@ import { WalletError } from '../errors.js';
 import { policyFeeRefusal, type CountedSpend, type Recipient, type SpendingPolicy } from '../policy/spending-policy.js';
 import type { EvmAddress } from './address.js';
 import { DEFAULT_MAX_FEE_WEI, parseWei } from './amount.js';
-import { hasTokenCallSelector, tokenMovesOfCalldata } from './token-moves.js';
+import { tokenMovesOfCalldata } from './token-moves.js';
 
 /**
  * What a transaction spends as the policy counts it: its value, paid to `to`, and the tokens its
  * calldata moves (ERC-20 `transfer`, `transferFrom`, `approve`, `increaseAllowance`), whose recipients and spenders the
- * allowlist checks and whose amounts the token caps count. Calldata the wallet cannot read makes
- * the spend unreadable: never autonomous. A deployment has no `to`.
+ * allowlist checks and whose amounts the token caps count, decoded as the token contract decodes
+ * them (bytes after the arguments ignored). Calldata the wallet cannot read makes the spend
+ * unreadable: never autonomous. A token call whose arguments do not decode is refused outright
+ * (INVALID_PARAM): whatever it moves, no cap could be checked. A deployment has no `to`.
  */
 export function countedSpend(transaction: {
   to?: string | null | undefined;
@@ -24,11 +26,16 @@ export function countedSpend(transaction: {
   const amount = transaction.value ?? 0n;
   const data = transaction.data ?? '0x';
   if (data === '0x') return { amount, recipients };
-  const { moves, readable } = tokenMovesOfCalldata(transaction.to ? getAddress(transaction.to) : null, data);
+  const { moves, readable, garbled } = tokenMovesOfCalldata(transaction.to ? getAddress(transaction.to) : null, data);
   if (readable) return { amount, recipients, tokens: moves };
-  if (hasTokenCallSelector(data)) {
-    recipients.push({ address: null, what: 'an undecodable ERC-20 call in data' });
-    return { amount, recipients, unreadable: 'its ERC-20 calldata does not decode' };
+  if (garbled) {
+    throw new WalletError(
+      'INVALID_PARAM',
+      `The transaction's data calls an ERC-20 function (selector ${data.slice(0, 10)}) with arguments that do not decode; nothing was signed or sent.`,
+      {
+        hint: 'Encode every argument of the token call in full (an address word with 12 zero bytes, then the amount): the wallet refuses a token call whose amount it cannot check against the caps.',
+      },
+    );
   }
   return {
     amount,

@@ -7,8 +7,9 @@ import type { EvmAddress } from './address.js';
  * counts these moves against its token caps and allowlist; what is not recognised here is not
  * readable, and needs a human.
  *
- * Recognition is by structure, never by name alone: a selector with calldata of exactly its
- * arguments' length and clean address words; a primary type with exactly the field names and types
+ * Recognition is by structure, never by name alone: a selector with calldata of at least its
+ * arguments' length (what follows is ignored, as the token contract's ABI decoder ignores it) and
+ * clean address words; a primary type with exactly the field names and types
  * of the standard's definition (and of every struct it uses). Anything else that calls itself
  * `Permit` is not recognised.
  */
@@ -37,7 +38,13 @@ export type TokenMove = {
   unlimited: boolean;
 };
 
-export type CalldataMoves = { moves: TokenMove[]; readable: boolean };
+/**
+ * `readable`: the calldata is empty or a token call whose arguments decode; `trailingBytes` then
+ * counts what follows its arguments, which the token contract ignores as Solidity's decoder does.
+ * `garbled`: a token call (by its selector) whose arguments do not decode: refused, never shown or
+ * counted as moving nothing.
+ */
+export type CalldataMoves = { moves: TokenMove[]; readable: boolean; trailingBytes?: number; garbled?: boolean };
 
 export type TypedDataMoves = { moves: TokenMove[]; recognised: boolean; chainId: number | null };
 
@@ -70,29 +77,32 @@ const ADDRESS_WORD = /^0{24}([0-9a-fA-F]{40})$/;
 
 /**
  * The token moves of calldata sent to `to`: one for an ERC-20 `transfer`, `transferFrom`,
- * `approve` or `increaseAllowance`, none for empty calldata. `readable` is false (and there are no
- * moves) when the calldata is anything else: another function, a deployment, or a token selector
- * whose arguments do not decode exactly (wrong length, dirty address words).
+ * `approve` or `increaseAllowance`, none for empty calldata. The arguments are decoded as the token
+ * contract decodes them: from their fixed words, whatever bytes follow (counted in
+ * `trailingBytes`), so a `transfer` with a byte appended still moves its amount and is counted so.
+ * A token selector whose arguments do not decode (too short, a dirty address word, not hex) is
+ * `garbled`. `readable` is false, with no moves, for anything else: another function, a deployment.
  *
  * @example
  * tokenMovesOfCalldata(usdc, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [router, maxUint256] }))
- * // { readable: true, moves: [{ kind: 'approve', token: usdc, counterparty: router, role: 'spender', amount: 2n ** 256n - 1n, unlimited: true }] }
+ * // { readable: true, trailingBytes: 0, moves: [{ kind: 'approve', token: usdc, counterparty: router, role: 'spender', amount: 2n ** 256n - 1n, unlimited: true }] }
  */
 export function tokenMovesOfCalldata(to: EvmAddress | null, data: Hex): CalldataMoves {
   if (data === '0x' || data === ('' as Hex)) return { moves: [], readable: true };
-  const unreadable = { moves: [], readable: false };
-  if (to === null || !HEX.test(data)) return unreadable;
   const call = TOKEN_CALLS.get(data.slice(0, 10).toLowerCase());
+  if (to === null || call === undefined) return { moves: [], readable: false };
+  const garbled = { moves: [], readable: false, garbled: true };
   const body = data.slice(10);
-  if (!call || body.length !== call.words * 64) return unreadable;
+  if (!HEX.test(data) || body.length < call.words * 64) return garbled;
   const words = Array.from({ length: call.words }, (_, index) => body.slice(index * 64, (index + 1) * 64));
   const addresses = words.slice(0, -1).map((word) => ADDRESS_WORD.exec(word)?.[1]);
-  if (addresses.some((address) => address === undefined)) return unreadable;
+  if (addresses.some((address) => address === undefined)) return garbled;
   const amount = BigInt(`0x${words[words.length - 1] ?? ''}`);
   const counterparty = getAddress(`0x${addresses[addresses.length - 1] ?? ''}`);
   const granting = call.kind === 'approve' || call.kind === 'increaseAllowance';
   return {
     readable: true,
+    trailingBytes: (body.length - call.words * 64) / 2,
     moves: [
       {
         kind: call.kind,
@@ -104,15 +114,6 @@ export function tokenMovesOfCalldata(to: EvmAddress | null, data: Hex): Calldata
       },
     ],
   };
-}
-
-/**
- * Whether calldata starts with the selector of one of the ERC-20 calls `tokenMovesOfCalldata`
- * reads, whatever follows: calldata for which this is true and that is not readable is a garbled
- * token call (refused where recipients are checked), not merely another contract's function.
- */
-export function hasTokenCallSelector(data: Hex): boolean {
-  return TOKEN_CALLS.has(data.slice(0, 10).toLowerCase());
 }
 
 type Field = { name: string; type: string };
