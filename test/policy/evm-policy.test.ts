@@ -194,8 +194,15 @@ describe('spending policy on EVM networks (anvil)', () => {
         args: [FRIEND, STRANGER, 5n],
       });
       await refused(pay({ network: 'listed', value_wei: '0', data: transferFrom }), rule);
+      // A token call whose arguments do not decode is refused outright, allowlist or not.
       const garbled = transfer(FRIEND).slice(0, 20);
-      assert.match(await refused(pay({ network: 'listed', value_wei: '0', data: garbled }), rule), /undecodable/);
+      const failure = await pay({ network: 'listed', value_wei: '0', data: garbled }).then(
+        () => assert.fail('a garbled token call was sent'),
+        (error: unknown) => error,
+      );
+      assert.ok(failure instanceof ToolFailure, String(failure));
+      assert.equal(failure.code, 'INVALID_PARAM', failure.message);
+      assert.match(failure.message, /with arguments that do not decode; nothing was signed or sent/);
 
       const deployment = await wallet.call<{ unsigned_tx: string }>('evm_tx_create', {
         address: 'a0',
