@@ -99,7 +99,12 @@ export class WalletServices {
     const settings = await this.networks();
     const name = network ?? settings.defaults[chain];
     const found = settings.networks.find((entry) => entry.chain === chain && entry.network === name);
-    if (!found) throw new WalletError('INVALID_PARAM', `Unknown ${chain} network ${shownValue(name)}.`);
+    if (!found) {
+      const known = settings.networks.filter((entry) => entry.chain === chain).map((entry) => entry.network);
+      throw new WalletError('INVALID_PARAM', `Unknown ${chain} network ${shownValue(name)}.`, {
+        hint: `Known ${chain} networks: ${known.join(', ')}. Another is added to config.json as ${chain}.networks.<name>.url${chain === 'evm' ? ' (with its chain_id)' : ''}.`,
+      });
+    }
     return found;
   }
 

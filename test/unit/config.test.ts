@@ -13,6 +13,7 @@ import { PUBLIC_EVM_RPC_URLS, PUBLIC_INSIGHT_URLS } from '../../src/domain/confi
 import { hintingBackend } from '../../src/domain/net/endpoint-hint.js';
 import { mainnet, sepolia } from 'viem/chains';
 import { WalletServices } from '../../src/domain/services.js';
+import { tempHome } from '../helpers/io.js';
 
 const find = (networks: ReturnType<typeof resolveNetworks>['networks'], chain: string, network: string) =>
   networks.find((entry) => entry.chain === chain && entry.network === network);
@@ -210,6 +211,22 @@ describe('data directory and services', () => {
         error instanceof WalletError && error.code === 'WALLET_LOCKED' && /`passphrase_file`/.test(error.hint ?? ''),
     );
     assert.equal(await new WalletServices({ dataDir: '/nonexistent', passphrase: 'p' }).passphrase('unlock'), 'p');
+  });
+  it('an unknown network names the known ones and where another is added', async () => {
+    const services = new WalletServices({ dataDir: tempHome() });
+    await assert.rejects(
+      () => services.network('evm', 'base-sepolia'),
+      (error: unknown) =>
+        error instanceof WalletError &&
+        error.code === 'INVALID_PARAM' &&
+        error.hint ===
+          'Known evm networks: mainnet, sepolia, local. Another is added to config.json as evm.networks.<name>.url (with its chain_id).',
+    );
+    await assert.rejects(
+      () => services.network('core', 'devnet-x'),
+      (error: unknown) =>
+        error instanceof WalletError && /^Known core networks: mainnet, testnet, regtest\. /.test(error.hint ?? ''),
+    );
   });
   it('asks a passphrase source once, and refuses a short passphrase for a new wallet', async () => {
     const asked: string[] = [];
