@@ -139,14 +139,32 @@ function block(value: unknown, schema: JsonSchema | undefined, context: Context,
 function list(items: readonly unknown[], schema: JsonSchema | undefined, context: Context, indent: string): string[] {
   if (items.length === 0) return [indent + context.style.dim('(none)')];
   const itemSchema = isJsonSchema(schema?.['items']) ? schema['items'] : undefined;
-  if (items.every(isRecord)) {
+  if (items.every(isRecord) && items.every(fitsARow)) {
     const rows = table(items, itemSchema, context, indent);
     const { width } = context;
     if (width === undefined || rows.every((line) => visibleLength(line) <= width)) return rows;
   }
   return items.flatMap((item) =>
-    block(item, itemSchema, context, '').map((line, index) => `${indent}${index === 0 ? '- ' : '  '}${line}`),
+    block(item, itemSchema, context, '').map((line, index) =>
+      line === '' ? '' : `${indent}${index === 0 ? '- ' : '  '}${line}`,
+    ),
   );
+}
+
+/**
+ * Whether a record shows whole in a table row: its values are one-line scalars or lists of them.
+ * A multi-line text (a tool's description) or a nested object (a JSON Schema) would be squeezed
+ * into one escaped line: such records are shown as key/value blocks instead.
+ */
+function fitsARow(record: Record<string, unknown>): boolean {
+  const oneLine = (value: unknown): boolean => typeof value !== 'string' || !value.includes('\n');
+  return Object.keys(record).every((key) => {
+    const value = ownValue(record, key);
+    return (
+      (isScalar(value) && oneLine(value)) ||
+      (Array.isArray(value) && value.every((item) => isScalar(item) && oneLine(item)))
+    );
+  });
 }
 
 /**
