@@ -61,7 +61,16 @@ describe('network endpoints', () => {
     assert.equal(redactUrl('http://127.0.0.1:8545'), 'http://127.0.0.1:8545');
     assert.equal(
       redactUrl('https://mainnet.infura.example/v3/0123456789abcdef0123456789abcdef?apikey=K2'),
-      'https://mainnet.infura.example/v3/***?***',
+      'https://mainnet.infura.example/v3/***?apikey=***',
+    );
+    // Only credentials: a harmless query stays readable (an Insight status check).
+    assert.equal(
+      redactUrl('https://insight.example/insight-api/status?q=getInfo'),
+      'https://insight.example/insight-api/status?q=getInfo',
+    );
+    assert.equal(
+      redactUrl('https://rpc.example/?chain=1&access_token=abc&x=0123456789abcdef0123'),
+      'https://rpc.example/?chain=1&access_token=***&x=***',
     );
     assert.equal(redactUrl('https://rpc.example/eth/mainnet'), 'https://rpc.example/eth/mainnet');
   });

@@ -212,12 +212,14 @@ export function parseEndpointOverride(text: string): EndpointOverride {
 }
 
 /**
- * The URL safe to print: a user name and password, the query, and any path segment that looks
- * like an API key (16+ letters, digits, `-` or `_`, as in `/v3/<key>`) become `***`. A URL with
- * none of these is returned as it was written.
+ * The URL safe to print: a user name and password, a query parameter named like a credential
+ * (`key`, `token`, `secret`, `passw`, `auth`, `sig`, `session`) or whose value looks like an API
+ * key, and any path segment that looks like one (16+ letters, digits, `-` or `_`, as in
+ * `/v3/<key>`) become `***`; a harmless query (`status?q=getInfo`) stays. A URL with nothing to
+ * hide is returned as it was written.
  *
  * @example
- * redactUrl('https://u:p@mainnet.example/v3/0123456789abcdef0123?apikey=x') // 'https://***@mainnet.example/v3/***?***'
+ * redactUrl('https://u:p@mainnet.example/v3/0123456789abcdef0123?apikey=x&chain=1') // 'https://***@mainnet.example/v3/***?apikey=***&chain=1'
  */
 export function redactUrl(url: string): string {
   const parsed = new URL(url);
@@ -225,11 +227,24 @@ export function redactUrl(url: string): string {
     .split('/')
     .map((segment) => (API_KEY_SEGMENT.test(segment) ? '***' : segment))
     .join('/');
-  if (!parsed.username && !parsed.password && !parsed.search && path === parsed.pathname) return url;
+  const query = parsed.search
+    .slice(1)
+    .split('&')
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      const name = at === -1 ? pair : pair.slice(0, at);
+      const value = at === -1 ? '' : pair.slice(at + 1);
+      return SECRET_PARAMETER.test(name) || API_KEY_SEGMENT.test(value) ? `${name}=***` : pair;
+    })
+    .join('&');
+  const search = parsed.search ? `?${query}` : '';
+  if (!parsed.username && !parsed.password && search === parsed.search && path === parsed.pathname) return url;
   const auth = parsed.username || parsed.password ? '***@' : '';
-  return `${parsed.protocol}//${auth}${parsed.host}${path}${parsed.search ? '?***' : ''}`;
+  return `${parsed.protocol}//${auth}${parsed.host}${path}${search}`;
 }
 
+/** A query parameter named like a credential. */
+const SECRET_PARAMETER = /key|token|secret|passw|auth|sig|session|credential/i;
 const API_KEY_SEGMENT = /^[A-Za-z0-9_-]{16,}$/;
 
 /**
