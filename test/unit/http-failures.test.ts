@@ -1,0 +1,40 @@
+/**
+ * What a person reads when a node cannot be reached: the common system failures in words, with
+ * their code, never a bare `ENOTFOUND` or `fetch failed` (issue 40).
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { describe, it } from 'node:test';
+import { WalletError } from '../../src/domain/errors.js';
+import { httpJson } from '../../src/domain/net/http.js';
+
+async function refusal(url: string): Promise<string> {
+  const error = await httpJson({ url, method: 'GET', idempotent: false, timeoutMs: 5000 }).then(
+    () => assert.fail(`${url} answered`),
+    (failure: unknown) => failure,
+  );
+  assert.ok(error instanceof WalletError && error.code === 'BACKEND_UNAVAILABLE', String(error));
+  return error.message;
+}
+
+describe('an unreachable endpoint, in words', () => {
+  it('a host name that does not resolve', async () => {
+    // .invalid never resolves (RFC 6761): offline, the resolver may say EAI_AGAIN instead.
+    assert.match(
+      await refusal('http://wallet-test.invalid/'),
+      /^Cannot reach http:\/\/wallet-test\.invalid\/: its host name could not be resolved (just now )?\((ENOTFOUND|EAI_AGAIN): /,
+    );
+  });
+
+  it('a port nothing listens on', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    assert.ok(address !== null && typeof address === 'object');
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    assert.match(
+      await refusal(`http://127.0.0.1:${address.port}/`),
+      /: nothing listens there \(ECONNREFUSED: is the node running, on that port\?\)\.$/,
+    );
+  });
+});
