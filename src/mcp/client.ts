@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import { formatWithOptions } from 'node:util';
+import { systemFailureWords } from '../shared/system-errors.js';
 import { packageInfo } from '../shared/package-info.js';
 import { CONSENT_CAPABILITY, declaresConsent } from '../shared/protocol-meta.js';
 import { invalidOAuthAnswerStatus, LoginFailedError, LoginRequiredError, withoutRawBody } from './oauth/errors.js';
@@ -423,5 +424,7 @@ function reason(error: unknown): string {
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
     return 'the server closed the connection';
   if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return 'the server command was not found';
+  const unreachable = systemFailureWords(error);
+  if (unreachable !== undefined) return `cannot reach it: ${unreachable}`;
   return error instanceof Error ? error.message : String(error);
 }

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { WalletError } from '../../src/domain/errors.js';
 import { httpJson } from '../../src/domain/net/http.js';
+import { systemFailureWords } from '../../src/shared/system-errors.js';
 
 async function refusal(url: string): Promise<string> {
   const error = await httpJson({ url, method: 'GET', idempotent: false, timeoutMs: 5000 }).then(
@@ -36,5 +37,27 @@ describe('an unreachable endpoint, in words', () => {
       await refusal(`http://127.0.0.1:${address.port}/`),
       /: nothing listens there \(ECONNREFUSED: is the node running, on that port\?\)\.$/,
     );
+  });
+});
+
+describe('systemFailureWords', () => {
+  const system = (code: string) => Object.assign(new Error(`getaddrinfo ${code} host`), { code });
+  it('finds the code on a cause, a cause of a cause (a wrapping library), or the first of several errors', () => {
+    const fetchFailed = new TypeError('fetch failed', { cause: system('ENOTFOUND') });
+    assert.match(systemFailureWords(fetchFailed) ?? '', /^its host name could not be resolved \(ENOTFOUND/);
+    const wrapped = new Error('Version negotiation probe failed: fetch failed', { cause: fetchFailed });
+    assert.match(systemFailureWords(wrapped) ?? '', /\(ENOTFOUND: offline, or a typo in the host\?\)$/);
+    const several = new TypeError('fetch failed', {
+      cause: new AggregateError([system('ECONNREFUSED'), system('ECONNREFUSED')]),
+    });
+    assert.match(systemFailureWords(several) ?? '', /^nothing listens there \(ECONNREFUSED/);
+  });
+  it('an unknown code is shown as it is; no code, or a cause cycle, gives nothing', () => {
+    assert.equal(systemFailureWords(new TypeError('fetch failed', { cause: system('EHOSTUNREACH') })), 'EHOSTUNREACH');
+    assert.equal(systemFailureWords(new Error('HTTP 500')), undefined);
+    const cycle: Error & { cause?: unknown } = new Error('a');
+    cycle.cause = cycle;
+    assert.equal(systemFailureWords(cycle), undefined);
+    assert.equal(systemFailureWords('text'), undefined);
   });
 });

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { systemFailureWords } from '../../shared/system-errors.js';
 import { redactUrl } from '../config/endpoints.js';
 import { WalletError } from '../errors.js';
 
@@ -93,32 +94,7 @@ function looksLikeJsonRpcError(text: string): boolean {
 
 function describe(error: unknown): string {
   if (error instanceof Error) {
-    const code = systemCode(error);
-    if (code !== undefined) return SYSTEM_CODE_WORDS[code] ?? code;
-    return error.message.split('\n')[0] ?? 'failed';
+    return systemFailureWords(error) ?? error.message.split('\n')[0] ?? 'failed';
   }
   return 'failed';
 }
-
-/**
- * The system error code under a fetch failure: undici puts it on the cause, or (a host with
- * several addresses, all refused) on the first of the cause's errors.
- */
-function systemCode(error: Error): string | undefined {
-  const cause = (error as { cause?: unknown }).cause;
-  if (typeof cause !== 'object' || cause === null) return undefined;
-  if ('code' in cause && typeof cause.code === 'string') return cause.code;
-  const [first] = 'errors' in cause && Array.isArray(cause.errors) ? (cause.errors as unknown[]) : [];
-  return typeof first === 'object' && first !== null && 'code' in first && typeof first.code === 'string'
-    ? first.code
-    : undefined;
-}
-
-/** The network failures a person meets most, in words; the code stays for a search. */
-const SYSTEM_CODE_WORDS: Readonly<Record<string, string>> = {
-  ENOTFOUND: 'its host name could not be resolved (ENOTFOUND: offline, or a typo in the host?)',
-  EAI_AGAIN: 'its host name could not be resolved just now (EAI_AGAIN: offline, or DNS is down?)',
-  ECONNREFUSED: 'nothing listens there (ECONNREFUSED: is the node running, on that port?)',
-  ECONNRESET: 'the connection was reset (ECONNRESET)',
-  ETIMEDOUT: 'the connection timed out (ETIMEDOUT)',
-};
