@@ -23,10 +23,12 @@ export function systemFailureWords(error: unknown): string | undefined {
 }
 
 const MAX_DEPTH = 5;
+/** An errno name (`ECONNREFUSED`) or a resolver's (`EAI_AGAIN`), not a library's own code (`ERA_NEGOTIATION_FAILED`). */
+const SYSTEM_CODE = /^(E[A-Z0-9]{2,}|EAI_[A-Z]+)$/;
 
 function systemCode(error: unknown, depth: number): string | undefined {
   if (typeof error !== 'object' || error === null || depth > MAX_DEPTH) return undefined;
-  if ('code' in error && typeof error.code === 'string' && /^E[A-Z_]+$/.test(error.code)) {
+  if ('code' in error && typeof error.code === 'string' && SYSTEM_CODE.test(error.code)) {
     return error.code;
   }
   if ('errors' in error && Array.isArray(error.errors)) {

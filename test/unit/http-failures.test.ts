@@ -55,6 +55,9 @@ describe('systemFailureWords', () => {
   it('an unknown code is shown as it is; no code, or a cause cycle, gives nothing', () => {
     assert.equal(systemFailureWords(new TypeError('fetch failed', { cause: system('EHOSTUNREACH') })), 'EHOSTUNREACH');
     assert.equal(systemFailureWords(new Error('HTTP 500')), undefined);
+    const sdk = Object.assign(new Error('probe failed'), { code: 'ERA_NEGOTIATION_FAILED' });
+    assert.equal(systemFailureWords(sdk), undefined, "a library's own code is not a system failure");
+    assert.match(systemFailureWords(Object.assign(sdk, { cause: system('ECONNREFUSED') })) ?? '', /ECONNREFUSED/);
     const cycle: Error & { cause?: unknown } = new Error('a');
     cycle.cause = cycle;
     assert.equal(systemFailureWords(cycle), undefined);
