@@ -324,10 +324,13 @@ describe('wallet --server: the tool-list cache', () => {
     const home = tempHome();
     try {
       const failing = [
-        [join(home, 'no-such-server'), /^error: Cannot connect to the MCP server: the server command was not found\n/],
+        [
+          join(home, 'no-such-server'),
+          /^error: CONNECTION_FAILED: Cannot connect to the MCP server: the server command was not found\n/,
+        ],
         [
           `sh -c 'echo boom >&2; exit 1'`,
-          /^error: Cannot connect to the MCP server: the server closed the connection .*boom/,
+          /^error: CONNECTION_FAILED: Cannot connect to the MCP server: the server closed the connection .*boom/,
         ],
       ] as const;
       for (const [command, message] of failing) {

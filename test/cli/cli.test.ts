@@ -57,7 +57,7 @@ describe('wallet CLI on its own server (in-process)', () => {
   });
 
   const usage: [string, string[], RegExp][] = [
-    ['a missing required flag', ['core-address-validate'], /error: Missing required flag: --address\./],
+    ['a missing required flag', ['core-address-validate'], /error: USAGE: Missing required flag: --address\./],
     [
       'an unknown flag',
       ['network-info', '--chian', 'evm'],
@@ -114,6 +114,8 @@ describe('wallet CLI on its own server (in-process)', () => {
       assert.equal(code, 2, stderr);
       assert.equal(stdout, '');
       assert.match(stderr, expected);
+      // Every error has a code and a hint (issue 40): one line each.
+      assert.match(stderr, /^error: [A-Z][A-Z_]+: [^\n]+\nhint: [^\n]+\n/);
       assert.ok(!stderr.includes('    at '), 'no stack trace without --debug');
     });
   }

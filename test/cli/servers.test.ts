@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
+import { reportFailure } from '../../src/cli/failure.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { agentConfigLocations } from '../../src/cli/servers/agent-configs.js';
 import { runServers } from '../../src/cli/servers/command.js';
 import { splitCommandLine } from '../../src/cli/servers/command-line.js';
 import { loadServers, resolveNamedServer, saveServers, type NamedServers } from '../../src/cli/servers/config.js';
-import { EXIT, UsageError } from '../../src/cli/usage-error.js';
+import { UsageError } from '../../src/cli/usage-error.js';
 import { withNamedLock } from '../../src/domain/keystore/lock.js';
 import { resolveDataDir } from '../../src/shared/data-dir.js';
 import { ROOT } from '../helpers/paths.js';
@@ -90,8 +91,7 @@ async function servers(layout: Layout, argv: string[], env: Record<string, strin
     });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
-    code = EXIT.usage;
+    code = reportFailure(error, io, false);
   }
   const result = { code, stdout: io.out(), stderr: io.err() };
   for (const secret of SECRETS) {
@@ -375,7 +375,7 @@ describe('wallet servers add and remove', () => {
     const before = readFileSync(serversFile(layout));
     const refused = await servers(layout, ['add', 'api', '--url', 'https://b.example.com/mcp']);
     assert.equal(refused.code, 2);
-    assert.match(refused.stderr, /error: A server named 'api' is already saved\.\nhint: Add --overwrite/);
+    assert.match(refused.stderr, /error: USAGE: A server named 'api' is already saved\.\nhint: Add --overwrite/);
     assert.deepEqual(readFileSync(serversFile(layout)), before);
 
     const inline = 'Bearer inl1ne-t0ken';
@@ -543,7 +543,7 @@ describe('a damaged servers.json', () => {
         const { code, stdout, stderr } = await servers(layout, argv);
         assert.equal(code, 2, `${argv.join(' ')}: ${stderr}`);
         assert.equal(stdout, '');
-        assert.match(stderr, new RegExp(`error: ${literal(serversFile(layout))} `));
+        assert.match(stderr, new RegExp(`error: USAGE: ${literal(serversFile(layout))} `));
         assert.match(stderr, expected);
         assert.doesNotMatch(stderr, /s3cr3t|\n {4}at /);
         assert.equal(readFileSync(serversFile(layout), 'utf8'), text);

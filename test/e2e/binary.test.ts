@@ -123,7 +123,7 @@ describe('the wallet binary', () => {
       const cli = runAs(['--no-color', 'serve'], { bin: join(copy, 'bin', 'wallet.js') });
       assert.equal(cli.status, 2);
       assert.equal(cli.stdout, '');
-      assert.match(cli.stderr, /^error: Unknown flag --color for 'serve'\./);
+      assert.match(cli.stderr, /^error: USAGE: Unknown flag --color for 'serve'\./);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

@@ -79,7 +79,7 @@ describe('the official MCP conformance suite, client scenarios, with the wallet 
       if (scenario === 'sep-2322-client-request-state') {
         // A 2026-07-28 result without resultType: the SDK rejects it, and the CLI says the client
         // did, not that the server refused (-32603) or could not be reached.
-        assert.match(stderr, /error: the server's result was rejected by this client: .*resultType/);
+        assert.match(stderr, /error: ANSWER_REFUSED: the server's result was rejected by this client: .*resultType/);
         assert.doesNotMatch(stderr, /Cannot connect|-32603/);
       }
     });
