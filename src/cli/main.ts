@@ -8,11 +8,18 @@ import { Connection, startServerAhead, type SpawnedAhead, type ToolList } from '
 import { readCommandLine } from './command-line.js';
 import { privateDataDir } from './data-dir-check.js';
 import { reportFailure } from './failure.js';
-import { callsTool, GLOBAL_FLAGS, parseFlags, refuseBuiltInFlags, type GlobalOptions } from './global-flags.js';
+import {
+  callsTool,
+  GLOBAL_FLAGS,
+  parseFlags,
+  refuseBuiltInFlags,
+  type GlobalOptions,
+  type ParsedFlags,
+} from './global-flags.js';
 import { CLI_VERBS, renderCommandHelp, renderRootHelp, TOOLS_FLAGS, type ToolCommand } from './help.js';
 import { processIo, type CliIo } from './io.js';
 import { colorEnabled, createStyle, renderHuman, terminalSafe, type Style } from './render.js';
-import { flagsFromSchema } from './schema-flags.js';
+import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
 import {
   passphrasePrompt,
   PromptInterrupted,
@@ -170,28 +177,34 @@ async function dispatch(run: Run): Promise<number> {
       near.length > 0 ? `Did you mean ${near.join(', ')}?` : "Run 'wallet --help' for the commands.",
     );
   }
-  if (asksForHelp(run.argv, entry, globals.help)) {
-    io.stdout.write(renderCommandHelp(entry, flagsFromSchema(entry.tool.inputSchema), style));
+  const specs = flagsFromSchema(entry.tool.inputSchema);
+  const line = commandLineOf(run.argv, specs);
+  // A command line that does not parse: help if the first parse saw it asked for it (the help
+  // says how to write it), else the call is refused with the parse's own error.
+  if ('error' in line ? globals.help : line.parsed['help'] === true) {
+    io.stdout.write(renderCommandHelp(entry, specs, style));
     if (list.cached) io.stdout.write(cacheNote(list));
     return EXIT.ok;
   }
+  if ('error' in line) throw line.error;
   const { runToolCommand } = await import('./run-tool.js');
-  return runToolCommand(entry, { ...run, commands });
+  return runToolCommand(entry, { ...run, commands }, { specs, parsed: line.parsed });
 }
 
 /**
- * Whether the command line asks for help once the command's own flags are known. The first parse
- * knew only the global flags: `--dry-run -h` was `--dry-run=-h` to it, and a value it could not
- * tell from flags was read as flags. With the command's flags, each word is what it is.
+ * The command line parsed once the command's own flags are known: the second and last parse of
+ * argv, which both the help check and the call read. The first knew only the global flags:
+ * `--dry-run -h` was `--dry-run=-h` to it, and a value it could not tell from flags was read as
+ * flags. With the command's flags, each word is what it is.
  */
-function asksForHelp(argv: readonly string[], entry: ToolCommand, firstParse: boolean): boolean {
-  const flags = [...GLOBAL_FLAGS, ...flagsOfCommand(flagsFromSchema(entry.tool.inputSchema))];
+function commandLineOf(
+  argv: readonly string[],
+  specs: readonly FlagSpec[],
+): { parsed: ParsedFlags } | { error: unknown } {
   try {
-    return parseFlags(argv, flags)['help'] === true;
-  } catch {
-    // A command line that does not parse: help if it asked for it (the help says how to write
-    // it), else the call refuses it as it parses it again.
-    return firstParse;
+    return { parsed: parseFlags(argv, [...GLOBAL_FLAGS, ...flagsOfCommand(specs)]) };
+  } catch (error) {
+    return { error };
   }
 }
 

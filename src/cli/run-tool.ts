@@ -7,7 +7,7 @@ import { argumentsFromFlags, checkRequired, parseArgsJson, secretValue } from '.
 import { flagsOfCommand } from './commands.js';
 import { canAskOnTerminal, confirmDestructive } from './confirm.js';
 import { DEFAULT_TIMEOUT_MS, type Connection } from './connection.js';
-import { parseFlags, GLOBAL_FLAGS, readGlobals, type GlobalOptions } from './global-flags.js';
+import { GLOBAL_FLAGS, readGlobals, type GlobalOptions, type ParsedFlags } from './global-flags.js';
 import type { ToolCommand } from './help.js';
 import { readAll, type CliIo } from './io.js';
 import { renderQr } from './qr.js';
@@ -39,14 +39,19 @@ class EarlyResult extends Error {
   }
 }
 
+/** The command's flags, and the command line as parsed knowing them (see `runCli`). */
+export type CommandLine = { specs: readonly FlagSpec[]; parsed: ParsedFlags };
+
 /**
  * Runs one tool command: flags and secrets into arguments, a confirmation for destructive tools,
  * the call (with a spinner and progress), and the result printed. Returns the exit code.
  */
-export async function runToolCommand(entry: ToolCommand, commandRun: ToolRun): Promise<number> {
-  const specs = flagsFromSchema(entry.tool.inputSchema);
+export async function runToolCommand(
+  entry: ToolCommand,
+  commandRun: ToolRun,
+  { specs, parsed }: CommandLine,
+): Promise<number> {
   const commandFlags = flagsOfCommand(specs);
-  const parsed = parseFlags(commandRun.argv, [...GLOBAL_FLAGS, ...commandFlags]);
   // The global flags as this parse, which knows the command's flags, reads them: the first one
   // took the value of `--memo -y` for `--yes`.
   const run: ToolRun = { ...commandRun, globals: readGlobals(parsed) };

@@ -5,7 +5,7 @@ import { type Approval, type ApprovalSummary } from '../domain/policy/approvals.
 import type { AuditFields } from '../domain/policy/audit-log.js';
 import type { ApprovedPlan, Authority } from '../domain/policy/authority.js';
 import type { AnyTool, ToolContext } from '../tools/index.js';
-import { auditFields, auditStoppedCall, invokeTool } from '../tools/invoke.js';
+import { asDryRun, auditFields, auditStoppedCall, invokeValidated, type ToolInput } from '../tools/invoke.js';
 import { amountText, callDigest, confirmationMessage, plannedFee, type Confirmations } from './confirmation.js';
 
 /** What a call that needs consent came to: its result, or a question for the client to ask. */
@@ -14,10 +14,8 @@ export type ConsentOutcome =
 
 export type ConsentCall = {
   tool: AnyTool;
-  /** The arguments as sent. */
-  args: Record<string, unknown>;
-  /** The same, validated, with defaults: what the digest binds. */
-  input: Record<string, unknown>;
+  /** The arguments as the server validated them, with defaults: what the digest binds. */
+  validated: ToolInput;
   context: ServerContext;
   toolContext: Omit<ToolContext, 'authority'>;
   /** The client can ask its user (form elicitation). */
@@ -47,16 +45,16 @@ export class ConsentGate {
     private readonly approvals: ApprovalStore,
   ) {}
 
-  async call({ tool, args, input, context, toolContext, canAsk, askEveryCall }: ConsentCall): Promise<ConsentOutcome> {
+  async call({ tool, validated, context, toolContext, canAsk, askEveryCall }: ConsentCall): Promise<ConsentOutcome> {
+    const input = validated.data;
     const run = async (
       authority: Authority,
       approval?: string,
       approvedPlan?: ApprovedPlan,
     ): Promise<ConsentOutcome> => ({
       kind: 'done',
-      output: await invokeTool(
-        tool,
-        args,
+      output: await invokeValidated(
+        { ok: true, input: validated },
         { ...toolContext, authority, ...(approvedPlan ? { approvedPlan } : {}) },
         approval ? { approval } : {},
       ),
@@ -102,7 +100,7 @@ export class ConsentGate {
     // The plan the question shows: a dry run signs nothing, so it runs as the owner's (the policy's
     // own refusals still end the call here, before anyone is asked).
     const planned = tool.dryRunField
-      ? await invokeTool(tool, { ...args, [tool.dryRunField]: true }, owner, { audited: false })
+      ? await invokeValidated({ ok: true, input: asDryRun(validated) }, owner, { audited: false })
       : undefined;
     const text = await confirmationMessage(tool, input, planned);
     const fields = await auditFields(tool, input, planned);

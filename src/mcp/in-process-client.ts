@@ -31,7 +31,7 @@ type Pending = {
  * tools/list, tools/call with its input validation, confirmation and audit) is the same as for
  * any client; what this skips is the SDK `Client`'s own machinery (its protocol schemas, which
  * check each answer again, capability bookkeeping, era negotiation): a third of a one-shot
- * call's start-up for a server whose answers `invokeTool` has already checked
+ * call's start-up for a server whose answers `invokeValidated` has already checked
  * (docs/PERFORMANCE.md). It declares no capabilities, so the server asks no questions (the CLI
  * confirms destructive calls itself); a request the server sends anyway is refused as unknown.
  */

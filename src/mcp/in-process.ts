@@ -23,7 +23,7 @@ export async function openInProcessSession(
   );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  // invokeTool checks every result against the tool's output schema before it leaves the server,
+  // invokeValidated checks every result against the tool's output schema before it leaves the server,
   // so this client need not check it again.
   return connectInProcess(clientSide);
 }

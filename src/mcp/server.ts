@@ -28,7 +28,7 @@ import {
   type CompactTool,
   type ToolCatalogue,
 } from '../tools/index.js';
-import { invokeTool } from '../tools/invoke.js';
+import { invokeValidated, validateInput } from '../tools/invoke.js';
 import { errorResult, successResult } from './results.js';
 import { canAskForm, Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS, requestClientCapabilities } from './confirmation.js';
 import { ConsentGate } from './consent.js';
@@ -73,8 +73,9 @@ const LIST_CACHE_TTL_MS = 60 * 60 * 1000;
 
 /**
  * An MCP server for the given tools: tools/list from their definitions, tools/call through
- * {@link invokeTool}. The low-level SDK `Server` is used so that listing and error mapping stay in
- * our hands; the SDK still owns the protocol (handshake, both eras, JSON-RPC errors).
+ * {@link validateInput} and {@link invokeValidated}. The low-level SDK `Server` is used so that
+ * listing and error mapping stay in our hands; the SDK still owns the protocol (handshake, both
+ * eras, JSON-RPC errors).
  */
 export function createWalletServer({
   catalogue,
@@ -137,17 +138,19 @@ export function createWalletServer({
       return failed(request.params.name, error);
     }
     try {
-      // An agent's call that signs or deletes goes through the consent gate; a dry run signs
-      // nothing. The rest, and invalid arguments, go straight to invokeTool, which parses (and
-      // refuses) them. The owner (the local CLI) has asked on its terminal already.
-      const input = caller === 'agent' && tool.consent !== undefined ? tool.input.safeParse(args) : undefined;
-      const dryRun = tool.dryRunField !== undefined && input?.success === true && input.data[tool.dryRunField] === true;
-      if (input?.success && !dryRun) {
+      // The arguments are checked here, once, against the tool's input schema: the consent gate
+      // and the handler get the typed input, and invalid arguments are refused (and logged) by
+      // invokeValidated as they always were. An agent's call that signs or deletes goes through
+      // the consent gate; a dry run signs nothing. The owner (the local CLI) has asked on its
+      // terminal already.
+      const validation = validateInput(tool, args);
+      const input = caller === 'agent' && tool.consent !== undefined && validation.ok ? validation.input : undefined;
+      const dryRun = tool.dryRunField !== undefined && input?.data[tool.dryRunField] === true;
+      if (input && !dryRun) {
         const client = requestClientCapabilities(context, server.getClientCapabilities());
         const outcome = await gate.call({
           tool,
-          args,
-          input: input.data,
+          validated: input,
           context,
           toolContext,
           canAsk: canAskForm(client),
@@ -155,7 +158,7 @@ export function createWalletServer({
         });
         return outcome.kind === 'ask' ? outcome.result : successResult(outcome.output);
       }
-      return successResult(await invokeTool(tool, args, { ...toolContext, authority: caller }));
+      return successResult(await invokeValidated(validation, { ...toolContext, authority: caller }));
     } catch (error) {
       return failed(tool.name, error);
     } finally {

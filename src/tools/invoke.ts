@@ -14,6 +14,36 @@ import { processStderr } from '../shared/std-output.js';
 import { clipForDisplay } from '../shared/text.js';
 import type { AnyTool, ToolContext } from './define.js';
 
+declare const validated: unique symbol;
+
+/**
+ * A tool's arguments as its input schema accepted them, defaults filled in. Only
+ * {@link validateInput} makes one, so a handler run from it never sees unchecked arguments.
+ */
+export type ToolInput = { readonly tool: AnyTool; readonly data: Record<string, unknown>; readonly [validated]: true };
+
+/** Arguments checked against a tool's input schema, once: the typed input, or why they are refused. */
+export type Validation =
+  { ok: true; input: ToolInput } | { ok: false; tool: AnyTool; args: unknown; error: z.ZodError };
+
+/** Checks `args` against the tool's input schema. Where arguments enter (tools/call) and nowhere below. */
+export function validateInput(tool: AnyTool, args: unknown): Validation {
+  const input = tool.input.safeParse(args ?? {});
+  if (!input.success) return { ok: false, tool, args, error: input.error };
+  return { ok: true, input: { tool, data: input.data } as ToolInput };
+}
+
+/**
+ * The same call as a dry run, without checking it again: the catalogue holds every `dryRunField`
+ * to an optional boolean of a strict object that no refinement reads, so setting it to true is
+ * what validating the arguments with it set would give.
+ */
+export function asDryRun(input: ToolInput): ToolInput {
+  const field = input.tool.dryRunField;
+  if (field === undefined) throw new Error(`${input.tool.name} has no dry run.`);
+  return { ...input, data: { ...input.data, [field]: true } };
+}
+
 /**
  * Runs one tool under its contract: the input is validated (a bad one is `INVALID_PARAM` naming
  * the field), the handler runs, and its result must match the output schema (else it is our bug:
@@ -26,15 +56,27 @@ export function invokeTool(
   context: ToolContext,
   options: { audited?: boolean; approval?: string } = {},
 ): Promise<Record<string, unknown>> {
-  return countedCall(() => invokeUnderContract(tool, args, context, options));
+  return invokeValidated(validateInput(tool, args), context, options);
+}
+
+/**
+ * {@link invokeTool} for arguments validated where they entered: a valid input runs without being
+ * checked again; an invalid one is refused (and logged) exactly as invokeTool refuses it.
+ */
+export function invokeValidated(
+  validation: Validation,
+  context: ToolContext,
+  options: { audited?: boolean; approval?: string } = {},
+): Promise<Record<string, unknown>> {
+  return countedCall(() => invokeUnderContract(validation, context, options));
 }
 
 async function invokeUnderContract(
-  tool: AnyTool,
-  args: unknown,
+  validation: Validation,
   context: ToolContext,
   { audited = true, approval }: { audited?: boolean; approval?: string },
 ): Promise<Record<string, unknown>> {
+  const tool = validation.ok ? validation.input.tool : validation.tool;
   const logged = audited && (tool.annotations.destructiveHint || tool.consent !== undefined);
   // Before anything: a call whose audit line cannot be written safely is refused, unlogged.
   if (logged) {
@@ -44,12 +86,12 @@ async function invokeUnderContract(
       throw asWalletError(error);
     }
   }
-  const input = tool.input.safeParse(args ?? {});
-  if (!input.success) {
-    const error = invalidInputError(input.error, args);
-    if (logged) await audit(tool, context, { network: networkArgument(args) }, { error });
+  if (!validation.ok) {
+    const error = invalidInputError(validation.error, validation.args);
+    if (logged) await audit(tool, context, { network: networkArgument(validation.args) }, { error });
     throw error;
   }
+  const input = validation.input;
   if (!logged) return runHandler(tool, input.data, context);
   const by = { authority: context.authority, ...(approval ? { approval } : {}) };
   let output: Record<string, unknown>;

@@ -2,7 +2,7 @@ import type { Hash } from 'viem';
 import type { WalletServices } from '../services.js';
 import { resolveAddress } from './accounts.js';
 import type { EvmAddress } from './address.js';
-import { connectEvm, evmNetwork } from './network.js';
+import { connectNode, evmNetwork } from './network.js';
 import { SentLog, type SentRecord } from './sent-log.js';
 
 /** The most transactions one page lists (each costs a receipt lookup). */
@@ -41,7 +41,7 @@ export async function listSent(
   const shown = records.slice((request.page - 1) * limit, request.page * limit);
   const base = { network: network.network, chainId: network.chainId, total: records.length };
   if (shown.length === 0) return { ...base, txs: [] };
-  const node = await connectEvm(services, request.network, signal);
+  const node = await connectNode(network, signal);
   const tip = await node.blockNumber();
   const txs: SentTx[] = [];
   for (const record of shown) {

@@ -4,11 +4,11 @@ import { hintingBackend, withEndpointHint } from '../net/endpoint-hint.js';
 import { EvmNode } from '../net/evm-rpc.js';
 import type { WalletServices } from '../services.js';
 
+/** A configured EVM network, resolved, with its chain id. */
+export type EvmNetwork = ResolvedNetwork & { chainId: number };
+
 /** A configured EVM network with its chain id (the default one when `name` is undefined). */
-export async function evmNetwork(
-  services: WalletServices,
-  name: string | undefined,
-): Promise<ResolvedNetwork & { chainId: number }> {
+export async function evmNetwork(services: WalletServices, name: string | undefined): Promise<EvmNetwork> {
   const settings = await services.network('evm', name);
   if (settings.chainId === null) {
     throw new WalletError('INVALID_PARAM', `The EVM network '${settings.network}' has no chain id configured.`);
@@ -25,7 +25,11 @@ export async function connectEvm(
   name: string | undefined,
   signal?: AbortSignal,
 ): Promise<EvmNode> {
-  const network = await evmNetwork(services, name);
+  return connectNode(await evmNetwork(services, name), signal);
+}
+
+/** {@link connectEvm} for a network its caller has resolved already. */
+export async function connectNode(network: EvmNetwork, signal?: AbortSignal): Promise<EvmNode> {
   const node = await EvmNode.connect(network, signal).catch((error: unknown) => {
     throw withEndpointHint(error, 'evm', network.network);
   });

@@ -3,23 +3,31 @@ import type { ProgressReporter } from '../net/chain-backend.js';
 import { broadcastReserved, checkBeforeSigning } from '../policy/spending-policy.js';
 import type { Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
-import { resolveAccount } from './accounts.js';
-import { connectEvm, evmNetwork } from './network.js';
-import { parseTxRequest, plan, type EvmTxPlan, type TxRequest } from './plan.js';
+import type { EvmNode } from '../net/evm-rpc.js';
+import { resolveAccount, type EvmAccount } from './accounts.js';
+import { connectNode, evmNetwork, type EvmNetwork } from './network.js';
+import { parseTxRequestFrom, plan, type EvmTxPlan, type ParsedTxRequest, type TxRequest } from './plan.js';
 import { broadcast } from './send.js';
 import { signReserved } from './sign.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
 import { statusOf, type TxStatus } from './status.js';
 import { describeSigned, type SignedTx } from './transaction.js';
 
-export type FundsRequest = TxRequest & {
-  to: string;
+export type FundsRequest = TxRequest & PaymentTerms & { to: string };
+
+/** How a payment goes out, once its sender, recipient and amount are known. */
+export type PaymentTerms = {
   dryRun: boolean;
   wait: boolean;
   waitSeconds: number;
   maxFee: string | undefined;
   authority: Authority;
 };
+
+/** Who pays, resolved: the keystore account, its network, and the node when the caller has connected. */
+export type Payer = { account: EvmAccount; network: EvmNetwork; node?: EvmNode | undefined };
+
+export type Payment = { plan: EvmTxPlan; sent: (SignedTx & TxStatus) | null };
 
 /**
  * Pays `value` to `to` in one call: plan, sign and send, unlocking once. A dry run only plans
@@ -29,36 +37,51 @@ export async function sendFunds(
   services: WalletServices,
   request: FundsRequest,
   options: { signal?: AbortSignal; progress?: ProgressReporter } = {},
-): Promise<{ plan: EvmTxPlan; sent: (SignedTx & TxStatus) | null }> {
+): Promise<Payment> {
   const account = await resolveAccount(services, request.from);
-  const parsed = await parseTxRequest(services, { ...request, from: account.address });
-  const { policy } = await evmNetwork(services, request.network);
+  const parsed = await parseTxRequestFrom(services, account.address, request);
+  const network = await evmNetwork(services, request.network);
+  return pay(services, { account, network }, parsed, request, options);
+}
+
+/**
+ * {@link sendFunds} for a caller that has resolved the account and the network (and may have
+ * connected to its node): nothing is resolved again.
+ */
+export async function pay(
+  services: WalletServices,
+  { account, network, node: connected }: Payer,
+  parsed: ParsedTxRequest,
+  terms: PaymentTerms,
+  options: { signal?: AbortSignal; progress?: ProgressReporter } = {},
+): Promise<Payment> {
+  const { policy } = network;
   // A dry run signs nothing: only the owner's rules apply to it, so it shows the plan an
   // approval would be asked for.
-  const spend = { ...countedSpend(parsed), authority: request.dryRun ? ('owner' as const) : request.authority };
+  const spend = { ...countedSpend(parsed), authority: terms.dryRun ? ('owner' as const) : terms.authority };
   await checkBeforeSigning(services.dataDir, policy, spend);
-  const node = await connectEvm(services, request.network, options.signal);
-  if (request.dryRun) {
+  const node = connected ?? (await connectNode(network, options.signal));
+  if (terms.dryRun) {
     const planned = await plan(node, parsed);
-    checkFeeCap(planned.maxFee, request.maxFee, policy);
+    checkFeeCap(planned.maxFee, terms.maxFee, policy);
     return { plan: planned, sent: null };
   }
   // From the nonce to the broadcast, one payment per account at a time (across processes too):
   // two payments planned at once would get the same nonce, and one would replace the other.
-  const { planned, signed } = await services.keystore.withAccountLock(account.address, async () => {
+  const { planned, summary } = await services.keystore.withAccountLock(account.address, async () => {
     const planned = await plan(node, parsed);
-    checkFeeCap(planned.maxFee, request.maxFee, policy);
+    checkFeeCap(planned.maxFee, terms.maxFee, policy);
     const transaction = parseTransaction(planned.unsigned);
     const reservation = await signReserved(services, account, transaction, policy, {
       ...spend,
       key: spendKey(account.address, transaction),
       fee: planned.maxFee,
     });
-    const signed = reservation.value;
-    await broadcastReserved(reservation, () => broadcast(services, node, describeSigned(signed, account.address)));
-    return { planned, signed };
+    // Described from the transaction it signed: the signed hex is never decoded again.
+    const summary = describeSigned(reservation.value, account.address, transaction);
+    await broadcastReserved(reservation, () => broadcast(services, node, summary));
+    return { planned, summary };
   });
-  const summary = describeSigned(signed, account.address);
-  const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
+  const status = await statusOf(node, summary.hash, terms.wait ? terms.waitSeconds : 0, options);
   return { plan: planned, sent: { ...summary, ...status } };
 }

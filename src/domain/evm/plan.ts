@@ -61,8 +61,16 @@ export type ParsedTxRequest = {
   nonce?: number | undefined;
 };
 
-export async function parseTxRequest(services: WalletServices, request: TxRequest): Promise<ParsedTxRequest> {
-  const from = await resolveAddress(services, request.from, 'address');
+async function parseTxRequest(services: WalletServices, request: TxRequest): Promise<ParsedTxRequest> {
+  return parseTxRequestFrom(services, await resolveAddress(services, request.from, 'address'), request);
+}
+
+/** {@link parseTxRequest} for a sender its caller has resolved already (a keystore account's address). */
+export async function parseTxRequestFrom(
+  services: WalletServices,
+  from: EvmAddress,
+  request: Omit<TxRequest, 'from'>,
+): Promise<ParsedTxRequest> {
   const to = request.to === undefined ? null : await resolveCounterparty(services, request.to, 'to');
   const value = parseWei(request.value, 'value_wei');
   const data = parseData(request.data);

@@ -1,11 +1,11 @@
-import { parseTransaction, recoverTransactionAddress, type Hash, type Hex, type TransactionSerialized } from 'viem';
+import { recoverTransactionAddress, type Hash, type Hex, type TransactionSerialized } from 'viem';
 import { WalletError } from '../errors.js';
 import type { ProgressReporter } from '../net/chain-backend.js';
 import type { EvmNode } from '../net/evm-rpc.js';
 import { broadcastReserved, checkAutonomy, checkSpend, reserveSpend } from '../policy/spending-policy.js';
 import type { Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
-import { checkChainId, connectEvm, evmNetwork } from './network.js';
+import { checkChainId, connectNode, evmNetwork } from './network.js';
 import { SentLog } from './sent-log.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
 import { statusOf, type TxStatus } from './status.js';
@@ -39,7 +39,7 @@ export async function sendTransaction(
   checkChainId(transaction.chainId, network, 'The transaction');
   const signed = request.signed.trim() as Hex;
   const from = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
-  const summary = describeSigned(signed, from);
+  const summary = describeSigned(signed, from, transaction);
   const spend = {
     ...countedSpend(transaction),
     key: spendKey(from, transaction),
@@ -49,7 +49,7 @@ export async function sendTransaction(
   checkSpend(network.policy, spend);
   checkAutonomy(network.policy, spend, request.authority);
   checkFeeCap(summary.maxFee, request.maxFee, network.policy);
-  const node = await connectEvm(services, request.network, options.signal);
+  const node = await connectNode(network, options.signal);
   const reservation = await reserveSpend(services.dataDir, network.policy, spend, async () => ({
     value: undefined,
     txid: summary.hash,
@@ -77,7 +77,7 @@ export async function broadcast(services: WalletServices, node: EvmNode, tx: Sig
  * that would invite paying twice.
  */
 async function recordSent(services: WalletServices, tx: SignedTx): Promise<void> {
-  const [move] = tx.to === null ? [] : tokenMovesOfCalldata(tx.to, parseTransaction(tx.signed).data ?? '0x').moves;
+  const [move] = tx.to === null ? [] : tokenMovesOfCalldata(tx.to, tx.data).moves;
   await new SentLog(services.dataDir, tx.chainId)
     .append({
       hash: tx.hash,

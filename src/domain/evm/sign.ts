@@ -40,7 +40,7 @@ export async function signTransaction(
   await checkBeforeSigning(services.dataDir, network.policy, spend);
   checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
   const { value: signed } = await signReserved(services, account, transaction, network.policy, spend);
-  return describeSigned(signed, account.address);
+  return describeSigned(signed, account.address, transaction);
 }
 
 /**

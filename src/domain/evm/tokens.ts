@@ -7,8 +7,8 @@ import { resolveAccount, resolveCounterparty } from './accounts.js';
 import { parseEvmAddress, type EvmAddress } from './address.js';
 import { formatUnits } from '../../shared/amounts.js';
 import { MAX_UINT256, TOKEN_UNITS_PATTERN } from './amount.js';
-import { connectEvm } from './network.js';
-import { sendFunds } from './pay.js';
+import { connectNode, evmNetwork } from './network.js';
+import { pay } from './pay.js';
 import type { EvmTxPlan } from './plan.js';
 import type { TxStatus } from './status.js';
 import type { SignedTx } from './transaction.js';
@@ -46,7 +46,7 @@ export type TokenTransfer = {
  * Transfers `amount` base units of an ERC-20 from a keystore account to `to`: reads the token's
  * decimals, symbol and the sender's balance (`INVALID_PARAM` when `token` is no ERC-20 contract,
  * `INSUFFICIENT_FUNDS` when the balance is short), then pays the token contract 0 wei with
- * `transfer(to, amount)` calldata through `sendFunds`, so that every check of a payment (network,
+ * `transfer(to, amount)` calldata through `pay` (as `sendFunds` does), so that every check of a payment (network,
  * fee cap, spending policy, ledger) applies to it unchanged. A dry run signs and sends nothing.
  *
  * @example
@@ -66,7 +66,8 @@ export async function transferToken(
     });
   }
   const account = await resolveAccount(services, request.from);
-  const node = await connectEvm(services, request.network, options.signal);
+  const network = await evmNetwork(services, request.network);
+  const node = await connectNode(network, options.signal);
   const held = await node.token(token, account.address);
   const unit = held.symbol ?? 'tokens';
   if (held.balance < amount) {
@@ -77,20 +78,12 @@ export async function transferToken(
     );
   }
   const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
-  const { plan, sent } = await sendFunds(
+  // The account, network and node resolved here are the payment's: pay resolves none of them again.
+  const { plan, sent } = await pay(
     services,
-    {
-      from: account.address,
-      to: token,
-      value: '0',
-      data,
-      network: request.network,
-      dryRun: request.dryRun,
-      wait: request.wait,
-      waitSeconds: request.waitSeconds,
-      maxFee: request.maxFee,
-      authority: request.authority,
-    },
+    { account, network, node },
+    { from: account.address, to: token, value: 0n, data },
+    request,
     options,
   );
   return { token, symbol: held.symbol, decimals: held.decimals, to, amount, plan, sent };

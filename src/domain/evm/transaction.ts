@@ -15,6 +15,8 @@ export type SignedTx = {
   nonce: number;
   value: bigint;
   maxFee: bigint;
+  /** Its calldata (`0x` for none). */
+  data: Hex;
 };
 
 /** The kinds of transaction the wallet signs and sends: legacy with EIP-155, EIP-2930, EIP-1559. */
@@ -41,8 +43,15 @@ export function readTransaction(text: string, field: string): TransactionSeriali
   return transaction;
 }
 
-export function describeSigned(signed: Hex, from: EvmAddress): SignedTx {
-  const transaction = parseTransaction(signed);
+/**
+ * A signed transaction as the tools show it. `transaction` is what was signed, when the caller
+ * holds it decoded already (it signed it, or read it): then `signed` is not decoded again.
+ */
+export function describeSigned(
+  signed: Hex,
+  from: EvmAddress,
+  transaction: TransactionSerializable = parseTransaction(signed),
+): SignedTx {
   return {
     signed,
     hash: keccak256(signed),
@@ -52,6 +61,7 @@ export function describeSigned(signed: Hex, from: EvmAddress): SignedTx {
     nonce: transaction.nonce ?? 0,
     value: transaction.value ?? 0n,
     maxFee: maxFeeOf(transaction),
+    data: transaction.data ?? '0x',
   };
 }
 

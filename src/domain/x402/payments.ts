@@ -8,7 +8,7 @@ import { resolveAccount } from '../evm/accounts.js';
 import { isEvmAddress, parseEvmAddress, type EvmAddress } from '../evm/address.js';
 import { MAX_UINT256, TOKEN_UNITS_PATTERN } from '../evm/amount.js';
 import { signTypedData, type TypedData } from '../evm/messages.js';
-import { connectEvm, evmNetwork } from '../evm/network.js';
+import { connectNode, evmNetwork } from '../evm/network.js';
 import { tokenMovesOfTypedData, type TypedDataInput } from '../evm/token-moves.js';
 import type { ApprovedPlan, Authority } from '../policy/authority.js';
 import { checkBeforeSigning } from '../policy/spending-policy.js';
@@ -176,7 +176,7 @@ export async function fetchPaid(
   const http = new x402HTTPClient(client).onPaymentRequired(async ({ paymentRequired }) => {
     const chosen = choose(paymentRequired, token, maxPrice, x402Networks, url);
     if (request.approved && !request.dryRun) checkApprovedPlan(request.approved, chosen, url);
-    const node = await connectEvm(services, request.network, options.signal);
+    const node = await connectNode(network, options.signal);
     const held = await node.token(chosen.asset, account.address);
     if (held.balance < chosen.amount) {
       throw new WalletError(
