@@ -113,6 +113,17 @@ export class WalletServices {
     return (await this.configFile()).default_wallet;
   }
 
+  /**
+   * Whether a client's form-elicitation yes approves a call of `wallet serve` reached over this
+   * transport: config `approvals.trust_elicitation`, `stdio` by default (a client the owner's own
+   * agent host started; over HTTP the bearer token sits in the agent's configuration, so an agent
+   * that can run code would be its own "human").
+   */
+  async trustsElicitation(transport: 'stdio' | 'http'): Promise<boolean> {
+    const trust = (await this.configFile()).approvals?.trust_elicitation ?? 'stdio';
+    return trust === 'always' || (trust === 'stdio' && transport === 'stdio');
+  }
+
   /** The config file, read once. */
   private configFile(): Promise<ConfigFile> {
     this.config ??= readConfigFile(this.dataDir).catch((error: unknown) => {

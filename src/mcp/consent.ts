@@ -3,7 +3,7 @@ import { WalletError } from '../domain/errors.js';
 import type { ApprovalStore } from '../domain/policy/approvals.js';
 import { type Approval, type ApprovalSummary } from '../domain/policy/approvals.js';
 import type { AuditFields } from '../domain/policy/audit-log.js';
-import type { ApprovedPlan, Authority } from '../domain/policy/authority.js';
+import { PLANNING, type ApprovedPlan, type Authority } from '../domain/policy/authority.js';
 import type { AnyTool, ToolContext } from '../tools/index.js';
 import { asDryRun, auditFields, auditStoppedCall, invokeValidated, type ToolInput } from '../tools/invoke.js';
 import { amountText, callDigest, confirmationMessage, plannedFee, type Confirmations } from './confirmation.js';
@@ -60,16 +60,17 @@ export class ConsentGate {
       ),
     });
     // The audit lines and the dry run of a call stopped here: nothing signs under this context.
-    const owner = { ...toolContext, authority: 'owner' as const };
+    const owner = { ...toolContext, authority: PLANNING };
     const digest = callDigest(tool.name, input);
-    const answer = this.confirmations.answer(tool, digest, context);
-    if (answer.kind === 'yes') return run('owner', undefined, answer.plan);
+    // An answer counts only from a client this server may ask (trusted, with form elicitation).
+    const answer = canAsk ? this.confirmations.answer(tool, digest, context) : { kind: 'none' as const };
+    if (answer.kind === 'yes') return run('client', undefined, answer.plan);
     if (answer.kind === 'declined') {
       await auditStoppedCall(tool, input, owner, { error: answer.error });
       throw answer.error;
     }
     const lookup = await this.approvals.take(digest);
-    if (lookup.kind === 'approved') return run('owner', lookup.approval.id, planOf(lookup.approval.summary));
+    if (lookup.kind === 'approved') return run('terminal', lookup.approval.id, planOf(lookup.approval.summary));
     if (lookup.kind === 'refused') {
       await auditStoppedCall(tool, input, owner, { error: lookup.error });
       throw lookup.error;

@@ -50,6 +50,12 @@ export type WalletServerOptions = {
    * it. `owner`: a person runs the calls (the local CLI, which asks on its own terminal first).
    */
   caller?: Authority;
+  /**
+   * How the agent reaches this server: a form-elicitation yes counts as the owner's only where
+   * config `approvals.trust_elicitation` trusts this transport (by default stdio only: over HTTP,
+   * an agent holding the bearer token could answer its own question). In memory counts as stdio.
+   */
+  transport?: 'stdio' | 'http';
 };
 
 const INSTRUCTIONS = [
@@ -84,6 +90,7 @@ export function createWalletServer({
   confirmations = new Confirmations(),
   confirmTimeoutMs = DEFAULT_CONFIRM_TIMEOUT_MS,
   caller = 'agent',
+  transport = 'stdio',
 }: WalletServerOptions): Server {
   const gate = new ConsentGate(confirmations, new ApprovalStore(services.dataDir));
   const { name, version } = packageInfo();
@@ -153,7 +160,7 @@ export function createWalletServer({
           validated: input,
           context,
           toolContext,
-          canAsk: canAskForm(client),
+          canAsk: canAskForm(client) && (await services.trustsElicitation(transport)),
           askEveryCall: declaresConsent(client),
         });
         return outcome.kind === 'ask' ? outcome.result : successResult(outcome.output);

@@ -42,7 +42,7 @@ export function walletServerOptions(setup: WalletServerSetup): WalletServerOptio
     services: new WalletServices({ env: setup.env, endpointOverrides, passphrase: setup.passphrase }),
     logger: createLogger(setup.logLevel ?? 'off'),
     confirmations: new Confirmations(),
-    caller: setup.caller,
+    caller: setup.caller === 'owner' ? 'terminal' : 'agent',
   };
 }
 

@@ -227,7 +227,7 @@ describe('core_tx_create asks the node about the coins it chooses, not every coi
       network: 'testnet',
       payments: [{ address: payee, amount: 50_000n }],
       dryRun: false,
-      authority: 'owner',
+      authority: 'terminal',
     });
     assert.equal(sent.inputs[0]?.address, biggest.address);
     const secondBefore = backends.chain.requests.length;

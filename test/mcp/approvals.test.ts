@@ -168,7 +168,7 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     const sent = audit.filter((line) => line['outcome'] === 'sent');
     assert.deepEqual(
       sent.map((line) => [line['tool'], line['authority'], line['approval']]),
-      [['evm_funds_send', 'owner', id]],
+      [['evm_funds_send', 'terminal', id]],
     );
     assert.ok(audit.some((line) => line['outcome'] === 'asked' && line['approval'] === id));
   });

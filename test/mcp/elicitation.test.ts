@@ -5,12 +5,13 @@
  * never comes. anvil is real: what "nothing was sent" means is read off the node.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { parseConfigText } from '../../src/domain/config/config-file.js';
 import { createWalletServer } from '../../src/mcp/server.js';
 import { walletServerOptions } from '../../src/mcp/setup.js';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
@@ -58,6 +59,10 @@ describe('destructive calls ask the user through elicitation', () => {
     node = await startAnvil();
     home = tempHome();
     await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
+    // The owner trusts a form yes over HTTP too (by default only over stdio: see below).
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ approvals: { trust_elicitation: 'always' } }), {
+      mode: 0o600,
+    });
     http = await startHttpServe(['--passphrase-file', passphraseFileIn(home, PASSPHRASE)], {
       home,
       env: { MCP_API_KEY: TOKEN, WALLET_EVM_LOCAL_URL: node.url },
@@ -266,5 +271,103 @@ describe('destructive calls ask the user through elicitation', () => {
     }
     assert.equal(asked.length, 1);
     assert.equal(await nonce(), before);
+  });
+});
+
+describe('whose yes counts: approvals.trust_elicitation (issue 36)', () => {
+  let node: AnvilNode;
+  let home: string;
+  const nonce = () => node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'latest']).then(Number);
+  const accepting = () => ({ action: 'accept' as const, content: { confirm: true } });
+
+  before(async () => {
+    node = await startAnvil();
+    home = tempHome();
+    await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
+  });
+  after(async () => {
+    await node.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  async function overStdio() {
+    const { client, asked } = elicitingClient(accepting, 'legacy');
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [WALLET_BIN, 'serve', '--passphrase-file', passphraseFileIn(home, PASSPHRASE, 'pw-trust')],
+        env: { PATH: process.env['PATH'] ?? '', WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
+        stderr: 'ignore',
+      }),
+    );
+    return { client, asked };
+  }
+
+  it('by default a client that says yes for itself over HTTP gets nothing signed: the call waits for the owner', async () => {
+    const http = await startHttpServe(['--passphrase-file', passphraseFileIn(home, PASSPHRASE, 'pw-http')], {
+      home,
+      env: { MCP_API_KEY: TOKEN, WALLET_EVM_LOCAL_URL: node.url },
+    });
+    const before = await nonce();
+    const { client, asked } = elicitingClient(accepting, 'auto');
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(http.url), {
+          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+        }),
+      );
+      const result = await client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(codeOf(result), 'APPROVAL_REQUIRED', JSON.stringify(result.content));
+      const again = await client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(codeOf(again), 'APPROVAL_REQUIRED', 'still waiting: its own yes never counts');
+    } finally {
+      await client.close();
+      await http.stop();
+    }
+    assert.equal(asked.length, 0, 'not even asked: its answer would not count');
+    assert.equal(await nonce(), before, 'nothing was sent');
+  });
+
+  it('by default a client over stdio may say yes; with "never" it may not', async () => {
+    const before = await nonce();
+    const trusted = await overStdio();
+    try {
+      const paid = await trusted.client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(paid.isError, undefined, JSON.stringify(paid.content));
+    } finally {
+      await trusted.client.close();
+    }
+    assert.equal(trusted.asked.length, 1);
+    assert.equal(await nonce(), before + 1);
+    const sent = readFileSync(join(home, 'audit.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { outcome: string; authority?: string })
+      .filter((line) => line.outcome === 'sent');
+    assert.deepEqual(
+      sent.map((line) => line.authority),
+      ['client'],
+      "the audit line names the client's yes",
+    );
+
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ approvals: { trust_elicitation: 'never' } }), {
+      mode: 0o600,
+    });
+    const refused = await overStdio();
+    try {
+      const waiting = await refused.client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(codeOf(waiting), 'APPROVAL_REQUIRED', JSON.stringify(waiting.content));
+    } finally {
+      await refused.client.close();
+    }
+    assert.equal(refused.asked.length, 0);
+    assert.equal(await nonce(), before + 1, 'nothing more was sent');
+  });
+
+  it('a value other than stdio, never or always is refused at start, naming the key', () => {
+    assert.throws(
+      () => parseConfigText(JSON.stringify({ approvals: { trust_elicitation: 'http' } }), '/x/config.json'),
+      /approvals\.trust_elicitation/,
+    );
   });
 });

@@ -222,7 +222,7 @@ describe('spending policy on a Dash network', () => {
         unit: 'duffs',
         recipient: FRIEND,
         txid: 'X',
-        authority: 'owner',
+        authority: 'terminal',
       },
     );
     const dry = lines[0];

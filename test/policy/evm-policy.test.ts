@@ -380,7 +380,7 @@ describe('spending policy on EVM networks (anvil)', () => {
         unit: 'wei',
         recipient: FRIEND,
         hash: 'H',
-        authority: 'owner',
+        authority: 'terminal',
       },
     );
     const dry = lines.find((line) => line.outcome === 'dry_run');

@@ -237,36 +237,36 @@ describe('the spend ledger', () => {
     const first = await reserveSpend(
       home,
       policy,
-      { key: 'a', amount: 600n, recipients: [], authority: 'owner' },
+      { key: 'a', amount: 600n, recipients: [], authority: 'terminal' },
       sign('t1'),
     );
     assert.equal(first.value, 't1');
     assert.equal(statSync(ledger().path).mode & 0o777, 0o600);
     assert.equal(statSync(join(home, 'ledger')).mode & 0o777, 0o700);
     // The same transaction again (signed twice, or signed then sent) is counted once.
-    await reserveSpend(home, policy, { key: 'a', amount: 600n, recipients: [], authority: 'owner' }, sign('t1'));
+    await reserveSpend(home, policy, { key: 'a', amount: 600n, recipients: [], authority: 'terminal' }, sign('t1'));
     assert.deepEqual(
       (await ledger().recent()).map((entry) => [entry.key, entry.txid, entry.amount]),
       [['a', 't1', 600n]],
     );
     await assert.rejects(
-      reserveSpend(home, policy, { key: 'b', amount: 401n, recipients: [], authority: 'owner' }, () =>
+      reserveSpend(home, policy, { key: 'b', amount: 401n, recipients: [], authority: 'terminal' }, () =>
         assert.fail('must not sign'),
       ),
       isPolicyViolation(/core\.networks\.regtest\.policy\.max_per_24h_duffs: .* to 0\.00001001 DASH \(1001 duffs\)/),
     );
     await assert.rejects(
-      checkDailyCap(home, policy, { amount: 401n, recipients: [], authority: 'owner' }),
+      checkDailyCap(home, policy, { amount: 401n, recipients: [], authority: 'terminal' }),
       isPolicyViolation(/max_per_24h_duffs/),
     );
-    await checkDailyCap(home, policy, { key: 'a', amount: 600n, recipients: [], authority: 'owner' });
+    await checkDailyCap(home, policy, { key: 'a', amount: 600n, recipients: [], authority: 'terminal' });
   });
 
   it('forgets a reservation whose broadcast was refused, keeps one whose outcome is unknown', async () => {
     const refused = await reserveSpend(
       home,
       policy,
-      { key: 'r', amount: 100n, recipients: [], authority: 'owner' },
+      { key: 'r', amount: 100n, recipients: [], authority: 'terminal' },
       sign('t2'),
     );
     await assert.rejects(
@@ -280,7 +280,7 @@ describe('the spend ledger', () => {
     const unknown = await reserveSpend(
       home,
       policy,
-      { key: 'u', amount: 100n, recipients: [], authority: 'owner' },
+      { key: 'u', amount: 100n, recipients: [], authority: 'terminal' },
       sign('t3'),
     );
     await assert.rejects(
@@ -306,7 +306,7 @@ describe('the spend ledger', () => {
         entries: [entry('old', now - 25 * HOUR), entry('recent', now - 23 * HOUR)],
       }),
     );
-    await reserveSpend(home, policy, { key: 'new', amount: 600n, recipients: [], authority: 'owner' }, sign('t4'));
+    await reserveSpend(home, policy, { key: 'new', amount: 600n, recipients: [], authority: 'terminal' }, sign('t4'));
     const stored = JSON.parse(readFileSync(ledger().path, 'utf8')) as { entries: { key: string }[] };
     assert.deepEqual(
       stored.entries.map((stored) => stored.key),
@@ -324,12 +324,12 @@ describe('the spend ledger', () => {
         error.message.includes(ledger().path) &&
         /nothing was signed or sent/.test(error.message);
       await assert.rejects(
-        reserveSpend(home, policy, { key: 'x', amount: 1n, recipients: [], authority: 'owner' }, () =>
+        reserveSpend(home, policy, { key: 'x', amount: 1n, recipients: [], authority: 'terminal' }, () =>
           assert.fail('must not sign'),
         ),
         named,
       );
-      await assert.rejects(checkDailyCap(home, policy, { amount: 1n, recipients: [], authority: 'owner' }), named);
+      await assert.rejects(checkDailyCap(home, policy, { amount: 1n, recipients: [], authority: 'terminal' }), named);
       assert.equal(readFileSync(ledger().path, 'utf8'), damaged, 'left as it was');
     }
     const other = new SpendLedger(home, 'core', 'testnet');
@@ -347,7 +347,7 @@ describe('the spend ledger', () => {
       const value = await reserveSpend(
         dir,
         { ...policy, maxPer24h: null },
-        { key: 'k', amount: 5n, recipients: [], authority: 'owner' },
+        { key: 'k', amount: 5n, recipients: [], authority: 'terminal' },
         sign('t'),
       );
       assert.equal(value.value, 't');

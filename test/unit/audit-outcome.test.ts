@@ -45,7 +45,7 @@ describe('audit outcome, as declared', () => {
       catalogue: new ToolCatalogue([tool]),
       signal: new AbortController().signal,
       progress: () => undefined,
-      authority: 'owner',
+      authority: 'terminal',
     } as unknown as ToolContext;
     await invokeTool(tool, args, context);
     const lines = readFileSync(join(home, 'audit.log'), 'utf8').trimEnd().split('\n');

@@ -122,6 +122,9 @@ const EvmNetworkConfig = z.strictObject({
 });
 
 /** The config file's schema. Every section and field is optional; unknown keys are mistakes. */
+/** The values of `approvals.trust_elicitation`. */
+const TRUST_ELICITATION = ['stdio', 'never', 'always'] as const;
+
 const ConfigFileSchema = z.strictObject({
   /** The wallet (alias or fingerprint) a tool uses when wallet_id is omitted and several could be meant. */
   default_wallet: z.string().trim().min(1).max(64).optional(),
@@ -135,6 +138,15 @@ const ConfigFileSchema = z.strictObject({
     .strictObject({
       default_network: NetworkName.optional(),
       networks: z.record(NetworkName, EvmNetworkConfig).optional(),
+    })
+    .optional(),
+  approvals: z
+    .strictObject({
+      /**
+       * Whose form-elicitation yes approves a call of `wallet serve`: `stdio` (default) only a client
+       * it talks to over stdio (an agent host the owner started), `never`, or `always`.
+       */
+      trust_elicitation: z.enum(TRUST_ELICITATION).optional(),
     })
     .optional(),
 });

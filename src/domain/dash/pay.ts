@@ -1,4 +1,4 @@
-import type { Authority } from '../policy/authority.js';
+import { PLANNING, type Authority } from '../policy/authority.js';
 import { broadcastReserved, reserveSpend } from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
 import { wipe } from './keys.js';
@@ -35,7 +35,7 @@ async function spendFunds(
   const prepared = await prepareSpend(services, request);
   const policy = await policyOf(services, request.network);
   // A dry run signs nothing: only the owner's rules apply, so it shows what an approval would ask for.
-  const authority = request.dryRun ? 'owner' : request.authority;
+  const authority = request.dryRun ? PLANNING : request.authority;
   const spend = await checkPolicy(services, policy, request.network, prepared.plan.outputs, authority);
   checkFee(prepared.plan.fee, request.maxFee, 'would be', policy);
   if (request.dryRun) return { ...preview(prepared), hex: null, txid: null, sent: false };

@@ -7,7 +7,7 @@ import {
   type LedgerSpend,
   type SpendingPolicy,
 } from '../policy/spending-policy.js';
-import type { Authority } from '../policy/authority.js';
+import { isOwners, type Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
 import { confirmOwned, issuedAddresses } from './addresses.js';
 import { formatDash } from '../../shared/amounts.js';
@@ -90,7 +90,7 @@ export async function checkPolicy(
   authority: Authority,
   key?: string,
 ): Promise<LedgerSpend> {
-  if (!policy && authority === 'owner') return { amount: 0n, recipients: [], authority, key };
+  if (!policy && isOwners(authority)) return { amount: 0n, recipients: [], authority, key };
   const own = await keystoreAddresses(
     services,
     network,

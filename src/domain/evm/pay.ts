@@ -1,7 +1,7 @@
 import { parseTransaction } from 'viem';
 import type { ProgressReporter } from '../net/chain-backend.js';
 import { broadcastReserved, checkBeforeSigning } from '../policy/spending-policy.js';
-import type { Authority } from '../policy/authority.js';
+import { PLANNING, type Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
 import type { EvmNode } from '../net/evm-rpc.js';
 import { resolveAccount, type EvmAccount } from './accounts.js';
@@ -58,7 +58,7 @@ export async function pay(
   const { policy } = network;
   // A dry run signs nothing: only the owner's rules apply to it, so it shows the plan an
   // approval would be asked for.
-  const spend = { ...countedSpend(parsed), authority: terms.dryRun ? ('owner' as const) : terms.authority };
+  const spend = { ...countedSpend(parsed), authority: terms.dryRun ? PLANNING : terms.authority };
   await checkBeforeSigning(services.dataDir, policy, spend);
   const node = connected ?? (await connectNode(network, options.signal));
   if (terms.dryRun) {

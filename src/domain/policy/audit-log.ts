@@ -4,6 +4,7 @@ import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { checkPrivateFile, ensurePrivateDir, openPrivateAppend, writeAll } from '../../shared/private-files.js';
 import { decodeAddress } from '../dash/address.js';
 import { hasSystemCode } from '../errors.js';
+import type { Authority } from './authority.js';
 import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
 
 const AUDIT_LOG_FILE_NAME = 'audit.log';
@@ -39,7 +40,7 @@ export type AuditFields = {
   host?: string | undefined;
   dry_run?: boolean | undefined;
   /** Who stood behind a call that ran: the owner (a human said yes) or an agent within its autonomy. */
-  authority?: 'owner' | 'agent' | undefined;
+  authority?: Authority | undefined;
   /** The owner's approval it was asked for, or ran under (`ap-…`). */
   approval?: string | undefined;
 };
@@ -116,7 +117,7 @@ const FIELD_CHECKS: { readonly [Key in keyof AuditFields]-?: (value: unknown) =>
     isText(value) && HOST_NAME.test(value) && !/[0-9a-f]{64}|[1-9a-km-z]{50}/.test(value.replace(/[.:-]/g, '')),
   signed_only: (value) => typeof value === 'boolean',
   dry_run: (value) => typeof value === 'boolean',
-  authority: (value) => value === 'owner' || value === 'agent',
+  authority: (value) => value === 'terminal' || value === 'client' || value === 'agent',
   approval: (value) => isText(value) && APPROVAL_ID.test(value),
 };
 

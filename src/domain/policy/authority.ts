@@ -1,13 +1,26 @@
 import { WalletError } from '../errors.js';
 
 /**
- * Who stands behind a call that signs or deletes:
- * - `owner`: a person said yes: the local CLI (its terminal prompt or `--yes`), an MCP
- *   elicitation the user answered, or an approval the owner gave with `wallet approvals approve`;
+ * Who stands behind a call that signs or deletes, as the audit log names it:
+ * - `terminal`: the owner said yes at a terminal: the local CLI (its prompt or `--yes`), or
+ *   `wallet approvals approve` for a call of `wallet serve`;
+ * - `client`: the user of an MCP client said yes to the server's question (elicitation), from a
+ *   client the owner's `approvals.trust_elicitation` trusts;
  * - `agent`: an agent acting alone (`wallet serve` before anyone was asked). It may only do what
  *   the owner's policy grants it (`autonomous` caps); everything else needs a human yes first.
  */
-export type Authority = 'owner' | 'agent';
+export type Authority = 'terminal' | 'client' | 'agent';
+
+/** Whether a person said yes (any authority but an agent's own). */
+export function isOwners(authority: Authority): boolean {
+  return authority !== 'agent';
+}
+
+/**
+ * The authority a plan is made under (a dry run signs nothing): the owner's, so that the policy's
+ * hard rules still refuse what no yes could pass, and the autonomy caps do not.
+ */
+export const PLANNING: Authority = 'terminal';
 
 /**
  * What a human saw and said yes to, where a call's arguments do not fix it (an x402 payment: the

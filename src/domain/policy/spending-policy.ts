@@ -3,7 +3,7 @@ import { showAmount } from '../../shared/amounts.js';
 import type { Chain } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import { checksumEvmAddress } from '../evm/address.js';
-import { needsHuman, type Authority } from './authority.js';
+import { isOwners, needsHuman, type Authority } from './authority.js';
 import { SpendLedger, totalOf, type LedgerEntry } from './spend-ledger.js';
 
 /** The base unit a network's amounts are counted in. */
@@ -243,7 +243,7 @@ export function checkSpend(policy: SpendingPolicy | null, spend: CountedSpend): 
  * a transaction the wallet cannot read. The owner passes.
  */
 export function checkAutonomy(policy: SpendingPolicy | null, spend: CountedSpend, authority: Authority): void {
-  if (authority === 'owner') return;
+  if (isOwners(authority)) return;
   if (!policy?.autonomy) {
     throw needsHuman(
       `${policy ? `${policy.chain}.networks.${policy.network}.policy` : 'this network'} grants an agent no autonomy (no autonomous caps)`,
@@ -422,7 +422,7 @@ export async function reserveSpend<T>(
         txid: signed.txid,
         amount: counter.amount,
         time: now,
-        by: spend.authority,
+        by: spend.authority === 'agent' ? 'agent' : 'owner',
       };
       return { entries: [...recent, entry], result: signed };
     });

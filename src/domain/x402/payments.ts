@@ -10,7 +10,7 @@ import { MAX_UINT256, TOKEN_UNITS_PATTERN } from '../evm/amount.js';
 import { signTypedData, type TypedData } from '../evm/messages.js';
 import { connectNode, evmNetwork } from '../evm/network.js';
 import { tokenMovesOfTypedData, type TypedDataInput } from '../evm/token-moves.js';
-import type { ApprovedPlan, Authority } from '../policy/authority.js';
+import { PLANNING, type ApprovedPlan, type Authority } from '../policy/authority.js';
 import { checkBeforeSigning } from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
 import { formatUnits } from '../../shared/amounts.js';
@@ -102,7 +102,7 @@ class PriceSeen extends Error {
  * for approval the same way. A dry run stops at the price: the request is sent once, unpaid.
  *
  * @example
- * const { answer, payment } = await fetchPaid(services, { from: 'agent', resourceUrl: 'https://api.example.com/report', token: usdc, maxPrice: '10000', network: 'base', dryRun: false, authority: 'owner' });
+ * const { answer, payment } = await fetchPaid(services, { from: 'agent', resourceUrl: 'https://api.example.com/report', token: usdc, maxPrice: '10000', network: 'base', dryRun: false, authority: 'terminal' });
  */
 export async function fetchPaid(
   services: WalletServices,
@@ -207,7 +207,7 @@ export async function fetchPaid(
           unlimited: false,
         },
       ],
-      authority: request.dryRun ? 'owner' : request.authority,
+      authority: request.dryRun ? PLANNING : request.authority,
     });
     if (request.dryRun) throw new PriceSeen(payment);
     planned = payment;

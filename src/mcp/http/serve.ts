@@ -38,7 +38,7 @@ export type HttpServing = {
 async function serveWalletHttp(options: HttpServeOptions): Promise<HttpServing> {
   const logger = options.logger ?? createLogger('off');
   const app = createHttpApp({
-    createServer: () => createWalletServer({ ...options, logger }),
+    createServer: () => createWalletServer({ ...options, logger, transport: 'http' }),
     logger,
     hostnames: allowedHostnames(options.listen.host, options.allowedHosts),
     apiKey: options.apiKey,

@@ -42,7 +42,7 @@ function serveWalletStdio(options: StdioServeOptions): StdioServing {
     options.endOfInputDrainMs,
   );
   const transport = new ServedTransport(inner, logger);
-  const handle = serveStdio(() => createWalletServer({ ...options, logger }), {
+  const handle = serveStdio(() => createWalletServer({ ...options, logger, transport: 'stdio' }), {
     transport,
     onerror: (error) => logger.warn('server-error', { error: error.name }),
   });
