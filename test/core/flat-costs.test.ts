@@ -15,7 +15,7 @@ import { withAddressKey } from '../../src/domain/dash/keys.js';
 import { signMessage, verifyMessage } from '../../src/domain/dash/message.js';
 import { sendFunds } from '../../src/domain/dash/pay.js';
 import { createTransaction } from '../../src/domain/dash/plan.js';
-import { importWallet } from '../../src/domain/dash/wallets.js';
+import { importWallet } from '../../src/domain/wallet/wallets.js';
 import { WalletError } from '../../src/domain/errors.js';
 import type { WalletEntry } from '../../src/domain/keystore/keystore.js';
 import { WalletServices } from '../../src/domain/services.js';

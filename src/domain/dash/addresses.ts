@@ -7,7 +7,7 @@ import { watcherOf, type AccountWatcher } from './watcher.js';
 import { WalletError } from '../errors.js';
 import { GAP_LIMIT } from './params.js';
 import type { WalletServices } from '../services.js';
-import { openWallet } from './wallets.js';
+import { openWallet } from '../wallet/wallets.js';
 
 export type WalletAddress = { address: string; path: string; index: number; chain: AddressChain };
 

@@ -9,7 +9,7 @@ import { addressScript, decodeAddress, requireAddress } from './address.js';
 import { issuedAddresses, watched, type WalletAddress } from './addresses.js';
 import { backendFor } from './network.js';
 import { isSpendable, type Utxo } from './transaction.js';
-import { openWallet } from './wallets.js';
+import { openWallet } from '../wallet/wallets.js';
 
 export type AddressBalances = {
   confirmed: bigint;

@@ -3,7 +3,7 @@ import { WalletError } from '../errors.js';
 import type { WalletEntry } from '../keystore/keystore.js';
 import type { WalletServices } from '../services.js';
 import { confirmOwned, findIssued, type WalletAddress } from './addresses.js';
-import { unlockMaster } from './wallets.js';
+import { unlockMaster } from '../wallet/wallets.js';
 
 /** The private key of one of the wallet's issued addresses, for message signing. */
 export async function withAddressKey<T>(

@@ -21,7 +21,7 @@ import {
   type SpendPlan,
   type Utxo,
 } from './transaction.js';
-import { openWallet } from './wallets.js';
+import { openWallet } from '../wallet/wallets.js';
 
 /** The lowest fee rate Dash nodes relay (duffs per 1000 bytes). */
 const MIN_RELAY_FEE_RATE = DEFAULT_FEE_RATE_DUFFS_PER_KB;

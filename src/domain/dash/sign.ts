@@ -11,7 +11,7 @@ import { backendFor, policyOf } from './network.js';
 import { signPsbt } from './signer.js';
 import { checkFee, checkPolicy } from './spend.js';
 import { readPsbt, summarizePsbt, unsignedTxid } from './transaction.js';
-import { openWallet, unlockMaster } from './wallets.js';
+import { openWallet, unlockMaster } from '../wallet/wallets.js';
 
 export type SignedResult = { entry: WalletEntry; hex: string; txid: string; fee: bigint; size: number };
 
