@@ -17,7 +17,7 @@ import { sendFunds } from '../../src/domain/dash/pay.js';
 import { createTransaction } from '../../src/domain/dash/plan.js';
 import { importWallet } from '../../src/domain/wallet/wallets.js';
 import { WalletError } from '../../src/domain/errors.js';
-import type { WalletEntry } from '../../src/domain/keystore/keystore.js';
+import type { WalletEntry } from '../../src/domain/keystore/wallet-record.js';
 import { WalletServices } from '../../src/domain/services.js';
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
 import { tempHome } from '../helpers/io.js';

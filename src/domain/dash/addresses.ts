@@ -1,5 +1,5 @@
 import type { CoreNetwork } from '../config/networks.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import type { CoreChainBackend, ProgressReporter, WatchedAddress } from '../net/chain-backend.js';
 import { addressScript, decodeAddress } from './address.js';
 import { accountPath, addressPath, CHAIN_INDEX, type AddressChain } from './paths.js';

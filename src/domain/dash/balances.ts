@@ -1,7 +1,7 @@
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { checkBackendNetwork } from '../net/backends.js';
 import type { AddressBalance, CoreChainBackend } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';

@@ -1,5 +1,5 @@
 import type { CoreNetwork } from '../config/networks.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { checkBackendNetwork, coreBackendFor } from '../net/backends.js';
 import type { CoreChainBackend, HistoryTx } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';

@@ -1,5 +1,5 @@
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import type { ProgressReporter } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
 import { discoverAddresses } from './addresses.js';

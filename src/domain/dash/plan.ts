@@ -1,6 +1,6 @@
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { checkBackendNetwork } from '../net/backends.js';
 import type { CoreChainBackend } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';

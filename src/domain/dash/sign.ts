@@ -1,7 +1,7 @@
 import type { HDKey } from '@scure/bip32';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { checkBackendNetwork } from '../net/backends.js';
 import { reserveSpend } from '../policy/spending-policy.js';
 import type { Authority } from '../policy/authority.js';

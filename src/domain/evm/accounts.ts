@@ -2,7 +2,7 @@ import type { Hex } from 'viem';
 import { WalletError } from '../errors.js';
 import { sealImportedKey, type ImportedKeyEntry } from '../keystore/imported-keys.js';
 import { shownName } from '../keystore/keystore-format.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import type { WalletServices } from '../services.js';
 import { looksLikeEvmAddress, parseEvmAddress, type EvmAddress } from './address.js';
 import { evmAccountPath } from './paths.js';

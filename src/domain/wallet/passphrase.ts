@@ -1,5 +1,5 @@
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { MIN_PASSPHRASE_LENGTH, type WalletServices } from '../services.js';
 
 // The keystore's one passphrase: what seals a new wallet or key, and changing it for every file.

@@ -1,7 +1,7 @@
 import type { HDKey } from '@scure/bip32';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { RESTORE } from '../keystore/keystore-format.js';
 import type { WalletServices } from '../services.js';
 import { accountPath } from '../dash/paths.js';
