@@ -45,8 +45,8 @@ if (!existsSync(join(BUILD, 'test', 'fixtures', 'dash-backends.js'))) {
 const load = (path) => import(pathToFileURL(join(BUILD, path)).href);
 const { startDashBackends } = await load('test/fixtures/dash-backends.js');
 const { WalletServices } = await load('src/domain/services.js');
-const { importWallet } = await load('src/domain/dash/wallets.js');
-const { AccountWatcher } = await load('src/domain/dash/hd.js');
+const { importWallet } = await load('src/domain/wallet/wallets.js');
+const { AccountWatcher } = await load('src/domain/dash/watcher.js');
 const { decodeAddress, addressScript } = await load('src/domain/dash/address.js');
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

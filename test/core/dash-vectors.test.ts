@@ -11,7 +11,8 @@ import { mnemonicToSeed } from '@scure/bip39';
 import { hex } from '@scure/base';
 import { HDKey } from '@scure/bip32';
 import { addressScript, decodeAddress } from '../../src/domain/dash/address.js';
-import { accountXpub, fingerprintHex, masterKey, toWif } from '../../src/domain/dash/hd.js';
+import { accountXpub, toWif } from '../../src/domain/dash/hd.js';
+import { fingerprintHex, masterKey } from '../../src/domain/wallet/seed.js';
 import { AccountWatcher } from '../../src/domain/dash/watcher.js';
 import { signMessage, verifyMessage } from '../../src/domain/dash/message.js';
 import {

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { createWallet, unlockMaster } from '../../src/domain/dash/wallets.js';
+import { createWallet, unlockMaster } from '../../src/domain/wallet/wallets.js';
 import { WalletError } from '../../src/domain/errors.js';
 import { LOCK_FILE_NAME, withLock } from '../../src/domain/keystore/lock.js';
 import { WalletServices } from '../../src/domain/services.js';

@@ -28,13 +28,13 @@ const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
 const AJV =
   /^node_modules\/(@modelcontextprotocol\/(server|client)\/dist\/(ajvProvider|validators\/ajv)|ajv\/|ajv-formats\/)/;
 const ANVIL_ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-// secp256k1, BIP32/BIP39 and the Dash wallets' HD modules: for calls that derive or sign.
+// secp256k1, BIP32/BIP39, the wallets' seeds and the HD modules: for calls that derive or sign.
 const CURVE_AND_HD =
-  /^(node_modules\/(@noble\/curves|@scure\/bip32|@scure\/bip39\/index)|dist\/domain\/(secp256k1|dash\/(hd|wallets)|evm\/hd)\.js)/;
+  /^(node_modules\/(@noble\/curves|@scure\/bip32|@scure\/bip39\/index)|dist\/domain\/(secp256k1|wallet\/(seed|wallets)|dash\/hd|evm\/hd)\.js)/;
 // What derives from a seed or signs: bip39, bip32 and noble's own secp256k1 (which probes Web
 // Crypto's RNG as it loads), and the modules of ours that use them.
 const SEED_AND_SIGNING =
-  /^(node_modules\/(@noble\/curves\/secp256k1|@scure\/bip32|@scure\/bip39\/index)|dist\/domain\/(secp256k1|dash\/hd|evm\/hd)\.js)/;
+  /^(node_modules\/(@noble\/curves\/secp256k1|@scure\/bip32|@scure\/bip39\/index)|dist\/domain\/(secp256k1|wallet\/seed|dash\/hd|evm\/hd)\.js)/;
 const SDK_CLIENT = /^(node_modules\/@modelcontextprotocol\/client\/|dist\/mcp\/client\.js)/;
 
 describe('start-up: a command initialises only the modules it uses', () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { ethers } from 'ethers';
-import { importWallet } from '../../src/domain/dash/wallets.js';
+import { importWallet } from '../../src/domain/wallet/wallets.js';
 import { WalletError } from '../../src/domain/errors.js';
 import {
   createAccount,

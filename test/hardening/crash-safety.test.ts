@@ -34,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createWallet, unlockMaster } from '../../src/domain/dash/wallets.js';
+import { createWallet, unlockMaster } from '../../src/domain/wallet/wallets.js';
 import { createAccount } from '../../src/domain/evm/accounts.js';
 import { IMPORTED_KEY_FILE } from '../../src/domain/keystore/imported-keys.js';
 import type { Keystore } from '../../src/domain/keystore/keystore.js';

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createAddress } from '../../src/domain/dash/addresses.js';
-import { createWallet, deleteWallet } from '../../src/domain/dash/wallets.js';
+import { createWallet, deleteWallet } from '../../src/domain/wallet/wallets.js';
 import { WalletError } from '../../src/domain/errors.js';
 import { createAccount, importAccount } from '../../src/domain/evm/accounts.js';
 import { withLock } from '../../src/domain/keystore/lock.js';

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, readPrivateText, writeFileAtomic } from '../../shared/private-files.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import type { AddressChain } from './paths.js';
 import type { AccountWatcher } from './watcher.js';
 

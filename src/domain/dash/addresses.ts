@@ -1,5 +1,5 @@
 import type { CoreNetwork } from '../config/networks.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import type { CoreChainBackend, ProgressReporter, WatchedAddress } from '../net/chain-backend.js';
 import { addressScript, decodeAddress } from './address.js';
 import { accountPath, addressPath, CHAIN_INDEX, type AddressChain } from './paths.js';
@@ -7,7 +7,7 @@ import { watcherOf, type AccountWatcher } from './watcher.js';
 import { WalletError } from '../errors.js';
 import { GAP_LIMIT } from './params.js';
 import type { WalletServices } from '../services.js';
-import { openWallet } from './wallets.js';
+import { openWallet } from '../wallet/wallets.js';
 
 export type WalletAddress = { address: string; path: string; index: number; chain: AddressChain };
 

@@ -1,7 +1,7 @@
 import { CORE_NETWORKS, type CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { checkBackendNetwork } from '../net/backends.js';
 import type { AddressBalance, CoreChainBackend } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
@@ -9,7 +9,7 @@ import { addressScript, decodeAddress, requireAddress } from './address.js';
 import { issuedAddresses, watched, type WalletAddress } from './addresses.js';
 import { backendFor } from './network.js';
 import { isSpendable, type Utxo } from './transaction.js';
-import { openWallet } from './wallets.js';
+import { openWallet } from '../wallet/wallets.js';
 
 export type AddressBalances = {
   confirmed: bigint;

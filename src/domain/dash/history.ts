@@ -1,10 +1,10 @@
 import type { CoreNetwork } from '../config/networks.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { checkBackendNetwork, coreBackendFor } from '../net/backends.js';
 import type { CoreChainBackend, HistoryTx } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
 import { issuedAddresses, watched } from './addresses.js';
-import { openWallet } from './wallets.js';
+import { openWallet } from '../wallet/wallets.js';
 
 /** The most transactions one page lists: what an Insight explorer answers per request. */
 export const HISTORY_LIMIT_MAX = 50;

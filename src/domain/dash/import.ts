@@ -1,10 +1,10 @@
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import type { ProgressReporter } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
 import { discoverAddresses } from './addresses.js';
 import { backendFor } from './network.js';
-import { importWallet, type NewWalletRequest } from './wallets.js';
+import { importWallet, type NewWalletRequest } from '../wallet/wallets.js';
 
 export type ImportResult = {
   entry: WalletEntry;

@@ -1,9 +1,9 @@
 import type { HDKey } from '@scure/bip32';
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import type { WalletServices } from '../services.js';
 import { confirmOwned, findIssued, type WalletAddress } from './addresses.js';
-import { unlockMaster } from './wallets.js';
+import { unlockMaster } from '../wallet/wallets.js';
 
 /** The private key of one of the wallet's issued addresses, for message signing. */
 export async function withAddressKey<T>(

@@ -7,7 +7,7 @@ import { finalizeSpend, prepareSpend, preview, type CreatedTransaction, type Spe
 import { signWith } from './sign.js';
 import { checkFee, checkPolicy } from './spend.js';
 import { readPsbt, unsignedTxid } from './transaction.js';
-import { openWallet, unlockMaster } from './wallets.js';
+import { openWallet, unlockMaster } from '../wallet/wallets.js';
 
 export type FundsSent = CreatedTransaction & { hex: string | null; txid: string | null; sent: boolean };
 

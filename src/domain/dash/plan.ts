@@ -1,6 +1,6 @@
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { checkBackendNetwork } from '../net/backends.js';
 import type { CoreChainBackend } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
@@ -21,7 +21,7 @@ import {
   type SpendPlan,
   type Utxo,
 } from './transaction.js';
-import { openWallet } from './wallets.js';
+import { openWallet } from '../wallet/wallets.js';
 
 /** The lowest fee rate Dash nodes relay (duffs per 1000 bytes). */
 const MIN_RELAY_FEE_RATE = DEFAULT_FEE_RATE_DUFFS_PER_KB;

@@ -1,7 +1,7 @@
 import type { HDKey } from '@scure/bip32';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { checkBackendNetwork } from '../net/backends.js';
 import { reserveSpend } from '../policy/spending-policy.js';
 import type { Authority } from '../policy/authority.js';
@@ -11,7 +11,7 @@ import { backendFor, policyOf } from './network.js';
 import { signPsbt } from './signer.js';
 import { checkFee, checkPolicy } from './spend.js';
 import { readPsbt, summarizePsbt, unsignedTxid } from './transaction.js';
-import { openWallet, unlockMaster } from './wallets.js';
+import { openWallet, unlockMaster } from '../wallet/wallets.js';
 
 export type SignedResult = { entry: WalletEntry; hex: string; txid: string; fee: bigint; size: number };
 

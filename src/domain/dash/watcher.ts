@@ -1,6 +1,6 @@
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { RESTORE, walletFilePath } from '../keystore/keystore-format.js';
 import { publicKeyAddress } from './address.js';
 import { dashParams } from './params.js';

@@ -2,7 +2,7 @@ import type { Hex } from 'viem';
 import { WalletError } from '../errors.js';
 import { sealImportedKey, type ImportedKeyEntry } from '../keystore/imported-keys.js';
 import { shownName } from '../keystore/keystore-format.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import type { WalletServices } from '../services.js';
 import { looksLikeEvmAddress, parseEvmAddress, type EvmAddress } from './address.js';
 import { evmAccountPath } from './paths.js';
@@ -13,7 +13,8 @@ const keystoreV3 = () => import('./keystore-v3.js');
 // use, as listing and resolving accounts, which every EVM tool does, needs none of it.
 const hd = () => import('./hd.js');
 const keys = () => import('./keys.js');
-const wallets = () => import('../dash/wallets.js');
+const wallets = () => import('../wallet/wallets.js');
+const passphrase = () => import('../wallet/passphrase.js');
 
 /** An EVM account of the keystore: derived from a wallet's seed, or an imported key. */
 export type EvmAccount = {
@@ -102,7 +103,7 @@ export type ImportRequest = {
 export async function importAccount(services: WalletServices, request: ImportRequest): Promise<EvmAccount> {
   const privateKey = await importedPrivateKey(request);
   try {
-    const [{ evmAddressOfPrivateKey }, { keystorePassphraseToSeal }] = await Promise.all([hd(), wallets()]);
+    const [{ evmAddressOfPrivateKey }, { keystorePassphraseToSeal }] = await Promise.all([hd(), passphrase()]);
     const address = evmAddressOfPrivateKey(privateKey);
     const key = await sealImportedKey({
       address,

@@ -2,7 +2,7 @@ import type { Hex } from 'viem';
 import { WalletError } from '../errors.js';
 import { RESTORE } from '../keystore/keystore-format.js';
 import type { WalletServices } from '../services.js';
-import { unlockMaster } from '../dash/wallets.js';
+import { unlockMaster } from '../wallet/wallets.js';
 import type { EvmAccount } from './accounts.js';
 import { evmAddressOfPrivateKey, evmChainXpub, evmPrivateKeyAt, privateKeyHex } from './hd.js';
 

@@ -4,7 +4,7 @@ import { OptionalCoreNetwork, WalletId } from '../fields.js';
 
 /** The wallet's addresses (HD derivation, the keystore) load on a call's first use, not at start-up. */
 const addresses = () => import('../../domain/dash/addresses.js');
-const wallets = () => import('../../domain/dash/wallets.js');
+const wallets = () => import('../../domain/wallet/wallets.js');
 
 export const coreAddressesDiscover = defineTool({
   name: 'core_addresses_discover',

@@ -5,7 +5,7 @@ import { AddressRow } from './address-row.js';
 
 /** The wallet's addresses (HD derivation, the keystore) load on a call's first use, not at start-up. */
 const addresses = () => import('../../domain/dash/addresses.js');
-const wallets = () => import('../../domain/dash/wallets.js');
+const wallets = () => import('../../domain/wallet/wallets.js');
 
 export const coreAddressesList = defineTool({
   name: 'core_addresses_list',

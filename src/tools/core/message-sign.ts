@@ -4,7 +4,7 @@ import { CoreAddress, Message, OptionalCoreNetwork, WalletId } from '../fields.j
 
 /** The curve, HD keys and the keystore load on a call's first use, not at start-up. */
 const messages = () => import('../../domain/dash/message.js');
-const wallets = () => import('../../domain/dash/wallets.js');
+const wallets = () => import('../../domain/wallet/wallets.js');
 
 export const coreMessageSign = defineTool({
   name: 'core_message_sign',

@@ -5,7 +5,7 @@ import { defaultNetwork } from './default-network.js';
 import { WalletFields, walletFields } from './wallet-fields.js';
 
 /** The keystore and HD derivation load on a call's first use, not when another tool's call starts. */
-const dashWallets = () => import('../../domain/dash/wallets.js');
+const wallets = () => import('../../domain/wallet/wallets.js');
 
 export const coreWalletCreate = defineTool({
   name: 'core_wallet_create',
@@ -40,7 +40,7 @@ export const coreWalletCreate = defineTool({
     }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ alias, network, words }, { services }) => {
-    const { createWallet, summarize } = await dashWallets();
+    const { createWallet, summarize } = await wallets();
     const entry = await createWallet(services, { alias, network: await defaultNetwork(network, services), words });
     return {
       ...walletFields(summarize(entry)),

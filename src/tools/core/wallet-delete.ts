@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { RequiredCoreNetwork, WalletId } from '../fields.js';
 
 /** The keystore and HD derivation load on a call's first use, not when another tool's call starts. */
-const dashWallets = () => import('../../domain/dash/wallets.js');
+const wallets = () => import('../../domain/wallet/wallets.js');
 
 export const coreWalletDelete = defineTool({
   name: 'core_wallet_delete',
@@ -38,11 +38,11 @@ export const coreWalletDelete = defineTool({
   // Irreversible, and its confirmation is readable by any caller of core_wallets_list: never autonomous.
   consent: 'human',
   precheck: async ({ wallet_id, network, confirm_fingerprint }, { services }) => {
-    const { walletToDelete } = await dashWallets();
+    const { walletToDelete } = await wallets();
     await walletToDelete(services, { walletId: wallet_id, network, confirmFingerprint: confirm_fingerprint });
   },
   handler: async ({ wallet_id, network, confirm_fingerprint }, { services }) => {
-    const { deleteWallet } = await dashWallets();
+    const { deleteWallet } = await wallets();
     const entry = await deleteWallet(services, {
       walletId: wallet_id,
       network,

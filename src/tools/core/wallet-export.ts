@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { WalletId } from '../fields.js';
 
 /** The keystore and HD derivation load on a call's first use, not when another tool's call starts. */
-const dashWallets = () => import('../../domain/dash/wallets.js');
+const wallets = () => import('../../domain/wallet/wallets.js');
 
 export const coreWalletExport = defineTool({
   name: 'core_wallet_export',
@@ -29,7 +29,7 @@ export const coreWalletExport = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   localOnly: true,
   handler: async ({ wallet_id }, { services }) => {
-    const { exportWallet } = await dashWallets();
+    const { exportWallet } = await wallets();
     const exported = await exportWallet(services, wallet_id);
     return {
       wallet_id: exported.entry.id,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WalletSummary } from '../../domain/dash/wallets.js';
+import type { WalletSummary } from '../../domain/wallet/wallets.js';
 
 /** What every result about a wallet says of it (core_wallets_list, core_wallet_create, core_wallet_import). */
 export const WalletFields = {

@@ -5,7 +5,7 @@ import { defaultNetwork } from './default-network.js';
 import { WalletFields, walletFields } from './wallet-fields.js';
 
 /** The keystore and HD derivation load on a call's first use, not when another tool's call starts. */
-const dashWallets = () => import('../../domain/dash/wallets.js');
+const wallets = () => import('../../domain/wallet/wallets.js');
 
 export const coreWalletImport = defineTool({
   name: 'core_wallet_import',
@@ -46,7 +46,7 @@ export const coreWalletImport = defineTool({
   handler: async ({ alias, network, mnemonic, mnemonic_passphrase, discover }, { services, progress, signal }) => {
     const [{ importAndDiscover }, { summarize }] = await Promise.all([
       import('../../domain/dash/import.js'),
-      dashWallets(),
+      wallets(),
     ]);
     const result = await importAndDiscover(
       services,

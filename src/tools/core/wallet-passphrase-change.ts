@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { WalletId, secretString } from '../fields.js';
 
 /** The keystore and HD derivation load on a call's first use, not when another tool's call starts. */
-const dashWallets = () => import('../../domain/dash/wallets.js');
+const passphrase = () => import('../../domain/wallet/passphrase.js');
 
 export const coreWalletPassphraseChange = defineTool({
   name: 'core_wallet_passphrase_change',
@@ -40,7 +40,7 @@ export const coreWalletPassphraseChange = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   localOnly: true,
   handler: async ({ new_passphrase, wallet_id }, { services }) => {
-    const { changeKeystorePassphrase } = await dashWallets();
+    const { changeKeystorePassphrase } = await passphrase();
     const changed = await changeKeystorePassphrase(services, { newPassphrase: new_passphrase, walletId: wallet_id });
     return { wallets: changed.wallets.map((entry) => entry.alias), imported_keys: changed.keys };
   },

@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { WalletFields, walletFields } from './wallet-fields.js';
 
 /** The keystore and HD derivation load on a call's first use, not when another tool's call starts. */
-const dashWallets = () => import('../../domain/dash/wallets.js');
+const walletList = () => import('../../domain/wallet/wallets.js');
 
 export const coreWalletsList = defineTool({
   name: 'core_wallets_list',
@@ -27,7 +27,7 @@ export const coreWalletsList = defineTool({
     }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, { services }) => {
-    const { listWallets } = await dashWallets();
+    const { listWallets } = await walletList();
     const { wallets, unreadable } = await listWallets(services);
     return {
       wallets: wallets.map((wallet) => ({ ...walletFields(wallet), created_at: wallet.createdAt })),

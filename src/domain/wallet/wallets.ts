@@ -1,17 +1,21 @@
 import type { HDKey } from '@scure/bip32';
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
-import type { WalletEntry } from '../keystore/keystore.js';
+import type { WalletEntry } from '../keystore/wallet-record.js';
 import { RESTORE } from '../keystore/keystore-format.js';
-import { MIN_PASSPHRASE_LENGTH, type WalletServices } from '../services.js';
-import type { MnemonicWordCount } from './hd.js';
-import { accountPath } from './paths.js';
+import type { WalletServices } from '../services.js';
+import { accountPath } from '../dash/paths.js';
+import { keystorePassphraseToSeal } from './passphrase.js';
+import type { MnemonicWordCount } from './seed.js';
 
 /**
- * Seeds and keys (bip39, bip32, the curve) load when a wallet is created, imported or unlocked,
- * not for every call that opens one (docs/PERFORMANCE.md).
+ * A wallet's life, for both chains: one seed in the keystore, opened by alias or fingerprint,
+ * created, imported, exported, deleted, and its master key unlocked. Seeds and keys (bip39, bip32,
+ * the curve) load when a wallet is created, imported or unlocked, not for every call that opens
+ * one (docs/PERFORMANCE.md).
  */
-const hd = () => import('./hd.js');
+const seed = () => import('./seed.js');
+const dashHd = () => import('../dash/hd.js');
 
 /** What the tools show of a wallet: never a secret. */
 export type WalletSummary = {
@@ -88,7 +92,7 @@ async function defaultWalletId(services: WalletServices, network?: CoreNetwork):
 /** Unlocks a wallet's master key and checks it is the key the entry describes. */
 export async function unlockMaster(services: WalletServices, entry: WalletEntry): Promise<HDKey> {
   const secret = await services.keystore.unlock(entry, await services.passphrase('unlock'));
-  const { accountXpub, fingerprintHex, masterKey } = await hd();
+  const [{ fingerprintHex, masterKey }, { accountXpub }] = await Promise.all([seed(), dashHd()]);
   const master = await masterKey(secret.mnemonic, secret.mnemonicPassphrase, entry.network);
   if (
     fingerprintHex(master) !== entry.id ||
@@ -106,7 +110,7 @@ export async function unlockMaster(services: WalletServices, entry: WalletEntry)
 export type NewWalletRequest = { alias: string; network: CoreNetwork; mnemonic: string; mnemonicPassphrase: string };
 
 async function store(services: WalletServices, request: NewWalletRequest): Promise<WalletEntry> {
-  const { accountXpub, checkMnemonic, fingerprintHex, masterKey } = await hd();
+  const [{ checkMnemonic, fingerprintHex, masterKey }, { accountXpub }] = await Promise.all([seed(), dashHd()]);
   const mnemonic = checkMnemonic(request.mnemonic);
   const master = await masterKey(mnemonic, request.mnemonicPassphrase, request.network);
   const passphrase = await keystorePassphraseToSeal(services);
@@ -125,7 +129,7 @@ export async function createWallet(
   services: WalletServices,
   request: { alias: string; network: CoreNetwork; words: MnemonicWordCount },
 ): Promise<WalletEntry> {
-  const { newMnemonic } = await hd();
+  const { newMnemonic } = await seed();
   return store(services, {
     alias: request.alias,
     network: request.network,
@@ -181,75 +185,4 @@ export async function walletToDelete(
     );
   }
   return entry;
-}
-
-/**
- * The passphrase a new wallet or key is sealed with: the keystore has one. With nothing sealed
- * yet it is a new one (asked twice, 8+ characters); otherwise it is the keystore's, checked
- * against an existing file, so a second wallet never gets a passphrase of its own.
- */
-export async function keystorePassphraseToSeal(services: WalletServices): Promise<string> {
-  const empty = (await services.keystore.checkPassphrase('')) === 'empty';
-  if (empty) return services.passphrase('new');
-  const passphrase = await services.passphrase('unlock');
-  if ((await services.keystore.checkPassphrase(passphrase)) === 'wrong') {
-    throw new WalletError(
-      'WALLET_LOCKED',
-      'That is not the keystore passphrase: the keystore has one passphrase for every wallet and key; nothing was added.',
-      {
-        hint: 'Give the passphrase the existing wallets open with; core_wallet_passphrase_change changes it for all of them.',
-      },
-    );
-  }
-  return passphrase;
-}
-
-/**
- * Re-encrypts the keystore under `newPassphrase`, all or nothing. Without `walletId`: every
- * wallet and imported key, which must all open with the current passphrase. With `walletId`: that
- * wallet only, opened with the current passphrase (its own, from before the keystore had one) and
- * sealed with `newPassphrase`, which must be the passphrase the rest of the keystore opens with.
- */
-export async function changeKeystorePassphrase(
-  services: WalletServices,
-  request: { newPassphrase: string; walletId: string | undefined },
-): Promise<{ wallets: WalletEntry[]; keys: number }> {
-  if (request.newPassphrase.length < MIN_PASSPHRASE_LENGTH) {
-    throw new WalletError(
-      'INVALID_PARAM',
-      `new_passphrase must have at least ${MIN_PASSPHRASE_LENGTH} characters; nothing was changed.`,
-    );
-  }
-  const only = request.walletId === undefined ? undefined : await services.keystore.resolve(request.walletId);
-  const current = await services.passphrase('unlock');
-  if (only !== undefined) {
-    const { entries } = await services.keystore.list();
-    const others = entries.filter((entry) => entry.id !== only.id || entry.network !== only.network);
-    const reference = others[0];
-    if (
-      reference !== undefined &&
-      (await services.keystore.unlock(reference, request.newPassphrase).then(
-        () => false,
-        () => true,
-      ))
-    ) {
-      throw new WalletError(
-        'WALLET_LOCKED',
-        `new_passphrase does not open wallet '${reference.alias}': bringing one wallet over, give the keystore passphrase; nothing was changed.`,
-        { hint: 'Omit wallet_id to change the passphrase of the whole keystore instead.' },
-      );
-    }
-  }
-  const changed = await services.keystore
-    .changePassphrase(current, request.newPassphrase, only)
-    .catch((error: unknown) => {
-      if (error instanceof WalletError && error.code === 'WALLET_LOCKED' && only === undefined) {
-        throw new WalletError('WALLET_LOCKED', `${error.message} Nothing was changed.`, {
-          hint: 'A wallet sealed with another passphrase: bring it over first with core_wallet_passphrase_change and its wallet_id (started with its own passphrase).',
-          cause: error,
-        });
-      }
-      throw error;
-    });
-  return { wallets: changed.wallets, keys: changed.keys.length };
 }

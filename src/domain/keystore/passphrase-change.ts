@@ -1,0 +1,88 @@
+import { ensurePrivateDir } from '../../shared/private-files.js';
+import { WalletError } from '../errors.js';
+import { seal } from './cipher.js';
+import { commitStaged, removeStaleStaging, stage, type StagedFile } from './commit.js';
+import { importedKeyPath, serialize, walletPath } from './files.js';
+import { sealImportedKey, type ImportedKeyEntry } from './imported-keys.js';
+import { RESTORE } from './keystore-format.js';
+import { listImportedKeys, listWallets } from './listing.js';
+import { locked } from './locked.js';
+import { unlockImportedKey, unlockWallet } from './unlock.js';
+import { associatedData, type WalletEntry } from './wallet-record.js';
+
+// Every sealed file of the keystore re-sealed under a new passphrase, all or nothing.
+
+/**
+ * Re-seals every wallet and imported key (or only the wallet `only`) from `current` to `next`,
+ * all or nothing, under the keystore lock: each file is opened first (one that does not open
+ * with `current` stops everything), the new files are written beside the old ones and synced,
+ * and only then renamed over them; a failure before the renames removes the new files, one
+ * during them puts back the files already replaced. The old passphrase keeps working until the
+ * change is complete.
+ */
+export async function changePassphrase(
+  dir: string,
+  current: string,
+  next: string,
+  only?: WalletEntry,
+): Promise<{ wallets: WalletEntry[]; keys: ImportedKeyEntry[] }> {
+  ensurePrivateDir(dir);
+  return locked(dir, async () => {
+    return resealAll(dir, current, next, only).catch(async (error: unknown) => {
+      removeStaleStaging(dir);
+      throw error;
+    });
+  });
+}
+
+async function resealAll(
+  dir: string,
+  current: string,
+  next: string,
+  only: WalletEntry | undefined,
+): Promise<{ wallets: WalletEntry[]; keys: ImportedKeyEntry[] }> {
+  const listed = await listWallets(dir);
+  const listedKeys = await listImportedKeys(dir);
+  const unreadable = [...listed.unreadable, ...listedKeys.unreadable];
+  if (only === undefined && unreadable.length > 0) {
+    throw new WalletError(
+      'KEYSTORE_DAMAGED',
+      `Cannot re-encrypt the keystore: ${unreadable.join(', ')} cannot be read; nothing was changed.`,
+      RESTORE,
+    );
+  }
+  const wallets =
+    only === undefined
+      ? listed.entries
+      : listed.entries.filter((entry) => entry.id === only.id && entry.network === only.network);
+  const keys = only === undefined ? listedKeys.keys : [];
+  const staged: StagedFile[] = [];
+  const resealedWallets: WalletEntry[] = [];
+  const resealedKeys: ImportedKeyEntry[] = [];
+  for (const wallet of wallets) {
+    const secret = await unlockWallet(dir, wallet, current);
+    const plaintext = JSON.stringify({ mnemonic: secret.mnemonic, mnemonic_passphrase: secret.mnemonicPassphrase });
+    const crypto = await seal(plaintext, next, (kdf) => associatedData(wallet, kdf));
+    const resealed = { ...wallet, crypto };
+    resealedWallets.push(resealed);
+    staged.push(await stage(dir, walletPath(dir, wallet), serialize(resealed)));
+  }
+  for (const key of keys) {
+    const privateKey = await unlockImportedKey(dir, key, current);
+    try {
+      const sealed = await sealImportedKey({
+        address: key.address,
+        alias: key.alias,
+        privateKey,
+        passphrase: next,
+      });
+      const resealed = { ...sealed, created_at: key.created_at };
+      resealedKeys.push(resealed);
+      staged.push(await stage(dir, importedKeyPath(dir, key), serialize(resealed)));
+    } finally {
+      privateKey.fill(0);
+    }
+  }
+  await commitStaged(staged, dir);
+  return { wallets: resealedWallets, keys: resealedKeys };
+}
