@@ -235,6 +235,14 @@ export function parseFlags(argv: readonly string[], flags: readonly CliFlag[]): 
       // Nothing follows but another flag: yargs would send on an empty string.
       if (!flag.bareMeansTrue) throw new UsageError(`${word} needs a value.`);
       joined.push(`${word}=true`);
+    } else if (/^-[^-]/.test(word) && !onlyShortFlags(word)) {
+      // Not a bundle of known short flags: `-1dash` (its flag forgotten) would otherwise set -h
+      // among others, and a spend would print help and exit 0 having done nothing.
+      const unknown = [...word.slice(1)].find((letter) => !shortFlags.has(letter)) ?? '';
+      throw new UsageError(
+        `Unknown flag -${unknown}${word.length > 2 ? ` in '${word}'` : ''}.`,
+        "A value that starts with - goes right after the flag it is for (--amount-duffs -1dash); '<command> --help' lists the flags.",
+      );
     } else joined.push(word);
   }
   const result = yargsParser.detailed(joined, {

@@ -121,6 +121,13 @@ describe('a value that starts with - (issue 41)', () => {
       ['core-funds-send', '--to', '-hx', '--yes'],
       /Unknown flag --to for 'core-funds-send'/,
     ],
+    // No flag before it: a bundle of short flags that merely holds an h is no request for help.
+    [
+      '-1dash with its flag forgotten',
+      ['core-funds-send', '-1dash', '--yes', '--json'],
+      /error: USAGE: Unknown flag -1/,
+    ],
+    ['an unknown short flag beside -h', ['evm-funds-send', '-xh'], /error: USAGE: Unknown flag -x/],
   ];
   for (const [label, argv, expected] of refusals) {
     it(`${label} is that flag's value, refused with exit 2, never help and exit 0`, async () => {
@@ -135,5 +142,14 @@ describe('a value that starts with - (issue 41)', () => {
     const { code, stdout } = await wallet(['core-funds-send', '--dry-run', '-h']);
     assert.equal(code, 0);
     assert.match(stdout, /^wallet core-funds-send — /);
+  });
+
+  it('--help beside an unknown long flag is help; an unknown short-flag bundle is refused even beside -h', async () => {
+    const help = await wallet(['core-funds-send', '--bogus', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^wallet core-funds-send — /);
+    const refused = await wallet(['core-funds-send', '-1dash', '-h']);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /error: USAGE: Unknown flag -1 in '-1dash'\./);
   });
 });
