@@ -1,10 +1,11 @@
 // One tool call on another MCP server, spawned over stdio, spawn to exit: `wallet --server`
-// against mcporter (`mcporter call --stdio`, a TypeScript CLI over MCP, installed as a
-// devDependency), on the same server and tool, interleaved in the same run. A raw JSON-RPC client
+// against mcporter (`mcporter call --stdio`, a TypeScript CLI over MCP, installed in bench/tools/ on
+// first use), on the same server and tool, interleaved in the same run. A raw JSON-RPC client
 // (bench/lib/raw-call.mjs) is printed too, as the floor: the server's own start and answer.
 //
 //   node bench/server-call.mjs [--runs 15] [--warmup 2] [--json]
 import { join } from 'node:path';
+import { installTools } from '../scripts/install-tools.mjs';
 import { spawn } from 'node:child_process';
 import {
   ROOT,
@@ -34,7 +35,9 @@ const options = readOptions(
 await requireBuild();
 
 const NODE = process.execPath;
-const MCPORTER = join(ROOT, 'node_modules', 'mcporter', 'dist', 'cli.js');
+// mcporter lives in bench/tools/, out of the wallet's install (its package asks for Node >= 24).
+installTools(join(ROOT, 'bench', 'tools'), 'mcporter, the baseline of this bench');
+const MCPORTER = join(ROOT, 'bench', 'tools', 'node_modules', 'mcporter', 'dist', 'cli.js');
 const RAW = join(ROOT, 'bench', 'lib', 'raw-call.mjs');
 const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const ADDRESS = 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt';
@@ -43,7 +46,7 @@ const home = temporaryDirectory('wallet-bench-server-call-');
 process.on('exit', () => home.remove());
 const env = walletEnv(home.path);
 const probe = await run(NODE, [MCPORTER, '--version'], { env });
-if (probe.code !== 0) fail(`mcporter does not run here (npm ci installs it):\n${probe.stderr}`);
+if (probe.code !== 0) fail(`mcporter does not run here (bench/tools/, installed above):\n${probe.stderr}`);
 const mcporterVersion = probe.stdout.trim();
 
 // Each server: its command line (for all three clients), then one tool with its arguments.

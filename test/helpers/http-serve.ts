@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ROOT, WALLET_BIN } from './paths.js';
 import { tempHome } from './io.js';
 
-/** `conformance/` holds Node 22 and the tools that need it (scripts/conformance-tools.mjs installs them). */
+/** `conformance/` holds Node 22 and the tools that need it (scripts/install-tools.mjs installs them). */
 export const CONFORMANCE_DIR = join(ROOT, 'conformance');
 export const NODE_22 = join(CONFORMANCE_DIR, 'node_modules', '.bin', 'node');
 
