@@ -147,7 +147,12 @@ export const Wei = describedWithBrief(
 );
 
 export const HexData = describedWithBrief(
-  z.string().max(300_000),
+  // Canonical at the boundary: what the question shows and the digest binds is what is signed
+  // (a leading space once hid a token transfer from the question, while the domain trimmed it).
+  z
+    .string()
+    .max(300_000)
+    .regex(/^0x([0-9a-fA-F]{2})*$/, '0x followed by whole bytes in hex, nothing before or after'),
   'Calldata: 0x followed by whole bytes in hex (e.g. an ABI-encoded call).',
   'Calldata, 0x hex',
 );

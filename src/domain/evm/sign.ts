@@ -44,6 +44,22 @@ export async function signTransaction(
 }
 
 /**
+ * What signing or sending `hex` would refuse before any key or node is touched: a network that
+ * does not exist, a transaction that does not decode or is for another chain, and a token call
+ * whose arguments do not decode. `wallet serve` runs it before it asks anyone or files an approval,
+ * so nobody is asked to approve a call bound to fail; the handler checks again.
+ */
+export async function checkTransactionBeforeAsking(
+  services: WalletServices,
+  request: { hex: string; field: 'unsigned_tx' | 'signed_tx'; network: string },
+): Promise<void> {
+  const network = await evmNetwork(services, request.network);
+  const transaction = readTransaction(request.hex, request.field);
+  checkChainId(transaction.chainId, network, 'The transaction');
+  countedSpend(transaction);
+}
+
+/**
  * Signs as a spend the network's 24-hour cap counts (see `reserveSpend`); without a cap, only
  * signs. The key is unlocked first, so the ledger's lock is never held through a slow unlock.
  */

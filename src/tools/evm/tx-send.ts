@@ -34,6 +34,10 @@ export const evmTxSend = defineTool({
   output: () => z.object({ ...StatusFields, ...SignedFields, network: z.string().describe('The EVM network.') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
+  precheck: async ({ signed_tx, network }, { services }) => {
+    const { checkTransactionBeforeAsking } = await import('../../domain/evm/sign.js');
+    await checkTransactionBeforeAsking(services, { hex: signed_tx, field: 'signed_tx', network });
+  },
   handler: async (
     { signed_tx, network, wait, wait_seconds, max_fee_wei },
     { services, signal, progress, authority },

@@ -41,6 +41,10 @@ export const evmTxSign = defineTool({
   // Deterministic (RFC 6979), so idempotent.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   consent: 'policy',
+  precheck: async ({ unsigned_tx, network }, { services }) => {
+    const { checkTransactionBeforeAsking } = await import('../../domain/evm/sign.js');
+    await checkTransactionBeforeAsking(services, { hex: unsigned_tx, field: 'unsigned_tx', network });
+  },
   handler: async ({ address, unsigned_tx, network, max_fee_wei }, { services, authority }) => {
     const { signTransaction } = await import('../../domain/evm/sign.js');
     const signed = await signTransaction(services, {
