@@ -197,6 +197,22 @@ describe('token calls, decoded as the token contract decodes them (issue 36)', (
     }
   });
 
+  it('a capped token gets no call the wallet cannot read; another contract may, with a human yes', () => {
+    // DAI's push(address,uint256) moves tokens with a selector the wallet does not decode.
+    const push =
+      `0xb753a98c${RECIPIENT.slice(2).toLowerCase().padStart(64, '0')}${1_000_000n.toString(16).padStart(64, '0')}` as Hex;
+    const toToken = countedSpend({ to: TOKEN, value: 0n, data: push });
+    assert.ok(toToken.unreadable !== undefined);
+    assert.throws(
+      () => checkSpend(policy, toToken),
+      isPolicyViolation(
+        /^Refused by policy evm\.networks\.local\.policy\.tokens\.0x5FbDB2315678afecb367f032d93F642f64180aa3: its calldata is a contract call the wallet cannot read/,
+      ),
+    );
+    const elsewhere = countedSpend({ to: RECIPIENT, value: 0n, data: push });
+    checkSpend(policy, elsewhere);
+  });
+
   it('a token call whose arguments do not decode is refused before any policy or approval', () => {
     for (const data of [transfer.slice(0, 74), transfer.slice(0, -2)] as Hex[]) {
       assert.throws(

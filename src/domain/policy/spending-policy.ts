@@ -216,6 +216,21 @@ export function checkSpend(policy: SpendingPolicy | null, spend: CountedSpend): 
       }
     }
   }
+  // A token with caps gets no call the wallet cannot read: DAI's push, LINK's transferAndCall or
+  // a call of its own could move it, and no cap would see how much (no yes passes a hard cap).
+  const cappedToken =
+    spend.unreadable === undefined
+      ? undefined
+      : spend.recipients.find((recipient) => recipient.address !== null && policy.tokens.has(recipient.address));
+  if (cappedToken?.address) {
+    throw new WalletError(
+      'POLICY_VIOLATION',
+      `Refused by policy ${policy.chain}.networks.${policy.network}.policy.tokens.${cappedToken.address}: ${spend.unreadable}, to a token with caps, which could move it uncounted. ${REFUSED_TAIL}`,
+      {
+        hint: 'Move the token with evm_token_transfer (or an ERC-20 transfer or approve the wallet reads); a call of another kind to it is refused while the policy caps it.',
+      },
+    );
+  }
   if (policy.maxPerTx !== null && spend.amount > policy.maxPerTx) {
     throw refusal(
       policy,
