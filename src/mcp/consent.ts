@@ -81,7 +81,9 @@ export class ConsentGate {
       throw approvalRequired(lookup.approval);
     }
     let reason = `${tool.name} always needs a human yes`;
-    if (tool.consent === 'policy' && !(askEveryCall && canAsk)) {
+    // A client whose user answers every question (the wallet CLI on a terminal) is never run as
+    // an agent alone, asked or not: untrusted, it waits for the owner like any other.
+    if (tool.consent === 'policy' && !askEveryCall) {
       try {
         return await run('agent');
       } catch (error) {
