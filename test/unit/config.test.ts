@@ -72,6 +72,12 @@ describe('network endpoints', () => {
       redactUrl('https://rpc.example/?chain=1&access_token=abc&x=0123456789abcdef0123'),
       'https://rpc.example/?chain=1&access_token=***&x=***',
     );
+    // Anything not known to be harmless is hidden: short passwords, JWTs, ;-separated pairs, fragments.
+    assert.equal(
+      redactUrl('https://rpc.example/?pass=hunter2&p=s3&jwt=eyJhbGciOi.x.y&c=1;apikey=secret#access_token=xyz'),
+      'https://rpc.example/?pass=***&p=***&jwt=***&c=***&apikey=***#***',
+    );
+    assert.equal(redactUrl('https://rpc.example/?chain=0123456789abcdef0123'), 'https://rpc.example/?chain=***');
     assert.equal(redactUrl('https://rpc.example/eth/mainnet'), 'https://rpc.example/eth/mainnet');
   });
   it('refuses malformed overrides and unknown networks', () => {

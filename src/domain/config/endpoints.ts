@@ -212,11 +212,11 @@ export function parseEndpointOverride(text: string): EndpointOverride {
 }
 
 /**
- * The URL safe to print: a user name and password, a query parameter named like a credential
- * (`key`, `token`, `secret`, `passw`, `auth`, `sig`, `session`) or whose value looks like an API
- * key, and any path segment that looks like one (16+ letters, digits, `-` or `_`, as in
- * `/v3/<key>`) become `***`; a harmless query (`status?q=getInfo`) stays. A URL with nothing to
- * hide is returned as it was written.
+ * The URL safe to print: a user name and password, any path segment that looks like an API key
+ * (16+ letters, digits, `-` or `_`, as in `/v3/<key>`), the fragment, and every query parameter
+ * but the few known to be harmless (`q`, `chain`, `network`, `format`, … with a value that looks
+ * like no key) become `***`; an Insight status check (`status?q=getInfo`) stays readable. A URL
+ * with nothing to hide is returned as it was written.
  *
  * @example
  * redactUrl('https://u:p@mainnet.example/v3/0123456789abcdef0123?apikey=x&chain=1') // 'https://***@mainnet.example/v3/***?apikey=***&chain=1'
@@ -229,22 +229,27 @@ export function redactUrl(url: string): string {
     .join('/');
   const query = parsed.search
     .slice(1)
-    .split('&')
+    .split(/[&;]/)
     .map((pair) => {
       const at = pair.indexOf('=');
       const name = at === -1 ? pair : pair.slice(0, at);
       const value = at === -1 ? '' : pair.slice(at + 1);
-      return SECRET_PARAMETER.test(name) || API_KEY_SEGMENT.test(value) ? `${name}=***` : pair;
+      return HARMLESS_PARAMETER.test(name) && HARMLESS_VALUE.test(value) ? pair : `${name.slice(0, 64)}=***`;
     })
     .join('&');
   const search = parsed.search ? `?${query}` : '';
-  if (!parsed.username && !parsed.password && search === parsed.search && path === parsed.pathname) return url;
+  const fragment = parsed.hash ? '#***' : '';
+  if (!parsed.username && !parsed.password && search === parsed.search && !fragment && path === parsed.pathname) {
+    return url;
+  }
   const auth = parsed.username || parsed.password ? '***@' : '';
-  return `${parsed.protocol}//${auth}${parsed.host}${path}${search}`;
+  return `${parsed.protocol}//${auth}${parsed.host}${path}${search}${fragment}`;
 }
 
-/** A query parameter named like a credential. */
-const SECRET_PARAMETER = /key|token|secret|passw|auth|sig|session|credential/i;
+/** Query parameters known to carry no credential (an explorer's query, a chain or format). */
+const HARMLESS_PARAMETER = /^(q|chain|chainid|chain_id|network|format|v|version|limit|page|from|to|block|tag)$/i;
+/** A short plain value: no key hides in it. */
+const HARMLESS_VALUE = /^[A-Za-z0-9_.-]{0,15}$/;
 const API_KEY_SEGMENT = /^[A-Za-z0-9_-]{16,}$/;
 
 /**
