@@ -241,7 +241,7 @@ export function parseFlags(argv: readonly string[], flags: readonly CliFlag[]): 
       const unknown = [...word.slice(1)].find((letter) => !shortFlags.has(letter)) ?? '';
       throw new UsageError(
         `Unknown flag -${unknown}${word.length > 2 ? ` in '${word}'` : ''}.`,
-        "A value that starts with - goes right after the flag it is for (--amount-duffs -1dash); '<command> --help' lists the flags.",
+        "A value that starts with - goes right after the flag it is for; '<command> --help' lists the flags.",
       );
     } else joined.push(word);
   }

@@ -47,7 +47,7 @@ export type WalletServerOptions = {
   /**
    * Who calls the tools. `agent` (the default: `wallet serve`): every call that signs or deletes
    * needs a human yes (elicitation, or an approval out of band) unless the policy's autonomy covers
-   * it. `owner`: a person runs the calls (the local CLI, which asks on its own terminal first).
+   * it. `terminal`: a person runs the calls (the local CLI, which asks on its own terminal first).
    */
   caller?: Authority;
   /**

@@ -2,7 +2,7 @@
 const SYSTEM_CODE_WORDS: Readonly<Record<string, string>> = {
   ENOTFOUND: 'its host name could not be resolved (ENOTFOUND: offline, or a typo in the host?)',
   EAI_AGAIN: 'its host name could not be resolved just now (EAI_AGAIN: offline, or DNS is down?)',
-  ECONNREFUSED: 'nothing listens there (ECONNREFUSED: is the node running, on that port?)',
+  ECONNREFUSED: 'nothing listens there (ECONNREFUSED: is it running, on that port?)',
   ECONNRESET: 'the connection was reset (ECONNRESET)',
   ETIMEDOUT: 'the connection timed out (ETIMEDOUT)',
 };

@@ -34,8 +34,8 @@ export type ToolContext = {
   /** Reports the progress of a long call (a scan) to the caller, when it asked for progress. */
   progress: ProgressReporter;
   /**
-   * Who stands behind this call: `owner` (a person said yes) or `agent` (an agent alone, in
-   * `wallet serve`). Every domain call that signs or deletes takes it: the policy decides what an
+   * Who stands behind this call: a person's yes (`terminal`, `client`) or `agent` (an agent alone,
+   * in `wallet serve`; see src/domain/policy/authority.ts). Every domain call that signs or deletes takes it: the policy decides what an
    * agent may do alone.
    */
   authority: Authority;

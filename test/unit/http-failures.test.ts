@@ -35,7 +35,7 @@ describe('an unreachable endpoint, in words', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     assert.match(
       await refusal(`http://127.0.0.1:${address.port}/`),
-      /: nothing listens there \(ECONNREFUSED: is the node running, on that port\?\)\.$/,
+      /: nothing listens there \(ECONNREFUSED: is it running, on that port\?\)\.$/,
     );
   });
 });
