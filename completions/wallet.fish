@@ -286,6 +286,11 @@ flag	core-address-validate	--network	choice	Also check the network. The address 
 val	core-address-validate	--network	mainnet
 val	core-address-validate	--network	testnet
 val	core-address-validate	--network	regtest
+cmd	-	core-message-verify	globals	Verify a Dash signed message
+flag	core-message-verify	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	core-message-verify	--address	text	The claimed signer. A P2PKH address.
+flag	core-message-verify	--message	text	UTF-8 text. The message itself.
+flag	core-message-verify	--signature	text	The signature, Base64.
 cmd	-	core-addresses-discover	globals	Scan the chain for used addresses (BIP44 gap limit)
 flag	core-addresses-discover	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	core-addresses-discover	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -300,6 +305,15 @@ flag	core-address-create	--network	choice	The Dash network; defaults to the wall
 val	core-address-create	--network	mainnet
 val	core-address-create	--network	testnet
 val	core-address-create	--network	regtest
+cmd	-	core-message-sign	globals	Sign a message with one of the wallet\'s addresses
+flag	core-message-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	core-message-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-message-sign	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
+val	core-message-sign	--network	mainnet
+val	core-message-sign	--network	testnet
+val	core-message-sign	--network	regtest
+flag	core-message-sign	--address	text	The wallet address whose key signs. core-addresses-list lists them.
+flag	core-message-sign	--message	text	UTF-8 text. The message itself.
 cmd	-	core-utxos-list	globals	List a wallet\'s unspent outputs (UTXOs)
 flag	core-utxos-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	core-utxos-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -354,20 +368,6 @@ val	core-tx-send	--network	testnet
 val	core-tx-send	--network	regtest
 flag	core-tx-send	--hex	text	The signed transaction, hex. core-tx-sign\'s hex.
 flag	core-tx-send	--max-fee-duffs	text	A fee cap in duffs. Refuse to send if the fee is above it; 1000000 (0.01 DASH) when omitted.
-cmd	-	core-message-verify	globals	Verify a Dash signed message
-flag	core-message-verify	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-message-verify	--address	text	The claimed signer. A P2PKH address.
-flag	core-message-verify	--message	text	UTF-8 text. The message itself.
-flag	core-message-verify	--signature	text	The signature, Base64.
-cmd	-	core-message-sign	globals	Sign a message with one of the wallet\'s addresses
-flag	core-message-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-message-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
-flag	core-message-sign	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
-val	core-message-sign	--network	mainnet
-val	core-message-sign	--network	testnet
-val	core-message-sign	--network	regtest
-flag	core-message-sign	--address	text	The wallet address whose key signs. core-addresses-list lists them.
-flag	core-message-sign	--message	text	UTF-8 text. The message itself.
 cmd	-	evm-accounts-list	globals	List the EVM accounts in the keystore
 flag	evm-accounts-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-accounts-list	--wallet-id	wallet	Only this wallet\'s derived accounts. Its alias or fingerprint.

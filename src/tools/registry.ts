@@ -14,16 +14,16 @@ import { coreWalletDelete } from './core/wallet-delete.js';
 import { coreAddressesList } from './core/addresses-list.js';
 import { coreTxsList } from './core/txs-list.js';
 import { coreAddressValidate } from './core/address-validate.js';
+import { coreMessageVerify } from './core/message-verify.js';
 import { coreAddressesDiscover } from './core/addresses-discover.js';
 import { coreAddressCreate } from './core/address-create.js';
+import { coreMessageSign } from './core/message-sign.js';
 import { coreUtxosList } from './core/utxos-list.js';
 import { coreBalancesGet } from './core/balances-get.js';
 import { coreTxCreate } from './core/tx-create.js';
 import { coreTxSign } from './core/tx-sign.js';
 import { coreFundsSend } from './core/funds-send.js';
 import { coreTxSend } from './core/tx-send.js';
-import { coreMessageVerify } from './core/message-verify.js';
-import { coreMessageSign } from './core/message-sign.js';
 import { evmAccountsList } from './evm/accounts-list.js';
 import { evmTxsList } from './evm/txs-list.js';
 import { evmBalanceGet } from './evm/balance-get.js';
@@ -55,16 +55,16 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   coreAddressesList,
   coreTxsList,
   coreAddressValidate,
+  coreMessageVerify,
   coreAddressesDiscover,
   coreAddressCreate,
+  coreMessageSign,
   coreUtxosList,
   coreBalancesGet,
   coreTxCreate,
   coreTxSign,
   coreFundsSend,
   coreTxSend,
-  coreMessageVerify,
-  coreMessageSign,
   evmAccountsList,
   evmTxsList,
   evmBalanceGet,
