@@ -212,9 +212,10 @@ cmd	completion	fish	-	The fish completion script
 _wallet_tool_table='wallet-completion	1
 cmd	-	network-info	globals	Configured networks per chain, defaults and endpoints
 flag	network-info	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
-flag	network-info	--chain	choice	Only this chain: core or evm. All chains when omitted.
+flag	network-info	--chain	choice	Only this chain: core, evm or platform. All chains when omitted.
 val	network-info	--chain	core
 val	network-info	--chain	evm
+val	network-info	--chain	platform
 cmd	-	tool-describe	globals	Full definition of a tool (or all): text, schemas, hints
 flag	tool-describe	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	tool-describe	--name	text	A tool name as in tools/list, e.g. core_address_create (the CLI command with - for _ works too).
@@ -510,6 +511,27 @@ val	evm-typed-data-sign	--network	mainnet
 val	evm-typed-data-sign	--network	sepolia
 val	evm-typed-data-sign	--network	local
 flag	evm-typed-data-sign	--typed-data	text	The EIP-712 typed data to sign. {domain, types, primaryType, message}, as eth_signTypedData_v4 take…
+cmd	-	platform-documents-list	globals	List a data contract'\''s documents of one type
+flag	platform-documents-list	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	platform-documents-list	--contract-id	text	The data contract'\''s id, base58 (32 bytes).
+flag	platform-documents-list	--document-type	text	The document type, as the contract names it (e.g. domain for DPNS names).
+flag	platform-documents-list	--where	text	Clauses all documents meet, each [field, operator, value], e.g. [["records.identity", "==", "<id>"]…
+flag	platform-documents-list	--order-by	text	The order, each [field, asc or desc], by indexed fields; the index'\''s order when omitted.
+flag	platform-documents-list	--limit	text	At most this many documents (1 to 100); Platform'\''s default page when omitted.
+flag	platform-documents-list	--start-after	text	Only documents after this id: pass next_start_after for the next page.
+flag	platform-documents-list	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-contract-get	globals	Get a Platform data contract and its document types
+flag	platform-contract-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	platform-contract-get	--contract-id	text	The data contract'\''s id, base58 (32 bytes).
+flag	platform-contract-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-identity-balance-get	globals	Get a Platform identity balance in credits and DASH
+flag	platform-identity-balance-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	platform-identity-balance-get	--identity-id	text	The identity: its id, base58 (32 bytes).
+flag	platform-identity-balance-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-identity-get	globals	Get a Platform identity: balance, revision, keys
+flag	platform-identity-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	platform-identity-get	--identity-id	text	The identity: its id, base58 (32 bytes).
+flag	platform-identity-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
 '
 
 # The data directory, as wallet resolves it: $WALLET_HOME, else the platform's user data dir.

@@ -74,7 +74,7 @@ export type BaseUnit = {
 const EVM_TYPED = { wei: 0, gwei: GWEI_DECIMALS, ether: ETHER_DECIMALS, eth: ETHER_DECIMALS };
 
 /** Digits after the decimal point of one DASH in Platform credits (1 DASH = 10^11 credits, 1 duff = 1000). */
-const CREDIT_DECIMALS = 11;
+export const CREDIT_DECIMALS = 11;
 
 export const BASE_UNITS: Readonly<Record<'duffs' | 'wei' | 'gwei' | 'credits', BaseUnit>> = {
   duffs: { coin: 'DASH', decimals: DASH_DECIMALS, names: ['duffs', 'duff'], typed: { duff: 0, duffs: 0, dash: 8 } },

@@ -13,6 +13,7 @@ export const COMPACT_GROUPS = {
   evm_account: 'EVM account',
   evm_tx: 'EVM tx',
   evm_message: 'EVM message',
+  platform_identity: 'Dash Platform',
 } as const satisfies Readonly<Record<string, string>>;
 
 /** The name of a compact tool, which a tool's definition names as its `group`. */

@@ -40,6 +40,10 @@ import { evmMessageVerify } from './evm/message-verify.js';
 import { evmX402Fetch } from './evm/x402-fetch.js';
 import { evmMessageSign } from './evm/message-sign.js';
 import { evmTypedDataSign } from './evm/typed-data-sign.js';
+import { platformDocumentsList } from './platform/documents-list.js';
+import { platformContractGet } from './platform/contract-get.js';
+import { platformIdentityBalanceGet } from './platform/identity-balance-get.js';
+import { platformIdentityGet } from './platform/identity-get.js';
 
 /** Every tool of the wallet: one per file in src/tools/<domain>/. */
 export const ALL_TOOLS: readonly AnyTool[] = [
@@ -81,4 +85,8 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   evmX402Fetch,
   evmMessageSign,
   evmTypedDataSign,
+  platformDocumentsList,
+  platformContractGet,
+  platformIdentityBalanceGet,
+  platformIdentityGet,
 ];

@@ -5,6 +5,7 @@
  * proof verification always on. Every SDK failure becomes a WalletError: an answer whose proof,
  * signature or time does not check is `BACKEND_INVALID` naming the check, never data.
  */
+import type * as EvoSdkModule from '@dashevo/evo-sdk';
 import type { EvoSDK } from '@dashevo/evo-sdk';
 import { WalletError } from '../errors.js';
 import { platformConfigKey, type PlatformNetwork } from './network.js';
@@ -16,13 +17,18 @@ const INVALID_ANSWERS: readonly [RegExp, string][] = [
   [/invalid (time|height)|stale/i, 'the answer is stale (its signed time or height is not current)'],
   [/invalid proof|proof error|proof is missing|mismatch in .*hash|grovedb/i, 'the GroveDB proof does not verify'],
   [/signature/i, "the quorum's signature does not verify"],
-  [/quorum/i, 'no known quorum signed it'],
+  [/unknown quorum|quorum not found|no quorum/i, 'no known quorum signed it'],
   [/decod|deserializ|protocol version/i, 'the answer does not decode'],
 ];
 
-/** The SDK's failures that mean "nobody answered" (checked after those above: the SDK prefixes every failure with "no available addresses"). */
+/**
+ * The SDK's failures that mean "nobody answered": checked first, on the whole message (the SDK
+ * prefixes every failure with "no available addresses to retry, last error: …", so that says
+ * nothing); a gRPC error status from a node, checked after the proof checks, means the same.
+ */
 const UNREACHABLE =
-  /fetch failed|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|timed? ?out|unavailable|no available|connect|transport|dapi client/i;
+  /error sending request|fetch failed|ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|timed? ?out/i;
+const NODE_ERROR = /grpc error|status code|unavailable/i;
 
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
@@ -41,6 +47,12 @@ function endpointHint(network: PlatformNetwork): string {
 function platformError(error: unknown, network: PlatformNetwork, what: string): WalletError {
   if (error instanceof WalletError) return error;
   const message = messageOf(error);
+  const unavailable = () =>
+    new WalletError('BACKEND_UNAVAILABLE', `Platform ${network.network} did not answer for ${what}.`, {
+      hint: endpointHint(network),
+      cause: error,
+    });
+  if (UNREACHABLE.test(message)) return unavailable();
   for (const [pattern, check] of INVALID_ANSWERS) {
     if (pattern.test(message)) {
       return new WalletError('BACKEND_INVALID', `Platform's answer for ${what} was refused: ${check}.`, {
@@ -49,20 +61,25 @@ function platformError(error: unknown, network: PlatformNetwork, what: string): 
       });
     }
   }
-  if (UNREACHABLE.test(message)) {
-    return new WalletError('BACKEND_UNAVAILABLE', `Platform ${network.network} did not answer for ${what}.`, {
-      hint: endpointHint(network),
-      cause: error,
-    });
-  }
+  if (NODE_ERROR.test(message)) return unavailable();
   return new WalletError('BACKEND_INVALID', `Platform's answer for ${what} was refused: ${message.slice(0, 200)}.`, {
     hint: endpointHint(network),
     cause: error,
   });
 }
 
+/**
+ * The SDK module, imported on first use. In the bundle bin/wallet.js runs (a vm.Script with a code
+ * cache, where Node 20 cannot serve an `import()`), through the launcher's own `import()`.
+ */
+async function importSdk(): Promise<typeof EvoSdkModule> {
+  const lent = (globalThis as Record<symbol, unknown>)[Symbol.for('wallet.importExternal')];
+  if (typeof lent === 'function') return (await lent('@dashevo/evo-sdk')) as typeof EvoSdkModule;
+  return import('@dashevo/evo-sdk');
+}
+
 async function connect(network: PlatformNetwork): Promise<EvoSDK> {
-  const { EvoSDK } = await import('@dashevo/evo-sdk');
+  const { EvoSDK } = await importSdk();
   const sdk = new EvoSDK({
     network: network.sdkNetwork,
     trusted: true,
