@@ -532,6 +532,11 @@ cmd	-	platform-identity-get	globals	Get a Platform identity: balance, revision, 
 flag	platform-identity-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	platform-identity-get	--identity-id	text	The identity: its id, base58 (32 bytes).
 flag	platform-identity-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-token-balances-get	globals	Get a Platform identity'\''s balances of some tokens
+flag	platform-token-balances-get	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
+flag	platform-token-balances-get	--identity-id	text	The identity: its id, base58 (32 bytes).
+flag	platform-token-balances-get	--token-ids	text	The tokens: their ids, base58 (32 bytes each), at most 100.
+flag	platform-token-balances-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
 '
 
 # The data directory, as wallet resolves it: $WALLET_HOME, else the platform's user data dir.

@@ -44,6 +44,7 @@ import { platformDocumentsList } from './platform/documents-list.js';
 import { platformContractGet } from './platform/contract-get.js';
 import { platformIdentityBalanceGet } from './platform/identity-balance-get.js';
 import { platformIdentityGet } from './platform/identity-get.js';
+import { platformTokenBalancesGet } from './platform/token-balances-get.js';
 
 /** Every tool of the wallet: one per file in src/tools/<domain>/. */
 export const ALL_TOOLS: readonly AnyTool[] = [
@@ -89,4 +90,5 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   platformContractGet,
   platformIdentityBalanceGet,
   platformIdentityGet,
+  platformTokenBalancesGet,
 ];

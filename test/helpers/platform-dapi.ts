@@ -34,6 +34,7 @@ export const VECTORS = {
   contract: 'test_data_contract_read',
   documentsList: 'document_list_document_query',
   documentById: 'document_read',
+  tokenBalances: 'test_multiple_identity_token_balances',
 } as const;
 export type VectorName = keyof typeof VECTORS;
 
@@ -45,6 +46,13 @@ export const RECORDED = {
   dpnsContractId: 'GWRSAVFMjXx8HpQFaNJMqBV7MBgMK4br5UESsB4S31Ec',
   /** The `domain` document document_read asks for by `$id`. */
   domainDocumentId: 'FXyN2NZAdRFADgBQfb1XM1Qq7pWoEcgSWj1GaiQJqcrS',
+  /** The token ids test_multiple_identity_token_balances asks the identity's balances of, in order. */
+  tokenIds: [
+    'BzcDq6fPX9HJRdUFvUSrGc4pNo66Y7ToaDnQzYAw6mC3',
+    'Fse96iLHW1E5oVPYCtvk6594AayqTya7QmN8NSuhZ69',
+    'G2E3WRhqGokAjoQq9CcNxNta3qbbzNsXbE8N4gq3cAPU',
+    '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi',
+  ],
 } as const;
 
 /** A doctored answer, for a negative control: each must make the SDK refuse. */
@@ -67,6 +75,11 @@ const METHODS: Readonly<Record<string, { method: string; request: string; respon
     method: 'getDataContract',
     request: 'GetDataContractRequest',
     response: 'GetDataContractResponse',
+  },
+  GetIdentityTokenBalancesRequest: {
+    method: 'getIdentityTokenBalances',
+    request: 'GetIdentityTokenBalancesRequest',
+    response: 'GetIdentityTokenBalancesResponse',
   },
   DocumentQuery: { method: 'getDocuments', request: 'GetDocumentsRequest', response: 'GetDocumentsResponse' },
 };

@@ -18,7 +18,7 @@ import { freePort } from '../helpers/ports.js';
 import { withClockAt } from '../helpers/shifted-clock.js';
 
 const SHIFTED_CLOCK = join(ROOT, 'test', 'fixtures', 'shifted-clock.mjs');
-const IDENTITY_SESSION: VectorName[] = ['identity', 'identityBalance'];
+const IDENTITY_SESSION: VectorName[] = ['identity', 'identityBalance', 'tokenBalances'];
 const DPNS_SESSION: VectorName[] = ['contract', 'documentsList', 'documentById'];
 
 /** A data directory whose config.json names the fake DAPI as Platform network `local`, the default. */
@@ -51,6 +51,16 @@ describe('Platform tools through the CLI, in-process', () => {
       assert.equal(balance.code, 0, balance.stderr);
       assert.equal(balance.json?.['balance_credits'], identity.json?.['balance_credits']);
       assert.match(String(balance.json?.['balance_dash']), /^[0-9]+(\.[0-9]+)?$/);
+      const tokens = await cli(dapi, home, [
+        'platform-token-balances-get',
+        '--args-json',
+        JSON.stringify({ identity_id: RECORDED.identityId, token_ids: RECORDED.tokenIds }),
+      ]);
+      assert.equal(tokens.code, 0, tokens.stderr);
+      assert.deepEqual(
+        (tokens.json?.['balances'] as { token_id: string; balance: string | null }[]).map((row) => row.balance),
+        ['100100', '100200', '100300', null],
+      );
       assert.deepEqual(dapi.unmatched, []);
     } finally {
       await dapi.close();
@@ -191,6 +201,7 @@ describe('Platform tools over wallet serve, a real SDK client', () => {
       'platform_documents_list',
       'platform_identity_balance_get',
       'platform_identity_get',
+      'platform_token_balances_get',
     ]);
     for (const tool of platform) {
       assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
