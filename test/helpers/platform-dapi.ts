@@ -521,3 +521,20 @@ export async function startFakeDapi(names: readonly VectorName[], tamper?: Tampe
       }),
   };
 }
+
+/**
+ * Why the Dash Platform SDK cannot run on this machine (its module or its wasm fails to load),
+ * said loudly on stderr; undefined when it can. Tests of the real SDK skip with this reason,
+ * never silently.
+ */
+export async function platformSdkProblem(): Promise<string | undefined> {
+  try {
+    const { EvoSDK } = await import('@dashevo/evo-sdk');
+    await EvoSDK.getLatestVersionNumber();
+    return undefined;
+  } catch (error) {
+    const problem = `the Dash Platform SDK does not load here (${String(error).slice(0, 200)})`;
+    console.error(`\n!!! SKIPPING the Dash Platform tests: ${problem}.\n`);
+    return problem;
+  }
+}

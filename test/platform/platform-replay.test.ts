@@ -7,8 +7,10 @@ import { describe, it } from 'node:test';
 import { fetchContract, listDocuments } from '../../src/domain/platform/documents.js';
 import { fetchIdentity, fetchIdentityBalance } from '../../src/domain/platform/identities.js';
 import { platformNetwork, resolvePlatformNetworks, type PlatformNetwork } from '../../src/domain/platform/network.js';
-import { RECORDED, startFakeDapi, type FakeDapi, type Tamper } from '../helpers/platform-dapi.js';
+import { platformSdkProblem, RECORDED, startFakeDapi, type FakeDapi, type Tamper } from '../helpers/platform-dapi.js';
 import { withClockAt } from '../helpers/shifted-clock.js';
+
+const sdkProblem = await platformSdkProblem();
 
 /** The fake DAPI as config.json names a network of one's own. */
 const local = (dapi: FakeDapi): PlatformNetwork =>
@@ -19,7 +21,7 @@ const local = (dapi: FakeDapi): PlatformNetwork =>
     undefined,
   );
 
-describe('Platform reads replayed from recorded vectors, proofs verified', () => {
+describe('Platform reads replayed from recorded vectors, proofs verified', { skip: sdkProblem ?? false }, () => {
   it('an identity by id, and its balance', async () => {
     const dapi = await startFakeDapi(['identity', 'identityBalance']);
     try {

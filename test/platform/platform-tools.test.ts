@@ -13,9 +13,18 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
 import { tempHome, wallet } from '../helpers/io.js';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';
-import { RECORDED, startFakeDapi, type FakeDapi, type Tamper, type VectorName } from '../helpers/platform-dapi.js';
+import {
+  platformSdkProblem,
+  RECORDED,
+  startFakeDapi,
+  type FakeDapi,
+  type Tamper,
+  type VectorName,
+} from '../helpers/platform-dapi.js';
 import { freePort } from '../helpers/ports.js';
 import { withClockAt } from '../helpers/shifted-clock.js';
+
+const sdkProblem = await platformSdkProblem();
 
 const SHIFTED_CLOCK = join(ROOT, 'test', 'fixtures', 'shifted-clock.mjs');
 const IDENTITY_SESSION: VectorName[] = ['identity', 'identityBalance', 'tokenBalances'];
@@ -36,7 +45,7 @@ async function cli(dapi: FakeDapi, home: string, argv: string[]) {
   return { ...result, json: result.code === 0 ? (JSON.parse(result.stdout) as Record<string, unknown>) : undefined };
 }
 
-describe('Platform tools through the CLI, in-process', () => {
+describe('Platform tools through the CLI, in-process', { skip: sdkProblem ?? false }, () => {
   it('platform-identity-get and platform-identity-balance-get answer from proved vectors', async () => {
     const dapi = await startFakeDapi(IDENTITY_SESSION);
     const home = homeFor(dapi.url);
@@ -178,7 +187,7 @@ async function serveAt(dapi: FakeDapi, home: string): Promise<Client> {
 const errorCode = (result: CallResult): string | undefined =>
   result.isError ? (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code : undefined;
 
-describe('Platform tools over wallet serve, a real SDK client', () => {
+describe('Platform tools over wallet serve, a real SDK client', { skip: sdkProblem ?? false }, () => {
   let dapi: FakeDapi;
   let home: string;
   let client: Client;
@@ -244,7 +253,7 @@ describe('Platform tools over wallet serve, a real SDK client', () => {
   });
 });
 
-describe('Platform negative control over wallet serve', () => {
+describe('Platform negative control over wallet serve', { skip: sdkProblem ?? false }, () => {
   it('a flipped proof byte: BACKEND_INVALID, no structured result', async () => {
     const dapi = await startFakeDapi(IDENTITY_SESSION, 'flip-proof-byte');
     const home = homeFor(dapi.url);
