@@ -197,6 +197,10 @@ function load(file, cacheFile, writingCache) {
       // No cache (yet): compile from source.
     }
   }
+  // An `import()` inside a vm.Script fails on Node 20 once its code comes from a cache; the bundle
+  // imports the one package it leaves out (the Dash Platform SDK, ESM with wasm, for Platform calls
+  // only) through this file's own import() instead (src/domain/platform/sdk.ts).
+  globalThis[Symbol.for('wallet.importExternal')] = (specifier) => import(specifier);
   const script = new Script(Module.wrap(readFileSync(file, 'latin1')), { filename: file, cachedData });
   const module_ = { exports: {} };
   script.runInThisContext()(module_.exports, createRequire(file), module_, file, dirname(file));

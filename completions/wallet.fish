@@ -211,9 +211,10 @@ cmd	completion	fish	-	The fish completion script
 set -g _wallet_tool_table 'wallet-completion	1
 cmd	-	network-info	globals	Configured networks per chain, defaults and endpoints
 flag	network-info	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	network-info	--chain	choice	Only this chain: core or evm. All chains when omitted.
+flag	network-info	--chain	choice	Only this chain: core, evm or platform. All chains when omitted.
 val	network-info	--chain	core
 val	network-info	--chain	evm
+val	network-info	--chain	platform
 cmd	-	tool-describe	globals	Full definition of a tool (or all): text, schemas, hints
 flag	tool-describe	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	tool-describe	--name	text	A tool name as in tools/list, e.g. core_address_create (the CLI command with - for _ works too).
@@ -286,6 +287,11 @@ flag	core-address-validate	--network	choice	Also check the network. The address 
 val	core-address-validate	--network	mainnet
 val	core-address-validate	--network	testnet
 val	core-address-validate	--network	regtest
+cmd	-	core-message-verify	globals	Verify a Dash signed message
+flag	core-message-verify	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	core-message-verify	--address	text	The claimed signer. A P2PKH address.
+flag	core-message-verify	--message	text	UTF-8 text. The message itself.
+flag	core-message-verify	--signature	text	The signature, Base64.
 cmd	-	core-addresses-discover	globals	Scan the chain for used addresses (BIP44 gap limit)
 flag	core-addresses-discover	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	core-addresses-discover	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -300,6 +306,15 @@ flag	core-address-create	--network	choice	The Dash network; defaults to the wall
 val	core-address-create	--network	mainnet
 val	core-address-create	--network	testnet
 val	core-address-create	--network	regtest
+cmd	-	core-message-sign	globals	Sign a message with one of the wallet\'s addresses
+flag	core-message-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	core-message-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	core-message-sign	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
+val	core-message-sign	--network	mainnet
+val	core-message-sign	--network	testnet
+val	core-message-sign	--network	regtest
+flag	core-message-sign	--address	text	The wallet address whose key signs. core-addresses-list lists them.
+flag	core-message-sign	--message	text	UTF-8 text. The message itself.
 cmd	-	core-utxos-list	globals	List a wallet\'s unspent outputs (UTXOs)
 flag	core-utxos-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	core-utxos-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -354,20 +369,6 @@ val	core-tx-send	--network	testnet
 val	core-tx-send	--network	regtest
 flag	core-tx-send	--hex	text	The signed transaction, hex. core-tx-sign\'s hex.
 flag	core-tx-send	--max-fee-duffs	text	A fee cap in duffs. Refuse to send if the fee is above it; 1000000 (0.01 DASH) when omitted.
-cmd	-	core-message-verify	globals	Verify a Dash signed message
-flag	core-message-verify	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-message-verify	--address	text	The claimed signer. A P2PKH address.
-flag	core-message-verify	--message	text	UTF-8 text. The message itself.
-flag	core-message-verify	--signature	text	The signature, Base64.
-cmd	-	core-message-sign	globals	Sign a message with one of the wallet\'s addresses
-flag	core-message-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	core-message-sign	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
-flag	core-message-sign	--network	choice	The Dash network; defaults to the wallet\'s. A different one is refused (NETWORK_MISMATCH).
-val	core-message-sign	--network	mainnet
-val	core-message-sign	--network	testnet
-val	core-message-sign	--network	regtest
-flag	core-message-sign	--address	text	The wallet address whose key signs. core-addresses-list lists them.
-flag	core-message-sign	--message	text	UTF-8 text. The message itself.
 cmd	-	evm-accounts-list	globals	List the EVM accounts in the keystore
 flag	evm-accounts-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-accounts-list	--wallet-id	wallet	Only this wallet\'s derived accounts. Its alias or fingerprint.
@@ -509,6 +510,32 @@ val	evm-typed-data-sign	--network	mainnet
 val	evm-typed-data-sign	--network	sepolia
 val	evm-typed-data-sign	--network	local
 flag	evm-typed-data-sign	--typed-data	text	The EIP-712 typed data to sign. {domain, types, primaryType, message}, as eth_signTypedData_v4 take…
+cmd	-	platform-documents-list	globals	List a data contract\'s documents of one type
+flag	platform-documents-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-documents-list	--contract-id	text	The data contract\'s id, base58 (32 bytes).
+flag	platform-documents-list	--document-type	text	The document type, as the contract names it (e.g. domain for DPNS names).
+flag	platform-documents-list	--where	text	Clauses all documents meet, each [field, operator, value], e.g. [["records.identity", "==", "<id>"]…
+flag	platform-documents-list	--order-by	text	The order, each [field, asc or desc], by indexed fields; the index\'s order when omitted.
+flag	platform-documents-list	--limit	text	At most this many documents (1 to 100); Platform\'s default page when omitted.
+flag	platform-documents-list	--start-after	text	Only documents after this id: pass next_start_after for the next page.
+flag	platform-documents-list	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-contract-get	globals	Get a Platform data contract and its document types
+flag	platform-contract-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-contract-get	--contract-id	text	The data contract\'s id, base58 (32 bytes).
+flag	platform-contract-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-identity-balance-get	globals	Get a Platform identity balance in credits and DASH
+flag	platform-identity-balance-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-identity-balance-get	--identity-id	text	The identity: its id, base58 (32 bytes).
+flag	platform-identity-balance-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-identity-get	globals	Get a Platform identity: balance, revision, keys
+flag	platform-identity-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-identity-get	--identity-id	text	The identity: its id, base58 (32 bytes).
+flag	platform-identity-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-token-balances-get	globals	Get a Platform identity\'s balances of some tokens
+flag	platform-token-balances-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-token-balances-get	--identity-id	text	The identity: its id, base58 (32 bytes).
+flag	platform-token-balances-get	--token-ids	text	The tokens: their ids, base58 (32 bytes each), at most 100.
+flag	platform-token-balances-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
 '
 
 # The data directory, as wallet resolves it: $WALLET_HOME, else the platform's user data dir.

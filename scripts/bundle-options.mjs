@@ -254,6 +254,9 @@ const bundled = {
   minifyIdentifiers: true,
   legalComments: 'none',
   logLevel: 'warning',
+  // Dash Platform's SDK (about 27 MB with its wasm) stays out of every bundle: its one
+  // `await import()` (src/domain/platform/sdk.ts) loads it from node_modules on a Platform call only.
+  external: ['@dashevo/evo-sdk'],
 };
 
 /**

@@ -64,6 +64,9 @@ Keys:
   core.networks.<mainnet|testnet|regtest>.cookie_file
   evm.default_network                              a configured EVM network
   evm.networks.<name>.url | chain_id               (wallet networks add makes a new one)
+  platform.default_network                         mainnet, testnet or a configured Platform network
+  platform.networks.<name>.dapi_addresses          DAPI URLs, space- or comma-separated (local, devnets)
+  platform.networks.<name>.quorum_url              the quorum service whose keys verify proofs
 
 Every change is validated exactly as the wallet reads the file, and written atomically under a
 lock; a refused value names the key and leaves the file unchanged. URLs are shown with their

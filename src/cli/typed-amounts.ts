@@ -59,4 +59,9 @@ function baseUnits(text: string, unit: BaseUnitName, flag: string): string {
   }
 }
 
-const EXAMPLES: Readonly<Record<BaseUnitName, string>> = { duffs: '1.5dash', wei: '0.01ether', gwei: '20gwei' };
+const EXAMPLES: Readonly<Record<BaseUnitName, string>> = {
+  duffs: '1.5dash',
+  wei: '0.01ether',
+  gwei: '20gwei',
+  credits: '0.5dash',
+};

@@ -13,6 +13,7 @@ import {
 import type { Chain } from './config/networks.js';
 import { AddressBook } from './dash/address-book.js';
 import { Keystore } from './keystore/keystore.js';
+import { resolvePlatformNetworks, type PlatformNetwork } from './platform/network.js';
 
 export type WalletServicesOptions = {
   /** The data directory; defaults to `$WALLET_HOME` or the platform's. */
@@ -131,6 +132,11 @@ export class WalletServices {
       throw error;
     });
     return this.config;
+  }
+
+  /** Dash Platform's networks (`platform` in config.json), which the Platform tools read. */
+  async platformNetworks(): Promise<PlatformNetwork[]> {
+    return resolvePlatformNetworks(await this.configFile());
   }
 
   /** The configured networks of every chain, read once from the config file and the environment. */

@@ -73,8 +73,17 @@ export type BaseUnit = {
 
 const EVM_TYPED = { wei: 0, gwei: GWEI_DECIMALS, ether: ETHER_DECIMALS, eth: ETHER_DECIMALS };
 
-export const BASE_UNITS: Readonly<Record<'duffs' | 'wei' | 'gwei', BaseUnit>> = {
+/** Digits after the decimal point of one DASH in Platform credits (1 DASH = 10^11 credits, 1 duff = 1000). */
+export const CREDIT_DECIMALS = 11;
+
+export const BASE_UNITS: Readonly<Record<'duffs' | 'wei' | 'gwei' | 'credits', BaseUnit>> = {
   duffs: { coin: 'DASH', decimals: DASH_DECIMALS, names: ['duffs', 'duff'], typed: { duff: 0, duffs: 0, dash: 8 } },
+  credits: {
+    coin: 'DASH',
+    decimals: CREDIT_DECIMALS,
+    names: ['credits', 'credit'],
+    typed: { credit: 0, credits: 0, dash: CREDIT_DECIMALS },
+  },
   wei: { coin: 'ether', decimals: ETHER_DECIMALS, names: ['wei', 'wei'], typed: EVM_TYPED },
   gwei: {
     coin: 'ether',

@@ -15,7 +15,7 @@ import type { Profile } from '../shared/profiles.js';
 import { BRIEF_MAX_LENGTH, briefOf, leanSchema } from './lean-schema.js';
 import { recordedSchemas, type RecordedSchemas } from './schema-record.js';
 
-export const SUMMARY_MAX_LENGTH = 60;
+const SUMMARY_MAX_LENGTH = 60;
 
 /** Everything there is to know about one tool, as `tool_describe` returns it. */
 export type ToolDescription = {

@@ -3,17 +3,17 @@
  * the one it joins with its definition's `group`, so a new tool, even of a new object, cannot add
  * a compact tool by accident. At most {@link COMPACT_MAX_TOOLS}; a group's actions are its tools'
  * names less the domain (and less the object when it is the group's own: `core_wallets_list` ->
- * `list`).
+ * `list`, `core_message_sign` in `core_address` -> `message_sign`).
  */
 export const COMPACT_GROUPS = {
   wallet_meta: 'Wallet meta',
   core_wallet: 'Dash wallet',
   core_address: 'Dash address',
   core_funds: 'Dash funds',
-  core_message: 'Dash message',
   evm_account: 'EVM account',
   evm_tx: 'EVM tx',
   evm_message: 'EVM message',
+  platform_identity: 'Dash Platform',
 } as const satisfies Readonly<Record<string, string>>;
 
 /** The name of a compact tool, which a tool's definition names as its `group`. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BUILTIN_NETWORKS, CHAINS, CORE_NETWORKS } from '../domain/config/networks.js';
+import { BUILTIN_NETWORKS, CORE_NETWORKS } from '../domain/config/networks.js';
 import { DUFFS_PATTERN } from '../domain/dash/amount.js';
 import { WEI_PATTERN } from '../domain/evm/amount.js';
 import { ALIAS_PATTERN } from '../domain/keystore/keystore-format.js';
@@ -12,8 +12,6 @@ import { describedWithBrief } from './lean-schema.js';
  * the short description the default profile lists (else the first sentence of the description);
  * the full text reaches agents through tool_describe.
  */
-
-export const Chain = z.enum(CHAINS).describe('The chain: core (Dash Core) or evm (Ethereum and EVM chains).');
 
 export const ToolName = describedWithBrief(
   z.string().min(1).max(128),

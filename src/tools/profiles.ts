@@ -1,7 +1,7 @@
 import { WalletError } from '../domain/errors.js';
 import type { JsonSchema } from '../shared/json-schema.js';
 import { commandToToolName, toolNameToCommand } from '../shared/naming.js';
-import { describeTool, leanInputSchema, SUMMARY_MAX_LENGTH, type ToolDescription } from './catalogue.js';
+import { describeTool, leanInputSchema, type ToolDescription } from './catalogue.js';
 import type { AnyTool, ToolAnnotations } from './define.js';
 
 import type { Profile } from '../shared/profiles.js';
@@ -61,10 +61,12 @@ function placeOf(tool: AnyTool): { group: CompactGroup; action: string } {
   return { group, action: action.join('_') };
 }
 
+/**
+ * A compact tool's description: its label and every action, however long (an agent must see each
+ * action it can ask for); the whole compact list's size is what is budgeted.
+ */
 function compactSummary(name: CompactGroup, actions: readonly CompactAction[]): string {
-  const list = actions.map(({ action }) => action).join(', ');
-  const labelled = `${COMPACT_GROUPS[name]}: ${list}`;
-  return labelled.length <= SUMMARY_MAX_LENGTH ? labelled : list;
+  return `${COMPACT_GROUPS[name]}: ${actions.map(({ action }) => action).join(', ')}`;
 }
 
 function strongestAnnotations(all: readonly ToolAnnotations[]): ToolAnnotations {
@@ -83,11 +85,6 @@ export function compactProblems(compact: readonly CompactTool[]): string[] {
     problems.push(
       `the compact profile has ${compact.length} tools (at most ${COMPACT_MAX_TOOLS}): declare fewer groups in src/tools/compact-groups.ts`,
     );
-  }
-  for (const tool of compact) {
-    if (tool.summary.length > SUMMARY_MAX_LENGTH) {
-      problems.push(`compact tool ${tool.name}: its actions do not fit in ${SUMMARY_MAX_LENGTH} characters`);
-    }
   }
   return problems;
 }

@@ -14,16 +14,16 @@ import { coreWalletDelete } from './core/wallet-delete.js';
 import { coreAddressesList } from './core/addresses-list.js';
 import { coreTxsList } from './core/txs-list.js';
 import { coreAddressValidate } from './core/address-validate.js';
+import { coreMessageVerify } from './core/message-verify.js';
 import { coreAddressesDiscover } from './core/addresses-discover.js';
 import { coreAddressCreate } from './core/address-create.js';
+import { coreMessageSign } from './core/message-sign.js';
 import { coreUtxosList } from './core/utxos-list.js';
 import { coreBalancesGet } from './core/balances-get.js';
 import { coreTxCreate } from './core/tx-create.js';
 import { coreTxSign } from './core/tx-sign.js';
 import { coreFundsSend } from './core/funds-send.js';
 import { coreTxSend } from './core/tx-send.js';
-import { coreMessageVerify } from './core/message-verify.js';
-import { coreMessageSign } from './core/message-sign.js';
 import { evmAccountsList } from './evm/accounts-list.js';
 import { evmTxsList } from './evm/txs-list.js';
 import { evmBalanceGet } from './evm/balance-get.js';
@@ -40,6 +40,11 @@ import { evmMessageVerify } from './evm/message-verify.js';
 import { evmX402Fetch } from './evm/x402-fetch.js';
 import { evmMessageSign } from './evm/message-sign.js';
 import { evmTypedDataSign } from './evm/typed-data-sign.js';
+import { platformDocumentsList } from './platform/documents-list.js';
+import { platformContractGet } from './platform/contract-get.js';
+import { platformIdentityBalanceGet } from './platform/identity-balance-get.js';
+import { platformIdentityGet } from './platform/identity-get.js';
+import { platformTokenBalancesGet } from './platform/token-balances-get.js';
 
 /** Every tool of the wallet: one per file in src/tools/<domain>/. */
 export const ALL_TOOLS: readonly AnyTool[] = [
@@ -55,16 +60,16 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   coreAddressesList,
   coreTxsList,
   coreAddressValidate,
+  coreMessageVerify,
   coreAddressesDiscover,
   coreAddressCreate,
+  coreMessageSign,
   coreUtxosList,
   coreBalancesGet,
   coreTxCreate,
   coreTxSign,
   coreFundsSend,
   coreTxSend,
-  coreMessageVerify,
-  coreMessageSign,
   evmAccountsList,
   evmTxsList,
   evmBalanceGet,
@@ -81,4 +86,9 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   evmX402Fetch,
   evmMessageSign,
   evmTypedDataSign,
+  platformDocumentsList,
+  platformContractGet,
+  platformIdentityBalanceGet,
+  platformIdentityGet,
+  platformTokenBalancesGet,
 ];

@@ -20,7 +20,7 @@ describe('wallet CLI on its own server (in-process)', () => {
     const { code, stdout } = await wallet(['network-info', '--help']);
     assert.equal(code, 0);
     assert.match(stdout, /Reads configuration only: it does not contact any node\./);
-    assert.match(stdout, /--chain <core\|evm> +Only this chain/);
+    assert.match(stdout, /--chain <core\|evm\|platform> +Only this chain/);
     assert.match(stdout, /--args-json <json\|->/);
     assert.match(stdout, /read-only: yes {2}destructive: no {2}idempotent: yes {2}open-world: no/);
     const required = await wallet(['core-address-validate', '--help']);
@@ -63,7 +63,11 @@ describe('wallet CLI on its own server (in-process)', () => {
       ['network-info', '--chian', 'evm'],
       /Unknown flag --chian for 'network-info'\.\nhint: Did you mean --chain\?/,
     ],
-    ['a value outside the choices', ['network-info', '--chain', 'btc'], /--chain must be one of core, evm; got 'btc'/],
+    [
+      'a value outside the choices',
+      ['network-info', '--chain', 'btc'],
+      /--chain must be one of core, evm, platform; got 'btc'/,
+    ],
     ['a stray positional', ['network-info', 'evm'], /Unexpected argument 'evm'/],
     ['an unknown command', ['netwrk-info'], /Unknown command 'netwrk-info'\.\nhint: Did you mean network-info\?/],
     ['bad --args-json', ['tool-describe', '--args-json', '{'], /--args-json is not valid JSON/],

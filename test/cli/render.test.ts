@@ -329,6 +329,7 @@ const GOLDEN_CASES: readonly { name: string; render: () => string }[] = [
       renderToolResult('network_info', {
         default_core_network: 'testnet',
         default_evm_network: 'sepolia',
+        default_platform_network: 'testnet',
         networks: [
           {
             chain: 'core',
@@ -338,6 +339,7 @@ const GOLDEN_CASES: readonly { name: string; render: () => string }[] = [
             chain_id: null,
             endpoint: 'http://127.0.0.1:19998',
             endpoint_source: 'default',
+            quorum_url: null,
             env_var: 'WALLET_CORE_TESTNET_URL',
           },
           {
@@ -348,7 +350,19 @@ const GOLDEN_CASES: readonly { name: string; render: () => string }[] = [
             chain_id: 11_155_111,
             endpoint: null,
             endpoint_source: null,
+            quorum_url: null,
             env_var: 'WALLET_EVM_SEPOLIA_URL',
+          },
+          {
+            chain: 'platform',
+            network: 'local',
+            default: false,
+            backend: 'dapi',
+            chain_id: null,
+            endpoint: 'http://127.0.0.1:2443 http://127.0.0.1:2444',
+            endpoint_source: 'config',
+            quorum_url: 'http://127.0.0.1:2445',
+            env_var: 'platform.networks.local.dapi_addresses',
           },
         ],
       }),

@@ -25,6 +25,8 @@ const DASH_TX_LIBRARY = /^node_modules\/@scure\/btc-signer\//;
 const BACKENDS = /^dist\/domain\/net\//;
 const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
 const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
+// The one module that imports Dash Platform's SDK (which the bundle leaves out: 27 MB with its wasm).
+const PLATFORM_SDK = /^dist\/domain\/platform\/sdk\.js/;
 const AJV =
   /^node_modules\/(@modelcontextprotocol\/(server|client)\/dist\/(ajvProvider|validators\/ajv)|ajv\/|ajv-formats\/)/;
 const ANVIL_ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
@@ -154,6 +156,32 @@ describe('start-up: a command initialises only the modules it uses', () => {
     ]) {
       assert.deepEqual(
         initialised(args).filter((path) => X402.test(path)),
+        [],
+        args[0],
+      );
+    }
+  });
+
+  it('reaches the Platform SDK only for a platform_* call', () => {
+    // Nothing listens at port 9 (discard): the call fails to connect, after loading the module.
+    const local = { dapi_addresses: ['http://127.0.0.1:9'], quorum_url: 'http://127.0.0.1:9' };
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ platform: { networks: { local } } }), { mode: 0o600 });
+    const identity = '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi';
+    const platform = initialised(
+      ['platform-identity-balance-get', '--identity-id', identity, '--network', 'local', '--json'],
+      1,
+    );
+    assert.ok(
+      platform.some((path) => PLATFORM_SDK.test(path)),
+      'the Platform SDK module not seen: the probe misses modules',
+    );
+    for (const args of [
+      ['evm-accounts-list', '--json'],
+      ['network-info', '--json'],
+      ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
+    ]) {
+      assert.deepEqual(
+        initialised(args).filter((path) => PLATFORM_SDK.test(path)),
         [],
         args[0],
       );

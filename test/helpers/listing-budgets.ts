@@ -16,7 +16,7 @@ export const DEFAULT_BYTES_PER_TOOL = 600;
 export const DEFAULT_MODEL_BYTES_PER_TOOL = 400;
 /** Bytes of the whole compact list. */
 export const COMPACT_MAX_BYTES = 4000;
-/** Characters of a listed description (the tool's summary, or a compact tool's actions). */
+/** Characters of a listed description in the default profile (a compact tool's names every action instead). */
 export const LISTED_DESCRIPTION_MAX = 60;
 
 /** The compact JSON of the tools/list result, as a client receives it. */
@@ -65,7 +65,7 @@ export function listingProblems(profile: Profile, listed: Listed): string[] {
   }
   for (const tool of listed.tools) {
     const length = (tool.description ?? '').length;
-    if (profile !== 'full' && length > LISTED_DESCRIPTION_MAX) {
+    if (profile === 'default' && length > LISTED_DESCRIPTION_MAX) {
       problems.push(
         `${profile}: ${tool.name}'s description is ${length} characters (at most ${LISTED_DESCRIPTION_MAX})`,
       );

@@ -7,6 +7,7 @@ import { httpJson } from '../net/http.js';
 import { CONFIG_FILE_NAME, parseConfigText, type ConfigFile } from './config-file.js';
 import { backendPrefixed, redactUrl, resolveNetworks } from './endpoints.js';
 import { BUILTIN_NETWORKS, CORE_NETWORKS } from './networks.js';
+import { resolvePlatformNetworks } from '../platform/network.js';
 
 /** One setting of config.json, by its dotted key; `editable: false` for the hand-edited policy. */
 export type ConfigEntry = { key: string; value: string; editable: boolean };
@@ -15,7 +16,7 @@ export type ConfigEntry = { key: string; value: string; editable: boolean };
  * The keys `config set` writes, as patterns over the dotted key. Policy keys (`….policy.…`) stay
  * hand-edited: a spending rule is a decision worth reading docs/POLICY.md for.
  */
-const EDITABLE_KEYS: readonly { pattern: RegExp; type: 'string' | 'integer' }[] = [
+const EDITABLE_KEYS: readonly { pattern: RegExp; type: 'string' | 'integer' | 'url-list' }[] = [
   { pattern: /^default_wallet$/, type: 'string' },
   { pattern: /^core\.default_network$/, type: 'string' },
   {
@@ -25,6 +26,9 @@ const EDITABLE_KEYS: readonly { pattern: RegExp; type: 'string' | 'integer' }[] 
   { pattern: /^evm\.default_network$/, type: 'string' },
   { pattern: /^evm\.networks\.[a-z][a-z0-9-]*\.url$/, type: 'string' },
   { pattern: /^evm\.networks\.[a-z][a-z0-9-]*\.chain_id$/, type: 'integer' },
+  { pattern: /^platform\.default_network$/, type: 'string' },
+  { pattern: /^platform\.networks\.[a-z][a-z0-9-]*\.quorum_url$/, type: 'string' },
+  { pattern: /^platform\.networks\.[a-z][a-z0-9-]*\.dapi_addresses$/, type: 'url-list' },
 ];
 
 /** The editable keys, as people type them (for help and errors). */
@@ -34,6 +38,8 @@ const EDITABLE_KEY_FORMS = [
   'core.networks.<mainnet|testnet|regtest>.backend | url | cookie_file',
   'evm.default_network',
   'evm.networks.<name>.url | chain_id',
+  'platform.default_network',
+  'platform.networks.<name>.dapi_addresses (URLs, space- or comma-separated) | quorum_url',
 ] as const;
 
 const CONFIG_LOCK = 'config';
@@ -72,7 +78,12 @@ export async function setConfigValue(dataDir: string, key: string, text: string)
   if (builtin !== undefined && BUILTIN_NETWORKS.some((known) => known.chain === 'evm' && known.network === builtin)) {
     throw new WalletError('INVALID_PARAM', `config key ${key} is fixed: '${builtin}' is a built-in EVM network.`);
   }
-  const value = editable.type === 'integer' ? integerValue(key, text) : text;
+  const value =
+    editable.type === 'integer'
+      ? integerValue(key, text)
+      : editable.type === 'url-list'
+        ? text.split(/[\s,]+/).filter((url) => url !== '')
+        : text;
   // A Dash endpoint may name its backend first, as the environment and --endpoint take it
   // (`insight+https://…`, `core-rpc+http://…`): the file keeps the two apart, url and backend.
   const path = key.split('.');
@@ -180,6 +191,7 @@ async function editConfig(
     try {
       next = parseConfigText(text, path);
       resolveNetworks(next, {});
+      resolvePlatformNetworks(next);
     } catch (error) {
       if (!(error instanceof WalletError)) throw error;
       throw new WalletError(error.code, `config key ${key} refused: ${error.message} ${path} is unchanged.`, {
@@ -210,7 +222,7 @@ async function readChecked(
   return { raw: JSON.parse(text) as Record<string, unknown>, config, path };
 }
 
-function editableKey(key: string): { type: 'string' | 'integer' } {
+function editableKey(key: string): { type: 'string' | 'integer' | 'url-list' } {
   const found = EDITABLE_KEYS.find((candidate) => candidate.pattern.test(key));
   if (found) return found;
   if (/(^|\.)policy(\.|$)/.test(key)) {
@@ -259,6 +271,14 @@ function flatten(node: unknown, path: readonly string[]): ConfigEntry[] {
     return Object.entries(node).flatMap(([key, child]) => flatten(child, [...path, key]));
   }
   const key = path.join('.');
-  const shown = typeof node === 'string' ? (path.at(-1) === 'url' ? redactUrl(node) : node) : JSON.stringify(node);
+  const isUrl = path.at(-1) === 'url' || path.at(-1) === 'quorum_url';
+  const shown =
+    typeof node === 'string'
+      ? isUrl
+        ? redactUrl(node)
+        : node
+      : path.at(-1) === 'dapi_addresses' && Array.isArray(node)
+        ? node.map((url) => redactUrl(String(url))).join(' ')
+        : JSON.stringify(node);
   return [{ key, value: shown, editable: EDITABLE_KEYS.some((candidate) => candidate.pattern.test(key)) }];
 }

@@ -121,10 +121,19 @@ const EvmNetworkConfig = z.strictObject({
   policy: EvmPolicy.optional(),
 });
 
-/** The config file's schema. Every section and field is optional; unknown keys are mistakes. */
+/**
+ * A Dash Platform network of one's own (`local`, a devnet): the DAPI nodes to ask and the quorum
+ * service whose keys verify their proofs. mainnet and testnet need neither (the SDK's defaults).
+ */
+const PlatformNetworkConfig = z.strictObject({
+  dapi_addresses: z.array(HttpUrl).min(1).max(32).optional(),
+  quorum_url: HttpUrl.optional(),
+});
+
 /** The values of `approvals.trust_elicitation`. */
 const TRUST_ELICITATION = ['stdio', 'never', 'always'] as const;
 
+/** The config file's schema. Every section and field is optional; unknown keys are mistakes. */
 const ConfigFileSchema = z.strictObject({
   /** The wallet (alias or fingerprint) a tool uses when wallet_id is omitted and several could be meant. */
   default_wallet: z.string().trim().min(1).max(64).optional(),
@@ -138,6 +147,12 @@ const ConfigFileSchema = z.strictObject({
     .strictObject({
       default_network: NetworkName.optional(),
       networks: z.record(NetworkName, EvmNetworkConfig).optional(),
+    })
+    .optional(),
+  platform: z
+    .strictObject({
+      default_network: NetworkName.optional(),
+      networks: z.record(NetworkName, PlatformNetworkConfig).optional(),
     })
     .optional(),
   approvals: z

@@ -8,7 +8,7 @@ const wallets = () => import('../../domain/wallet/wallets.js');
 
 export const coreMessageSign = defineTool({
   name: 'core_message_sign',
-  group: 'core_message',
+  group: 'core_address',
   title: 'Sign a message',
   summary: "Sign a message with one of the wallet's addresses",
   description: [

@@ -7,7 +7,7 @@ const messages = () => import('../../domain/dash/message.js');
 
 export const coreMessageVerify = defineTool({
   name: 'core_message_verify',
-  group: 'core_message',
+  group: 'core_address',
   checkField: 'valid',
   title: 'Verify a message',
   summary: 'Verify a Dash signed message',

@@ -1,0 +1,19 @@
+/** Fields the Platform tools share: the network, identifiers, and amounts in credits. */
+import { z } from 'zod';
+import { UNIT_KEYWORD } from '../../shared/json-schema.js';
+import { describedWithBrief } from '../lean-schema.js';
+
+/** For tools that only read: the configured default Platform network when omitted. */
+export const OptionalPlatformNetwork = describedWithBrief(
+  z.string().max(64).optional(),
+  'The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local); the configured default (platform.default_network, else testnet) when omitted.',
+  'Default: the configured one',
+);
+
+/** A Platform identifier: 32 bytes in base58 (an identity, a contract, a document). */
+export const PlatformId = z
+  .string()
+  .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'base58, 32 bytes (e.g. GWRSAVFMjXx8HpQFaNJMqBV7MBgMK4br5UESsB4S31Ec)');
+
+/** An amount in Platform credits, digits (1 DASH = 100000000000 credits). */
+export const CreditsAmount = z.string().meta({ [UNIT_KEYWORD]: 'credits' });
