@@ -69,6 +69,139 @@ flag	serve	--help	none	Show help.
 flag	serve	-h	none	Show help.
 cmd	-	tools	globals	List the tools of the server with their badges (--refresh)
 flag	tools	--refresh	none	Ask the server again instead of using the cached list.
+cmd	-	setup	-	Register the wallet with an agent: claude-code, codex, vscode, …
+flag	setup	--scope	choice	The user'\''s config (default) or this project'\''s, where the client has both.
+val	setup	--scope	user
+val	setup	--scope	project
+flag	setup	--name	text	The server name in the config (default wallet).
+flag	setup	--profile	choice	wallet serve --profile: how tools/list shows the tools.
+val	setup	--profile	default
+val	setup	--profile	full
+val	setup	--profile	compact
+flag	setup	--read-only	none	wallet serve --read-only: only the read-only tools.
+flag	setup	--passphrase-file	file	wallet serve --passphrase-file: an owner-only file, written by path (never its content).
+flag	setup	--on-path	none	Run '\''wallet'\'' as found on PATH, not this Node and this bin/wallet.js by absolute path.
+flag	setup	--dry-run	none	Print the change as a unified diff; write nothing.
+flag	setup	--remove	none	Take the entry out of the config.
+flag	setup	--overwrite	none	Replace (or remove) another server of the same name.
+flag	setup	--json	none	Print the outcome as JSON.
+flag	setup	--debug	none	Show error causes and stack traces.
+flag	setup	--help	none	Show help.
+flag	setup	-h	none	Show help.
+cmd	setup	claude-desktop	-	Register the wallet with Claude Desktop
+flag	setup claude-desktop	--scope	choice	The user'\''s config (default) or this project'\''s, where the client has both.
+val	setup claude-desktop	--scope	user
+val	setup claude-desktop	--scope	project
+flag	setup claude-desktop	--name	text	The server name in the config (default wallet).
+flag	setup claude-desktop	--profile	choice	wallet serve --profile: how tools/list shows the tools.
+val	setup claude-desktop	--profile	default
+val	setup claude-desktop	--profile	full
+val	setup claude-desktop	--profile	compact
+flag	setup claude-desktop	--read-only	none	wallet serve --read-only: only the read-only tools.
+flag	setup claude-desktop	--passphrase-file	file	wallet serve --passphrase-file: an owner-only file, written by path (never its content).
+flag	setup claude-desktop	--on-path	none	Run '\''wallet'\'' as found on PATH, not this Node and this bin/wallet.js by absolute path.
+flag	setup claude-desktop	--dry-run	none	Print the change as a unified diff; write nothing.
+flag	setup claude-desktop	--remove	none	Take the entry out of the config.
+flag	setup claude-desktop	--overwrite	none	Replace (or remove) another server of the same name.
+flag	setup claude-desktop	--json	none	Print the outcome as JSON.
+flag	setup claude-desktop	--debug	none	Show error causes and stack traces.
+flag	setup claude-desktop	--help	none	Show help.
+flag	setup claude-desktop	-h	none	Show help.
+cmd	setup	claude-code	-	Register the wallet with Claude Code
+flag	setup claude-code	--scope	choice	The user'\''s config (default) or this project'\''s, where the client has both.
+val	setup claude-code	--scope	user
+val	setup claude-code	--scope	project
+flag	setup claude-code	--name	text	The server name in the config (default wallet).
+flag	setup claude-code	--profile	choice	wallet serve --profile: how tools/list shows the tools.
+val	setup claude-code	--profile	default
+val	setup claude-code	--profile	full
+val	setup claude-code	--profile	compact
+flag	setup claude-code	--read-only	none	wallet serve --read-only: only the read-only tools.
+flag	setup claude-code	--passphrase-file	file	wallet serve --passphrase-file: an owner-only file, written by path (never its content).
+flag	setup claude-code	--on-path	none	Run '\''wallet'\'' as found on PATH, not this Node and this bin/wallet.js by absolute path.
+flag	setup claude-code	--dry-run	none	Print the change as a unified diff; write nothing.
+flag	setup claude-code	--remove	none	Take the entry out of the config.
+flag	setup claude-code	--overwrite	none	Replace (or remove) another server of the same name.
+flag	setup claude-code	--json	none	Print the outcome as JSON.
+flag	setup claude-code	--debug	none	Show error causes and stack traces.
+flag	setup claude-code	--help	none	Show help.
+flag	setup claude-code	-h	none	Show help.
+cmd	setup	cursor	-	Register the wallet with Cursor
+flag	setup cursor	--scope	choice	The user'\''s config (default) or this project'\''s, where the client has both.
+val	setup cursor	--scope	user
+val	setup cursor	--scope	project
+flag	setup cursor	--name	text	The server name in the config (default wallet).
+flag	setup cursor	--profile	choice	wallet serve --profile: how tools/list shows the tools.
+val	setup cursor	--profile	default
+val	setup cursor	--profile	full
+val	setup cursor	--profile	compact
+flag	setup cursor	--read-only	none	wallet serve --read-only: only the read-only tools.
+flag	setup cursor	--passphrase-file	file	wallet serve --passphrase-file: an owner-only file, written by path (never its content).
+flag	setup cursor	--on-path	none	Run '\''wallet'\'' as found on PATH, not this Node and this bin/wallet.js by absolute path.
+flag	setup cursor	--dry-run	none	Print the change as a unified diff; write nothing.
+flag	setup cursor	--remove	none	Take the entry out of the config.
+flag	setup cursor	--overwrite	none	Replace (or remove) another server of the same name.
+flag	setup cursor	--json	none	Print the outcome as JSON.
+flag	setup cursor	--debug	none	Show error causes and stack traces.
+flag	setup cursor	--help	none	Show help.
+flag	setup cursor	-h	none	Show help.
+cmd	setup	vscode	-	Register the wallet with VS Code
+flag	setup vscode	--scope	choice	The user'\''s config (default) or this project'\''s, where the client has both.
+val	setup vscode	--scope	user
+val	setup vscode	--scope	project
+flag	setup vscode	--name	text	The server name in the config (default wallet).
+flag	setup vscode	--profile	choice	wallet serve --profile: how tools/list shows the tools.
+val	setup vscode	--profile	default
+val	setup vscode	--profile	full
+val	setup vscode	--profile	compact
+flag	setup vscode	--read-only	none	wallet serve --read-only: only the read-only tools.
+flag	setup vscode	--passphrase-file	file	wallet serve --passphrase-file: an owner-only file, written by path (never its content).
+flag	setup vscode	--on-path	none	Run '\''wallet'\'' as found on PATH, not this Node and this bin/wallet.js by absolute path.
+flag	setup vscode	--dry-run	none	Print the change as a unified diff; write nothing.
+flag	setup vscode	--remove	none	Take the entry out of the config.
+flag	setup vscode	--overwrite	none	Replace (or remove) another server of the same name.
+flag	setup vscode	--json	none	Print the outcome as JSON.
+flag	setup vscode	--debug	none	Show error causes and stack traces.
+flag	setup vscode	--help	none	Show help.
+flag	setup vscode	-h	none	Show help.
+cmd	setup	codex	-	Register the wallet with Codex
+flag	setup codex	--scope	choice	The user'\''s config (default) or this project'\''s, where the client has both.
+val	setup codex	--scope	user
+val	setup codex	--scope	project
+flag	setup codex	--name	text	The server name in the config (default wallet).
+flag	setup codex	--profile	choice	wallet serve --profile: how tools/list shows the tools.
+val	setup codex	--profile	default
+val	setup codex	--profile	full
+val	setup codex	--profile	compact
+flag	setup codex	--read-only	none	wallet serve --read-only: only the read-only tools.
+flag	setup codex	--passphrase-file	file	wallet serve --passphrase-file: an owner-only file, written by path (never its content).
+flag	setup codex	--on-path	none	Run '\''wallet'\'' as found on PATH, not this Node and this bin/wallet.js by absolute path.
+flag	setup codex	--dry-run	none	Print the change as a unified diff; write nothing.
+flag	setup codex	--remove	none	Take the entry out of the config.
+flag	setup codex	--overwrite	none	Replace (or remove) another server of the same name.
+flag	setup codex	--json	none	Print the outcome as JSON.
+flag	setup codex	--debug	none	Show error causes and stack traces.
+flag	setup codex	--help	none	Show help.
+flag	setup codex	-h	none	Show help.
+cmd	setup	gemini	-	Register the wallet with Gemini CLI
+flag	setup gemini	--scope	choice	The user'\''s config (default) or this project'\''s, where the client has both.
+val	setup gemini	--scope	user
+val	setup gemini	--scope	project
+flag	setup gemini	--name	text	The server name in the config (default wallet).
+flag	setup gemini	--profile	choice	wallet serve --profile: how tools/list shows the tools.
+val	setup gemini	--profile	default
+val	setup gemini	--profile	full
+val	setup gemini	--profile	compact
+flag	setup gemini	--read-only	none	wallet serve --read-only: only the read-only tools.
+flag	setup gemini	--passphrase-file	file	wallet serve --passphrase-file: an owner-only file, written by path (never its content).
+flag	setup gemini	--on-path	none	Run '\''wallet'\'' as found on PATH, not this Node and this bin/wallet.js by absolute path.
+flag	setup gemini	--dry-run	none	Print the change as a unified diff; write nothing.
+flag	setup gemini	--remove	none	Take the entry out of the config.
+flag	setup gemini	--overwrite	none	Replace (or remove) another server of the same name.
+flag	setup gemini	--json	none	Print the outcome as JSON.
+flag	setup gemini	--debug	none	Show error causes and stack traces.
+flag	setup gemini	--help	none	Show help.
+flag	setup gemini	-h	none	Show help.
 cmd	-	servers	-	Named MCP servers: list, add, remove, import
 flag	servers	--json	none	Print the result as JSON.
 flag	servers	--color	none	Colour the output on a terminal.
@@ -104,6 +237,9 @@ flag	servers import	--from	choice	import: only this agent'\''s files.
 val	servers import	--from	claude-desktop
 val	servers import	--from	claude-code
 val	servers import	--from	cursor
+val	servers import	--from	vscode
+val	servers import	--from	codex
+val	servers import	--from	gemini
 flag	servers import	--json	none	Print the result as JSON.
 flag	servers import	--color	none	Colour the output on a terminal.
 flag	servers import	--debug	none	Show error causes and stack traces.

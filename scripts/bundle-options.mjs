@@ -287,6 +287,9 @@ export function buildBundle(
     minifyIdentifiers: !keepIdentifiers,
     entryPoints: [join(dist, 'cli', entry)],
     plugins: [lazyAjv, englishOnly, lazySdkSchemas, lazyOwnSchemas],
+    // jsonc-parser's main file is UMD, whose inner require() calls esbuild cannot follow (the
+    // bundle would ask Node for './impl/format' at run time): its ES module build instead.
+    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
     outfile,
     define: {
       'import.meta.url': '__bundleUrl',

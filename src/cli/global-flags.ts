@@ -162,6 +162,7 @@ export type GlobalOptions = {
 export const CLI_VERBS: readonly { name: string; summary: string }[] = [
   { name: 'serve', summary: 'Serve the wallet tools over MCP, stdio or HTTP (for agents)' },
   { name: 'tools', summary: 'List the tools of the server with their badges (--refresh)' },
+  { name: 'setup', summary: 'Register the wallet with an agent: claude-code, codex, vscode, …' },
   { name: 'servers', summary: 'Named MCP servers: list, add, remove, import' },
   { name: 'approvals', summary: 'Answer what agents wait on: list, approve, deny' },
   { name: 'config', summary: 'Read and change config.json: list, get, set, unset' },

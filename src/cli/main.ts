@@ -64,6 +64,7 @@ export async function runCli(
     }
     const dataDir = privateDataDir(io);
     if (!globals.help) completionValuesOf = dataDir;
+    if (verb === 'setup') return await (await import('./setup/command.js')).runSetup(argv, io);
     if (verb === 'servers') return await (await import('./servers/command.js')).runServers(argv, io, dataDir);
     if (verb === 'approvals') return await (await import('./approvals.js')).runApprovals(argv, io, dataDir);
     if (verb === 'config') return await (await import('./config.js')).runConfig(argv, io, dataDir);

@@ -8,6 +8,18 @@ import { UsageError } from './usage-error.js';
  * others can read is a leaked secret, so it is refused. Trailing newlines are not part of it.
  */
 export async function readSecretFile(path: string, flag: string): Promise<string> {
+  return withoutTrailingNewline(withSecretFile(path, flag, (fd) => readFileSync(fd, 'utf8')));
+}
+
+/**
+ * Refuses a secret file as {@link readSecretFile} would (unreadable, not a regular file, or open to
+ * others), without reading the secret: for a command that only passes the path on.
+ */
+export function checkSecretFile(path: string, flag: string): void {
+  withSecretFile(path, flag, () => undefined);
+}
+
+function withSecretFile<T>(path: string, flag: string, use: (fd: number) => T): T {
   let fd;
   try {
     fd = openSync(path, 'r');
@@ -23,7 +35,7 @@ export async function readSecretFile(path: string, flag: string): Promise<string
         `Run: chmod 600 ${path}`,
       );
     }
-    return withoutTrailingNewline(readFileSync(fd, 'utf8'));
+    return use(fd);
   } finally {
     closeSync(fd);
   }

@@ -106,7 +106,7 @@ Flags:
   --allowed-host <name>        Another host name clients use to reach this server (repeatable).
 
 Examples:
-  claude mcp add wallet -- wallet serve
+  wallet setup claude-code                     # writes this entry into an agent's config
   claude mcp add wallet -- wallet serve --profile compact
   MCP_API_KEY=$(cat ~/.wallet-token) wallet serve --http --passphrase-file ~/.wallet-pass
   wallet serve --http --read-only --no-auth --listen 127.0.0.1:0

@@ -20,6 +20,8 @@ import {
 import type { ToolCommand } from '../../src/cli/help.js';
 import type { ListedTool } from '../../src/mcp/client.js';
 import { openInProcessSession } from '../../src/mcp/in-process.js';
+import { AGENTS } from '../../src/cli/servers/agent-configs.js';
+import { SETUP_CLIENTS } from '../../src/cli/setup/command.js';
 import { LOG_LEVELS } from '../../src/mcp/logger.js';
 import { FUNCTION_DIALECTS } from '../../src/shared/function-catalogue.js';
 import { passphraseFileIn, wallet } from '../helpers/io.js';
@@ -83,6 +85,8 @@ const FIXED_LINES = {
   serveFlags: 'wallet serve --',
   refresh: 'wallet tools --r',
   importFrom: 'wallet servers import --from ',
+  setupClients: 'wallet setup ',
+  setupScope: 'wallet setup codex --scope ',
   serverCommands: `wallet --server "${SERVER_COMMAND}" `,
   serverFlags: `wallet --server "${SERVER_COMMAND}" Get.Thing/v2 --`,
   serverChoiceWithSpace: `wallet --server "${SERVER_COMMAND}" Get.Thing/v2 --mode sl`,
@@ -280,7 +284,13 @@ function checkCommon(results: Record<Case, Completions>, shell: string): void {
   );
   // --read-only is a global flag (it goes with --get-tool-definition), so it completes here too.
   assert.deepEqual(names('refresh'), ['--read-only', '--refresh'], message('refresh'));
-  assert.deepEqual(names('importFrom'), ['claude-code', 'claude-desktop', 'cursor'], message('importFrom'));
+  assert.deepEqual(names('importFrom'), sorted(AGENTS), message('importFrom'));
+  assert.deepEqual(
+    names('setupClients').filter((name) => !name.startsWith('-')),
+    sorted(SETUP_CLIENTS),
+    message('setupClients'),
+  );
+  assert.deepEqual(names('setupScope'), ['project', 'user'], message('setupScope'));
 
   const other = names('serverCommands');
   for (const command of ['Get.Thing/v2', 'odd-summary', 'serve', 'tools', 'servers', 'completion']) {

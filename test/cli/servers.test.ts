@@ -453,8 +453,8 @@ describe('wallet servers add and remove', () => {
     ['an unknown server to remove', ['remove', 'linaer'], /No server named 'linaer'.*\nhint: Did you mean linear\?/],
     [
       '--from with an unknown agent',
-      ['import', '--from', 'vscode'],
-      /--from must be one of claude-desktop, claude-code, cursor/,
+      ['import', '--from', 'windsurf'],
+      /--from must be one of claude-desktop, claude-code, cursor, vscode, codex, gemini; got 'windsurf'/,
     ],
     ['a missing import file', ['import', 'nope.json'], /nope\.json does not exist; nothing was imported/],
     [
@@ -465,7 +465,7 @@ describe('wallet servers add and remove', () => {
     [
       'an import file without mcpServers',
       ['import', join(FIXTURES, 'broken', 'preferences-only.json')],
-      /preferences-only\.json has no "mcpServers"; nothing was imported/,
+      /preferences-only\.json has no servers \("mcpServers", "servers" or "mcp_servers"\); nothing was imported/,
     ],
     [
       'a good file with a bad one',
@@ -645,7 +645,19 @@ describe('pieces', () => {
       'claude-code /home/me/.claude.json',
       'cursor /src/app/.cursor/mcp.json',
       'cursor /home/me/.cursor/mcp.json',
+      'vscode /src/app/.vscode/mcp.json',
+      'vscode /home/me/.config/Code/User/mcp.json',
+      'codex /src/app/.codex/config.toml',
+      'codex /home/me/.codex/config.toml',
+      'gemini /src/app/.gemini/settings.json',
+      'gemini /home/me/.gemini/settings.json',
     ]);
+    assert.deepEqual(
+      paths('linux', '/home/me', '/src', { CODEX_HOME: '/etc/codex', XDG_CONFIG_HOME: '/xdg' }).filter((line) =>
+        /^(codex|vscode) \/(etc|xdg)/.test(line),
+      ),
+      ['vscode /xdg/Code/User/mcp.json', 'codex /etc/codex/config.toml'],
+    );
     assert.equal(
       paths('darwin', '/Users/me', '/src')[0],
       'claude-desktop /Users/me/Library/Application Support/Claude/claude_desktop_config.json',

@@ -163,6 +163,29 @@ describe('the wallet binary', () => {
     assert.match(result.stderr, /Did you mean tool-describe\?/);
   });
 
+  it('wallet setup claude-code --dry-run prints the entry as a diff, in a temporary HOME, and writes nothing', () => {
+    const home = tempHome();
+    try {
+      const result = spawnSync(process.execPath, [WALLET_BIN, 'setup', 'claude-code', '--dry-run', '--read-only'], {
+        env: { ...process.env, HOME: home, WALLET_HOME: join(home, 'data'), NO_COLOR: '1' },
+        cwd: home,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      assert.equal(result.status, 0, result.stderr);
+      const file = join(home, '.claude.json');
+      assert.ok(result.stdout.startsWith(`--- ${file}\n+++ ${file} (after)\n@@ -0,0 +1,13 @@\n+{\n`), result.stdout);
+      assert.ok(
+        result.stdout.includes(`+        ${JSON.stringify(WALLET_BIN)},\n+        "serve",\n+        "--read-only"\n`),
+      );
+      assert.ok(result.stdout.includes(`+      "command": ${JSON.stringify(process.execPath)},\n`));
+      assert.match(result.stderr, /^Dry run: this would add 'wallet' in .*; nothing was written\.\n$/);
+      assert.equal(existsSync(file), false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('wallet serve --help describes serve without serving', () => {
     const result = run(['serve', '--help']);
     assert.equal(result.status, 0);

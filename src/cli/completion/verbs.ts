@@ -2,6 +2,7 @@ import { GLOBAL_FLAGS } from '../global-flags.js';
 import { CLI_VERBS, TOOLS_FLAGS } from '../help.js';
 import { SERVE_FLAGS } from '../serve.js';
 import { SERVERS_FLAGS, SERVERS_FLAGS_OF, SERVERS_SUBCOMMANDS } from '../servers/command.js';
+import { CLIENT_NAMES, SETUP_CLIENTS, SETUP_FLAGS } from '../setup/command.js';
 import { APPROVALS_FLAGS, APPROVALS_SUBCOMMANDS, APPROVALS_SUMMARIES } from '../approvals.js';
 import {
   CONFIG_FLAGS,
@@ -61,6 +62,16 @@ const VERB_SHAPES: Readonly<Record<string, readonly VerbShape[]>> = {
   ],
   tools: [
     { path: ['tools'], acceptsGlobals: true, acceptsFiles: false, flags: TOOLS_FLAGS.flatMap(cliFlagCompletions) },
+  ],
+  setup: [
+    { path: ['setup'], acceptsGlobals: false, acceptsFiles: false, flags: SETUP_FLAGS.flatMap(cliFlagCompletions) },
+    ...SETUP_CLIENTS.map((client) => ({
+      path: ['setup', client],
+      summary: `Register the wallet with ${CLIENT_NAMES[client]}`,
+      acceptsGlobals: false,
+      acceptsFiles: false,
+      flags: SETUP_FLAGS.flatMap(cliFlagCompletions),
+    })),
   ],
   servers: [serversShape(), ...SERVERS_SUBCOMMANDS.map(serversShape)],
   approvals: [

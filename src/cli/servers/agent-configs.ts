@@ -2,10 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { posix, win32 } from 'node:path';
 import { UsageError } from '../usage-error.js';
 import { ENTRY_KEYS, errorCode, isErrnoCode, parseServerEntry, type ServerEntry } from './config.js';
-import { describeJsonError, jsonPath } from './json-problems.js';
+import { parseAgentFile } from './agent-syntax.js';
+import { jsonPath } from './json-problems.js';
 
-/** The agents whose config files `wallet servers import` knows where to find. */
-export const AGENTS = ['claude-desktop', 'claude-code', 'cursor'] as const;
+/** The agents whose config files `wallet servers import` reads and `wallet setup` writes. */
+export const AGENTS = ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'codex', 'gemini'] as const;
 export type Agent = (typeof AGENTS)[number];
 
 /** Where to look, injectable so tests point it at temporary folders. */
@@ -16,33 +17,91 @@ export type AgentConfigContext = {
   env: Readonly<Record<string, string | undefined>>;
 };
 
+/** A project's file (in the folder the agent is started in) or the user's (in the home folder). */
+export type AgentScope = 'project' | 'user';
+
 export type AgentConfigLocation = { agent: Agent; path: string };
 
 /**
- * Every file an agent may keep its `mcpServers` in, for all agents or only `only`, in import
- * order: a project's files before the user's, as the agents let a project's server win.
+ * How an agent writes its servers down: the syntax of its file (`jsonc`: JSON that may hold
+ * comments, as VS Code and Gemini CLI accept), the key of its servers object, and whether a stdio
+ * entry says `"type": "stdio"` (VS Code requires it; Claude Code writes it).
+ */
+export type AgentFormat = { syntax: 'json' | 'jsonc' | 'toml'; serversKey: string; stdioType: boolean };
+
+export const AGENT_FORMATS: Readonly<Record<Agent, AgentFormat>> = {
+  'claude-desktop': { syntax: 'json', serversKey: 'mcpServers', stdioType: false },
+  'claude-code': { syntax: 'json', serversKey: 'mcpServers', stdioType: true },
+  cursor: { syntax: 'json', serversKey: 'mcpServers', stdioType: false },
+  vscode: { syntax: 'jsonc', serversKey: 'servers', stdioType: true },
+  codex: { syntax: 'toml', serversKey: 'mcp_servers', stdioType: false },
+  gemini: { syntax: 'jsonc', serversKey: 'mcpServers', stdioType: false },
+};
+
+/**
+ * The files one agent keeps its servers in, each with its scope: the project's first. Claude
+ * Desktop has only the user's.
+ *
+ * @example
+ * agentConfigFiles({ home: '/home/me', cwd: '/src/app', platform: 'linux', env: {} }, 'codex')
+ * // [{ agent: 'codex', scope: 'project', path: '/src/app/.codex/config.toml' },
+ * //  { agent: 'codex', scope: 'user', path: '/home/me/.codex/config.toml' }]
+ */
+export function agentConfigFiles(
+  context: AgentConfigContext,
+  agent: Agent,
+): (AgentConfigLocation & { scope: AgentScope })[] {
+  const { home, cwd, platform, env } = context;
+  const path = platform === 'win32' ? win32 : posix;
+  const appData = env['APPDATA'] || path.join(home, 'AppData', 'Roaming');
+  // Where Electron apps keep their settings: Claude Desktop's and VS Code's folders are in it.
+  const appSettings =
+    platform === 'darwin'
+      ? path.join(home, 'Library', 'Application Support')
+      : platform === 'win32'
+        ? appData
+        : env['XDG_CONFIG_HOME'] || path.join(home, '.config');
+  const files: Record<Agent, [AgentScope, string][]> = {
+    'claude-desktop': [['user', path.join(appSettings, 'Claude', 'claude_desktop_config.json')]],
+    'claude-code': [
+      ['project', path.join(cwd, '.mcp.json')],
+      ['user', path.join(home, '.claude.json')],
+    ],
+    cursor: [
+      ['project', path.join(cwd, '.cursor', 'mcp.json')],
+      ['user', path.join(home, '.cursor', 'mcp.json')],
+    ],
+    vscode: [
+      ['project', path.join(cwd, '.vscode', 'mcp.json')],
+      ['user', path.join(appSettings, 'Code', 'User', 'mcp.json')],
+    ],
+    codex: [
+      ['project', path.join(cwd, '.codex', 'config.toml')],
+      ['user', path.join(env['CODEX_HOME'] || path.join(home, '.codex'), 'config.toml')],
+    ],
+    gemini: [
+      ['project', path.join(cwd, '.gemini', 'settings.json')],
+      ['user', path.join(home, '.gemini', 'settings.json')],
+    ],
+  };
+  return files[agent].map(([scope, file]) => ({ agent, scope, path: file }));
+}
+
+/**
+ * Every file an agent may keep its servers in, for all agents or only `only`, in import order: a
+ * project's files before the user's, as the agents let a project's server win. A file two agents
+ * share (a project in the home folder) is listed once.
  *
  * @example
  * agentConfigLocations({ home: '/home/me', cwd: '/src/app', platform: 'linux', env: {} }, 'cursor')
  * // [{ agent: 'cursor', path: '/src/app/.cursor/mcp.json' }, { agent: 'cursor', path: '/home/me/.cursor/mcp.json' }]
  */
 export function agentConfigLocations(context: AgentConfigContext, only?: Agent): AgentConfigLocation[] {
-  const { home, cwd, platform, env } = context;
-  const path = platform === 'win32' ? win32 : posix;
-  const claudeDesktopDir =
-    platform === 'darwin'
-      ? path.join(home, 'Library', 'Application Support', 'Claude')
-      : platform === 'win32'
-        ? path.join(env['APPDATA'] || path.join(home, 'AppData', 'Roaming'), 'Claude')
-        : path.join(home, '.config', 'Claude');
-  const byAgent: Record<Agent, string[]> = {
-    'claude-desktop': [path.join(claudeDesktopDir, 'claude_desktop_config.json')],
-    'claude-code': [path.join(cwd, '.mcp.json'), path.join(home, '.claude.json')],
-    cursor: [path.join(cwd, '.cursor', 'mcp.json'), path.join(home, '.cursor', 'mcp.json')],
-  };
   const locations = new Map<string, AgentConfigLocation>();
   for (const agent of AGENTS.filter((candidate) => only === undefined || candidate === only)) {
-    for (const file of byAgent[agent]) if (!locations.has(file)) locations.set(file, { agent, path: file });
+    for (const { path } of agentConfigFiles(context, agent)) {
+      if (!locations.has(path)) locations.set(path, { agent, path });
+    }
   }
   return [...locations.values()];
 }
@@ -53,14 +112,17 @@ export type ImportCandidate =
   | { name: string; source: string; skip: string };
 
 /**
- * The servers of one agent config file: its top-level `mcpServers`, and, in a ~/.claude.json, the
- * `mcpServers` of the project at `cwd` (listed first: Claude Code lets it win). Undefined when the
- * file does not exist; an empty list when it has no `mcpServers`. A file that cannot be read or is
- * not JSON is a UsageError naming it (never quoting it: it may hold tokens).
+ * The servers of one agent config file: its top-level `mcpServers` (VS Code's `servers`, Codex's
+ * `mcp_servers`), and, in a ~/.claude.json, the `mcpServers` of the project at `cwd` (listed
+ * first: Claude Code lets it win). The syntax is the agent's when it is known, else TOML for a
+ * `.toml` file and JSON for any other. Undefined when the file does not exist; an empty list when
+ * it has no servers. A file that cannot be read or does not parse is a UsageError naming it (never
+ * quoting it: it may hold tokens).
  */
 export async function readAgentConfig(
   path: string,
   context: Pick<AgentConfigContext, 'cwd' | 'platform'>,
+  agent?: Agent,
 ): Promise<{ candidates: ImportCandidate[]; hasServers: boolean } | undefined> {
   let text: string;
   try {
@@ -69,12 +131,10 @@ export async function readAgentConfig(
     if (isErrnoCode(error, 'ENOENT')) return undefined;
     throw new UsageError(`Cannot read ${path}: ${errorCode(error)}.`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${path} is ${describeJsonError(error, text)}; nothing was imported.`);
-  }
+  const syntax = agent ? AGENT_FORMATS[agent].syntax : path.endsWith('.toml') ? 'toml' : 'json';
+  const parsed = await parseAgentFile(text, syntax);
+  if (!parsed.ok) throw new UsageError(`${path} is ${parsed.problem}; nothing was imported.`);
+  const json = parsed.document;
   if (!isRecord(json)) throw new UsageError(`${path} is not a JSON object; nothing was imported.`);
   const sections: { source: string; where: string[]; servers: unknown }[] = [];
   const projects = json['projects'];
@@ -91,8 +151,8 @@ export async function readAgentConfig(
       }
     }
   }
-  if (json['mcpServers'] !== undefined)
-    sections.push({ source: path, where: ['mcpServers'], servers: json['mcpServers'] });
+  const key = SERVERS_KEYS.find((candidate) => json[candidate] !== undefined);
+  if (key !== undefined) sections.push({ source: path, where: [key], servers: json[key] });
   const candidates: ImportCandidate[] = [];
   for (const section of sections) {
     if (!isRecord(section.servers)) {
@@ -104,6 +164,9 @@ export async function readAgentConfig(
   }
   return { candidates, hasServers: sections.length > 0 };
 }
+
+/** The keys agents keep their servers under: most `mcpServers`, VS Code `servers`, Codex `mcp_servers`. */
+const SERVERS_KEYS = [...new Set(Object.values(AGENT_FORMATS).map((format) => format.serversKey))];
 
 /** ~/.claude.json keys projects by absolute path; on Windows it has been seen with either slash. */
 function projectKeys({ cwd, platform }: Pick<AgentConfigContext, 'cwd' | 'platform'>): string[] {
@@ -147,6 +210,6 @@ function candidateEntry(raw: unknown): { entry: ServerEntry; ignoredKeys: string
   return { entry: parsed.entry, ignoredKeys };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -6,7 +6,7 @@ Usage:
   wallet servers add <name> --server "<command line>" [--env NAME=value]… [--overwrite]
   wallet servers add <name> --url <http(s) URL> [--header "Name: value"]… [--overwrite]
   wallet servers remove <name>
-  wallet servers import [<file>…] [--from claude-desktop|claude-code|cursor] [--overwrite] [--json]
+  wallet servers import [<file>…] [--from <agent>] [--overwrite] [--json]
   wallet servers login <name> | --url <url> [--scope "<scopes>"] [--no-browser]
                        [--client-id <id> [--client-secret-file <path> | --client-secret-stdin |
                                           --client-key-file <pem>]
@@ -27,7 +27,8 @@ Subcommands:
   add       Save a server under <name>: a letter or digit, then letters, digits, . _ or -
             (64 at most). A saved name is refused unless --overwrite.
   remove    Forget a server.
-  import    Copy the "mcpServers" of agent config files. Without a file, reads each of these
+  import    Copy the servers of agent config files ("mcpServers"; VS Code's "servers", Codex's
+            [mcp_servers] in TOML). Without a file, reads each of these
             that exists (only those of one agent with --from) and says which it read:
               claude-desktop  ~/.config/Claude/claude_desktop_config.json (Linux),
                               ~/Library/Application Support/Claude/… (macOS),
@@ -35,6 +36,11 @@ Subcommands:
               claude-code     ./.mcp.json; ~/.claude.json (its mcpServers, and those of
                               projects[<this folder>])
               cursor          ./.cursor/mcp.json, ~/.cursor/mcp.json
+              vscode          ./.vscode/mcp.json, ~/.config/Code/User/mcp.json (Linux),
+                              ~/Library/Application Support/Code/User/… (macOS),
+                              %APPDATA%\\Code\\User\\… (Windows)
+              codex           ./.codex/config.toml, ~/.codex/config.toml ($CODEX_HOME)
+              gemini          ./.gemini/settings.json, ~/.gemini/settings.json
             Saved names are kept unless --overwrite. SSE servers are skipped: this CLI speaks
             stdio and Streamable HTTP.
   login     OAuth 2.1 login to an HTTP server (saved, or --url): the address to open is printed
@@ -55,7 +61,9 @@ Flags:
   --url <url>                 add: the Streamable HTTP endpoint, http or https.
   --header <'Name: value'>    add: an HTTP header for that URL (repeatable).
   --overwrite                 add, import: replace a saved server of the same name.
-  --from <agent>              import: only the files of claude-desktop, claude-code or cursor.
+  --from <agent>              import: only the files of claude-desktop, claude-code, cursor,
+                              vscode, codex or gemini (comments allowed in VS Code's
+                              and Gemini CLI's files).
   --scope <scopes>            login: the OAuth scopes to ask for (space-separated).
   --client-id <id>            login: a client registered beforehand with the server.
   --client-secret-file <path> login: that client's secret, from an owner-only file.

@@ -31,12 +31,12 @@ export async function importServers(
   if (words.length > 0) {
     for (const file of words) {
       const path = resolve(context.cwd, file);
-      const found = await readAgentConfig(path, context);
+      const found = await readAgentConfig(path, context, from as Agent | undefined);
       if (found === undefined) throw new UsageError(`${path} does not exist; nothing was imported.`);
       if (!found.hasServers)
         throw new UsageError(
-          `${path} has no "mcpServers"; nothing was imported.`,
-          'Is it the config file of an agent (Claude Desktop, Claude Code, Cursor)?',
+          `${path} has no servers ("mcpServers", "servers" or "mcp_servers"); nothing was imported.`,
+          'Is it the config file of an agent (Claude Desktop, Claude Code, Cursor, VS Code, Codex, Gemini CLI)?',
         );
       read.push({ path, ...(from === undefined ? {} : { agent: from as Agent }) });
       candidates.push(...found.candidates);
@@ -44,10 +44,10 @@ export async function importServers(
   } else {
     const locations = agentConfigLocations(context, from as Agent | undefined);
     for (const location of locations) {
-      const found = await readAgentConfig(location.path, context);
+      const found = await readAgentConfig(location.path, context, location.agent);
       if (found === undefined) continue;
       read.push(location);
-      if (!found.hasServers) notes.push(`${location.path} has no "mcpServers".`);
+      if (!found.hasServers) notes.push(`${location.path} has no servers.`);
       candidates.push(...found.candidates);
     }
     if (read.length === 0) {
