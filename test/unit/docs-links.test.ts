@@ -169,3 +169,16 @@ describe('the docs name only what exists', () => {
     assert.deepEqual(problems, []);
   });
 });
+
+describe('the maps stay maps (issue 35)', () => {
+  // Budgets in lines: a newcomer reads them whole; the history of rounds lives in git.
+  for (const [doc, budget] of [
+    ['docs/ARCHITECTURE.md', 250],
+    ['docs/PERFORMANCE.md', 300],
+  ] as const) {
+    it(`${doc} is under ${budget} lines`, () => {
+      const lines = readFileSync(join(ROOT, doc), 'utf8').trimEnd().split('\n').length;
+      assert.ok(lines < budget, `${doc} has ${lines} lines: keep it a map (under ${budget})`);
+    });
+  }
+});
