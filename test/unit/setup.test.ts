@@ -251,6 +251,23 @@ describe('wallet setup: idempotent, backed up, atomic', () => {
     assert.match(result.stderr, /Dry run: this would add 'dash'/);
   });
 
+  it("--dry-run never prints another server's credentials, even from a one-line file", async () => {
+    const here = layout();
+    const file = fileOf(here, 'cursor');
+    place(
+      file,
+      '{"mcpServers":{"gh":{"command":"gh-mcp","env":{"GITHUB_TOKEN":"ghp_SECRET123"},"headers":{"Authorization":"Bearer sk_live_abcdef"},"url":"https://u:hunter2@x.example/mcp"}}}',
+    );
+    for (const extra of [[], ['--json']]) {
+      const result = await setup(here, ['cursor', '--dry-run', ...extra]);
+      assert.equal(result.code, 0, result.stderr);
+      for (const secret of ['ghp_SECRET123', 'sk_live_abcdef', 'hunter2']) {
+        assert.ok(!result.stdout.includes(secret), `${secret} printed: ${result.stdout}`);
+      }
+      assert.match(result.stdout, /GITHUB_TOKEN\\?":\s*\\?"\*\*\*/);
+    }
+  });
+
   it('--remove takes the entry out, with a backup, and only its own', async () => {
     const here = layout();
     const file = fileOf(here, 'codex');
@@ -378,6 +395,9 @@ describe('wallet setup: pieces', () => {
     assert.ok(runsWalletServe({ command: '/usr/bin/node', args: ['/x/bin/wallet.js', 'serve', '--read-only'] }));
     assert.ok(runsWalletServe({ command: 'C:\\wallet.cmd', args: ['serve'] }));
     assert.ok(!runsWalletServe({ command: 'npx', args: ['-y', 'other', 'serve'] }));
+    // Another package that ends in /wallet is someone else's server (review): --overwrite only.
+    assert.ok(!runsWalletServe({ command: 'npx', args: ['-y', '@evil/wallet', 'serve'] }));
+    assert.ok(!runsWalletServe({ command: '/usr/bin/node', args: ['/x/evil/wallet', 'serve'] }));
     assert.ok(!runsWalletServe({ command: 'wallet', args: ['tools'] }));
     assert.ok(!runsWalletServe({ url: 'http://127.0.0.1/mcp' }));
   });

@@ -19,7 +19,7 @@ import { closestNames } from '../suggest.js';
 import { rejectUnknownFlags } from '../unknown-flags.js';
 import { EXIT, UsageError } from '../usage-error.js';
 import { serversOf, withEntry } from './config-edit.js';
-import { unifiedDiff } from './diff.js';
+import { unifiedDiff, withSecretsMasked } from './diff.js';
 import { runsWalletServe, serveEntry } from './entry.js';
 import { readConfigFile, replaceConfigFile } from './file.js';
 import { SETUP_HELP } from './help.js';
@@ -158,7 +158,7 @@ export async function runSetup(argv: readonly string[], io: CliIo, where: Partia
           action,
           dry_run: dryRun,
           ...(backup === undefined ? {} : { backup }),
-          ...(dryRun ? { diff: unifiedDiff(current.text, text, file, `${file} (after)`) } : {}),
+          ...(dryRun ? { diff: withSecretsMasked(unifiedDiff(current.text, text, file, `${file} (after)`)) } : {}),
         },
         null,
         2,
@@ -173,7 +173,7 @@ export async function runSetup(argv: readonly string[], io: CliIo, where: Partia
         : `${file} already has '${name}' as asked; nothing changed.\n`,
     );
   } else if (dryRun) {
-    io.stdout.write(unifiedDiff(current.text, text, file, `${file} (after)`));
+    io.stdout.write(withSecretsMasked(unifiedDiff(current.text, text, file, `${file} (after)`)));
     io.stderr.write(`Dry run: this would ${DRY_RUN_VERBS[action]} '${name}' in ${file}; nothing was written.\n`);
   } else {
     io.stdout.write(`${capitalized(action)} '${name}' in ${file}.\n`);

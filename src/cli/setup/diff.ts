@@ -98,3 +98,23 @@ function range(start: number, count: number): string {
   if (count === 0) return `${start},0`;
   return count === 1 ? `${start + 1}` : `${start + 1},${count}`;
 }
+
+/** A key named like a credential, in JSON (`"GITHUB_TOKEN": "…"`) or TOML (`API_KEY = "…"`). */
+const SECRET_NAME = '[^"\\s=:]*(?:token|secret|key|passw|pwd|auth|bearer|credential|cookie|session)[^"\\s=:]*';
+const JSON_SECRET = new RegExp(`("${SECRET_NAME}"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'gi');
+const TOML_SECRET = new RegExp(`(^|[\\s{,])(${SECRET_NAME}\\s*=\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'gim');
+const BEARER = /\b(Bearer|Basic|token)\s+[A-Za-z0-9._~+/=-]{6,}/gi;
+const USERINFO = /(:\/\/[^/\s:@"']*:)[^@\s/"']+@/g;
+
+/**
+ * A diff of an agent's config with the other servers' credentials hidden: the values of keys named
+ * like tokens, keys or passwords, `Bearer …` headers and URL passwords. The lines around the
+ * change are another server's (a minified file is one line): a dry run must not print its token.
+ */
+export function withSecretsMasked(diff: string): string {
+  return diff
+    .replace(JSON_SECRET, '$1"***"')
+    .replace(TOML_SECRET, '$1$2"***"')
+    .replace(BEARER, '$1 ***')
+    .replace(USERINFO, '$1***@');
+}

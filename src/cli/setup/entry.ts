@@ -43,8 +43,11 @@ export function runsWalletServe(raw: unknown): boolean {
   if (typeof raw !== 'object' || raw === null) return false;
   const { command, args } = raw as Record<string, unknown>;
   if (typeof command !== 'string' || !Array.isArray(args)) return false;
-  const words = [command, ...args.map(String)];
-  const serve = words.indexOf('serve');
-  const launcher = words[serve - 1];
-  return serve > 0 && launcher !== undefined && /(^|[\\/])(wallet(\.cmd|\.exe)?|bin[\\/]wallet\.js)$/.test(launcher);
+  const [first, second] = args.map(String);
+  // Exactly the two shapes setup writes: another package's `…/wallet serve` (npx -y @x/wallet
+  // serve) is someone else's server, replaced only with --overwrite.
+  if (/^(.*[\\/])?wallet(\.cmd|\.exe)?$/.test(command) && !command.includes('@')) return first === 'serve';
+  return (
+    /(^|[\\/])node(\.exe)?$/.test(command) && /(^|[\\/])bin[\\/]wallet\.js$/.test(first ?? '') && second === 'serve'
+  );
 }
