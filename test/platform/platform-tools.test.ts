@@ -131,6 +131,19 @@ describe('Platform tools through the CLI, in-process', { skip: sdkProblem ?? fal
     });
   }
 
+  it("an identifier that is no 32-byte one is the caller's mistake: INVALID_PARAM (exit 2), not a refused answer", async () => {
+    const dapi = await startFakeDapi(IDENTITY_SESSION);
+    const home = homeFor(dapi.url);
+    try {
+      const result = await cli(dapi, home, ['platform-identity-get', '--identity-id', 'z'.repeat(44)]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /error: INVALID_PARAM: Platform refused the request for /);
+    } finally {
+      await dapi.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('an unreachable DAPI: BACKEND_UNAVAILABLE (exit 1), the hint naming the config keys', async () => {
     const home = homeFor(`http://127.0.0.1:${await freePort()}`);
     try {

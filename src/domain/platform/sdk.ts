@@ -27,7 +27,14 @@ const INVALID_ANSWERS: readonly [RegExp, string][] = [
  * nothing); a gRPC error status from a node, checked after the proof checks, means the same.
  */
 const UNREACHABLE =
-  /error sending request|fetch failed|ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|timed? ?out/i;
+  /error sending request|fetch failed|ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|timed? ?out|no available addresses to use/i;
+/**
+ * The SDK's refusals of the request itself, before any answer: an identifier that is no 32-byte
+ * one, a document type the contract does not have, a query no index serves. The caller's input,
+ * not a bad answer: INVALID_PARAM.
+ */
+const BAD_REQUEST =
+  /identifier must be 32 bytes|invalid identifier|document type[^.]*not found|not found[^.]*document type|invalid (where|order by|query)|query[^.]*(invalid|not (allowed|supported))|InvalidArgument|where clause/i;
 const NODE_ERROR = /grpc error|status code|unavailable/i;
 
 function messageOf(error: unknown): string {
@@ -53,6 +60,12 @@ function platformError(error: unknown, network: PlatformNetwork, what: string): 
       cause: error,
     });
   if (UNREACHABLE.test(message)) return unavailable();
+  if (BAD_REQUEST.test(message)) {
+    return new WalletError('INVALID_PARAM', `Platform refused the request for ${what}: ${message.slice(0, 200)}.`, {
+      hint: 'Check the identifier (base58 of 32 bytes) and the query: platform_contract_get shows a contract’s document types and their indexes.',
+      cause: error,
+    });
+  }
   for (const [pattern, check] of INVALID_ANSWERS) {
     if (pattern.test(message)) {
       return new WalletError('BACKEND_INVALID', `Platform's answer for ${what} was refused: ${check}.`, {
