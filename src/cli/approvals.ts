@@ -92,7 +92,9 @@ export async function runApprovals(argv: readonly string[], io: CliIo, dataDir: 
     const answer = await askLine(io, `Approve ${approval.id}? [y/N] `);
     if (!/^(y|yes)$/i.test(answer.trim())) throw new Declined();
   }
-  const decided = await asOwnerVerb(() => store.decide(id, subcommand === 'approve' ? 'approved' : 'denied'));
+  const decided = await asOwnerVerb(() =>
+    store.decide(id, subcommand === 'approve' ? 'approved' : 'denied', 'terminal'),
+  );
   if (json) io.stdout.write(JSON.stringify(publicView(decided), null, 2) + '\n');
   else
     io.stdout.write(

@@ -32,7 +32,8 @@ export type ConsentCall = {
  * The human in the loop of `wallet serve`: a call that signs or deletes (a tool with `consent`)
  * runs only with a human yes or within the autonomy the owner's policy grants. In order:
  * 1. the user's yes to our elicitation question about this exact call;
- * 2. the owner's out-of-band approval of this exact call (`wallet approvals approve`), used once;
+ * 2. the owner's out-of-band approval of this exact call (`wallet approvals approve`, or the
+ *    approval page), used once, run with the authority of where it was given;
  * 3. the policy: the call runs as the agent's, and the domain refuses (`APPROVAL_REQUIRED`),
  *    before signing, whatever the `autonomous` caps do not cover;
  * 4. otherwise a question: through elicitation where the client offers it, else an approval
@@ -70,7 +71,11 @@ export class ConsentGate {
       throw answer.error;
     }
     const lookup = await this.approvals.take(digest);
-    if (lookup.kind === 'approved') return run('terminal', lookup.approval.id, planOf(lookup.approval.summary));
+    if (lookup.kind === 'approved') {
+      // Approvals filed before the page existed were all approved at a terminal.
+      const by = lookup.approval.approved_by ?? 'terminal';
+      return run(by, lookup.approval.id, planOf(lookup.approval.summary));
+    }
     if (lookup.kind === 'refused') {
       await auditStoppedCall(tool, input, owner, { error: lookup.error });
       throw lookup.error;
