@@ -7,6 +7,7 @@ import { PLANNING, type ApprovedPlan, type Authority } from '../domain/policy/au
 import type { AnyTool, ToolContext } from '../tools/index.js';
 import { asDryRun, auditFields, auditStoppedCall, invokeValidated, type ToolInput } from '../tools/invoke.js';
 import { amountText, callDigest, confirmationMessage, plannedFee, type Confirmations } from './confirmation.js';
+import type { ApprovalPageHost } from './page/host.js';
 
 /** What a call that needs consent came to: its result, or a question for the client to ask. */
 export type ConsentOutcome =
@@ -44,6 +45,8 @@ export class ConsentGate {
   constructor(
     private readonly confirmations: Confirmations,
     private readonly approvals: ApprovalStore,
+    /** The owner's approval page, where `wallet serve` serves one: its address goes with each request. */
+    private readonly page?: ApprovalPageHost,
   ) {}
 
   async call({ tool, validated, context, toolContext, canAsk, askEveryCall }: ConsentCall): Promise<ConsentOutcome> {
@@ -83,7 +86,7 @@ export class ConsentGate {
     // Still waiting for the owner: the same request again, unless this client can ask its user now.
     if (lookup.kind === 'pending' && !canAsk) {
       await auditStoppedCall(tool, input, owner, { asked: undefined, approval: lookup.approval.id });
-      throw approvalRequired(lookup.approval);
+      throw approvalRequired(lookup.approval, await this.page?.urlFor(lookup.approval.id));
     }
     let reason = `${tool.name} always needs a human yes`;
     if (tool.consent === 'policy' && !(askEveryCall && canAsk)) {
@@ -119,7 +122,7 @@ export class ConsentGate {
       approvalSummary(tool, fields, feeOf(tool, fields, planned), text, reason),
     );
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
-    throw approvalRequired(approval);
+    throw approvalRequired(approval, await this.page?.urlFor(approval.id));
   }
 }
 
@@ -193,9 +196,10 @@ function approveCommand(id: string): string {
 
 /**
  * The tool error an agent gets while its call waits for the owner: the approval's id, what it
- * would sign, and the command to approve it; `details` carries the same as data.
+ * would sign, the command to approve it and, where a page is served, the page's address of it
+ * (`url`: it opens only in the owner's browser session); `details` carries the same as data.
  */
-function approvalRequired(approval: Approval): WalletError {
+function approvalRequired(approval: Approval, url: string | undefined): WalletError {
   const { summary } = approval;
   // What it would sign, as data: the summary less the question's prose.
   const { text: _text, ...facts } = summary;
@@ -213,9 +217,10 @@ function approvalRequired(approval: Approval): WalletError {
     'APPROVAL_REQUIRED',
     `${summary.tool}${gist ? ` (${gist})` : ''} waits for the owner's approval ${approval.id}: ${summary.reason}. Nothing was signed or sent.`,
     {
-      hint: `Ask the owner to run "${approveCommand(approval.id)}" in a terminal on this machine, then repeat this exact call (same arguments) before ${approval.expires}.`,
+      hint: `Ask the owner to ${url ? `approve it on the approval page (${url}) or to ` : ''}run "${approveCommand(approval.id)}" in a terminal on this machine, then repeat this exact call (same arguments) before ${approval.expires}.`,
       details: {
         approval_id: approval.id,
+        ...(url ? { url } : {}),
         status: approval.status,
         expires: approval.expires,
         command: approveCommand(approval.id),

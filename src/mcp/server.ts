@@ -32,6 +32,7 @@ import { invokeValidated, validateInput } from '../tools/invoke.js';
 import { errorResult, successResult } from './results.js';
 import { canAskForm, Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS, requestClientCapabilities } from './confirmation.js';
 import { ConsentGate } from './consent.js';
+import type { ApprovalPageHost } from './page/host.js';
 import { createLogger, type Logger } from './logger.js';
 
 export type WalletServerOptions = {
@@ -56,6 +57,8 @@ export type WalletServerOptions = {
    * an agent holding the bearer token could answer its own question). In memory counts as stdio.
    */
   transport?: 'stdio' | 'http';
+  /** The owner's approval page this process serves, if any: an approval request names its address. */
+  approvalPage?: ApprovalPageHost | undefined;
 };
 
 const INSTRUCTIONS = [
@@ -91,8 +94,9 @@ export function createWalletServer({
   confirmTimeoutMs = DEFAULT_CONFIRM_TIMEOUT_MS,
   caller = 'agent',
   transport = 'stdio',
+  approvalPage,
 }: WalletServerOptions): Server {
-  const gate = new ConsentGate(confirmations, new ApprovalStore(services.dataDir));
+  const gate = new ConsentGate(confirmations, new ApprovalStore(services.dataDir), approvalPage);
   const { name, version } = packageInfo();
   const listing = toolListing(catalogue);
   const server = new Server(

@@ -125,6 +125,9 @@ const EvmNetworkConfig = z.strictObject({
 /** The values of `approvals.trust_elicitation`. */
 const TRUST_ELICITATION = ['stdio', 'never', 'always'] as const;
 
+/** `host:port` on loopback, and nothing else: the approval page is for a browser on this machine. */
+const LOOPBACK_LISTEN = /^(?:127(?:\.\d{1,3}){3}|localhost|\[::1\]):\d{1,5}$/;
+
 const ConfigFileSchema = z.strictObject({
   /** The wallet (alias or fingerprint) a tool uses when wallet_id is omitted and several could be meant. */
   default_wallet: z.string().trim().min(1).max(64).optional(),
@@ -147,6 +150,8 @@ const ConfigFileSchema = z.strictObject({
        * it talks to over stdio (an agent host the owner started), `never`, or `always`.
        */
       trust_elicitation: z.enum(TRUST_ELICITATION).optional(),
+      /** The approval page of `wallet serve` on stdio: where it listens (loopback only; port 0 any free one). */
+      page: z.strictObject({ listen: z.string().regex(LOOPBACK_LISTEN).optional() }).optional(),
     })
     .optional(),
 });
