@@ -38,7 +38,8 @@ const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CSP,
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // Not `no-referrer`: under it a browser's form POST says `Origin: null`, which the page refuses.
+  'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',
