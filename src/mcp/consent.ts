@@ -1,4 +1,4 @@
-import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { inputResponse, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
 import type { ApprovalStore } from '../domain/policy/approvals.js';
 import { type Approval, type ApprovalSummary } from '../domain/policy/approvals.js';
@@ -6,7 +6,15 @@ import type { AuditFields } from '../domain/policy/audit-log.js';
 import { PLANNING, type ApprovedPlan, type Authority } from '../domain/policy/authority.js';
 import type { AnyTool, ToolContext } from '../tools/index.js';
 import { asDryRun, auditFields, auditStoppedCall, invokeValidated, type ToolInput } from '../tools/invoke.js';
-import { amountText, callDigest, confirmationMessage, plannedFee, type Confirmations } from './confirmation.js';
+import {
+  amountText,
+  askToOpenPage,
+  callDigest,
+  confirmationMessage,
+  PAGE_KEY,
+  plannedFee,
+  type Confirmations,
+} from './confirmation.js';
 import type { ApprovalPageHost } from './page/host.js';
 
 /** What a call that needs consent came to: its result, or a question for the client to ask. */
@@ -21,6 +29,8 @@ export type ConsentCall = {
   toolContext: Omit<ToolContext, 'authority'>;
   /** The client can ask its user (form elicitation). */
   canAsk: boolean;
+  /** The client can send its user to a URL (URL-mode elicitation): the approval page, where one is served. */
+  canOpenUrl: boolean;
   /**
    * The client says its user is a person who answers each question (its capability
    * `experimental["wallet/consent"]`: the wallet CLI on a terminal, which then asks nothing
@@ -38,7 +48,8 @@ export type ConsentCall = {
  * 3. the policy: the call runs as the agent's, and the domain refuses (`APPROVAL_REQUIRED`),
  *    before signing, whatever the `autonomous` caps do not cover;
  * 4. otherwise a question: through elicitation where the client offers it, else an approval
- *    request the call ends with (`APPROVAL_REQUIRED`, its id and what it would sign).
+ *    request the call ends with (`APPROVAL_REQUIRED`, its id and what it would sign), or to which
+ *    a client that can open a URL sends its user (URL-mode elicitation of the approval page).
  * A denied, expired or declined one is `POLICY_VIOLATION`. Nothing is signed on the way.
  */
 export class ConsentGate {
@@ -49,7 +60,15 @@ export class ConsentGate {
     private readonly page?: ApprovalPageHost,
   ) {}
 
-  async call({ tool, validated, context, toolContext, canAsk, askEveryCall }: ConsentCall): Promise<ConsentOutcome> {
+  async call({
+    tool,
+    validated,
+    context,
+    toolContext,
+    canAsk,
+    canOpenUrl,
+    askEveryCall,
+  }: ConsentCall): Promise<ConsentOutcome> {
     const input = validated.data;
     const run = async (
       authority: Authority,
@@ -86,7 +105,7 @@ export class ConsentGate {
     // Still waiting for the owner: the same request again, unless this client can ask its user now.
     if (lookup.kind === 'pending' && !canAsk) {
       await auditStoppedCall(tool, input, owner, { asked: undefined, approval: lookup.approval.id });
-      throw approvalRequired(lookup.approval, await this.page?.urlFor(lookup.approval.id));
+      return this.waitForOwner(lookup.approval, canOpenUrl, context);
     }
     let reason = `${tool.name} always needs a human yes`;
     if (tool.consent === 'policy' && !(askEveryCall && canAsk)) {
@@ -122,7 +141,22 @@ export class ConsentGate {
       approvalSummary(tool, fields, feeOf(tool, fields, planned), text, reason),
     );
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
-    throw approvalRequired(approval, await this.page?.urlFor(approval.id));
+    return this.waitForOwner(approval, canOpenUrl, context);
+  }
+
+  /**
+   * A call that waits for the owner: a client that can open a URL is sent to the page of its
+   * approval (once: its retry, the user back from the page, finds the answer in the store or ends
+   * here); any other gets `APPROVAL_REQUIRED`, which names the page where one is served.
+   */
+  private async waitForOwner(approval: Approval, canOpenUrl: boolean, context: ServerContext): Promise<ConsentOutcome> {
+    const url = await this.page?.urlFor(approval.id);
+    const back = inputResponse(context.mcpReq.inputResponses, PAGE_KEY).kind !== 'missing';
+    if (url && canOpenUrl && !back) {
+      const message = `${approvalRequired(approval, url).message} The owner approves or denies it on the wallet's approval page.`;
+      return { kind: 'ask', result: askToOpenPage(url, message) };
+    }
+    throw approvalRequired(approval, url);
   }
 }
 

@@ -30,7 +30,13 @@ import {
 } from '../tools/index.js';
 import { invokeValidated, validateInput } from '../tools/invoke.js';
 import { errorResult, successResult } from './results.js';
-import { canAskForm, Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS, requestClientCapabilities } from './confirmation.js';
+import {
+  canAskForm,
+  canOpenUrl,
+  Confirmations,
+  DEFAULT_CONFIRM_TIMEOUT_MS,
+  requestClientCapabilities,
+} from './confirmation.js';
 import { ConsentGate } from './consent.js';
 import type { ApprovalPageHost } from './page/host.js';
 import { createLogger, type Logger } from './logger.js';
@@ -165,6 +171,7 @@ export function createWalletServer({
           context,
           toolContext,
           canAsk: canAskForm(client) && (await services.trustsElicitation(transport)),
+          canOpenUrl: canOpenUrl(client),
           askEveryCall: declaresConsent(client),
         });
         return outcome.kind === 'ask' ? outcome.result : successResult(outcome.output);

@@ -274,4 +274,71 @@ describe('the page on wallet serve --http: the agent is told where, the owner sa
       [['page', id]],
     );
   });
+
+  for (const mode of ['auto', 'legacy'] as const) {
+    it(`a client that can open a URL is sent to the page (${mode === 'auto' ? '2026-07-28' : '2025'} era), and its call completes`, async () => {
+      const origin = served.url.replace(/\/mcp$/, '');
+      const opened: { url: string; mode: string }[] = [];
+      const urlClient = new Client(
+        { name: 'url-client', version: '1' },
+        { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode } },
+      );
+      // The client's user is the owner: they open the page with their own link and approve.
+      urlClient.setRequestHandler('elicitation/create', async (request) => {
+        const params = request.params as { mode?: string; url?: string };
+        opened.push({ url: String(params.url), mode: String(params.mode) });
+        const id = /\/approvals\/(ap-[a-z2-7]{10})$/.exec(String(params.url))?.[1] ?? '';
+        const link = new RegExp(`approval ${id} waits for you; open it once at (\\S+)`).exec(served.stderr())?.[1];
+        const cookie = sessionCookie(await pageRequest(String(link)));
+        const shown = await pageRequest(String(params.url), { headers: { Cookie: cookie } });
+        const done = await pageRequest(`${origin}/approvals/${id}/approve`, {
+          method: 'POST',
+          headers: { Cookie: cookie, Origin: origin },
+          body: `csrf=${encodeURIComponent(csrfOf(shown))}`,
+        });
+        assert.equal(done.status, 303);
+        return { action: 'accept' };
+      });
+      await urlClient.connect(
+        new StreamableHTTPClientTransport(new URL(served.url), {
+          requestInit: { headers: { Authorization: `Bearer ${API_KEY}` } },
+        }),
+      );
+      try {
+        const result = await urlClient.callTool({
+          name: 'evm_message_sign',
+          arguments: { address: 'payer', message: `url mode ${mode}` },
+        });
+        assert.equal(result.isError, undefined, JSON.stringify(result._meta?.[ERROR_META_KEY]));
+        assert.match(String((result.structuredContent as { signature?: string }).signature), /^0x[0-9a-f]{130}$/);
+        assert.equal(opened.length, 1);
+        assert.equal(opened[0]?.mode, 'url');
+        assert.match(opened[0]?.url ?? '', new RegExp(`^${origin}/approvals/ap-[a-z2-7]{10}$`), 'the page, no token');
+      } finally {
+        await urlClient.close();
+      }
+    });
+  }
+
+  it('a client back from the page before the owner answered gets APPROVAL_REQUIRED, nothing signed', async () => {
+    const urlClient = new Client({ name: 'url-client', version: '1' }, { capabilities: { elicitation: { url: {} } } });
+    urlClient.setRequestHandler('elicitation/create', async () => ({ action: 'accept' }));
+    await urlClient.connect(
+      new StreamableHTTPClientTransport(new URL(served.url), {
+        requestInit: { headers: { Authorization: `Bearer ${API_KEY}` } },
+      }),
+    );
+    try {
+      const result = await urlClient.callTool({
+        name: 'evm_message_sign',
+        arguments: { address: 'payer', message: 'not yet' },
+      });
+      assert.equal(result.isError, true);
+      const meta = result._meta?.[ERROR_META_KEY] as ToolErrorMeta;
+      assert.equal(meta.code, 'APPROVAL_REQUIRED');
+      assert.match(String(meta.details?.['url']), /\/approvals\/ap-/);
+    } finally {
+      await urlClient.close();
+    }
+  });
 });
