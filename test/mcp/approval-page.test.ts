@@ -6,7 +6,9 @@
  * once, with authority `page` in the audit log.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ApprovalStore, type Approval } from '../../src/domain/policy/approvals.js';
@@ -16,6 +18,7 @@ import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
 import { csrfOf, pageRequest, sessionCookie } from '../helpers/page-http.js';
+import { WALLET_BIN } from '../helpers/paths.js';
 import { auditLines } from '../helpers/policy.js';
 
 const HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>"\'&';
@@ -192,6 +195,44 @@ describe('the approval page refuses what is not the owner on the page', () => {
     });
     assert.equal(again.status, 409);
     assert.equal(await status(pending.id), 'approved');
+  });
+
+  it('wallet approvals open serves it alone: prints a working link, hands it to $BROWSER, stops on SIGTERM', async () => {
+    const opener = join(home, 'record-url');
+    writeFileSync(opener, `#!/bin/sh\necho "$1" > "${join(home, 'opened')}"\n`, { mode: 0o700 });
+    const child = spawn(process.execPath, [WALLET_BIN, 'approvals', 'open', pending.id], {
+      env: { ...process.env, WALLET_HOME: home, BROWSER: opener },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const link = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('approvals open printed no link')), 15_000);
+      child.stdout.on('data', () => {
+        const match = /^(http:\/\/127\.0\.0\.1:\d+\/approvals\/ap-[a-z2-7]{10}\?t=\S+)\n/.exec(stdout);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      });
+    });
+    try {
+      for (let tries = 0; tries < 100 && !existsSync(join(home, 'opened')); tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(readFileSync(join(home, 'opened'), 'utf8').trim(), link, 'the browser was given the link');
+      const opened = await pageRequest(link);
+      assert.equal(opened.status, 200);
+      const shown = await pageRequest(`${new URL(link).origin}/approvals/${pending.id}`, {
+        headers: { Cookie: sessionCookie(opened) },
+      });
+      assert.match(shown.body, new RegExp(`<section class="approval" id="${pending.id}">`));
+      assert.equal((await pageRequest(link)).status, 403, 'once');
+    } finally {
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+    }
   });
 
   it('listens on loopback only', async () => {
