@@ -1,6 +1,5 @@
 import type { Approval } from '../domain/policy/approvals.js';
 import { asOwnerVerb } from './owner-errors.js';
-import { openBrowser } from './browser.js';
 import { askLine, Declined } from './confirm.js';
 import { parseFlags, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
@@ -125,8 +124,9 @@ async function openPage(words: readonly string[], browser: boolean, io: CliIo, d
   if (id !== undefined && !/^ap-[a-z2-7]{10}$/.test(id)) {
     throw new UsageError(`'${terminalSafe(id.slice(0, 32))}' is not an approval id (ap-…).`, "See 'wallet approvals'.");
   }
-  // Loaded only here: no other command pays for the page or its HTTP server.
+  // Loaded only here: no other command pays for the page, its HTTP server or the browser opener.
   const { serveApprovalPage } = await import('../mcp/page/serve.js');
+  const { openBrowser } = await import('./browser.js');
   const page = await serveApprovalPage({ dataDir, listen: { host: '127.0.0.1', port: 0 }, background: false });
   const link = page.link(id);
   io.stdout.write(`${link}\n`);
