@@ -275,6 +275,8 @@ flag	servers logout	--help	none	Show help.
 flag	servers logout	-h	none	Show help.
 cmd	-	approvals	-	Answer what agents wait on: list, approve, deny
 flag	approvals	--all	none	list: also the approvals decided or used in the last day.
+flag	approvals	--browser	none	open: --no-browser prints the link without opening a browser.
+flag	approvals	--no-browser	none	open: --no-browser prints the link without opening a browser.
 flag	approvals	--json	none	Print the result as JSON.
 flag	approvals	--color	none	Colour the output on a terminal.
 flag	approvals	--debug	none	Show error causes and stack traces.
@@ -299,6 +301,14 @@ flag	approvals deny	--color	none	Colour the output on a terminal.
 flag	approvals deny	--debug	none	Show error causes and stack traces.
 flag	approvals deny	--help	none	Show help.
 flag	approvals deny	-h	none	Show help.
+cmd	approvals	open	-	Serve the approval page on loopback and open it in a browser
+flag	approvals open	--browser	none	open: --no-browser prints the link without opening a browser.
+flag	approvals open	--no-browser	none	open: --no-browser prints the link without opening a browser.
+flag	approvals open	--json	none	Print the result as JSON.
+flag	approvals open	--color	none	Colour the output on a terminal.
+flag	approvals open	--debug	none	Show error causes and stack traces.
+flag	approvals open	--help	none	Show help.
+flag	approvals open	-h	none	Show help.
 cmd	-	config	-	Read and change config.json: list, get, set, unset
 flag	config	--json	none	Print the result as JSON.
 flag	config	--color	none	Colour the output on a terminal.

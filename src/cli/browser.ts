@@ -88,7 +88,7 @@ function pastedRedirect(io: CliIo): { promise: Promise<URLSearchParams>; stop: (
  * appended), else `open` (macOS), `start` (Windows) or `xdg-open`. False when nothing could be
  * started; the URL has been printed anyway.
  */
-async function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>): Promise<boolean> {
+export async function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>): Promise<boolean> {
   const candidates: string[][] = [];
   for (const entry of (env['BROWSER'] ?? '').split(':')) {
     const words = entry.trim().split(/\s+/).filter(Boolean);

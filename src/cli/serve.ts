@@ -73,6 +73,8 @@ Speaks MCP for an agent (Claude, Codex, Gemini CLI, …): both the 2025 'initial
 the 2026-07-28 protocol. Tools that reveal or accept secrets are never served. Spends obey the
 spending policy in the config file, and every destructive call is written to the audit log
 (docs/POLICY.md). Where the client supports elicitation, a destructive call asks the user first.
+A call that waits for the owner's approval is also shown on a local approval page (loopback only:
+/approvals with --http, else a port of its own); each one's single-use link is printed on stderr.
 
 stdio (default): stdout carries JSON-RPC only; logs go to stderr. When stdin closes (or on SIGTERM)
 it answers the requests in flight (at most 30 s; SIGTERM 5 s), then exits.
@@ -147,6 +149,8 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     endpoints: refuseEndpointCredentialsInArgv(repeatedValues(parsed, 'endpoint')),
     passphrase:
       typeof passphraseFile === 'string' ? await readSecretFile(passphraseFile, '--passphrase-file') : undefined,
+    // The approval page's single-use links are the owner's: stderr, never the agent's stdout.
+    announce: (line) => io.stderr.write(`wallet: ${line}\n`),
   };
   const serving = http ? await startHttp(setup, http, io) : startStdioServer(setup);
   const stop = (): void => void serving.close();

@@ -125,6 +125,11 @@ export class WalletServices {
     return trust === 'always' || (trust === 'stdio' && transport === 'stdio');
   }
 
+  /** Where `wallet serve` on stdio serves the approval page: config `approvals.page.listen`, if set. */
+  async approvalPageListen(): Promise<string | undefined> {
+    return (await this.configFile()).approvals?.page?.listen;
+  }
+
   /** The config file, read once. */
   private configFile(): Promise<ConfigFile> {
     this.config ??= readConfigFile(this.dataDir).catch((error: unknown) => {

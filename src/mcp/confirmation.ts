@@ -145,6 +145,23 @@ export function canAskForm(capabilities: ClientCapabilities | undefined): boolea
   return elicitation['form'] !== undefined || elicitation['url'] === undefined;
 }
 
+/** URL-mode elicitation (2025-11-25 on): declared with a `url` member. */
+export function canOpenUrl(capabilities: ClientCapabilities | undefined): boolean {
+  const elicitation = capabilities?.elicitation as Record<string, unknown> | undefined;
+  return elicitation?.['url'] !== undefined;
+}
+
+/** The key of the URL-mode elicitation that sends a client's user to the approval page. */
+export const PAGE_KEY = 'wallet_approval_page';
+
+/**
+ * Sends the client's user to the approval page of the call (URL-mode elicitation): the client
+ * opens `url` and retries when the user is done; the retry finds the owner's answer in the store.
+ */
+export function askToOpenPage(url: string, message: string): InputRequiredResult {
+  return inputRequired({ inputRequests: { [PAGE_KEY]: inputRequired.elicitUrl({ message, url }) } });
+}
+
 /** The tool and its arguments, key order aside, as one hash. */
 export function callDigest(tool: string, args: Record<string, unknown>): string {
   return nodeCrypto()

@@ -1,4 +1,4 @@
-import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { inputResponse, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
 import type { ApprovalStore } from '../domain/policy/approvals.js';
 import { type Approval, type ApprovalSummary } from '../domain/policy/approvals.js';
@@ -6,7 +6,16 @@ import type { AuditFields } from '../domain/policy/audit-log.js';
 import { PLANNING, type ApprovedPlan, type Authority } from '../domain/policy/authority.js';
 import type { AnyTool, ToolContext } from '../tools/index.js';
 import { asDryRun, auditFields, auditStoppedCall, invokeValidated, type ToolInput } from '../tools/invoke.js';
-import { amountText, callDigest, confirmationMessage, plannedFee, type Confirmations } from './confirmation.js';
+import {
+  amountText,
+  askToOpenPage,
+  callDigest,
+  confirmationMessage,
+  PAGE_KEY,
+  plannedFee,
+  type Confirmations,
+} from './confirmation.js';
+import type { ApprovalPageHost } from './page/host.js';
 
 /** What a call that needs consent came to: its result, or a question for the client to ask. */
 export type ConsentOutcome =
@@ -20,6 +29,8 @@ export type ConsentCall = {
   toolContext: Omit<ToolContext, 'authority'>;
   /** The client can ask its user (form elicitation). */
   canAsk: boolean;
+  /** The client can send its user to a URL (URL-mode elicitation): the approval page, where one is served. */
+  canOpenUrl: boolean;
   /**
    * The client says its user is a person who answers each question (its capability
    * `experimental["wallet/consent"]`: the wallet CLI on a terminal, which then asks nothing
@@ -32,20 +43,32 @@ export type ConsentCall = {
  * The human in the loop of `wallet serve`: a call that signs or deletes (a tool with `consent`)
  * runs only with a human yes or within the autonomy the owner's policy grants. In order:
  * 1. the user's yes to our elicitation question about this exact call;
- * 2. the owner's out-of-band approval of this exact call (`wallet approvals approve`), used once;
+ * 2. the owner's out-of-band approval of this exact call (`wallet approvals approve`, or the
+ *    approval page), used once, run with the authority of where it was given;
  * 3. the policy: the call runs as the agent's, and the domain refuses (`APPROVAL_REQUIRED`),
  *    before signing, whatever the `autonomous` caps do not cover;
  * 4. otherwise a question: through elicitation where the client offers it, else an approval
- *    request the call ends with (`APPROVAL_REQUIRED`, its id and what it would sign).
+ *    request the call ends with (`APPROVAL_REQUIRED`, its id and what it would sign), or to which
+ *    a client that can open a URL sends its user (URL-mode elicitation of the approval page).
  * A denied, expired or declined one is `POLICY_VIOLATION`. Nothing is signed on the way.
  */
 export class ConsentGate {
   constructor(
     private readonly confirmations: Confirmations,
     private readonly approvals: ApprovalStore,
+    /** The owner's approval page, where `wallet serve` serves one: its address goes with each request. */
+    private readonly page?: ApprovalPageHost,
   ) {}
 
-  async call({ tool, validated, context, toolContext, canAsk, askEveryCall }: ConsentCall): Promise<ConsentOutcome> {
+  async call({
+    tool,
+    validated,
+    context,
+    toolContext,
+    canAsk,
+    canOpenUrl,
+    askEveryCall,
+  }: ConsentCall): Promise<ConsentOutcome> {
     const input = validated.data;
     const run = async (
       authority: Authority,
@@ -70,7 +93,11 @@ export class ConsentGate {
       throw answer.error;
     }
     const lookup = await this.approvals.take(digest);
-    if (lookup.kind === 'approved') return run('terminal', lookup.approval.id, planOf(lookup.approval.summary));
+    if (lookup.kind === 'approved') {
+      // Approvals filed before the page existed were all approved at a terminal.
+      const by = lookup.approval.approved_by ?? 'terminal';
+      return run(by, lookup.approval.id, planOf(lookup.approval.summary));
+    }
     if (lookup.kind === 'refused') {
       await auditStoppedCall(tool, input, owner, { error: lookup.error });
       throw lookup.error;
@@ -78,7 +105,7 @@ export class ConsentGate {
     // Still waiting for the owner: the same request again, unless this client can ask its user now.
     if (lookup.kind === 'pending' && !canAsk) {
       await auditStoppedCall(tool, input, owner, { asked: undefined, approval: lookup.approval.id });
-      throw approvalRequired(lookup.approval);
+      return this.waitForOwner(lookup.approval, canOpenUrl, context);
     }
     let reason = `${tool.name} always needs a human yes`;
     // A client whose user answers every question (the wallet CLI on a terminal) is never run as
@@ -116,7 +143,22 @@ export class ConsentGate {
       approvalSummary(tool, fields, feeOf(tool, fields, planned), text, reason),
     );
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
-    throw approvalRequired(approval);
+    return this.waitForOwner(approval, canOpenUrl, context);
+  }
+
+  /**
+   * A call that waits for the owner: a client that can open a URL is sent to the page of its
+   * approval (once: its retry, the user back from the page, finds the answer in the store or ends
+   * here); any other gets `APPROVAL_REQUIRED`, which names the page where one is served.
+   */
+  private async waitForOwner(approval: Approval, canOpenUrl: boolean, context: ServerContext): Promise<ConsentOutcome> {
+    const url = await this.page?.urlFor(approval.id);
+    const back = inputResponse(context.mcpReq.inputResponses, PAGE_KEY).kind !== 'missing';
+    if (url && canOpenUrl && !back) {
+      const message = `${approvalRequired(approval, url).message} The owner approves or denies it on the wallet's approval page.`;
+      return { kind: 'ask', result: askToOpenPage(url, message) };
+    }
+    throw approvalRequired(approval, url);
   }
 }
 
@@ -190,9 +232,10 @@ function approveCommand(id: string): string {
 
 /**
  * The tool error an agent gets while its call waits for the owner: the approval's id, what it
- * would sign, and the command to approve it; `details` carries the same as data.
+ * would sign, the command to approve it and, where a page is served, the page's address of it
+ * (`url`: it opens only in the owner's browser session); `details` carries the same as data.
  */
-function approvalRequired(approval: Approval): WalletError {
+function approvalRequired(approval: Approval, url: string | undefined): WalletError {
   const { summary } = approval;
   // What it would sign, as data: the summary less the question's prose.
   const { text: _text, ...facts } = summary;
@@ -210,9 +253,10 @@ function approvalRequired(approval: Approval): WalletError {
     'APPROVAL_REQUIRED',
     `${summary.tool}${gist ? ` (${gist})` : ''} waits for the owner's approval ${approval.id}: ${summary.reason}. Nothing was signed or sent.`,
     {
-      hint: `Ask the owner to run "${approveCommand(approval.id)}" in a terminal on this machine, then repeat this exact call (same arguments) before ${approval.expires}.`,
+      hint: `Ask the owner to ${url ? `approve it on the approval page (${url}) or to ` : ''}run "${approveCommand(approval.id)}" in a terminal on this machine, then repeat this exact call (same arguments) before ${approval.expires}.`,
       details: {
         approval_id: approval.id,
+        ...(url ? { url } : {}),
         status: approval.status,
         expires: approval.expires,
         command: approveCommand(approval.id),

@@ -30,8 +30,15 @@ import {
 } from '../tools/index.js';
 import { invokeValidated, validateInput } from '../tools/invoke.js';
 import { errorResult, successResult } from './results.js';
-import { canAskForm, Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS, requestClientCapabilities } from './confirmation.js';
+import {
+  canAskForm,
+  canOpenUrl,
+  Confirmations,
+  DEFAULT_CONFIRM_TIMEOUT_MS,
+  requestClientCapabilities,
+} from './confirmation.js';
 import { ConsentGate } from './consent.js';
+import type { ApprovalPageHost } from './page/host.js';
 import { createLogger, type Logger } from './logger.js';
 
 export type WalletServerOptions = {
@@ -56,6 +63,8 @@ export type WalletServerOptions = {
    * an agent holding the bearer token could answer its own question). In memory counts as stdio.
    */
   transport?: 'stdio' | 'http';
+  /** The owner's approval page this process serves, if any: an approval request names its address. */
+  approvalPage?: ApprovalPageHost | undefined;
 };
 
 const INSTRUCTIONS = [
@@ -91,8 +100,9 @@ export function createWalletServer({
   confirmTimeoutMs = DEFAULT_CONFIRM_TIMEOUT_MS,
   caller = 'agent',
   transport = 'stdio',
+  approvalPage,
 }: WalletServerOptions): Server {
-  const gate = new ConsentGate(confirmations, new ApprovalStore(services.dataDir));
+  const gate = new ConsentGate(confirmations, new ApprovalStore(services.dataDir), approvalPage);
   const { name, version } = packageInfo();
   const listing = toolListing(catalogue);
   const server = new Server(
@@ -161,6 +171,7 @@ export function createWalletServer({
           context,
           toolContext,
           canAsk: canAskForm(client) && (await services.trustsElicitation(transport)),
+          canOpenUrl: canOpenUrl(client),
           askEveryCall: declaresConsent(client),
         });
         return outcome.kind === 'ask' ? outcome.result : successResult(outcome.output);

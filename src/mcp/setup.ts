@@ -24,6 +24,8 @@ export type WalletServerSetup = {
   /** The keystore passphrase, or a function that asks for it when a tool first needs it. */
   passphrase?: string | ((purpose: 'unlock' | 'new') => Promise<string | undefined>) | undefined;
   logLevel?: LogLevel | undefined;
+  /** Tells the owner something on the server's stderr (the approval page's links). */
+  announce?: ((line: string) => void) | undefined;
   /** Who calls the tools: `owner` for the local CLI (it asks on its terminal), `agent` for `wallet serve`. */
   caller: 'owner' | 'agent';
 };

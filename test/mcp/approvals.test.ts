@@ -301,7 +301,10 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     );
     assert.equal(result.code, 4, result.stderr);
     assert.match(result.stderr, /APPROVAL_REQUIRED: .*waits for the owner's approval ap-/);
-    assert.match(result.stderr, /hint: Ask the owner to run "wallet approvals approve ap-[a-z2-7]{10}"/);
+    assert.match(
+      result.stderr,
+      /hint: Ask the owner to approve it on the approval page \(http:\/\/127\.0\.0\.1:\d+\/approvals\/(ap-[a-z2-7]{10})\) or to run "wallet approvals approve \1"/,
+    );
   });
 });
 

@@ -86,7 +86,9 @@ const VERB_SHAPES: Readonly<Record<string, readonly VerbShape[]>> = {
       summary: APPROVALS_SUMMARIES[name],
       acceptsGlobals: false,
       acceptsFiles: false,
-      flags: APPROVALS_FLAGS.filter((flag) => name === 'list' || flag.name !== 'all').flatMap(cliFlagCompletions),
+      flags: APPROVALS_FLAGS.filter(
+        (flag) => (name === 'list' || flag.name !== 'all') && (name === 'open' || flag.name !== 'browser'),
+      ).flatMap(cliFlagCompletions),
     })),
   ],
   config: [

@@ -133,6 +133,9 @@ const PlatformNetworkConfig = z.strictObject({
 /** The values of `approvals.trust_elicitation`. */
 const TRUST_ELICITATION = ['stdio', 'never', 'always'] as const;
 
+/** `host:port` on loopback, and nothing else: the approval page is for a browser on this machine. */
+const LOOPBACK_LISTEN = /^(?:127(?:\.\d{1,3}){3}|localhost|\[::1\]):\d{1,5}$/;
+
 /** The config file's schema. Every section and field is optional; unknown keys are mistakes. */
 const ConfigFileSchema = z.strictObject({
   /** The wallet (alias or fingerprint) a tool uses when wallet_id is omitted and several could be meant. */
@@ -162,6 +165,8 @@ const ConfigFileSchema = z.strictObject({
        * it talks to over stdio (an agent host the owner started), `never`, or `always`.
        */
       trust_elicitation: z.enum(TRUST_ELICITATION).optional(),
+      /** The approval page of `wallet serve` on stdio: where it listens (loopback only; port 0 any free one). */
+      page: z.strictObject({ listen: z.string().regex(LOOPBACK_LISTEN).optional() }).optional(),
     })
     .optional(),
 });

@@ -15,6 +15,10 @@ const MAX_PENDING = 50;
 const KEEP_DECIDED_MS = 24 * 60 * 60_000;
 
 const FORMAT = 'wallet-approvals';
+/** Where an owner's yes to an approval can come from (an audit `authority` each). */
+const APPROVERS = ['terminal', 'page'] as const;
+export type Approver = (typeof APPROVERS)[number];
+
 const VERSION = 1;
 
 /** What an approval would let happen, as the owner reads it: only fields that validated. */
@@ -46,6 +50,8 @@ const ApprovalSchema = z.strictObject({
   requested: z.iso.datetime(),
   expires: z.iso.datetime(),
   decided: z.iso.datetime().optional(),
+  /** Where the owner said yes: at a terminal (`wallet approvals approve`) or on the approval page. */
+  approved_by: z.enum(APPROVERS).optional(),
   summary: ApprovalSummarySchema,
 });
 
@@ -169,8 +175,11 @@ export class ApprovalStore {
     return this.checkDecidable(approval, id, Date.now());
   }
 
-  /** The owner's answer: `approved` lets the same call through once, until it expires; `denied` refuses it. */
-  async decide(id: string, answer: 'approved' | 'denied'): Promise<Approval> {
+  /**
+   * The owner's answer, given `by` a terminal or the page: `approved` lets the same call through
+   * once, until it expires (run with that authority); `denied` refuses it.
+   */
+  async decide(id: string, answer: 'approved' | 'denied', by: Approver): Promise<Approval> {
     return this.change((approvals, now) => {
       const approval = this.checkDecidable(
         approvals.find((each) => each.id === id),
@@ -181,6 +190,7 @@ export class ApprovalStore {
         ...approval,
         status: answer,
         decided: new Date(now).toISOString(),
+        ...(answer === 'approved' ? { approved_by: by } : {}),
         // The agent gets the full time to come back after a yes.
         expires: new Date(now + this.ttlMs).toISOString(),
       };

@@ -4,7 +4,7 @@ import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { checkPrivateFile, ensurePrivateDir, openPrivateAppend, writeAll } from '../../shared/private-files.js';
 import { decodeAddress } from '../dash/address.js';
 import { hasSystemCode } from '../errors.js';
-import type { Authority } from './authority.js';
+import { AUTHORITIES, type Authority } from './authority.js';
 import { ALIAS_PATTERN } from '../keystore/keystore-format.js';
 
 const AUDIT_LOG_FILE_NAME = 'audit.log';
@@ -117,7 +117,7 @@ const FIELD_CHECKS: { readonly [Key in keyof AuditFields]-?: (value: unknown) =>
     isText(value) && HOST_NAME.test(value) && !/[0-9a-f]{64}|[1-9a-km-z]{50}/.test(value.replace(/[.:-]/g, '')),
   signed_only: (value) => typeof value === 'boolean',
   dry_run: (value) => typeof value === 'boolean',
-  authority: (value) => value === 'terminal' || value === 'client' || value === 'agent',
+  authority: (value) => AUTHORITIES.some((authority) => authority === value),
   approval: (value) => isText(value) && APPROVAL_ID.test(value),
 };
 

@@ -4,12 +4,15 @@ import { WalletError } from '../errors.js';
  * Who stands behind a call that signs or deletes, as the audit log names it:
  * - `terminal`: the owner said yes at a terminal: the local CLI (its prompt or `--yes`), or
  *   `wallet approvals approve` for a call of `wallet serve`;
+ * - `page`: the owner said yes on the local approval page (`wallet serve`'s or `wallet approvals
+ *   open`'s), in a browser session opened with a single-use link from their terminal;
  * - `client`: the user of an MCP client said yes to the server's question (elicitation), from a
  *   client the owner's `approvals.trust_elicitation` trusts;
  * - `agent`: an agent acting alone (`wallet serve` before anyone was asked). It may only do what
  *   the owner's policy grants it (`autonomous` caps); everything else needs a human yes first.
  */
-export type Authority = 'terminal' | 'client' | 'agent';
+export const AUTHORITIES = ['terminal', 'page', 'client', 'agent'] as const;
+export type Authority = (typeof AUTHORITIES)[number];
 
 /** Whether a person said yes (any authority but an agent's own). */
 export function isOwners(authority: Authority): boolean {

@@ -1,6 +1,7 @@
 import { createMcpHandler, isLegacyRequest, type Server } from '@modelcontextprotocol/server';
 import { packageInfo } from '../../shared/package-info.js';
 import type { Logger } from '../logger.js';
+import type { ApprovalPageHost } from '../page/host.js';
 import { bearerGate, rebindingResponse } from './guards.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { jsonRpcError } from './responses.js';
@@ -18,13 +19,17 @@ export type HttpAppOptions = {
   hostnames: string[];
   /** The bearer token `/mcp` requires; undefined only for `--read-only --no-auth` on loopback. */
   apiKey: string | undefined;
+  /** The owner's approval page, mounted at `/approvals` (loopback only); undefined: not served here. */
+  approvalPage?: () => ApprovalPageHost | undefined;
 };
+
+const PAGE_PATH = '/approvals';
 
 export type HttpApp = { fetch: (request: Request) => Promise<Response>; close: () => Promise<void> };
 
 /**
  * The HTTP face of `wallet serve --http`, web-standard `Request` in, `Response` out:
- * `GET /health` (no token), and `/mcp` behind the Host/Origin check and the bearer token, where
+ * `GET /health` (no token), the owner's approval page at `/approvals`, and `/mcp` behind the Host/Origin check and the bearer token, where
  * 2025-era traffic (an `initialize` handshake and its session) goes to {@link LegacySessions}
  * and 2026-07-28 per-request traffic to the SDK's stateless handler.
  */
@@ -45,6 +50,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET, HEAD');
       const { name, version } = packageInfo();
       return Response.json({ status: 'ok', name, version });
+    }
+    if (path === PAGE_PATH || path.startsWith(`${PAGE_PATH}/`)) {
+      // The page has its own checks (exact loopback Host, Origin, session, CSRF); no bearer token.
+      const page = await options.approvalPage?.()?.page();
+      if (page) return page.fetch(request);
     }
     if (path !== MCP_PATH) return jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}.`);
     const unauthorized = authorize(request);

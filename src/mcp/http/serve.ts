@@ -6,7 +6,9 @@ import { walletServerOptions, type WalletServerSetup } from '../setup.js';
 import { createHttpApp, MCP_PATH } from './app.js';
 import { allowedHostnames, bearerCheck, isValidHostHeader, UNAUTHORIZED_HEADERS } from './guards.js';
 import { MAX_BODY_BYTES } from './limits.js';
-import { authorityOf, type ListenAddress } from './listen-address.js';
+import { authorityOf, isLoopbackHost, type ListenAddress } from './listen-address.js';
+import { ApprovalStore } from '../../domain/policy/approvals.js';
+import { ApprovalPageHost, ownPortPage } from '../page/host.js';
 
 export type HttpServeOptions = WalletServerOptions & {
   listen: ListenAddress;
@@ -18,6 +20,8 @@ export type HttpServeOptions = WalletServerOptions & {
   headersTimeoutMs?: number;
   /** How long a client may take to send a whole request (default {@link REQUEST_TIMEOUT_MS}). */
   requestTimeoutMs?: number;
+  /** Tells the owner something on stderr (the approval page's single-use links). */
+  announce?: ((line: string) => void) | undefined;
 };
 
 /** A client that has not sent its headers after this long is cut off (Node's default is 60 s). */
@@ -37,11 +41,14 @@ export type HttpServing = {
 /** Serves the wallet over Streamable HTTP at `/mcp` (see {@link createHttpApp}) until closed. */
 async function serveWalletHttp(options: HttpServeOptions): Promise<HttpServing> {
   const logger = options.logger ?? createLogger('off');
+  // Set once listening: the page's origin has the port actually bound.
+  const served: { page?: ApprovalPageHost } = {};
   const app = createHttpApp({
-    createServer: () => createWalletServer({ ...options, logger, transport: 'http' }),
+    createServer: () => createWalletServer({ ...options, logger, transport: 'http', approvalPage: served.page }),
     logger,
     hostnames: allowedHostnames(options.listen.host, options.allowedHosts),
     apiKey: options.apiKey,
+    approvalPage: () => (isLoopbackHost(options.listen.host) ? served.page : undefined),
   });
   const handler = toNodeHandler(app, {
     maxRequestBodySize: MAX_BODY_BYTES,
@@ -85,13 +92,25 @@ async function serveWalletHttp(options: HttpServeOptions): Promise<HttpServing> 
   await listen(server, options.listen);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.listen.port;
-  const url = `http://${authorityOf({ host: options.listen.host, port })}${MCP_PATH}`;
+  const origin = `http://${authorityOf({ host: options.listen.host, port })}`;
+  const url = `${origin}${MCP_PATH}`;
+  const announce = options.announce ?? (() => undefined);
+  const { services } = options;
+  // On loopback the page is a path of this server; on an address others reach, a port of its own
+  // on loopback (the page is never served to another machine).
+  served.page = isLoopbackHost(options.listen.host)
+    ? new ApprovalPageHost(async () => {
+        const { createApprovalPage } = await import('../page/page.js');
+        return createApprovalPage({ store: new ApprovalStore(services.dataDir), origin });
+      }, announce)
+    : ownPortPage(services, announce);
   logger.info('serving', { transport: 'http', url, tools: options.catalogue.size });
   const closed = new Promise<void>((resolve) => server.once('close', resolve));
   return {
     url,
     closed,
     close: async () => {
+      await served.page?.close();
       await app.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -136,12 +155,13 @@ function listen(server: NodeHttpServer, address: ListenAddress): Promise<void> {
 export function startHttpServer(
   setup: Omit<WalletServerSetup, 'localOnly'> & Omit<HttpServeOptions, keyof WalletServerOptions>,
 ): Promise<HttpServing> {
-  const { listen, apiKey, allowedHosts = [], headersTimeoutMs, requestTimeoutMs } = setup;
+  const { listen, apiKey, allowedHosts = [], headersTimeoutMs, requestTimeoutMs, announce } = setup;
   return serveWalletHttp({
     ...walletServerOptions({ ...setup, localOnly: false }),
     listen,
     apiKey,
     allowedHosts,
+    announce,
     ...(headersTimeoutMs === undefined ? {} : { headersTimeoutMs }),
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
   });

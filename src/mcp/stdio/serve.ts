@@ -3,6 +3,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createLogger } from '../logger.js';
 import { createWalletServer, type WalletServerOptions } from '../server.js';
 import { walletServerOptions, type WalletServerSetup } from '../setup.js';
+import { ownPortPage } from '../page/host.js';
 import { StdioLineTransport } from './line-transport.js';
 import { ServedTransport } from './served-transport.js';
 
@@ -56,7 +57,19 @@ function serveWalletStdio(options: StdioServeOptions): StdioServing {
   };
 }
 
-/** `wallet serve`: the wallet's tools over this process's stdio, never the local-only ones. */
+/**
+ * `wallet serve`: the wallet's tools over this process's stdio, never the local-only ones; the
+ * owner's approval page on a loopback port of its own, from the first approval filed.
+ */
 export function startStdioServer(setup: Omit<WalletServerSetup, 'localOnly'>): StdioServing {
-  return serveWalletStdio(walletServerOptions({ ...setup, localOnly: false }));
+  const options = walletServerOptions({ ...setup, localOnly: false });
+  const approvalPage = ownPortPage(options.services, setup.announce ?? (() => undefined));
+  const serving = serveWalletStdio({ ...options, approvalPage });
+  return {
+    closed: serving.closed.then(() => approvalPage.close()),
+    close: async (drainMs) => {
+      await serving.close(drainMs);
+      await approvalPage.close();
+    },
+  };
 }
