@@ -82,7 +82,13 @@ export function satisfies(schema: Schema, value: Json): boolean {
     if (min !== undefined && value.length < min) return false;
     if (max !== undefined && value.length > max) return false;
     const items = schema['items'];
-    if (isSchema(items) && !value.every((item) => satisfies(items, item))) return false;
+    const prefix = prefixItemsOf(schema);
+    if (prefix !== undefined) {
+      // A tuple (draft 2020-12): each place its own schema; `items: false`, nothing after them.
+      if (!prefix.every((item, index) => index >= value.length || satisfies(item, value[index] ?? null))) return false;
+      if (items === false && value.length > prefix.length) return false;
+      if (isSchema(items) && !value.slice(prefix.length).every((item) => satisfies(items, item))) return false;
+    } else if (isSchema(items) && !value.every((item) => satisfies(items, item))) return false;
   }
   if (isJsonObject(value)) {
     const props = new Map(properties(schema));
@@ -206,6 +212,8 @@ function genericValid(schema: Schema, hints: Hints): fc.Arbitrary<Json> {
     case 'null':
       return fc.constant(null);
     case 'array': {
+      const prefix = prefixItemsOf(schema);
+      if (prefix !== undefined) return fc.tuple(...prefix.map((item) => validValue(item, hints)));
       const items = isSchema(schema['items']) ? validValue(schema['items'], hints) : anyJson;
       const minLength = num(schema, 'minItems') ?? 0;
       const maxLength = Math.min(num(schema, 'maxItems') ?? 4, minLength + 4);
@@ -401,4 +409,10 @@ export function argumentsFor(schema: Schema, hints: Hints = {}): fc.Arbitrary<Ar
     }),
   );
   return fc.oneof({ weight: 1, arbitrary: valid }, { weight: 1, arbitrary: fc.oneof(...broken) });
+}
+
+/** A tuple's schemas, one a place (`prefixItems`, as zod writes `z.tuple`), or undefined. */
+function prefixItemsOf(schema: Schema): Schema[] | undefined {
+  const prefix = schema['prefixItems'];
+  return Array.isArray(prefix) && prefix.every(isSchema) ? prefix : undefined;
 }

@@ -17,7 +17,7 @@
  * Seeded: FUZZ_SEED=<n> replays a run (FUZZ_SEED=random picks one); each tool uses seed + its index.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { ProtocolError, type Client } from '@modelcontextprotocol/client';
@@ -104,6 +104,16 @@ describe(`every tool, fuzzed with schema-aware arguments (FUZZ_SEED=${SEED})`, (
     dashTest = await startDashBackends({ chain: 'test', rpcPassword: RPC_PASSWORD });
     dashRegtest = await startDashBackends({ chain: 'regtest' });
     evm = await startEvmStub({ local: 31337, sepolia: 11155111, mainnet: 1 });
+    // Platform's mainnet and testnet would ask the SDK's public nodes: point them at this machine
+    // (https, as the SDK requires for them; the stub speaks plain HTTP, so nothing answers), so
+    // no fuzzed call leaves loopback.
+    const loopback = evm.url('/junk').replace('http://', 'https://');
+    const platform = { dapi_addresses: [loopback], quorum_url: loopback };
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({ platform: { networks: { mainnet: platform, testnet: platform } } }),
+      { mode: 0o600 },
+    );
     const env = {
       WALLET_HOME: home,
       WALLET_CORE_TESTNET_URL: dashTest.rpcUrl,
