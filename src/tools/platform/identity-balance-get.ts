@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { describedWithBrief } from '../lean-schema.js';
-import { coinsOf } from '../fields.js';
-import { CreditsAmount, OptionalPlatformNetwork, PlatformId } from './platform-fields.js';
+import { identityBalanceFields, identityInput } from './platform-fields.js';
 
 export const platformIdentityBalanceGet = defineTool({
   name: 'platform_identity_balance_get',
@@ -16,17 +14,10 @@ export const platformIdentityBalanceGet = defineTool({
     '',
     'Example: wallet platform-identity-balance-get --identity-id 4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi',
   ].join('\n'),
-  input: () =>
-    z.strictObject({
-      identity_id: describedWithBrief(PlatformId, 'The identity: its id, base58 (32 bytes).', ''),
-      network: OptionalPlatformNetwork,
-    }),
+  input: () => z.strictObject(identityInput()),
   output: () =>
     z.object({
-      network: z.string().describe('The Platform network asked.'),
-      identity_id: z.string().describe("The identity's id, base58."),
-      balance_credits: CreditsAmount.describe('Its balance in credits (digits).'),
-      balance_dash: coinsOf('balance_credits').describe('Its balance in DASH (decimal, exact).'),
+      ...identityBalanceFields(),
     }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async ({ identity_id, network }, { services }) => {
