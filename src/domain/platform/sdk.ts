@@ -50,9 +50,32 @@ function endpointHint(network: PlatformNetwork): string {
     : `Check config keys ${platformConfigKey(network.network, 'dapi_addresses')} and ${platformConfigKey(network.network, 'quorum_url')}.`;
 }
 
+/**
+ * A panic of the SDK's WebAssembly (Rust's `panic!`, surfacing as a `WebAssembly.RuntimeError`
+ * such as "unreachable"): the SDK could not process an answer. Its instance may be left in a bad
+ * state, so the clients are dropped and the next call starts afresh.
+ */
+function isWasmPanic(error: unknown): boolean {
+  return (
+    (error instanceof Error && error.name === 'RuntimeError') ||
+    /\bpanicked at\b|unreachable executed/i.test(messageOf(error))
+  );
+}
+
 /** An SDK failure as the WalletError it means; `what` names the request ("identity 4vJ9…"). */
 function platformError(error: unknown, network: PlatformNetwork, what: string): WalletError {
   if (error instanceof WalletError) return error;
+  if (isWasmPanic(error)) {
+    clients.clear();
+    return new WalletError(
+      'BACKEND_INVALID',
+      `The Platform SDK failed on the answer for ${what} (a panic in its WebAssembly).`,
+      {
+        hint: `Nothing of it is shown as true. Try again; if it persists, the node's answer is one the SDK cannot read: ${endpointHint(network)}`,
+        cause: error,
+      },
+    );
+  }
   const message = messageOf(error);
   const unavailable = () =>
     new WalletError('BACKEND_UNAVAILABLE', `Platform ${network.network} did not answer for ${what}.`, {
@@ -132,9 +155,10 @@ export async function platformRead<T>(
     clients.set(key, client);
     client.catch(() => clients.delete(key));
   }
-  const sdk = await client;
+  // One guard around the connection and the read: whatever the SDK throws, even a panic of its
+  // WebAssembly, ends as a WalletError of this call, never as an exception that takes serve down.
   try {
-    return await read(sdk);
+    return await read(await client);
   } catch (error) {
     throw platformError(error, network, what);
   }
