@@ -665,6 +665,11 @@ flag	platform-documents-list	--order-by	text	The order, each [field, asc or desc
 flag	platform-documents-list	--limit	text	At most this many documents (1 to 100); Platform\'s default page when omitted.
 flag	platform-documents-list	--start-after	text	Only documents after this id: pass next_start_after for the next page.
 flag	platform-documents-list	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-identities-list	globals	List the Platform identities this wallet controls
+flag	platform-identities-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-identities-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	platform-identities-list	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+flag	platform-identities-list	--gap-limit	text	Stop after this many identity indexes in a row without an identity (1 to 20); 2 when omitted.
 cmd	-	platform-contract-get	globals	Get a Platform data contract and its document types
 flag	platform-contract-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	platform-contract-get	--contract-id	text	The data contract\'s id, base58 (32 bytes).
@@ -675,7 +680,8 @@ flag	platform-identity-balance-get	--identity-id	text	The identity: its id, base
 flag	platform-identity-balance-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
 cmd	-	platform-identity-get	globals	Get a Platform identity: balance, revision, keys
 flag	platform-identity-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	platform-identity-get	--identity-id	text	The identity: its id, base58 (32 bytes).
+flag	platform-identity-get	--identity-id	text	The identity: its id, base58 (32 bytes). Give it or public_key_hash.
+flag	platform-identity-get	--public-key-hash	text	Or the identity holding a key: the HASH160 of that public key, 40 hex digits.
 flag	platform-identity-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
 cmd	-	platform-token-balances-get	globals	Get a Platform identity\'s balances of some tokens
 flag	platform-token-balances-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin

@@ -41,6 +41,7 @@ import { evmX402Fetch } from './evm/x402-fetch.js';
 import { evmMessageSign } from './evm/message-sign.js';
 import { evmTypedDataSign } from './evm/typed-data-sign.js';
 import { platformDocumentsList } from './platform/documents-list.js';
+import { platformIdentitiesList } from './platform/identities-list.js';
 import { platformContractGet } from './platform/contract-get.js';
 import { platformIdentityBalanceGet } from './platform/identity-balance-get.js';
 import { platformIdentityGet } from './platform/identity-get.js';
@@ -87,6 +88,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   evmMessageSign,
   evmTypedDataSign,
   platformDocumentsList,
+  platformIdentitiesList,
   platformContractGet,
   platformIdentityBalanceGet,
   platformIdentityGet,

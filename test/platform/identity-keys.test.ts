@@ -76,7 +76,7 @@ describe("DIP-13 keys agree with the Platform SDK's derivation", { skip: sdkProb
   });
 
   it('leave no private key in what they return', async () => {
-    const master = await masterKey(SEEDS[0]!.mnemonic, '', 'testnet');
+    const master = await masterKey(SEEDS[0]?.mnemonic ?? '', '', 'testnet');
     const [key] = identityAuthenticationKeys(master, 'testnet', [{ identityIndex: 0, keyIndex: 0 }]);
     assert.deepEqual(Object.keys(key ?? {}).sort(), [
       'identityIndex',

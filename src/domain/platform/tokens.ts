@@ -23,7 +23,7 @@ export async function fetchTokenBalances(
 export type TokenFacet = 'supply' | 'status' | 'price';
 
 /** A token's direct-purchase price: its base price and the one now charged, in credits. */
-export type TokenPrice = { basePriceCredits: string; currentPriceCredits: string };
+type TokenPrice = { basePriceCredits: string; currentPriceCredits: string };
 
 /**
  * A token's information, of the facets asked only (a facet not asked is undefined): its total
