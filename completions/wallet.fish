@@ -665,6 +665,14 @@ flag	platform-documents-list	--order-by	text	The order, each [field, asc or desc
 flag	platform-documents-list	--limit	text	At most this many documents (1 to 100); Platform\'s default page when omitted.
 flag	platform-documents-list	--start-after	text	Only documents after this id: pass next_start_after for the next page.
 flag	platform-documents-list	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-epochs-list	globals	List Platform epochs: first block, fees, protocol
+flag	platform-epochs-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-epochs-list	--start-epoch	text	The first epoch listed (its index); 0 when omitted.
+flag	platform-epochs-list	--count	text	At most this many epochs (1 to 100); 10 when omitted.
+flag	platform-epochs-list	--order	choice	asc: start_epoch and later ones; desc: start_epoch and earlier ones. asc when omitted.
+val	platform-epochs-list	--order	asc
+val	platform-epochs-list	--order	desc
+flag	platform-epochs-list	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
 cmd	-	platform-identities-list	globals	List the Platform identities this wallet controls
 flag	platform-identities-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	platform-identities-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
@@ -688,6 +696,14 @@ flag	platform-token-balances-get	--args-json	text	The whole argument object as J
 flag	platform-token-balances-get	--identity-id	text	The identity: its id, base58 (32 bytes).
 flag	platform-token-balances-get	--token-ids	text	The tokens: their ids, base58 (32 bytes each), at most 100.
 flag	platform-token-balances-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-token-info-get	globals	Get Platform tokens\' supply, paused status and price
+flag	platform-token-info-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-token-info-get	--token-ids	text	The tokens: their ids, base58 (32 bytes each), at most 100.
+flag	platform-token-info-get	--include	choice	Which facts: supply, status, price; all three when omitted.
+val	platform-token-info-get	--include	supply
+val	platform-token-info-get	--include	status
+val	platform-token-info-get	--include	price
+flag	platform-token-info-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
 '
 
 # The data directory, as wallet resolves it: $WALLET_HOME, else the platform's user data dir.
