@@ -174,8 +174,7 @@ function fromSerde(type: Protobuf.Type, json: JsonObject): Record<string, unknow
     };
     if (value === null) continue;
     // proto3 leaves a field at its default off the wire (prost does; protobufjs writes what it is given).
-    const isDefault =
-      value === false || value === 0 || value === '' || (Array.isArray(value) && value.length === 0);
+    const isDefault = value === false || value === 0 || value === '' || (Array.isArray(value) && value.length === 0);
     const scalar = !field.partOf && !(field.resolvedType instanceof protobuf.Type);
     if (scalar && (isDefault || (value === '0' && /int64|fixed64/.test(field.type)))) continue;
     out[key] = field.repeated ? (value as Json[]).map(one) : one(value);
