@@ -114,17 +114,29 @@ async function importSdk(): Promise<typeof EvoSdkModule> {
   return import('@dashevo/evo-sdk');
 }
 
+/** The SDK, loaded and constructed: a failure here is no answer of anyone's but ours (INTERNAL). */
+async function newClient(network: PlatformNetwork): Promise<EvoSDK> {
+  try {
+    const { EvoSDK } = await importSdk();
+    return new EvoSDK({
+      network: network.sdkNetwork,
+      trusted: true,
+      proofs: true,
+      ...(network.dapiAddresses ? { addresses: [...network.dapiAddresses] } : {}),
+      ...(network.quorumUrl ? { quorumUrl: network.quorumUrl } : {}),
+      ...(network.sdkNetwork === 'devnet' ? { devnetName: network.network } : {}),
+      settings: { retries: 1 },
+    });
+  } catch (error) {
+    throw new WalletError('INTERNAL', `The Dash Platform SDK did not load: ${messageOf(error).slice(0, 200)}.`, {
+      hint: 'Reinstall the wallet (its @dashevo/evo-sdk dependency), and report it if it persists.',
+      cause: error,
+    });
+  }
+}
+
 async function connect(network: PlatformNetwork): Promise<EvoSDK> {
-  const { EvoSDK } = await importSdk();
-  const sdk = new EvoSDK({
-    network: network.sdkNetwork,
-    trusted: true,
-    proofs: true,
-    ...(network.dapiAddresses ? { addresses: [...network.dapiAddresses] } : {}),
-    ...(network.quorumUrl ? { quorumUrl: network.quorumUrl } : {}),
-    ...(network.sdkNetwork === 'devnet' ? { devnetName: network.network } : {}),
-    settings: { retries: 1 },
-  });
+  const sdk = await newClient(network);
   try {
     await sdk.connect();
   } catch (error) {
