@@ -214,6 +214,29 @@ describe('Platform reads replayed from recorded vectors, proofs verified', { ski
     });
   }
 
+  it('after a refused answer the only node is set aside: the next call says to wait, not that it is down', async () => {
+    const dapi = await startFakeDapi(['identity', 'identityBalance'], 'flip-proof-byte');
+    try {
+      const network = local(dapi);
+      await assert.rejects(
+        withClockAt(dapi.timeMs, () => fetchIdentity(network, RECORDED.identityId)),
+        {
+          code: 'BACKEND_INVALID',
+        },
+      );
+      await assert.rejects(
+        withClockAt(dapi.timeMs, () => fetchIdentityBalance(network, RECORDED.identityId)),
+        (error: { code?: string; hint?: string }) => {
+          assert.equal(error.code, 'BACKEND_UNAVAILABLE');
+          assert.match(error.hint ?? '', /sets a node aside for a minute; none is left\. Try again in a minute/);
+          return true;
+        },
+      );
+    } finally {
+      await dapi.close();
+    }
+  });
+
   it('the clock left as it is: the recorded answer is refused as stale', async () => {
     const dapi = await startFakeDapi(['identityBalance']);
     try {

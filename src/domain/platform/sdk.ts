@@ -77,9 +77,14 @@ function platformError(error: unknown, network: PlatformNetwork, what: string): 
     );
   }
   const message = messageOf(error);
+  // The SDK sets a node aside for a minute (then longer) after a failed or refused answer; with
+  // every node set aside it asks none, and says so.
+  const setAside = /no available addresses to use/i.test(message);
   const unavailable = () =>
     new WalletError('BACKEND_UNAVAILABLE', `Platform ${network.network} did not answer for ${what}.`, {
-      hint: endpointHint(network),
+      hint: setAside
+        ? `After a failed or refused answer the SDK sets a node aside for a minute; none is left. Try again in a minute. ${endpointHint(network)}`
+        : endpointHint(network),
       cause: error,
     });
   if (UNREACHABLE.test(message)) return unavailable();
