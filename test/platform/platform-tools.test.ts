@@ -203,6 +203,29 @@ describe('Platform tools through the CLI, in-process', { skip: sdkProblem ?? fal
     }
   });
 
+  it("platform-identities-list refuses a mainnet wallet's keys on another Platform network, asking nothing", async () => {
+    const dapi = await startFakeDapi(IDENTITY_SESSION);
+    const home = homeFor(dapi.url);
+    const pass = ['--passphrase-file', passphraseFileIn(home, 'right passphrase')];
+    try {
+      const imported = await wallet(
+        ['core-wallet-import', '--alias', 'main', '--network', 'mainnet', '--mnemonic-stdin', '--no-discover', ...pass],
+        { home, stdin: 'legal winner thank year wave sausage worth useful legal winner thank yellow' },
+      );
+      assert.equal(imported.code, 0, imported.stderr);
+      const listed = await cli(dapi, home, ['platform-identities-list', ...pass]);
+      assert.notEqual(listed.code, 0);
+      assert.match(
+        listed.stderr,
+        /error: NETWORK_MISMATCH: Wallet 'main' is a mainnet wallet; Platform local is not mainnet/,
+      );
+      assert.deepEqual([dapi.answered, dapi.unmatched], [[], []]);
+    } finally {
+      await dapi.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('platform-contract-get and platform-documents-list read DPNS', async () => {
     const dapi = await startFakeDapi(DPNS_SESSION);
     const home = homeFor(dapi.url);
