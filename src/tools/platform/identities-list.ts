@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { WalletId } from '../fields.js';
+import { coinsOf, WalletId } from '../fields.js';
 import { describedWithBrief } from '../lean-schema.js';
 import { CreditsAmount, OptionalPlatformNetwork } from './platform-fields.js';
-import { coinsOf } from '../fields.js';
 
 export const platformIdentitiesList = defineTool({
   name: 'platform_identities_list',
