@@ -3,7 +3,7 @@ import type { EvmTxPlan } from '../../domain/evm/plan.js';
 import type { TxStatus } from '../../domain/evm/status.js';
 import type { SignedTx } from '../../domain/evm/transaction.js';
 import { formatEther } from '../../shared/amounts.js';
-import { coinsOf, WeiAmount, WeiPerGas } from '../fields.js';
+import { coinsOf, tokenUnitsOf, WeiAmount, WeiPerGas } from '../fields.js';
 
 // What the EVM transaction tools say of a plan, a status and a signed transaction, and how.
 
@@ -92,3 +92,45 @@ export function signedFields(signed: SignedTx) {
     max_fee_wei: signed.maxFee.toString(),
   };
 }
+
+/** What a call would do to balances and allowances, from a simulation on the node (src/domain/evm/simulate.ts). */
+export const AssetChangesField = z
+  .union([
+    z.object({
+      simulated: z.literal(true).describe('True: the node simulated the call.'),
+      method: z.enum(['eth_simulateV1', 'debug_traceCall']).describe('The node method that simulated it.'),
+      reverts: z.string().nullable().describe('Why the call would revert (then nothing changes); null if it succeeds.'),
+      balances: z
+        .array(
+          z.object({
+            holder: z.string().describe('Whose balance changes.'),
+            signer: z.boolean().describe('Whether it is the signer.'),
+            asset: z.string().describe('"ether", or the ERC-20 token contract.'),
+            delta: z
+              .string()
+              .describe('The change in wei or token base units, signed ("-1000"); the fee not included.'),
+          }),
+        )
+        .describe('Ether and ERC-20 balance changes, the signer first.'),
+      allowances: z
+        .array(
+          z.object({
+            token: z.string().describe('The ERC-20 token contract.'),
+            owner: z.string().describe('Whose tokens.'),
+            spender: z.string().describe('Who may then move them.'),
+            amount: tokenUnitsOf('token').describe('The allowance the call sets, in token base units.'),
+          }),
+        )
+        .describe('ERC-20 allowances the call sets.'),
+    }),
+    z.object({
+      simulated: z.literal(false).describe('False: the node could not simulate the call.'),
+      reason: z
+        .string()
+        .describe('Why the node could not simulate it (no eth_simulateV1 nor debug_traceCall, a timeout).'),
+    }),
+  ])
+  .optional()
+  .describe(
+    'What the call would do to ether and ERC-20 balances and allowances, simulated on the latest block (eth_simulateV1, else debug_traceCall); simulated false: could not simulate. Shown for a dry run.',
+  );
