@@ -9,7 +9,7 @@ import { connectNode, evmNetwork, type EvmNetwork } from './network.js';
 import { parseTxRequestFrom, plan, type EvmTxPlan, type ParsedTxRequest, type TxRequest } from './plan.js';
 import { broadcast } from './send.js';
 import { signReserved } from './sign.js';
-import { simulateCall, withSimulatedMoves, type AssetChanges } from './simulate.js';
+import { checkSimulatedSpend, simulateCall, type AssetChanges } from './simulate.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
 import { statusOf, type TxStatus } from './status.js';
 import { describeSigned, type SignedTx } from './transaction.js';
@@ -71,8 +71,7 @@ export async function pay(
   const simulateWith = async (): Promise<{ simulation?: AssetChanges; counted: typeof spend }> => {
     if (!terms.dryRun && policy === null) return { counted: spend };
     const simulation = await simulateCall(node, { ...parsed, from: account.address });
-    const counted = { ...withSimulatedMoves(spend, simulation, account.address), authority: spend.authority };
-    if (counted.tokens !== spend.tokens) await checkBeforeSigning(services.dataDir, policy, counted);
+    const counted = await checkSimulatedSpend(services.dataDir, policy, spend, simulation, account.address);
     return { simulation, counted };
   };
   if (terms.dryRun) {

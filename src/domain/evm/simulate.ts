@@ -2,8 +2,14 @@ import { getAddress, type Hex } from 'viem';
 import { z } from 'zod';
 import { WalletError } from '../errors.js';
 import type { EvmNode } from '../net/evm-rpc.js';
-import type { CountedSpend } from '../policy/spending-policy.js';
+import {
+  checkBeforeSigning,
+  type CountedSpend,
+  type LedgerSpend,
+  type SpendingPolicy,
+} from '../policy/spending-policy.js';
 import type { EvmAddress } from './address.js';
+import { connectNode, type EvmNetwork } from './network.js';
 
 /**
  * What a call would do to balances and allowances, asked of the node before anyone says yes: the
@@ -354,4 +360,47 @@ export function assetChangesOutput(changes: AssetChanges, signer: EvmAddress): A
       amount: allowance.amount.toString(),
     })),
   };
+}
+
+/**
+ * Refuses, as a decoded move would be refused, what the simulation shows the signer's tokens do
+ * beyond `spend` (see {@link withSimulatedMoves}); returns the spend the ledger then counts.
+ */
+export async function checkSimulatedSpend(
+  dataDir: string,
+  policy: SpendingPolicy | null,
+  spend: LedgerSpend,
+  changes: AssetChanges,
+  signer: EvmAddress,
+): Promise<LedgerSpend> {
+  const counted = withSimulatedMoves(spend, changes, signer);
+  if (counted === spend) return spend;
+  const ledgerSpend = { ...spend, tokens: counted.tokens };
+  await checkBeforeSigning(dataDir, policy, ledgerSpend);
+  return ledgerSpend;
+}
+
+/** {@link simulateCall} on the network's node; a node that cannot be reached "could not simulate" too. */
+export async function simulateOn(
+  network: EvmNetwork,
+  call: SimulatedCall,
+  signal?: AbortSignal,
+): Promise<AssetChanges> {
+  const deadline = Date.now() + SIMULATION_TIMEOUT_MS;
+  const connecting = connectNode(network, signal);
+  let node: EvmNode;
+  try {
+    node = await withDeadline(connecting, SIMULATION_TIMEOUT_MS);
+  } catch (error) {
+    return { simulated: false, reason: `the node could not be reached (${why(error)})` };
+  }
+  return simulateCall(node, call, Math.max(1, deadline - Date.now()));
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { EvmTxPlan } from '../../domain/evm/plan.js';
 import type { TxStatus } from '../../domain/evm/status.js';
 import type { SignedTx } from '../../domain/evm/transaction.js';
+import type { TxPlanned } from '../../domain/evm/sign.js';
 import { formatEther } from '../../shared/amounts.js';
 import { coinsOf, tokenUnitsOf, WeiAmount, WeiPerGas } from '../fields.js';
 
@@ -70,6 +71,21 @@ export function statusFields(status: TxStatus) {
     gas_used: status.gasUsed?.toString() ?? null,
     fee_wei: status.fee?.toString() ?? null,
     contract_address: status.contractAddress,
+  };
+}
+
+/** A planned transaction (a dry run of evm_tx_sign or evm_tx_send) as {@link signedFields} shows a signed one, with its simulation. */
+export async function plannedFields(plan: TxPlanned) {
+  const { assetChangesOutput } = await import('../../domain/evm/simulate.js');
+  return {
+    hash: plan.hash,
+    from: plan.from,
+    to: plan.to,
+    chain_id: plan.chainId,
+    nonce: plan.nonce,
+    value_wei: plan.value.toString(),
+    max_fee_wei: plan.maxFee.toString(),
+    asset_changes: assetChangesOutput(plan.simulation, plan.from),
   };
 }
 
