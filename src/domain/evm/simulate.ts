@@ -24,13 +24,13 @@ import { connectNode, type EvmNetwork } from './network.js';
  */
 
 /** The most a simulation may take, both methods together: then it "could not simulate". */
-export const SIMULATION_TIMEOUT_MS = 5_000;
+const SIMULATION_TIMEOUT_MS = 5_000;
 
 /** A balance that changes: whose, of what (`ether` or the token contract), by how much (signed, base units). */
-export type BalanceChange = { holder: EvmAddress; asset: 'ether' | EvmAddress; delta: bigint };
+type BalanceChange = { holder: EvmAddress; asset: 'ether' | EvmAddress; delta: bigint };
 
 /** An ERC-20 allowance the call sets (its `Approval` event): `spender` may then move `amount` of `owner`'s `token`. */
-export type AllowanceChange = { token: EvmAddress; owner: EvmAddress; spender: EvmAddress; amount: bigint };
+type AllowanceChange = { token: EvmAddress; owner: EvmAddress; spender: EvmAddress; amount: bigint };
 
 /** One ERC-20 `Transfer` the call makes. */
 type TokenTransfer = { token: EvmAddress; from: EvmAddress; to: EvmAddress; amount: bigint };
@@ -277,7 +277,7 @@ const UNLIMITED_ALLOWANCE = 1n << 255n;
  * token caps and the allowlist apply to them as to a decoded `transfer` or `approve`. The same
  * spend when there is nothing more, or no simulation.
  */
-export function withSimulatedMoves(spend: CountedSpend, changes: AssetChanges, signer: EvmAddress): CountedSpend {
+function withSimulatedMoves(spend: CountedSpend, changes: AssetChanges, signer: EvmAddress): CountedSpend {
   if (!changes.simulated || changes.reverts !== null) return spend;
   const decoded = spend.tokens ?? [];
   const added: TokenSpend[] = [];
