@@ -39,7 +39,7 @@ export const evmTxSend = defineTool({
       wait: Wait,
       wait_seconds: WaitSeconds,
       max_fee_wei: MaxFee,
-      dry_run: z.boolean().default(false).describe('Check and simulate only. Show asset_changes; send nothing.'),
+      dry_run: z.boolean().default(false).describe('Plan only. Check, simulate (asset_changes); send nothing.'),
     }),
   output: () =>
     z.object({

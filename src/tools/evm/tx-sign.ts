@@ -32,7 +32,7 @@ export const evmTxSign = defineTool({
       unsigned_tx: HexData.describe('Unsigned transaction, hex. evm-tx-create gives it, serialized.'),
       network: RequiredEvmNetwork,
       max_fee_wei: MaxFee,
-      dry_run: z.boolean().default(false).describe('Check and simulate only. Show asset_changes; sign nothing.'),
+      dry_run: z.boolean().default(false).describe('Plan only. Check, simulate (asset_changes); sign nothing.'),
     }),
   output: () =>
     z.object({
