@@ -11,10 +11,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import { encodeFunctionData, erc20Abi, type Address } from 'viem';
+import { ApprovalStore } from '../../../src/domain/policy/approvals.js';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
 import { compilePuller, deployPuller, deployToken, sendAndWait } from '../../helpers/erc20.js';
 import { tempHome } from '../../helpers/io.js';
-import { localServer, type ToolCaller } from '../../helpers/mcp.js';
+import { localServer, ToolFailure, type ToolCaller } from '../../helpers/mcp.js';
 import { refused } from '../../helpers/policy.js';
 
 const PASSPHRASE = 'tx send passphrase';
@@ -133,6 +134,34 @@ describe('evm_tx_sign and evm_tx_send: the simulation their dry runs show is wha
       after.map((value, index) => (value - (before[index] ?? 0n)).toString()),
       expected.balances?.map((change) => change.delta),
     );
+  });
+
+  it("an agent's evm_tx_sign waits for the owner: the approval's question lists the simulated changes", async () => {
+    const agent = await localServer({
+      env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
+      passphrase: PASSPHRASE,
+      caller: 'agent',
+    });
+    try {
+      const unsigned = await create(
+        token,
+        encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [RECIPIENT, 55n] }),
+      );
+      const failure = await agent
+        .call('evm_tx_sign', { address: 'signer', unsigned_tx: unsigned, network: 'local' })
+        .then(
+          () => assert.fail('an agent without autonomy must wait for the owner'),
+          (error: unknown) => error,
+        );
+      assert.ok(failure instanceof ToolFailure && failure.code === 'APPROVAL_REQUIRED', String(failure));
+      const approval = (await new ApprovalStore(home).list()).find((each) => each.summary.tool === 'evm_tx_sign');
+      const text = approval?.summary.text ?? '';
+      assert.ok(text.includes('asset changes (simulated with eth_simulateV1; the fee comes on top):'), text);
+      assert.ok(text.includes(`signer ${SIGNER}: -55 base units of token ${token}`), text);
+      assert.ok(text.includes(`${RECIPIENT}: +55 base units of token ${token}`), text);
+    } finally {
+      await agent.close();
+    }
   });
 
   it("a pull of the signer's capped token above its cap: refused by both dry runs and by the broadcast", async () => {
