@@ -365,6 +365,8 @@ export function assetChangesOutput(changes: AssetChanges, signer: EvmAddress): A
 /**
  * Refuses, as a decoded move would be refused, what the simulation shows the signer's tokens do
  * beyond `spend` (see {@link withSimulatedMoves}); returns the spend the ledger then counts.
+ * Without a policy it only shows: the real call is not simulated then (nothing to hold it to), and
+ * a dry run refusing what the call itself would not is no plan of it.
  */
 export async function checkSimulatedSpend(
   dataDir: string,
@@ -373,7 +375,7 @@ export async function checkSimulatedSpend(
   changes: AssetChanges,
   signer: EvmAddress,
 ): Promise<LedgerSpend> {
-  const counted = withSimulatedMoves(spend, changes, signer);
+  const counted = policy === null ? spend : withSimulatedMoves(spend, changes, signer);
   if (counted === spend) return spend;
   const ledgerSpend = { ...spend, tokens: counted.tokens };
   await checkBeforeSigning(dataDir, policy, ledgerSpend);
