@@ -1,4 +1,4 @@
-import { getAddress, type Hex } from 'viem';
+import { decodeErrorResult, getAddress, type Hex } from 'viem';
 import { z } from 'zod';
 import { WalletError } from '../errors.js';
 import type { EvmNode } from '../net/evm-rpc.js';
@@ -69,7 +69,8 @@ const SimulateReply = z
           z.object({
             status: Hex32,
             logs: z.array(Log).default([]),
-            error: z.object({ message: z.string() }).nullish(),
+            returnData: Hex32.optional(),
+            error: z.object({ message: z.string(), data: Hex32.optional() }).nullish(),
           }),
         )
         .length(1),
@@ -155,7 +156,10 @@ function fromSimulateV1(reply: unknown): AssetChanges {
   const [block] = SimulateReply.parse(reply);
   const [result] = block?.calls ?? [];
   if (!result) throw new z.ZodError([]);
-  if (result.status !== '0x1') return reverted('eth_simulateV1', result.error?.message ?? 'reverted');
+  if (result.status !== '0x1') {
+    const why = revertData(result.error?.data ?? result.returnData) ?? result.error?.message ?? 'reverted';
+    return reverted('eth_simulateV1', why);
+  }
   const transfers: TokenTransfer[] = [];
   const ether: TokenTransfer[] = [];
   const allowances = new Map<string, AllowanceChange>();
@@ -194,6 +198,17 @@ function fromCallTrace(reply: unknown): AssetChanges {
   };
   walk(root);
   return changes('debug_traceCall', ether, transfers, allowances);
+}
+
+/** The reason in revert data: `Error(string)`'s text, or `Panic(uint256)`'s code; else undefined. */
+function revertData(data: string | undefined): string | undefined {
+  if (data === undefined || data.length < 10) return undefined;
+  try {
+    const decoded = decodeErrorResult({ data: data as Hex });
+    return decoded.errorName === 'Error' ? String(decoded.args[0]) : `${decoded.errorName}(${decoded.args.join(', ')})`;
+  } catch {
+    return undefined;
+  }
 }
 
 function reverted(method: 'eth_simulateV1' | 'debug_traceCall', reason: string): AssetChanges {

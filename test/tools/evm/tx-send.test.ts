@@ -164,6 +164,26 @@ describe('evm_tx_sign and evm_tx_send: the simulation their dry runs show is wha
     }
   });
 
+  it('a transaction that would revert: the dry run says so and shows no change', async () => {
+    // A gas limit given: the node's estimate, which would refuse it, is not asked.
+    const { unsigned_tx: unsigned } = await wallet.call<{ unsigned_tx: string }>('evm_tx_create', {
+      address: 'signer',
+      to: puller,
+      data: encodeFunctionData({ abi: compilePuller().abi, functionName: 'pull', args: [capped, 20_000n] }),
+      gas_limit: '200000',
+      network: 'local',
+    });
+    const plan = await wallet.call<Planned>('evm_tx_sign', {
+      address: 'signer',
+      unsigned_tx: unsigned,
+      network: 'local',
+      dry_run: true,
+    });
+    assert.equal(plan.asset_changes?.simulated, true);
+    assert.match(plan.asset_changes?.reverts ?? '', /allowance too low/);
+    assert.deepEqual([plan.asset_changes?.balances, plan.asset_changes?.allowances], [[], []]);
+  });
+
   it("a pull of the signer's capped token above its cap: refused by both dry runs and by the broadcast", async () => {
     const rule = `evm.networks.local.policy.tokens.${capped}.max_per_tx`;
     const unsigned = await create(
