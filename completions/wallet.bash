@@ -601,6 +601,8 @@ val	evm-tx-sign	--network	mainnet
 val	evm-tx-sign	--network	sepolia
 val	evm-tx-sign	--network	local
 flag	evm-tx-sign	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
+flag	evm-tx-sign	--dry-run	none	Plan only. Check, simulate (asset_changes); sign nothing.
+flag	evm-tx-sign	--no-dry-run	none	Plan only. Check, simulate (asset_changes); sign nothing.
 cmd	-	evm-funds-send	globals	Pay ether in one call (create, sign, send)
 flag	evm-funds-send	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-funds-send	--address	evm-account	The sending account. A keystore address or alias.
@@ -628,6 +630,8 @@ flag	evm-tx-send	--wait	none	Wait for the receipt. With progress, before answeri
 flag	evm-tx-send	--no-wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-tx-send	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
 flag	evm-tx-send	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
+flag	evm-tx-send	--dry-run	none	Plan only. Check, simulate (asset_changes); send nothing.
+flag	evm-tx-send	--no-dry-run	none	Plan only. Check, simulate (asset_changes); send nothing.
 cmd	-	evm-message-verify	globals	Verify an EIP-191 signed message
 flag	evm-message-verify	--args-json	text	The whole argument object as JSON; '\''-'\'' reads it from stdin
 flag	evm-message-verify	--address	evm-account	The claimed signer. An address, or a keystore account'\''s alias.
