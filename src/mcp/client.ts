@@ -29,9 +29,14 @@ import {
   RemoteProtocolError,
   type CallOptions,
   type EraVerdict,
+  type ListedPrompt,
+  type ListedResource,
+  type ListedResourceTemplate,
   type ListedTool,
   type McpSession,
+  type PromptMessages,
   type QuestionAnswerer,
+  type ResourceContents,
   type ServerQuestion,
   type SessionEvents,
 } from './session.js';
@@ -273,6 +278,42 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
         ? { kind: 'modern', discover: discover as Record<string, unknown> }
         : { kind: 'legacy' },
     confirmsDestructive: declaresConsent(client.getServerCapabilities()),
+    serves: {
+      resources: client.getServerCapabilities()?.resources !== undefined,
+      prompts: client.getServerCapabilities()?.prompts !== undefined,
+    },
+    async listResources(options = {}) {
+      // The SDK answers an empty list for a server that declares no resources, without asking.
+      const [resources, templates] = await Promise.all([
+        translate(() => scoped(() => client.listResources(undefined, requestOptions(options))), saidLast),
+        translate(() => scoped(() => client.listResourceTemplates(undefined, requestOptions(options))), saidLast),
+      ]);
+      return {
+        resources: resources.resources as ListedResource[],
+        templates: templates.resourceTemplates as ListedResourceTemplate[],
+      };
+    },
+    async readResource(uri, options = {}) {
+      const result = await translate(
+        () => scoped(() => client.readResource({ uri }, requestOptions(options))),
+        saidLast,
+      );
+      return result.contents as ResourceContents[];
+    },
+    async listPrompts(options = {}) {
+      const result = await translate(
+        () => scoped(() => client.listPrompts(undefined, requestOptions(options))),
+        saidLast,
+      );
+      return result.prompts as ListedPrompt[];
+    },
+    async getPrompt(promptName, args, options = {}) {
+      const result = await translate(
+        () => scoped(() => client.getPrompt({ name: promptName, arguments: args }, requestOptions(options))),
+        saidLast,
+      );
+      return result as PromptMessages;
+    },
     async listTools(options = {}) {
       const result = await translate(
         () => scoped(() => client.listTools(undefined, requestOptions(options))),

@@ -30,6 +30,48 @@ export type ToolCallResult = {
   _meta?: Record<string, unknown> | undefined;
 };
 
+/** A resource as resources/list describes it. */
+export type ListedResource = {
+  uri: string;
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
+  /** Its size in bytes, when the server says. */
+  size?: number | undefined;
+};
+
+/** A resource template (RFC 6570 level 1-4 URI template) as resources/templates/list describes it. */
+export type ListedResourceTemplate = {
+  uriTemplate: string;
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
+};
+
+/** One part of a resources/read answer: text, or bytes in base64 (`blob`). */
+export type ResourceContents = {
+  uri: string;
+  mimeType?: string | undefined;
+  text?: string | undefined;
+  blob?: string | undefined;
+};
+
+/** A prompt as prompts/list describes it, with the arguments it takes (all strings). */
+export type ListedPrompt = {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  arguments?: { name: string; description?: string | undefined; required?: boolean | undefined }[] | undefined;
+};
+
+/** A prompt's messages, as prompts/get returns them. */
+export type PromptMessages = {
+  description?: string | undefined;
+  messages: { role: string; content: { type: string; text?: string | undefined; [key: string]: unknown } }[];
+};
+
 export type CallOptions = {
   timeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
@@ -90,7 +132,14 @@ export type McpSession = {
    * approval, or the autonomy its owner's policy grants. The CLI then asks nothing itself.
    */
   readonly confirmsDestructive: boolean;
+  /** What the server declared it serves besides tools (its `resources` and `prompts` capabilities). */
+  readonly serves: { resources: boolean; prompts: boolean };
   listTools(options?: CallOptions): Promise<ListedTool[]>;
+  /** Every resource and resource template (all pages). */
+  listResources(options?: CallOptions): Promise<{ resources: ListedResource[]; templates: ListedResourceTemplate[] }>;
+  readResource(uri: string, options?: CallOptions): Promise<ResourceContents[]>;
+  listPrompts(options?: CallOptions): Promise<ListedPrompt[]>;
+  getPrompt(name: string, args: Record<string, string>, options?: CallOptions): Promise<PromptMessages>;
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolCallResult>;
   close(): Promise<void>;
 };
