@@ -162,6 +162,10 @@ export type GlobalOptions = {
 export const CLI_VERBS: readonly { name: string; summary: string }[] = [
   { name: 'serve', summary: 'Serve the wallet tools over MCP, stdio or HTTP (for agents)' },
   { name: 'tools', summary: 'List the tools of the server with their badges (--refresh)' },
+  { name: 'resources', summary: "List the server's resources and resource templates" },
+  { name: 'resource', summary: 'Read a resource by URI (a template takes its variables as flags)' },
+  { name: 'prompts', summary: "List the server's prompts and their arguments" },
+  { name: 'prompt', summary: 'Get a prompt, its arguments as flags' },
   { name: 'setup', summary: 'Register the wallet with an agent: claude-code, codex, vscode, …' },
   { name: 'servers', summary: 'Named MCP servers: list, add, remove, import' },
   { name: 'approvals', summary: 'Answer what agents wait on: list, approve, deny' },
