@@ -13,6 +13,7 @@ import {
   type McpSession,
   type PromptMessages,
   type ResourceContents,
+  type TaskState,
 } from './session.js';
 
 /** How much longer than its timeout a call that keeps reporting progress may take in all (as client.ts). */
@@ -90,6 +91,15 @@ export async function connectInProcess(transport: Transport): Promise<McpSession
       if (!Array.isArray(result['messages']))
         throw new ClientRefusal("the server's prompts/get result has no messages");
       return result as PromptMessages;
+    },
+    async getTask(taskId, options = {}) {
+      const result = await caller.request('tasks/get', { taskId }, options);
+      if (typeof result['taskId'] !== 'string' || typeof result['status'] !== 'string')
+        throw new ClientRefusal("the server's tasks/get result is not a task");
+      return result as TaskState;
+    },
+    async cancelTask(taskId, options = {}) {
+      await caller.request('tasks/cancel', { taskId }, options);
     },
     async listTools(options = {}) {
       const result = await caller.request('tools/list', {}, options);
