@@ -36,7 +36,7 @@ export const RESOURCE_FLAGS: readonly CliFlag[] = [
     name: 'output',
     type: 'string',
     value: 'file',
-    description: 'Write the resource to this file (owner-only); needed for a binary one.',
+    description: 'Write the resource to this file (created owner-only); needed for a binary one.',
   },
 ];
 
@@ -287,7 +287,7 @@ async function readResource(run: ListingRun): Promise<number> {
   return EXIT.ok;
 }
 
-/** `--output`: the one part of a resource, its bytes (a blob decoded), to an owner-only file. */
+/** `--output`: the one part of a resource, its bytes (a blob decoded), to a file (created owner-only). */
 function writeContents(contents: readonly ResourceContents[], path: string, uri: string, io: CliIo): number {
   if (contents.length !== 1) {
     throw new UsageError(
