@@ -119,3 +119,39 @@ describe('a tool call answered with a task', () => {
     assert.match(unknown.stderr, /Unknown tasks subcommand 'list'/);
   });
 });
+
+describe('a task over Streamable HTTP (the same fixture, served over HTTP)', () => {
+  let child: ReturnType<typeof spawn>;
+  let url: string;
+  before(async () => {
+    child = spawn(process.execPath, [TASK_SERVER, 'http'], {
+      env: { ...process.env, TASK_SERVER_STORE: join(dir, 'http-tasks.json'), TASK_SERVER_LOG: log },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /^listening (\S+)$/m.exec(out);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`the task server exited (${String(code)})`)));
+    });
+  });
+  after(() => {
+    child.kill('SIGKILL');
+  });
+
+  it('is awaited, and --detach / tasks result resume it', async () => {
+    const awaited = await wallet(['--url', url, 'slow-sum', '--a', '1', '--b', '9', '--ms', '300', '--json']);
+    assert.equal(awaited.code, 0, awaited.stderr);
+    assert.deepEqual(JSON.parse(awaited.stdout), { sum: 10 });
+    assert.match(awaited.stderr, /^task \S+: completed$/m);
+    const detached = await wallet(['--url', url, 'slow-sum', '--a', '5', '--b', '5', '--ms', '1500', '--detach']);
+    const id = detached.stdout.trim();
+    assert.match(id, UUID, detached.stderr);
+    const result = await wallet(['--url', url, 'tasks', 'result', id, '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { sum: 10 });
+  });
+});
