@@ -34,6 +34,7 @@ val	-	--format	openai
 val	-	--format	anthropic
 flag	-	--yes	none	Run a destructive tool (a payment, a deletion) without the CLI'\''s question; needed without a termina…
 flag	-	-y	none	Run a destructive tool (a payment, a deletion) without the CLI'\''s question; needed without a termina…
+flag	-	--detach	none	When another server answers a call with a task: print the task'\''s id and exit, without waiting ('\''wal…
 flag	-	--accept-defaults	none	Answer another server'\''s questions with their defaults, without a terminal.
 flag	-	--qr	none	Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.
 flag	-	--no-qr	none	Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.
@@ -69,6 +70,15 @@ flag	serve	--help	none	Show help.
 flag	serve	-h	none	Show help.
 cmd	-	tools	globals	List the tools of the server with their badges (--refresh)
 flag	tools	--refresh	none	Ask the server again instead of using the cached list.
+cmd	-	resources	globals	List the server'\''s resources and resource templates
+cmd	-	resource	globals	Read a resource by URI (a template takes its variables as flags)
+flag	resource	--output	text	Write the resource to this file (created owner-only); needed for a binary one.
+cmd	-	prompts	globals	List the server'\''s prompts and their arguments
+cmd	-	prompt	globals	Get a prompt, its arguments as flags
+cmd	-	tasks	globals	Follow another server'\''s task: get, result, cancel <id>
+cmd	tasks	get	globals	A task'\''s status (tasks/get)
+cmd	tasks	result	globals	Wait for a task to end and print its result
+cmd	tasks	cancel	globals	Cancel a task (tasks/cancel)
 cmd	-	setup	-	Register the wallet with an agent: claude-code, codex, vscode, …
 flag	setup	--scope	choice	The user'\''s config (default) or this project'\''s, where the client has both.
 val	setup	--scope	user
