@@ -7,8 +7,9 @@ export type PackageInfo = { name: string; version: string; description: string }
 let cached: (PackageInfo & { root: string }) | undefined;
 
 /**
- * This package's name, version and description, read from its package.json (found by walking up
- * from this file, so it works from `dist/` and from the test build alike).
+ * The program's name (`wallet`, its binary and its MCP server's name, whatever the npm package is
+ * called), version and description, read from its package.json (found by walking up from this
+ * file, so it works from `dist/` and from the test build alike).
  */
 export function packageInfo(): PackageInfo {
   const { name, version, description } = found();
@@ -26,8 +27,8 @@ function found(): PackageInfo & { root: string } {
   for (;;) {
     try {
       const json: unknown = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-      if (isPackageInfo(json) && json.name === 'wallet') {
-        cached = { name: json.name, version: json.version, description: json.description, root: dir };
+      if (isPackageInfo(json) && isOurs(json)) {
+        cached = { name: PROGRAM, version: json.version, description: json.description, root: dir };
         return cached;
       }
     } catch {
@@ -37,6 +38,18 @@ function found(): PackageInfo & { root: string } {
     if (parent === dir) throw new Error('package.json of wallet not found above ' + fileURLToPath(import.meta.url));
     dir = parent;
   }
+}
+
+/** The program's name: the binary package.json declares, and the name its MCP server gives. */
+const PROGRAM = 'wallet';
+
+/**
+ * Whether a package.json is this package's: the one whose `wallet` binary is bin/wallet.js (the npm
+ * name is the registry's business, and a project that depends on this package has its own).
+ */
+function isOurs(json: object): boolean {
+  const bin = (json as { bin?: unknown }).bin;
+  return typeof bin === 'object' && bin !== null && (bin as Record<string, unknown>)[PROGRAM] === 'bin/wallet.js';
 }
 
 function isPackageInfo(value: unknown): value is PackageInfo {

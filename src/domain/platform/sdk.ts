@@ -115,8 +115,44 @@ function platformError(error: unknown, network: PlatformNetwork, what: string): 
  */
 async function importSdk(): Promise<typeof EvoSdkModule> {
   const lent = (globalThis as Record<symbol, unknown>)[Symbol.for('wallet.importExternal')];
-  if (typeof lent === 'function') return (await lent('@dashevo/evo-sdk')) as typeof EvoSdkModule;
-  return import('@dashevo/evo-sdk');
+  try {
+    if (typeof lent === 'function') return (await lent(SDK_PACKAGE)) as typeof EvoSdkModule;
+    return await import('@dashevo/evo-sdk');
+  } catch (error) {
+    throw isSdkMissing(error) ? sdkMissing(error) : error;
+  }
+}
+
+/**
+ * The SDK is an optional peer dependency of the published package (package.json): about 80 MB
+ * installed with its wasm, for the `platform_*` tools only, so `npx` and `npm install` leave it
+ * out. Installed beside the wallet, Node finds it by walking up from bin/wallet.js. A test keeps
+ * this version the one package.json names.
+ */
+export const SDK_PACKAGE = '@dashevo/evo-sdk';
+export const SDK_VERSION = '4.1.0';
+
+/** Node's failure to find the SDK, or a package it needs (@dashevo/wasm-sdk). */
+function isSdkMissing(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return (
+    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+    typeof message === 'string' &&
+    message.includes("'@dashevo/")
+  );
+}
+
+function sdkMissing(error: unknown): WalletError {
+  const wanted = `${SDK_PACKAGE}@${SDK_VERSION}`;
+  return new WalletError(
+    'BACKEND_UNAVAILABLE',
+    `The Dash Platform tools need the Platform SDK (${SDK_PACKAGE}), which is not installed.`,
+    {
+      hint: `Install it beside the wallet: \`npm install -g ${wanted}\` for a global install, \`npm install ${wanted}\` in the project that has the wallet, or run \`npx -y -p dash-evm-wallet -p ${wanted} wallet …\`.`,
+      cause: error,
+    },
+  );
 }
 
 /** The SDK, loaded and constructed: a failure here is no answer of anyone's but ours (INTERNAL). */
