@@ -37,6 +37,23 @@ describe('network endpoints', () => {
       ['core.regtest', 'evm.sepolia'],
     );
   });
+  it('takes the default network from WALLET_<CHAIN>_DEFAULT_NETWORK over the config', () => {
+    const config = parseConfigText('{"core":{"default_network":"regtest"}}', 'c.json');
+    const settings = resolveNetworks(config, {
+      WALLET_CORE_DEFAULT_NETWORK: 'mainnet',
+      WALLET_EVM_DEFAULT_NETWORK: 'mainnet',
+    });
+    assert.deepEqual(settings.defaults, { core: 'mainnet', evm: 'mainnet' });
+    // Empty is unset (an MCP bundle's setting left blank).
+    assert.equal(resolveNetworks(config, { WALLET_CORE_DEFAULT_NETWORK: '' }).defaults.core, 'regtest');
+    assert.throws(
+      () => resolveNetworks(config, { WALLET_CORE_DEFAULT_NETWORK: 'moon' }),
+      (error: unknown) =>
+        error instanceof WalletError &&
+        error.code === 'INVALID_PARAM' &&
+        /WALLET_CORE_DEFAULT_NETWORK names it: set one of mainnet, testnet, regtest/.test(error.hint ?? ''),
+    );
+  });
   it('adds user EVM networks, which need a chain id', () => {
     const ok = parseConfigText(
       '{"evm":{"networks":{"base":{"url":"https://base.example","chain_id":8453}}}}',

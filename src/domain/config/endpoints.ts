@@ -44,7 +44,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * The networks of every chain with their endpoints, from the built-ins, the config file,
- * `WALLET_<CHAIN>_<NETWORK>_URL` and endpoint flags, in rising order of precedence.
+ * `WALLET_<CHAIN>_<NETWORK>_URL` and endpoint flags, in rising order of precedence; each chain's
+ * default from `WALLET_<CHAIN>_DEFAULT_NETWORK`, else the config file, else the built-in one.
  *
  * @example
  * resolveNetworks({}, { WALLET_EVM_LOCAL_URL: 'http://127.0.0.1:9545' }, [])
@@ -55,9 +56,11 @@ export function resolveNetworks(
   env: Env,
   overrides: readonly EndpointOverride[] = [],
 ): NetworkSettings {
+  // The environment's choice first (an MCP bundle's settings, src/cli/mcpb.ts), then the file's.
+  const fromEnv = (chain: Chain) => env[defaultNetworkEnvVar(chain)] || undefined;
   const defaults: Record<Chain, string> = {
-    core: config.core?.default_network ?? DEFAULT_NETWORKS.core,
-    evm: config.evm?.default_network ?? DEFAULT_NETWORKS.evm,
+    core: fromEnv('core') ?? config.core?.default_network ?? DEFAULT_NETWORKS.core,
+    evm: fromEnv('evm') ?? config.evm?.default_network ?? DEFAULT_NETWORKS.evm,
   };
   const networks: ResolvedNetwork[] = [];
   /** The backend the config file names for a network, which a URL from env or a flag keeps. */
@@ -143,8 +146,11 @@ export function resolveNetworks(
   for (const chain of CHAINS) {
     const match = networks.find((n) => n.chain === chain && n.network === defaults[chain]);
     if (!match) {
+      const known = networks.filter((n) => n.chain === chain).map((n) => n.network);
       throw new WalletError('INVALID_PARAM', `The default ${chain} network '${defaults[chain]}' is not configured.`, {
-        hint: `Add it under ${chain}.networks in the config file, or choose a known one.`,
+        hint: fromEnv(chain)
+          ? `${defaultNetworkEnvVar(chain)} names it: set one of ${known.join(', ')}.`
+          : `Add it under ${chain}.networks in the config file, or choose a known one.`,
       });
     }
     match.isDefault = true;
@@ -172,6 +178,11 @@ function shareEvmPolicies(networks: ResolvedNetwork[]): void {
     }
     entry.policy = setting[0]?.policy ?? null;
   }
+}
+
+/** `WALLET_CORE_DEFAULT_NETWORK` or `WALLET_EVM_DEFAULT_NETWORK`: the default network, over the config file's. */
+export function defaultNetworkEnvVar(chain: Chain): string {
+  return `WALLET_${chain.toUpperCase()}_DEFAULT_NETWORK`;
 }
 
 /** `WALLET_<CHAIN>_<NETWORK>_URL`, e.g. `WALLET_CORE_REGTEST_URL`. */
