@@ -33,7 +33,8 @@ export const SERVE_FLAGS: readonly CliFlag[] = [
     name: 'passphrase-file',
     type: 'string',
     value: 'path',
-    description: 'Unlock the keystore at start with the passphrase in this owner-only file.',
+    description:
+      'Unlock the keystore at start with the passphrase in this owner-only file. Default: $WALLET_PASSPHRASE_FILE.',
   },
   { name: 'endpoint', type: 'array', value: 'chain.network=url', description: 'Use this node endpoint (repeatable).' },
   { name: 'http', type: 'boolean', description: 'Serve Streamable HTTP at /mcp (and GET /health) instead of stdio.' },
@@ -97,7 +98,8 @@ Flags:
                                How tools/list shows the tools (default: default).
   --log-level <${LOG_LEVELS.join('|')}>
                                Log each request to stderr; default $WALLET_LOG_LEVEL, else off.
-  --passphrase-file <path>     Unlock the keystore at start (owner-only file).
+  --passphrase-file <path>     Unlock the keystore at start (owner-only file; default
+                               $WALLET_PASSPHRASE_FILE).
   --endpoint <chain.network=url>
                                Use this node endpoint (repeatable).
   --http                       Serve Streamable HTTP instead of stdio.
@@ -133,7 +135,8 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   const strays = httpOnlyFlagsWithoutHttp(parsed);
   if (strays.length > 0) throw new UsageError(`${strays.join(', ')} ${strays.length === 1 ? 'needs' : 'need'} --http.`);
   const http = parsed['http'] === true ? await httpSettings(parsed, io) : undefined;
-  const passphraseFile = parsed['passphrase-file'];
+  // $WALLET_PASSPHRASE_FILE (empty: none) is how an MCP bundle's optional setting reaches it.
+  const passphraseFile = parsed['passphrase-file'] ?? (io.env['WALLET_PASSPHRASE_FILE'] || undefined);
   const profile = parsed['profile'] ?? 'default';
   if (!isProfile(profile))
     throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}; got '${String(profile)}'.`);
@@ -148,7 +151,12 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     env: io.env,
     endpoints: refuseEndpointCredentialsInArgv(repeatedValues(parsed, 'endpoint')),
     passphrase:
-      typeof passphraseFile === 'string' ? await readSecretFile(passphraseFile, '--passphrase-file') : undefined,
+      typeof passphraseFile === 'string'
+        ? await readSecretFile(
+            passphraseFile,
+            parsed['passphrase-file'] === undefined ? '$WALLET_PASSPHRASE_FILE' : '--passphrase-file',
+          )
+        : undefined,
     // The approval page's single-use links are the owner's: stderr, never the agent's stdout.
     announce: (line) => io.stderr.write(`wallet: ${line}\n`),
   };
