@@ -228,11 +228,16 @@ async function printResult(
   if (result.isError) {
     const meta = readToolErrorMeta(result._meta);
     const words = toolWords(tool, commands);
+    // A server that sends no code of ours (any other server's tool) gets TOOL_ERROR and a hint,
+    // as every error has both (docs/CLI.md).
     const message = meta
       ? `${meta.code}: ${inCliWords(meta.message, words)}`
-      : textOf(result) || 'The tool reported an error.';
+      : `TOOL_ERROR: ${textOf(result) || 'The tool reported an error.'}`;
+    const hint = meta
+      ? meta.hint && inCliWords(meta.hint, words)
+      : `The server gave no error code: its message is all it said. '${commands.find((entry) => entry.tool.name === tool.name)?.command ?? tool.name} --help' shows what it takes.`;
     io.stderr.write(`${style.error('error')}: ${terminalSafe(message)}\n`);
-    if (meta?.hint) io.stderr.write(`hint: ${terminalSafe(inCliWords(meta.hint, words))}\n`);
+    if (hint) io.stderr.write(`hint: ${terminalSafe(hint)}\n`);
     return exitCodeOfToolError(meta?.code);
   }
   if (globals.format !== undefined) {

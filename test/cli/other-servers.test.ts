@@ -249,11 +249,14 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
     });
   });
 
-  it("exits 1 on a tool's isError result, showing the server's message", async () => {
+  it("exits 1 on a tool's isError result without a code: TOOL_ERROR, the server's message, a hint", async () => {
     const { code, stdout, stderr } = await wallet(['--server', fixture, 'always-fails-now']);
     assert.equal(code, 1);
     assert.equal(stdout, '');
-    assert.equal(stderr, 'error: the fixture failed on purpose\n');
+    assert.equal(
+      stderr,
+      "error: TOOL_ERROR: the fixture failed on purpose\nhint: The server gave no error code: its message is all it said. 'always-fails-now --help' shows what it takes.\n",
+    );
   });
 
   it('exits 3 with a clear message when the server cannot be started', async () => {
