@@ -172,13 +172,20 @@ export class Connection {
         ? openStdioSession(target.command, timeout, events, prior, running)
         : openHttpSession(target.address, timeout, events, prior);
     try {
-      this.session = await connect(this.priorEra, early?.process);
+      try {
+        this.session = await connect(this.priorEra, early?.process);
+      } catch (error) {
+        // Adopting a remembered `server/discover` result needs no round trip; it fails only when
+        // the record is of no use (no version in common): negotiate instead.
+        if (this.priorEra?.kind !== 'modern') throw error;
+        await this.forgetEra();
+        this.session = await connect(undefined);
+      }
     } catch (error) {
-      // Adopting a remembered `server/discover` result needs no round trip; it fails only when
-      // the record is of no use (no version in common): negotiate instead.
-      if (this.priorEra?.kind !== 'modern') throw error;
-      await this.forgetEra();
-      this.session = await connect(undefined);
+      // A 401 taken for an OAuth login may be a server that takes a bearer token: say which.
+      if (target.kind !== 'http') throw error;
+      const { explainUnauthorized } = await import('./unauthorized.js');
+      throw await explainUnauthorized(error, target.address);
     }
     return this.session;
   }

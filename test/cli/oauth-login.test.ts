@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSyn
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startEverythingHttp, type HttpServer } from '../helpers/everything-http.js';
+import { startHttpServe } from '../helpers/http-serve.js';
 import { tempHome } from '../helpers/io.js';
 import { IDP_CLIENT_ID, startOAuthProxy, VALID_WORKLOAD_JWT, type OAuthProxy } from '../helpers/oauth-proxy.js';
 import { dpopSession } from '../../src/mcp/oauth/dpop.js';
@@ -39,6 +40,22 @@ function wallet(home: string, args: string[], env: Record<string, string> = {}, 
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
+
+describe('a server that takes a bearer token, reached without one', () => {
+  it('says it takes a bearer token and how to send it, not to log in', async () => {
+    const served = await startHttpServe(['--read-only'], { env: { MCP_API_KEY: 'a-bearer-token-of-the-test' } });
+    try {
+      const run = await wallet(tempHome(), ['--url', served.url, 'tools']);
+      assert.equal(run.code, 3, run.stderr);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, /answered HTTP 401 and publishes no OAuth login, so it takes a bearer token\n/);
+      assert.match(run.stderr, /hint: Send the token: --header 'Authorization: Bearer \$\{TOKEN\}'.*--header-file/);
+      assert.doesNotMatch(run.stderr, /servers login/);
+    } finally {
+      await served.stop();
+    }
+  });
+});
 
 describe('OAuth login to an MCP server behind an authorization server (server-everything behind it)', () => {
   let everything: HttpServer;
