@@ -1,5 +1,16 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -233,6 +244,69 @@ describe('wallet setup: idempotent, backed up, atomic', () => {
     });
     await setup(here, ['codex', '--read-only']);
     assert.ok(readdirSync(dirname(file)).includes('config.toml.bak-20260304T050607Z-1'));
+  });
+
+  it('writes WALLET_HOME into the entry when set, by absolute path, merged with the env the user set', async () => {
+    for (const agent of AGENTS) {
+      const here = layout();
+      const result = await setup(here, [agent], { WALLET_HOME: 'wallet-data' });
+      assert.equal(result.code, 0, `${agent}: ${result.stderr}`);
+      const saved = await importBack(here, agent, fileOf(here, agent));
+      assert.deepEqual(
+        saved['wallet'],
+        { command: NODE, args: SERVE, env: { WALLET_HOME: join(here.project, 'wallet-data') } },
+        agent,
+      );
+    }
+    // Codex, whose entry has an [….env] table of the user's: one env, both variables.
+    const here = layout();
+    await setup(here, ['codex']);
+    const file = fileOf(here, 'codex');
+    writeFileSync(file, readFileSync(file, 'utf8') + '\n[mcp_servers.wallet.env]\nWALLET_LOG_LEVEL = "info"\n');
+    const result = await setup(here, ['codex'], { WALLET_HOME: '/srv/wallet' });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(plain((parseToml(readFileSync(file, 'utf8')) as { mcp_servers: unknown }).mcp_servers), {
+      wallet: { command: NODE, args: SERVE, env: { WALLET_LOG_LEVEL: 'info', WALLET_HOME: '/srv/wallet' } },
+    });
+    // JSON: the user's variables beside it stay.
+    const json = layout();
+    const cursor = fileOf(json, 'cursor');
+    place(cursor, '{ "mcpServers": { "wallet": { "command": "wallet", "args": ["serve"], "env": { "A": "1" } } } }\n');
+    assert.equal((await setup(json, ['cursor'], { WALLET_HOME: '/srv/wallet' })).code, 0);
+    const written = JSON.parse(readFileSync(cursor, 'utf8')) as { mcpServers: { wallet: { env: unknown } } };
+    assert.deepEqual(written.mcpServers.wallet.env, { A: '1', WALLET_HOME: '/srv/wallet' });
+  });
+
+  it('updates a Codex config with Windows line ends, keeping them', async () => {
+    const here = layout();
+    const file = fileOf(here, 'codex');
+    const crlf = '# mine\r\nmodel = "o3"\r\n\r\n[mcp_servers.wallet]\r\ncommand = "wallet"\r\nargs = ["serve"]\r\n';
+    place(file, crlf, 0o600);
+    const result = await setup(here, ['codex', '--read-only']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Updated 'wallet'/);
+    const text = readFileSync(file, 'utf8');
+    assert.equal(text.replace(/\r\n/g, ''), text.replace(/\r?\n/g, ''), 'every line ends in CRLF');
+    assert.ok(text.startsWith('# mine\r\nmodel = "o3"\r\n'));
+    assert.deepEqual(plain((parseToml(text) as { mcp_servers: unknown }).mcp_servers), {
+      wallet: { command: NODE, args: [...SERVE, '--read-only'] },
+    });
+  });
+
+  it('names the file a linked config leads to', async () => {
+    const here = layout();
+    const file = fileOf(here, 'cursor', 'project');
+    const target = join(here.root, 'shared', 'mcp.json');
+    place(target, '{}\n');
+    mkdirSync(dirname(file), { recursive: true });
+    symlinkSync(target, file);
+    const result = await setup(here, ['cursor', '--scope', 'project']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, `Added 'wallet' in ${file} (a link to ${target}).\n`);
+    assert.ok(lstatSync(file).isSymbolicLink(), 'the link stays a link');
+    assert.match(readFileSync(target, 'utf8'), /"wallet"/);
+    const json = await setup(here, ['cursor', '--scope', 'project', '--json']);
+    assert.equal((JSON.parse(json.stdout) as { link_target?: string }).link_target, target);
   });
 
   it('--dry-run prints a unified diff and writes nothing', async () => {

@@ -141,12 +141,18 @@ export async function runSetup(argv: readonly string[], io: CliIo, where: Partia
       passphraseFile: passphraseFileOf(single(parsed, 'passphrase-file'), context.cwd),
     });
     if (parsed['on-path'] === true) onPath('wallet', context);
-    const entry = { ...(format.stdioType ? { type: 'stdio' } : {}), command, args };
+    // The data directory this run uses, by absolute path: the agent starts the server elsewhere.
+    const home = context.env['WALLET_HOME'];
+    const env = home === undefined || home === '' ? {} : { env: { WALLET_HOME: resolve(context.cwd, home) } };
+    const entry = { ...(format.stdioType ? { type: 'stdio' } : {}), command, args, ...env };
     text = await withEntry(current.text, format, name, entry, ours);
   }
   const changed = text !== current.text;
   const action = !changed ? 'unchanged' : remove ? 'removed' : existing === undefined ? 'added' : 'updated';
   const dryRun = parsed['dry-run'] === true;
+  // A link (a project's config kept elsewhere) is followed: what is written is named.
+  const linked = current.path !== file ? current.path : undefined;
+  const written = linked === undefined ? file : `${file} (a link to ${linked})`;
   const backup = changed && !dryRun ? replaceConfigFile(current, text, context.now()) : undefined;
   if (parsed['json'] === true) {
     io.stdout.write(
@@ -154,6 +160,7 @@ export async function runSetup(argv: readonly string[], io: CliIo, where: Partia
         {
           client: agent,
           file,
+          ...(linked === undefined ? {} : { link_target: linked }),
           name,
           action,
           dry_run: dryRun,
@@ -169,14 +176,14 @@ export async function runSetup(argv: readonly string[], io: CliIo, where: Partia
   if (!changed) {
     io.stdout.write(
       remove && existing === undefined
-        ? `${file} has no server '${name}'; nothing to remove.\n`
-        : `${file} already has '${name}' as asked; nothing changed.\n`,
+        ? `${written} has no server '${name}'; nothing to remove.\n`
+        : `${written} already has '${name}' as asked; nothing changed.\n`,
     );
   } else if (dryRun) {
     io.stdout.write(withSecretsMasked(unifiedDiff(current.text, text, file, `${file} (after)`)));
-    io.stderr.write(`Dry run: this would ${DRY_RUN_VERBS[action]} '${name}' in ${file}; nothing was written.\n`);
+    io.stderr.write(`Dry run: this would ${DRY_RUN_VERBS[action]} '${name}' in ${written}; nothing was written.\n`);
   } else {
-    io.stdout.write(`${capitalized(action)} '${name}' in ${file}.\n`);
+    io.stdout.write(`${capitalized(action)} '${name}' in ${written}.\n`);
     if (backup !== undefined) io.stderr.write(`The file as it was: ${backup}\n`);
     io.stderr.write(`Restart ${CLIENT_NAMES[agent]} (or reload its MCP servers) to ${remove ? 'drop' : 'start'} it.\n`);
   }

@@ -59,8 +59,13 @@ async function withJsonEntry(
   const set = (path: string[], value: unknown): void => {
     out = applyEdits(out, modify(out, [format.serversKey, name, ...path], value, { formattingOptions }));
   };
-  if (entry !== undefined && keepOthers) for (const [key, value] of Object.entries(entry)) set([key], value);
-  else set([], entry);
+  if (entry !== undefined && keepOthers) {
+    // An object (`env`) is updated key by key: the user's own variables in it stay.
+    for (const [key, value] of Object.entries(entry)) {
+      if (isRecord(value)) for (const [inner, innerValue] of Object.entries(value)) set([key, inner], innerValue);
+      else set([key], value);
+    }
+  } else set([], entry);
   return out;
 }
 
@@ -77,7 +82,20 @@ function formattingOf(text: string): { insertSpaces: boolean; tabSize: number; e
 // result is parsed again and must hold exactly the old document with this one change, or nothing
 // is written (a layout this does not know, such as an inline `mcp_servers = { … }`, is refused).
 
+/** A file with Windows line ends (CRLF) is edited with LF ones and written back with its own. */
 async function withTomlEntry(
+  text: string,
+  format: AgentFormat,
+  name: string,
+  entry: AgentEntry | undefined,
+  keepOthers: boolean,
+): Promise<string> {
+  if (!text.includes('\r\n')) return withTomlEntryLf(text, format, name, entry, keepOthers);
+  const edited = await withTomlEntryLf(text.replace(/\r\n/g, '\n'), format, name, entry, keepOthers);
+  return edited.replace(/\n/g, '\r\n');
+}
+
+async function withTomlEntryLf(
   text: string,
   format: AgentFormat,
   name: string,
@@ -95,11 +113,28 @@ async function withTomlEntry(
   let expected: Record<string, unknown> | undefined;
   let out: string[];
   if (entry !== undefined && keepOthers && old !== undefined) {
-    expected = { ...old, ...entry };
+    // An object (`env`) is merged with the old one, written inline; its old [….env] table goes.
+    const merged: Record<string, unknown> = Object.fromEntries(
+      Object.entries(entry).map(([key, value]) => [
+        key,
+        isRecord(value) && isRecord(old[key]) ? { ...old[key], ...value } : value,
+      ]),
+    );
+    expected = { ...old, ...merged };
     const main = blocks.find((block) => block.key.length === 2);
     if (main === undefined) throw inlineEntry(format, name);
-    const body = lines.slice(main.start + 1, main.end).filter(keptLine(Object.keys(entry)));
-    out = [...lines.slice(0, main.start + 1), ...tomlPairs(entry), ...body, ...lines.slice(main.end)];
+    const replacedTables = blocks.filter(
+      (block) => block.key.length === 3 && isRecord(merged[block.key[2] ?? '']) && block !== main,
+    );
+    const dropped = (index: number): boolean =>
+      replacedTables.some((block) => index >= block.start && index < block.end);
+    const body = lines.slice(main.start + 1, main.end).filter(keptLine(Object.keys(merged)));
+    out = [
+      ...lines.slice(0, main.start + 1).filter((_, index) => !dropped(index)),
+      ...tomlPairs(merged),
+      ...body,
+      ...lines.slice(main.end).filter((_, offset) => !dropped(main.end + offset)),
+    ];
   } else {
     expected = entry === undefined ? undefined : { ...entry };
     const table = entry === undefined ? [] : [`[${format.serversKey}.${tomlKey(name)}]`, ...tomlPairs(entry)];
@@ -162,9 +197,14 @@ function tomlPairs(entry: AgentEntry): string[] {
   return Object.entries(entry).map(([key, value]) => `${tomlKey(key)} = ${tomlValue(value)}`);
 }
 
-/** Text and lists of text, as Codex writes them: TOML's basic strings are JSON's strings. */
+/** Text, lists and inline tables, as Codex writes them: TOML's basic strings are JSON's strings. */
 function tomlValue(value: unknown): string {
-  return Array.isArray(value) ? `[${value.map(tomlValue).join(', ')}]` : JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(tomlValue).join(', ')}]`;
+  if (isRecord(value)) {
+    const pairs = Object.entries(value).map(([key, inner]) => `${tomlKey(key)} = ${tomlValue(inner)}`);
+    return pairs.length === 0 ? '{}' : `{ ${pairs.join(', ')} }`;
+  }
+  return JSON.stringify(value);
 }
 
 function tomlKey(key: string): string {
