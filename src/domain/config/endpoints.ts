@@ -181,7 +181,7 @@ function shareEvmPolicies(networks: ResolvedNetwork[]): void {
 }
 
 /** `WALLET_CORE_DEFAULT_NETWORK` or `WALLET_EVM_DEFAULT_NETWORK`: the default network, over the config file's. */
-export function defaultNetworkEnvVar(chain: Chain): string {
+function defaultNetworkEnvVar(chain: Chain): string {
   return `WALLET_${chain.toUpperCase()}_DEFAULT_NETWORK`;
 }
 
