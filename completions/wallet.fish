@@ -56,7 +56,7 @@ val	serve	--log-level	error
 val	serve	--log-level	warn
 val	serve	--log-level	info
 val	serve	--log-level	debug
-flag	serve	--passphrase-file	file	Unlock the keystore at start with the passphrase in this owner-only file.
+flag	serve	--passphrase-file	file	Unlock the keystore with the passphrase in this owner-only file. Default: $WALLET_PASSPHRASE_FILE.
 flag	serve	--endpoint	text	Use this node endpoint (repeatable).
 flag	serve	--http	none	Serve Streamable HTTP at /mcp (and GET /health) instead of stdio.
 flag	serve	--listen	text	Where --http listens (default 127.0.0.1:9527; port 0 picks a free one).

@@ -33,8 +33,7 @@ export const SERVE_FLAGS: readonly CliFlag[] = [
     name: 'passphrase-file',
     type: 'string',
     value: 'path',
-    description:
-      'Unlock the keystore at start with the passphrase in this owner-only file. Default: $WALLET_PASSPHRASE_FILE.',
+    description: 'Unlock the keystore with the passphrase in this owner-only file. Default: $WALLET_PASSPHRASE_FILE.',
   },
   { name: 'endpoint', type: 'array', value: 'chain.network=url', description: 'Use this node endpoint (repeatable).' },
   { name: 'http', type: 'boolean', description: 'Serve Streamable HTTP at /mcp (and GET /health) instead of stdio.' },
