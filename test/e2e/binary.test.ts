@@ -174,11 +174,16 @@ describe('the wallet binary', () => {
       });
       assert.equal(result.status, 0, result.stderr);
       const file = join(home, '.claude.json');
-      assert.ok(result.stdout.startsWith(`--- ${file}\n+++ ${file} (after)\n@@ -0,0 +1,13 @@\n+{\n`), result.stdout);
+      assert.ok(result.stdout.startsWith(`--- ${file}\n+++ ${file} (after)\n@@ -0,0 +1,16 @@\n+{\n`), result.stdout);
       assert.ok(
         result.stdout.includes(`+        ${JSON.stringify(WALLET_BIN)},\n+        "serve",\n+        "--read-only"\n`),
       );
       assert.ok(result.stdout.includes(`+      "command": ${JSON.stringify(process.execPath)},\n`));
+      // The data directory of this run goes with it, so the agent's server uses the same one.
+      assert.ok(
+        result.stdout.includes(`+        "WALLET_HOME": ${JSON.stringify(join(home, 'data'))}\n`),
+        result.stdout,
+      );
       assert.match(result.stderr, /^Dry run: this would add 'wallet' in .*; nothing was written\.\n$/);
       assert.equal(existsSync(file), false);
     } finally {
