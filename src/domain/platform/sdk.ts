@@ -169,8 +169,10 @@ async function newClient(network: PlatformNetwork): Promise<EvoSDK> {
       settings: { retries: 1 },
     });
   } catch (error) {
+    // Not installed (an optional peer of the package): importSdk says how to install it.
+    if (error instanceof WalletError) throw error;
     throw new WalletError('INTERNAL', `The Dash Platform SDK did not load: ${messageOf(error).slice(0, 200)}.`, {
-      hint: 'Reinstall the wallet (its @dashevo/evo-sdk dependency), and report it if it persists.',
+      hint: `Reinstall it beside the wallet (${SDK_PACKAGE}@${SDK_VERSION}), and report it if it persists.`,
       cause: error,
     });
   }
