@@ -50,7 +50,7 @@ export async function sendTransaction(
   checkAutonomy(network.policy, spend, request.authority);
   checkFeeCap(summary.maxFee, request.maxFee, network.policy);
   const node = await connectNode(network, options.signal);
-  const reservation = await reserveSpend(services.dataDir, network.policy, spend, async () => ({
+  const reservation = await reserveSpend(services.ledgers, network.policy, spend, async () => ({
     value: undefined,
     txid: summary.hash,
   }));

@@ -37,7 +37,7 @@ export async function signTransaction(
     authority: request.authority,
     fee: maxFeeOf(transaction),
   };
-  await checkBeforeSigning(services.dataDir, network.policy, spend);
+  await checkBeforeSigning(services.ledgers, network.policy, spend);
   checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
   const { value: signed } = await signReserved(services, account, transaction, network.policy, spend);
   return describeSigned(signed, account.address, transaction);
@@ -71,7 +71,7 @@ export function signReserved(
   spend: LedgerSpend,
 ): Promise<Reservation<Hex>> {
   return withAccountKey(services, account, (privateKey) =>
-    reserveSpend(services.dataDir, policy, spend, async () => {
+    reserveSpend(services.ledgers, policy, spend, async () => {
       const signed = await privateKeyToAccount(privateKey).signTransaction(transaction);
       return { value: signed, txid: keccak256(signed) };
     }),
