@@ -3,8 +3,7 @@ import { Declined } from './confirm.js';
 import type { CliIo } from './io.js';
 import { terminalSafe } from './render.js';
 import { PromptInterrupted } from './secrets.js';
-import { BusyError, EXIT, exitCodeOfToolError, UsageError } from './usage-error.js';
-import { WalletError } from '../domain/errors.js';
+import { BusyError, EXIT, UsageError } from './usage-error.js';
 import { UnsafeFileError } from '../shared/private-files.js';
 
 /**
@@ -66,11 +65,6 @@ export function reportFailure(error: unknown, io: CliIo, debug: boolean): number
   if (error instanceof Declined) {
     say('DECLINED', error.message, 'Run it again and answer y to go ahead, or pass --yes in a script.');
     return EXIT.toolError;
-  }
-  if (error instanceof WalletError) {
-    // The domain's own refusal outside a tool call (serve's start on a state store it cannot use).
-    say(error.code, error.message, error.hint ?? 'See docs/REPLICAS.md.');
-    return exitCodeOfToolError(error.code);
   }
   if (error instanceof PromptInterrupted) {
     io.stderr.write('interrupted\n');

@@ -1,5 +1,6 @@
 import { parseFlags, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
+import { asOwnerVerb } from './owner-errors.js';
 import { closestNames } from './suggest.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
 import { EXIT, UsageError } from './usage-error.js';
@@ -62,7 +63,7 @@ export async function runState(argv: readonly string[], io: CliIo, dataDir: stri
   const verbs = await import('../domain/state/owner-verbs.js');
   const context = { dataDir, env: io.env };
   if (subcommand === 'status') {
-    const status = await verbs.stateStatus(context);
+    const status = await asOwnerVerb(() => verbs.stateStatus(context));
     if (status.backend === 'files') {
       print(status, `state: the data directory's files, ${status.store}\n`);
       return EXIT.ok;
@@ -86,7 +87,7 @@ export async function runState(argv: readonly string[], io: CliIo, dataDir: stri
     'Set WALLET_STATE_URL (or state.url in config.json) to a postgres:// URL; see docs/REPLICAS.md.',
   );
   if (subcommand === 'migrate') {
-    const migrated = await verbs.stateMigrate(context);
+    const migrated = await asOwnerVerb(() => verbs.stateMigrate(context));
     if (!migrated) throw noStore;
     const { store, from, to } = migrated;
     print(
@@ -97,7 +98,7 @@ export async function runState(argv: readonly string[], io: CliIo, dataDir: stri
     );
     return EXIT.ok;
   }
-  const recorded = await verbs.statePolicyRecord(context);
+  const recorded = await asOwnerVerb(() => verbs.statePolicyRecord(context));
   if (!recorded) throw noStore;
   const count = recorded.policies.length;
   print(
