@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { readPrivateText, UnsafeFileError } from '../../shared/private-files.js';
 import { asWalletError, WalletError } from '../errors.js';
 
@@ -69,8 +70,9 @@ export function resolveStateLocation(
 }
 
 function readPasswordFile(path: string): string {
+  let text: string;
   try {
-    return readPrivateText(path).replace(/\r?\n$/, '');
+    text = readPrivateText(path);
   } catch (error) {
     if (error instanceof UnsafeFileError) throw asWalletError(error);
     throw new WalletError('INVALID_PARAM', `Cannot read the state store's password file ${path}.`, {
@@ -78,4 +80,11 @@ function readPasswordFile(path: string): string {
       cause: error,
     });
   }
+  // A secret others can read is not owner-only (readPrivateText refuses only what others can write).
+  if (process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) {
+    throw new WalletError('INVALID_PARAM', `The state store's password file ${path} can be read by others.`, {
+      hint: `Make it owner-only: chmod 600 ${path}.`,
+    });
+  }
+  return text.replace(/\r?\n$/, '');
 }
