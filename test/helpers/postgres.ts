@@ -23,8 +23,8 @@ export type PgCluster = {
   /** The superuser's password, for PGPASSWORD. */
   password: string;
   port: number;
-  /** Runs SQL with psql as the superuser; returns its unaligned output. */
-  sql(text: string): string;
+  /** Runs SQL with psql as the superuser (or `as` another role); returns its unaligned output. */
+  sql(text: string, as?: { user: string; password: string }): string;
   stop(): void;
   start(): void;
   remove(): void;
@@ -53,7 +53,7 @@ function startOn(bin: string, port: number): PgCluster {
     chownSync(pwfile, user.uid, user.gid);
   }
   chmodSync(dir, 0o700);
-  const run = (command: string, args: string[], input?: string) => {
+  const run = (command: string, args: string[], input?: string, pass = password) => {
     const wrapped = user
       ? ['setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', command, ...args]]
       : [command, args];
@@ -61,7 +61,7 @@ function startOn(bin: string, port: number): PgCluster {
       encoding: 'utf8',
       cwd: dir,
       input,
-      env: { PATH: process.env['PATH'] ?? '', LANG: 'C', PGPASSWORD: password },
+      env: { PATH: process.env['PATH'] ?? '', LANG: 'C', PGPASSWORD: pass },
       timeout: 60_000,
     });
     if (result.status !== 0) {
@@ -88,22 +88,27 @@ function startOn(bin: string, port: number): PgCluster {
     url: `postgres://wallet@127.0.0.1:${port}/wallet`,
     password,
     port,
-    sql: (text) =>
-      run(join(bin, 'psql'), [
-        '-h',
-        '127.0.0.1',
-        '-p',
-        String(port),
-        '-U',
-        'wallet',
-        '-d',
-        'wallet',
-        '-At',
-        '-v',
-        'ON_ERROR_STOP=1',
-        '-c',
-        text,
-      ]),
+    sql: (text, as) =>
+      run(
+        join(bin, 'psql'),
+        [
+          '-h',
+          '127.0.0.1',
+          '-p',
+          String(port),
+          '-U',
+          as?.user ?? 'wallet',
+          '-d',
+          'wallet',
+          '-At',
+          '-v',
+          'ON_ERROR_STOP=1',
+          '-c',
+          text,
+        ],
+        undefined,
+        as?.password ?? password,
+      ),
     stop: () => {
       run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
     },

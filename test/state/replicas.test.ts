@@ -6,7 +6,7 @@
  * are not in the store yet).
  */
 import assert from 'node:assert/strict';
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -15,6 +15,7 @@ import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { importAnvilAccount, localServer } from '../helpers/mcp.js';
+import { ROOT } from '../helpers/paths.js';
 import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
 
 const bin = findPostgres();
@@ -148,6 +149,36 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
     pg.sql(`INSERT INTO wallet_audit (line) VALUES ('{"tool":"test","outcome":"ok"}')`);
     assert.throws(() => pg.sql('DELETE FROM wallet_audit'), /append-only/);
     assert.throws(() => pg.sql("UPDATE wallet_audit SET line = '{}'"), /append-only/);
+  });
+
+  it("docs/REPLICAS.md's least-privilege role runs every statement a replica runs, and cannot rewrite the audit", () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'REPLICAS.md'), 'utf8');
+    const grants = /```sql\n([\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(grants, 'no sql block in docs/REPLICAS.md');
+    const app = { user: 'wallet_app', password: 'app-password-for-the-test' };
+    pg.sql(grants.replace("PASSWORD '…'", `PASSWORD '${app.password}'`));
+    for (const statement of [
+      "INSERT INTO wallet_ledgers (name, chain) VALUES ('evm-chain-1', 'evm') ON CONFLICT DO NOTHING",
+      "BEGIN; SELECT name FROM wallet_ledgers WHERE name = 'evm-chain-1' FOR UPDATE; COMMIT",
+      "INSERT INTO wallet_ledger_entries (ledger, key, txid, amount, at_ms, by_whom) VALUES ('evm-chain-1', 'k', NULL, 5, 1, 'agent')",
+      "DELETE FROM wallet_ledger_entries WHERE ledger = 'evm-chain-1' AND key = 'k'",
+      `INSERT INTO wallet_audit (line) VALUES ('{"tool":"test","outcome":"ok"}')`,
+      "INSERT INTO wallet_evm_nonces (chain_id, address, nonce) VALUES (1, 'a', 0) ON CONFLICT (chain_id, address, nonce) DO UPDATE SET reserved_at = now()",
+      'DELETE FROM wallet_evm_nonces WHERE chain_id = 1',
+      "INSERT INTO wallet_policies (key, policy) VALUES ('test', '{}') ON CONFLICT DO NOTHING",
+      'SELECT max(version) FROM wallet_schema',
+      "SELECT pg_advisory_xact_lock(1, hashtext('x'))",
+    ]) {
+      pg.sql(statement, app);
+    }
+    for (const statement of [
+      'DELETE FROM wallet_audit',
+      "UPDATE wallet_audit SET line = '{}'",
+      'TRUNCATE wallet_audit',
+    ]) {
+      assert.throws(() => pg.sql(statement, app), /permission denied/, statement);
+    }
+    pg.sql("DELETE FROM wallet_policies WHERE key = 'test'; DELETE FROM wallet_ledgers WHERE name = 'evm-chain-1'");
   });
 
   it(`${REPLICAS} replicas, 40 racing agent payments: exactly ${K} sent, within the cap, each mined once`, async () => {
