@@ -359,6 +359,26 @@ flag	networks add	--color	none	Colour the output on a terminal.
 flag	networks add	--debug	none	Show error causes and stack traces.
 flag	networks add	--help	none	Show help.
 flag	networks add	-h	none	Show help.
+cmd	-	state	-	The state replicas share: status, migrate, policy-record
+flag	state	--json	none	Print the result as JSON.
+flag	state	--debug	none	Show error causes and stack traces.
+flag	state	--help	none	Show help.
+flag	state	-h	none	Show help.
+cmd	state	status	-	Where the shared state lives, its schema version and counts
+flag	state status	--json	none	Print the result as JSON.
+flag	state status	--debug	none	Show error causes and stack traces.
+flag	state status	--help	none	Show help.
+flag	state status	-h	none	Show help.
+cmd	state	migrate	-	Create or update the state store schema (versioned, idempotent)
+flag	state migrate	--json	none	Print the result as JSON.
+flag	state migrate	--debug	none	Show error causes and stack traces.
+flag	state migrate	--help	none	Show help.
+flag	state migrate	-h	none	Show help.
+cmd	state	policy-record	-	Make this config.json'\''s policies the ones every replica must have
+flag	state policy-record	--json	none	Print the result as JSON.
+flag	state policy-record	--debug	none	Show error causes and stack traces.
+flag	state policy-record	--help	none	Show help.
+flag	state policy-record	-h	none	Show help.
 cmd	-	completion	-	Print a shell completion script: bash, zsh or fish
 cmd	completion	bash	-	The bash completion script
 cmd	completion	zsh	-	The zsh completion script

@@ -3,7 +3,7 @@
 // nor expands quoted globs, so the files are listed here. Extra arguments go to `node --test`.
 //
 // `--tier unit`: test/unit/ only (pure pieces, seconds). `--tier fast`: everything but
-// test/hardening/ and the files that start a real node (anvil, litecoind) or need the Node 22
+// test/hardening/ and the files that start a real node (anvil, litecoind, PostgreSQL) or need the Node 22
 // conformance tools; which files those are is read from their imports, never listed by hand.
 // Without --tier: the whole suite (what `npm test` and CI run).
 import { spawnSync } from 'node:child_process';
@@ -12,7 +12,12 @@ import { join, relative, sep } from 'node:path';
 
 const TIERS = ['unit', 'fast', 'all'];
 /** What a test file imports or names when it needs a real node or the conformance tools. */
-const NEEDS_REAL_PARTS = [/helpers\/anvil\.js'/, /helpers\/litecoind\.js'/, /\bCONFORMANCE_DIR\b/];
+const NEEDS_REAL_PARTS = [
+  /helpers\/anvil\.js'/,
+  /helpers\/litecoind\.js'/,
+  /helpers\/postgres\.js'/,
+  /\bCONFORMANCE_DIR\b/,
+];
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--tier');

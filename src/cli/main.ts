@@ -68,6 +68,7 @@ export async function runCli(
     if (verb === 'servers') return await (await import('./servers/command.js')).runServers(argv, io, dataDir);
     if (verb === 'approvals') return await (await import('./approvals.js')).runApprovals(argv, io, dataDir);
     if (verb === 'config') return await (await import('./config.js')).runConfig(argv, io, dataDir);
+    if (verb === 'state') return await (await import('./state.js')).runState(argv, io, dataDir);
     if (verb === 'networks') return await (await import('./config.js')).runNetworks(argv, io, dataDir);
     const calls = callsTool(globals, verb);
     // A tool call is a short process: zod builds every schema from here on (the SDK's included)

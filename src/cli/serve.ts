@@ -225,7 +225,9 @@ async function httpSettings(parsed: Record<string, unknown>, io: CliIo): Promise
 async function startHttp(setup: Omit<WalletServerSetup, 'localOnly'>, http: HttpSettings, io: CliIo) {
   // Loaded only here: the HTTP stack (the SDK's Node adapter, hono) costs every other command ~0.1 s.
   const { startHttpServer } = await import('../mcp/http/serve.js');
-  const serving = await startHttpServer({ ...setup, ...http }).catch((error: unknown) => {
+  // A state store it cannot use (unreachable: BUSY, exit 5; not migrated; another policy) stops the start.
+  const { asOwnerVerb } = await import('./owner-errors.js');
+  const serving = await asOwnerVerb(() => startHttpServer({ ...setup, ...http })).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     const where = `${http.listen.host}:${http.listen.port}`;
     if (code === 'EADDRINUSE') throw new UsageError(`--listen ${where}: the port is in use.`, 'Pick another port.');

@@ -14,6 +14,10 @@ import type { Chain } from './config/networks.js';
 import { AddressBook } from './dash/address-book.js';
 import { Keystore } from './keystore/keystore.js';
 import { resolvePlatformNetworks, type PlatformNetwork } from './platform/network.js';
+import type { AuditRecord } from './policy/audit-log.js';
+import { fileStateStore } from './state/files/store.js';
+import { resolveStateLocation, type StateLocation } from './state/state-url.js';
+import type { LedgerSource, StateStore } from './state/store.js';
 
 export type WalletServicesOptions = {
   /** The data directory; defaults to `$WALLET_HOME` or the platform's. */
@@ -49,6 +53,7 @@ export class WalletServices {
   private asked: Promise<string | undefined> | undefined;
   private keystoreInstance: Keystore | undefined;
   private addressBookInstance: AddressBook | undefined;
+  private store: Promise<StateStore> | undefined;
 
   constructor(options: WalletServicesOptions = {}) {
     this.env = options.env ?? process.env;
@@ -56,6 +61,58 @@ export class WalletServices {
     this.endpointOverrides = options.endpointOverrides ?? [];
     const given = options.passphrase;
     this.passphraseSource = typeof given === 'string' ? () => Promise.resolve(given) : given;
+  }
+
+  /**
+   * The state replicas share (docs/REPLICAS.md): the data directory's files, or the PostgreSQL
+   * store `WALLET_STATE_URL` (or config `state.url`) names, opened once (node-postgres is loaded
+   * only then). A store that could not be opened is tried again at the next call.
+   */
+  stateStore(): Promise<StateStore> {
+    this.store ??= this.openStateStore().catch((error: unknown) => {
+      this.store = undefined;
+      throw error;
+    });
+    return this.store;
+  }
+
+  /** Where the state lives when it is not the data directory, or undefined. */
+  async stateLocation(): Promise<StateLocation | undefined> {
+    return resolveStateLocation(this.env, (await this.configFile()).state);
+  }
+
+  /** The spend ledgers the policy counts in, from the state store. */
+  readonly ledgers: LedgerSource = {
+    ledger: async (chain, name) => (await this.stateStore()).ledger(chain, name),
+  };
+
+  /** Appends one line to the audit log of the state store. */
+  async appendAudit(record: AuditRecord): Promise<void> {
+    await (await this.stateStore()).appendAudit(record);
+  }
+
+  /**
+   * Opens the state store now when one is set (a server's start: it refuses to start on a store it
+   * cannot use); with none, nothing is read now (a config file that cannot be read fails the first
+   * call that needs it, as before).
+   */
+  async openSharedState(): Promise<void> {
+    const location = await this.stateLocation().catch(() => undefined);
+    if (location) await this.stateStore();
+  }
+
+  /** Closes the state store's connections, if it has any (a server that stops). */
+  async closeState(): Promise<void> {
+    const store = this.store;
+    this.store = undefined;
+    await (await store?.catch(() => undefined))?.close();
+  }
+
+  private async openStateStore(): Promise<StateStore> {
+    const location = await this.stateLocation();
+    if (!location) return fileStateStore(this.dataDir);
+    const { openPgStore } = await import('./state/pg/store.js');
+    return openPgStore(location, statedPolicies(await this.configFile()));
   }
 
   /** The encrypted keystore in the data directory. */
@@ -154,4 +211,16 @@ export class WalletServices {
       });
     return this.settings;
   }
+}
+
+/** Each network's policy as config.json states it, under its config path, for the store to compare. */
+export function statedPolicies(config: ConfigFile): { key: string; policy: unknown }[] {
+  const stated: { key: string; policy: unknown }[] = [];
+  for (const [name, network] of Object.entries(config.core?.networks ?? {})) {
+    if (network?.policy) stated.push({ key: `core.networks.${name}.policy`, policy: network.policy });
+  }
+  for (const [name, network] of Object.entries(config.evm?.networks ?? {})) {
+    if (network.policy) stated.push({ key: `evm.networks.${name}.policy`, policy: network.policy });
+  }
+  return stated;
 }

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { asWalletError, WalletError } from '../domain/errors.js';
 import {
-  appendAuditRecord,
   auditableFields,
   checkAuditLog,
   auditLogPath,
@@ -181,7 +180,7 @@ async function audit(
       ? failure.error
       : new WalletError('INTERNAL', 'Internal error.');
   try {
-    await appendAuditRecord(context.services.dataDir, {
+    await context.services.appendAudit({
       time: new Date().toISOString(),
       tool: tool.name,
       outcome,

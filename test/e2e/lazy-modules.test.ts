@@ -25,6 +25,8 @@ const DASH_TX_LIBRARY = /^node_modules\/@scure\/btc-signer\//;
 const BACKENDS = /^dist\/domain\/net\//;
 const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
 const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
+// node-postgres and the state store's PostgreSQL backend: only with a state URL set.
+const POSTGRES = /^(node_modules\/(pg|pg-[a-z-]+|pgpass|postgres-[a-z-]+)\/|dist\/domain\/state\/pg\/)/;
 // The one module that imports Dash Platform's SDK (which the bundle leaves out: 27 MB with its wasm).
 const PLATFORM_SDK = /^dist\/domain\/platform\/sdk\.js/;
 const AJV =
@@ -158,6 +160,26 @@ describe('start-up: a command initialises only the modules it uses', () => {
         initialised(args).filter((path) => X402.test(path)),
         [],
         args[0],
+      );
+    }
+  });
+
+  it('initialises node-postgres only where a state store is set', () => {
+    // Nothing listens on port 1: the store is unreachable, BUSY (exit 5), after pg loaded.
+    const unreachable = { WALLET_STATE_URL: 'postgres://wallet@127.0.0.1:1/wallet' };
+    assert.ok(
+      initialised(['state', 'status'], 5, unreachable).some((path) => POSTGRES.test(path)),
+      'node-postgres not seen: the probe misses modules',
+    );
+    for (const args of [
+      ['state', 'status'],
+      ['evm-accounts-list', '--json'],
+      ['network-info', '--json'],
+    ]) {
+      assert.deepEqual(
+        initialised(args).filter((path) => POSTGRES.test(path)),
+        [],
+        args.join(' '),
       );
     }
   });

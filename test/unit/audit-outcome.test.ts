@@ -8,6 +8,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
+import { appendAuditRecord, type AuditRecord } from '../../src/domain/policy/audit-log.js';
 import type { WalletServices } from '../../src/domain/services.js';
 import { ToolCatalogue } from '../../src/tools/catalogue.js';
 import { defineTool, type ToolContext } from '../../src/tools/define.js';
@@ -41,7 +42,11 @@ describe('audit outcome, as declared', () => {
 
   async function outcomeOf(tool: ReturnType<typeof payingTool>, args: Record<string, unknown>): Promise<unknown> {
     const context = {
-      services: { dataDir: home } as WalletServices,
+      // The files backend's audit log (WalletServices.appendAudit without a state store).
+      services: {
+        dataDir: home,
+        appendAudit: (record: AuditRecord) => appendAuditRecord(home, record),
+      } as unknown as WalletServices,
       catalogue: new ToolCatalogue([tool]),
       signal: new AbortController().signal,
       progress: () => undefined,

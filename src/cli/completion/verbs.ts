@@ -6,6 +6,7 @@ import { TASKS_SUBCOMMANDS, TASKS_SUMMARIES } from '../tasks.js';
 import { SERVERS_FLAGS, SERVERS_FLAGS_OF, SERVERS_SUBCOMMANDS } from '../servers/command.js';
 import { CLIENT_NAMES, SETUP_CLIENTS, SETUP_FLAGS } from '../setup/command.js';
 import { APPROVALS_FLAGS, APPROVALS_SUBCOMMANDS, APPROVALS_SUMMARIES } from '../approvals.js';
+import { STATE_FLAGS, STATE_SUBCOMMANDS, STATE_SUMMARIES } from '../state.js';
 import {
   CONFIG_FLAGS,
   CONFIG_SUBCOMMANDS,
@@ -129,6 +130,16 @@ const VERB_SHAPES: Readonly<Record<string, readonly VerbShape[]>> = {
       acceptsGlobals: false,
       acceptsFiles: false,
       flags: NETWORKS_FLAGS.flatMap(cliFlagCompletions),
+    })),
+  ],
+  state: [
+    { path: ['state'], acceptsGlobals: false, acceptsFiles: false, flags: STATE_FLAGS.flatMap(cliFlagCompletions) },
+    ...STATE_SUBCOMMANDS.map((name) => ({
+      path: ['state', name],
+      summary: STATE_SUMMARIES[name],
+      acceptsGlobals: false,
+      acceptsFiles: false,
+      flags: STATE_FLAGS.flatMap(cliFlagCompletions),
     })),
   ],
   completion: [

@@ -169,6 +169,16 @@ const ConfigFileSchema = z.strictObject({
       page: z.strictObject({ listen: z.string().regex(LOOPBACK_LISTEN).optional() }).optional(),
     })
     .optional(),
+  /**
+   * Where replicas share their state (docs/REPLICAS.md): a postgres:// URL without a password, and
+   * the owner-only file the password is read from (else libpq's PGPASSWORD or PGPASSFILE).
+   */
+  state: z
+    .strictObject({
+      url: z.string().min(1).max(2000).optional(),
+      password_file: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

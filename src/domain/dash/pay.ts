@@ -42,7 +42,7 @@ async function spendFunds(
   const master = await unlockMaster(services, prepared.entry);
   try {
     // The change index is reserved and the payment signed only once the 24-hour cap has room.
-    const reservation = await reserveSpend(services.dataDir, policy, { ...spend, fee: prepared.plan.fee }, async () => {
+    const reservation = await reserveSpend(services.ledgers, policy, { ...spend, fee: prepared.plan.fee }, async () => {
       const created = await finalizeSpend(services, prepared);
       const psbt = readPsbt(created.psbt);
       const key = unsignedTxid(psbt);

@@ -62,7 +62,7 @@ export async function sendTransaction(
   checkSpend(policy, spend);
   checkAutonomy(policy, spend, request.authority);
   checkFee(fee, request.maxFee, 'is', policy);
-  const reservation = await reserveSpend(services.dataDir, policy, spend, async () => ({
+  const reservation = await reserveSpend(services.ledgers, policy, spend, async () => ({
     value: undefined,
     txid: tx.txid,
   }));

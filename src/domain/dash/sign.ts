@@ -57,7 +57,7 @@ export async function signTransaction(
   checkFee(summary.fee, request.maxFee, 'is', policy);
   const master = await unlockMaster(services, entry);
   try {
-    const { value } = await reserveSpend(services.dataDir, policy, { ...spend, fee: summary.fee }, async () => {
+    const { value } = await reserveSpend(services.ledgers, policy, { ...spend, fee: summary.fee }, async () => {
       const signed = signWith(master, entry, tx);
       return { value: signed, txid: signed.txid };
     });

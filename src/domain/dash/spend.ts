@@ -97,6 +97,6 @@ export async function checkPolicy(
     outputs.map((output) => output.address),
   );
   const spend = { ...countedSpend(outputs, own), authority, key };
-  await checkBeforeSigning(services.dataDir, policy, spend);
+  await checkBeforeSigning(services.ledgers, policy, spend);
   return spend;
 }

@@ -101,9 +101,9 @@ export async function signTypedData(
     authority: request.authority,
     key: `${account.address}:${hash}`,
   };
-  await checkBeforeSigning(services.dataDir, network.policy, spend);
+  await checkBeforeSigning(services.ledgers, network.policy, spend);
   const { value: signature } = await withAccountKey(services, account, (privateKey) =>
-    reserveSpend(services.dataDir, network.policy, spend, async () => ({ value: await sign(privateKey), txid: hash })),
+    reserveSpend(services.ledgers, network.policy, spend, async () => ({ value: await sign(privateKey), txid: hash })),
   );
   return { address: account.address, signature, hash };
 }

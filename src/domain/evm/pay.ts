@@ -1,6 +1,6 @@
 import { parseTransaction } from 'viem';
 import type { ProgressReporter } from '../net/chain-backend.js';
-import { broadcastReserved, checkBeforeSigning } from '../policy/spending-policy.js';
+import { broadcastReserved, checkBeforeSigning, definitelyRefused } from '../policy/spending-policy.js';
 import { PLANNING, type Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
 import type { EvmNode } from '../net/evm-rpc.js';
@@ -64,14 +64,14 @@ export async function pay(
   // A dry run signs nothing: only the owner's rules apply to it, so it shows the plan an
   // approval would be asked for.
   const spend = { ...countedSpend(parsed), authority: terms.dryRun ? PLANNING : terms.authority };
-  await checkBeforeSigning(services.dataDir, policy, spend);
+  await checkBeforeSigning(services.ledgers, policy, spend);
   const node = connected ?? (await connectNode(network, options.signal));
   // What the call would do, asked alongside the plan: the policy counts the tokens it shows
   // moving beyond what the calldata says (a router pulling them), as it counts decoded ones.
   const simulateWith = async (): Promise<{ simulation?: AssetChanges; counted: typeof spend }> => {
     if (!terms.dryRun && policy === null) return { counted: spend };
     const simulation = await simulateCall(node, { ...parsed, from: account.address });
-    const counted = await checkSimulatedSpend(services.dataDir, policy, spend, simulation, account.address);
+    const counted = await checkSimulatedSpend(services.ledgers, policy, spend, simulation, account.address);
     return { simulation, counted };
   };
   if (terms.dryRun) {
@@ -79,21 +79,36 @@ export async function pay(
     checkFeeCap(planned.maxFee, terms.maxFee, policy);
     return { plan: planned, sent: null, simulation };
   }
-  // From the nonce to the broadcast, one payment per account at a time (across processes too):
-  // two payments planned at once would get the same nonce, and one would replace the other.
-  const { planned, summary, simulation } = await services.keystore.withAccountLock(account.address, async () => {
-    const [planned, { simulation, counted }] = await Promise.all([plan(node, parsed), simulateWith()]);
+  // From the nonce to the broadcast, one payment per account at a time (across processes, and
+  // across replicas sharing a state store): two payments planned at once would get the same nonce,
+  // and one would replace the other. The store also reserves the nonce before it is signed with.
+  const store = await services.stateStore();
+  const { planned, summary, simulation } = await store.withAccount(network.chainId, account.address, async (slot) => {
+    const nonce = slot && parsed.nonce === undefined ? await slot.next(await node.nonce(account.address)) : undefined;
+    const [planned, { simulation, counted }] = await Promise.all([
+      plan(node, nonce === undefined ? parsed : { ...parsed, nonce }),
+      simulateWith(),
+    ]);
     checkFeeCap(planned.maxFee, terms.maxFee, policy);
-    const transaction = parseTransaction(planned.unsigned);
-    const reservation = await signReserved(services, account, transaction, policy, {
-      ...counted,
-      key: spendKey(account.address, transaction),
-      fee: planned.maxFee,
-    });
-    // Described from the transaction it signed: the signed hex is never decoded again.
-    const summary = describeSigned(reservation.value, account.address, transaction);
-    await broadcastReserved(reservation, () => broadcast(services, node, summary));
-    return { planned, summary, simulation };
+    await slot?.reserve(planned.nonce);
+    let broadcasting = false;
+    try {
+      const transaction = parseTransaction(planned.unsigned);
+      const reservation = await signReserved(services, account, transaction, policy, {
+        ...counted,
+        key: spendKey(account.address, transaction),
+        fee: planned.maxFee,
+      });
+      // Described from the transaction it signed: the signed hex is never decoded again.
+      const summary = describeSigned(reservation.value, account.address, transaction);
+      broadcasting = true;
+      await broadcastReserved(reservation, () => broadcast(services, node, summary));
+      return { planned, summary, simulation };
+    } catch (error) {
+      // Nothing went out with the nonce (refused before the broadcast, or by the node): it is free again.
+      if (slot && (!broadcasting || definitelyRefused(error))) await slot.release(planned.nonce).catch(() => undefined);
+      throw error;
+    }
   });
   const status = await statusOf(node, summary.hash, terms.wait ? terms.waitSeconds : 0, options);
   return { plan: planned, sent: { ...summary, ...status }, simulation };

@@ -62,8 +62,8 @@ export async function sendTransaction(
   const counted =
     network.policy === null
       ? spend
-      : await checkSimulatedSpend(services.dataDir, network.policy, spend, await simulateCall(node, summary), from);
-  const reservation = await reserveSpend(services.dataDir, network.policy, counted, async () => ({
+      : await checkSimulatedSpend(services.ledgers, network.policy, spend, await simulateCall(node, summary), from);
+  const reservation = await reserveSpend(services.ledgers, network.policy, counted, async () => ({
     value: undefined,
     txid: summary.hash,
   }));
@@ -95,7 +95,7 @@ export async function planSending(
     authority: PLANNING,
     fee: maxFeeOf(transaction),
   };
-  await checkBeforeSigning(services.dataDir, network.policy, spend);
+  await checkBeforeSigning(services.ledgers, network.policy, spend);
   checkFeeCap(spend.fee, request.maxFee, network.policy);
   return { ...(await planned(services, network, from, transaction, spend, signal)), hash: keccak256(signed) };
 }

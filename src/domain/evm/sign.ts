@@ -41,7 +41,7 @@ export async function signTransaction(
     authority: request.authority,
     fee: maxFeeOf(transaction),
   };
-  await checkBeforeSigning(services.dataDir, network.policy, spend);
+  await checkBeforeSigning(services.ledgers, network.policy, spend);
   checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
   const { value: signed } = await signReserved(services, account, transaction, network.policy, spend);
   return describeSigned(signed, account.address, transaction);
@@ -72,7 +72,7 @@ export async function planSigning(
     authority: PLANNING,
     fee: maxFeeOf(transaction),
   };
-  await checkBeforeSigning(services.dataDir, network.policy, spend);
+  await checkBeforeSigning(services.ledgers, network.policy, spend);
   checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
   return planned(services, network, account.address, transaction, spend, signal);
 }
@@ -92,7 +92,7 @@ export async function planned(
     { from, to: described.to, value: described.value, data: described.data },
     signal,
   );
-  await checkSimulatedSpend(services.dataDir, network.policy, spend, simulation, from);
+  await checkSimulatedSpend(services.ledgers, network.policy, spend, simulation, from);
   return { ...described, hash: null, simulation };
 }
 
@@ -108,7 +108,7 @@ export function signReserved(
   spend: LedgerSpend,
 ): Promise<Reservation<Hex>> {
   return withAccountKey(services, account, (privateKey) =>
-    reserveSpend(services.dataDir, policy, spend, async () => {
+    reserveSpend(services.ledgers, policy, spend, async () => {
       const signed = await privateKeyToAccount(privateKey).signTransaction(transaction);
       return { value: signed, txid: keccak256(signed) };
     }),

@@ -5,6 +5,7 @@ import type { EvmNode } from '../net/evm-rpc.js';
 import {
   checkBeforeSigning,
   type CountedSpend,
+  type LedgerPlace,
   type LedgerSpend,
   type SpendingPolicy,
 } from '../policy/spending-policy.js';
@@ -384,7 +385,7 @@ export function assetChangesOutput(changes: AssetChanges, signer: EvmAddress): A
  * a dry run refusing what the call itself would not is no plan of it.
  */
 export async function checkSimulatedSpend(
-  dataDir: string,
+  place: LedgerPlace,
   policy: SpendingPolicy | null,
   spend: LedgerSpend,
   changes: AssetChanges,
@@ -393,7 +394,7 @@ export async function checkSimulatedSpend(
   const counted = policy === null ? spend : withSimulatedMoves(spend, changes, signer);
   if (counted === spend) return spend;
   const ledgerSpend = { ...spend, tokens: counted.tokens };
-  await checkBeforeSigning(dataDir, policy, ledgerSpend);
+  await checkBeforeSigning(place, policy, ledgerSpend);
   return ledgerSpend;
 }
 

@@ -4,6 +4,7 @@ import type { Chain } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import { checksumEvmAddress } from '../evm/address.js';
 import { isOwners, needsHuman, type Authority } from './authority.js';
+import type { CapLedger, LedgerSource } from '../state/store.js';
 import { SpendLedger, totalOf, type LedgerEntry } from './spend-ledger.js';
 
 /** The base unit a network's amounts are counted in. */
@@ -320,7 +321,7 @@ export type LedgerSpend = CountedSpend & { key?: string | undefined; authority: 
  * base units), with the cap for everyone and, for an agent acting alone, its autonomous cap.
  */
 type Counter = {
-  ledger: SpendLedger;
+  ledger: CapLedger;
   amount: bigint;
   cap: bigint | null;
   capName: string;
@@ -329,8 +330,18 @@ type Counter = {
   show: (amount: bigint) => string;
 };
 
+/**
+ * Where the 24-hour counts live: a data directory (its ledger files), or the state store's ledgers
+ * (`WalletServices.ledgers`: the files, or PostgreSQL shared by replicas).
+ */
+export type LedgerPlace = string | LedgerSource;
+
+function ledgerAt(place: LedgerPlace, chain: Chain, name: string): Promise<CapLedger> {
+  return typeof place === 'string' ? Promise.resolve(new SpendLedger(place, chain, name)) : place.ledger(chain, name);
+}
+
 /** The counts a spend adds to; none without a policy or without 24-hour caps (nothing to count). */
-function countersOf(dataDir: string, policy: SpendingPolicy | null, spend: LedgerSpend): Counter[] {
+async function countersOf(place: LedgerPlace, policy: SpendingPolicy | null, spend: LedgerSpend): Promise<Counter[]> {
   if (!policy) return [];
   const agent = spend.authority === 'agent';
   const counters: Counter[] = [];
@@ -338,7 +349,7 @@ function countersOf(dataDir: string, policy: SpendingPolicy | null, spend: Ledge
   const counted = agent ? spend.amount + (spend.fee ?? 0n) : spend.amount;
   if (counted > 0n && (policy.maxPer24h !== null || (agent && policy.autonomy))) {
     counters.push({
-      ledger: new SpendLedger(dataDir, policy.chain, policy.ledger),
+      ledger: await ledgerAt(place, policy.chain, policy.ledger),
       amount: counted,
       cap: policy.maxPer24h,
       capName: ruleName(policy, 'max_per_24h'),
@@ -354,7 +365,7 @@ function countersOf(dataDir: string, policy: SpendingPolicy | null, spend: Ledge
     const rules = policy.tokens.get(token);
     if (!rules || amount === 0n || (rules.maxPer24h === null && !(agent && rules.autonomy))) continue;
     counters.push({
-      ledger: new SpendLedger(dataDir, policy.chain, `${policy.ledger}-${token.toLowerCase()}`),
+      ledger: await ledgerAt(place, policy.chain, `${policy.ledger}-${token.toLowerCase()}`),
       amount,
       cap: rules.maxPer24h,
       capName: tokenRuleName(policy, token, 'max_per_24h'),
@@ -372,13 +383,13 @@ function countersOf(dataDir: string, policy: SpendingPolicy | null, spend: Ledge
  * again under their locks when the spend is recorded).
  */
 export async function checkBeforeSigning(
-  dataDir: string,
+  place: LedgerPlace,
   policy: SpendingPolicy | null,
   spend: LedgerSpend,
 ): Promise<void> {
   checkSpend(policy, spend);
   checkAutonomy(policy, spend, spend.authority);
-  await checkDailyCap(dataDir, policy, spend);
+  await checkDailyCap(place, policy, spend);
 }
 
 /**
@@ -386,8 +397,12 @@ export async function checkBeforeSigning(
  * reserving anything: what a dry run does, so it is refused as the payment would be. A spend
  * already recorded under `key` passes.
  */
-export async function checkDailyCap(dataDir: string, policy: SpendingPolicy | null, spend: LedgerSpend): Promise<void> {
-  for (const counter of countersOf(dataDir, policy, spend)) {
+export async function checkDailyCap(
+  place: LedgerPlace,
+  policy: SpendingPolicy | null,
+  spend: LedgerSpend,
+): Promise<void> {
+  for (const counter of await countersOf(place, policy, spend)) {
     const recent = await counter.ledger.recent();
     if (spend.key !== undefined && recent.some((entry) => entry.key === spend.key)) return;
     checkRoom(counter, recent);
@@ -410,14 +425,14 @@ export type Reservation<T> = { value: T; release: () => Promise<void> };
  * not be sent.
  */
 export async function reserveSpend<T>(
-  dataDir: string,
+  place: LedgerPlace,
   policy: SpendingPolicy | null,
   spend: LedgerSpend,
   sign: () => Promise<{ value: T; txid: string; key?: string }>,
 ): Promise<Reservation<T>> {
   // Checked again here: the fee may only be known now (a one-step payment plans it under its lock).
   checkAutonomy(policy, spend, spend.authority);
-  const counters = countersOf(dataDir, policy, spend);
+  const counters = await countersOf(place, policy, spend);
   if (counters.length === 0) return { value: (await sign()).value, release: forgetNothing };
   type Signed = { value: T; txid: string; key: string; recorded: boolean };
   const underLocks = async (index: number, recents: LedgerEntry[][]): Promise<Signed> => {
@@ -465,7 +480,8 @@ export async function broadcastReserved<R>(reservation: Reservation<unknown>, br
   }
 }
 
-function definitelyRefused(error: unknown): boolean {
+/** Whether a broadcast's failure means the node refused it (so it was not sent), not that it got no answer. */
+export function definitelyRefused(error: unknown): boolean {
   return error instanceof WalletError && (error.code === 'INVALID_PARAM' || error.code === 'INSUFFICIENT_FUNDS');
 }
 

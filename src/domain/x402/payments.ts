@@ -194,7 +194,7 @@ export async function fetchPaid(
     };
     // The same rules the signature will meet (a dry run as the owner's, as evm_token_transfer's
     // does), so a dry run is refused where the payment would be.
-    await checkBeforeSigning(services.dataDir, network.policy, {
+    await checkBeforeSigning(services.ledgers, network.policy, {
       amount: 0n,
       recipients: [],
       tokens: [

@@ -152,12 +152,16 @@ function listen(server: NodeHttpServer, address: ListenAddress): Promise<void> {
 }
 
 /** `wallet serve --http`: the wallet's tools over HTTP, never the local-only ones. */
-export function startHttpServer(
+export async function startHttpServer(
   setup: Omit<WalletServerSetup, 'localOnly'> & Omit<HttpServeOptions, keyof WalletServerOptions>,
 ): Promise<HttpServing> {
   const { listen, apiKey, allowedHosts = [], headersTimeoutMs, requestTimeoutMs, announce } = setup;
+  const options = walletServerOptions({ ...setup, localOnly: false });
+  // A replica sharing a state store opens it before it listens: unreachable (BUSY), not migrated,
+  // or a policy that differs from the store's, and it does not start (docs/REPLICAS.md).
+  await options.services.openSharedState();
   return serveWalletHttp({
-    ...walletServerOptions({ ...setup, localOnly: false }),
+    ...options,
     listen,
     apiKey,
     allowedHosts,

@@ -1,0 +1,20 @@
+import { Keystore } from '../../keystore/keystore.js';
+import { appendAuditRecord } from '../../policy/audit-log.js';
+import { SpendLedger } from '../../policy/spend-ledger.js';
+import type { StateStore } from '../store.js';
+
+/**
+ * The embedded state store: the data directory's files, exactly as before there was a choice (the
+ * spend ledgers, audit.log, the per-account lock files). Nothing to set up; one machine.
+ */
+export function fileStateStore(dataDir: string): StateStore {
+  return {
+    kind: 'files',
+    shown: dataDir,
+    ledger: (chain, name) => new SpendLedger(dataDir, chain, name),
+    appendAudit: (record) => appendAuditRecord(dataDir, record),
+    // The keystore's account lock, across processes of this machine: the node's pending count is the nonce.
+    withAccount: (_chainId, address, task) => new Keystore(dataDir).withAccountLock(address, () => task(undefined)),
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,42 @@
+import { readConfigFile } from '../config/config-file.js';
+import { statedPolicies, WalletServices } from '../services.js';
+import type { PgStatus } from './pg/status.js';
+import type { StateLocation } from './state-url.js';
+
+/**
+ * The owner's verbs on the state store (`wallet state …`), for the CLI: each resolves the store
+ * as a server would (WALLET_STATE_URL, config `state.url`), and loads node-postgres only when one
+ * is set. Their refusals are WalletErrors: unreachable BUSY, a schema it cannot use BACKEND_INVALID.
+ */
+export type StateVerbContext = { dataDir: string; env: Readonly<Record<string, string | undefined>> };
+
+function locationOf(context: StateVerbContext): Promise<StateLocation | undefined> {
+  return new WalletServices({ dataDir: context.dataDir, env: context.env }).stateLocation();
+}
+
+/** `wallet state status`: the files, or the store's version and counts. */
+export async function stateStatus(context: StateVerbContext): Promise<{ backend: 'files'; store: string } | PgStatus> {
+  const location = await locationOf(context);
+  if (!location) return { backend: 'files', store: context.dataDir };
+  return (await import('./pg/status.js')).pgStatus(location);
+}
+
+/** `wallet state migrate`; undefined when no store is set. */
+export async function stateMigrate(
+  context: StateVerbContext,
+): Promise<{ store: string; from: number; to: number } | undefined> {
+  const location = await locationOf(context);
+  if (!location) return undefined;
+  return { store: location.shown, ...(await (await import('./pg/status.js')).pgMigrate(location)) };
+}
+
+/** `wallet state policy-record`; undefined when no store is set. */
+export async function statePolicyRecord(
+  context: StateVerbContext,
+): Promise<{ store: string; policies: string[] } | undefined> {
+  const location = await locationOf(context);
+  if (!location) return undefined;
+  const stated = statedPolicies(await readConfigFile(context.dataDir));
+  await (await import('./pg/status.js')).pgRecordPolicies(location, stated);
+  return { store: location.shown, policies: stated.map((entry) => entry.key) };
+}

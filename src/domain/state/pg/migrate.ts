@@ -1,0 +1,86 @@
+import { inTransaction, query, type PgPools } from './client.js';
+
+/**
+ * The store's schema, one step per version, applied in order and never changed once released (a
+ * change is a new step). `wallet state migrate` applies what is missing; a replica refuses to use
+ * a store whose version is not {@link SCHEMA_VERSION}.
+ */
+const MIGRATIONS: readonly string[] = [
+  // 1: ledgers, the audit log, nonce reservations, recorded policies.
+  `
+  CREATE TABLE wallet_ledgers (
+    name text PRIMARY KEY,
+    chain text NOT NULL
+  );
+  CREATE TABLE wallet_ledger_entries (
+    ledger text NOT NULL REFERENCES wallet_ledgers (name),
+    key text NOT NULL,
+    txid text,
+    amount numeric(80, 0) NOT NULL CHECK (amount >= 0),
+    at_ms bigint NOT NULL,
+    by_whom text NOT NULL CHECK (by_whom IN ('owner', 'agent')),
+    PRIMARY KEY (ledger, key)
+  );
+  CREATE INDEX wallet_ledger_entries_time ON wallet_ledger_entries (ledger, at_ms);
+  CREATE TABLE wallet_audit (
+    id bigserial PRIMARY KEY,
+    at timestamptz NOT NULL DEFAULT now(),
+    line jsonb NOT NULL
+  );
+  CREATE FUNCTION wallet_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    RAISE EXCEPTION 'wallet_audit is append-only';
+  END
+  $$;
+  CREATE TRIGGER wallet_audit_no_change BEFORE UPDATE OR DELETE ON wallet_audit
+    FOR EACH ROW EXECUTE FUNCTION wallet_audit_append_only();
+  CREATE TRIGGER wallet_audit_no_truncate BEFORE TRUNCATE ON wallet_audit
+    FOR EACH STATEMENT EXECUTE FUNCTION wallet_audit_append_only();
+  CREATE TABLE wallet_evm_nonces (
+    chain_id bigint NOT NULL,
+    address text NOT NULL,
+    nonce bigint NOT NULL CHECK (nonce >= 0),
+    reserved_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (chain_id, address, nonce)
+  );
+  CREATE TABLE wallet_policies (
+    key text PRIMARY KEY,
+    policy jsonb NOT NULL,
+    recorded_at timestamptz NOT NULL DEFAULT now()
+  );
+  `,
+];
+
+/** The schema version this wallet needs. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** An arbitrary key of the advisory lock that serializes two migrations run at once. */
+const MIGRATION_LOCK = 0x77616c6c;
+
+/**
+ * Applies the steps the store lacks, in one transaction under a lock (two replicas migrating at
+ * once apply each step once); running it again changes nothing. Returns the versions applied.
+ */
+export async function migrate(pools: PgPools): Promise<{ from: number; to: number }> {
+  return inTransaction(pools, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS wallet_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const from = Number((await client.query('SELECT coalesce(max(version), 0) AS v FROM wallet_schema')).rows[0]?.v);
+    for (let version = from + 1; version <= MIGRATIONS.length; version++) {
+      await client.query(MIGRATIONS[version - 1] ?? '');
+      await client.query('INSERT INTO wallet_schema (version) VALUES ($1)', [version]);
+    }
+    return { from, to: Math.max(from, MIGRATIONS.length) };
+  });
+}
+
+/** The store's schema version: 0 before the first migration. */
+export async function schemaVersion(pools: PgPools): Promise<number> {
+  const rows = await query(
+    pools,
+    "SELECT CASE WHEN to_regclass('wallet_schema') IS NULL THEN 0 ELSE (SELECT coalesce(max(version), 0) FROM wallet_schema) END AS v",
+  );
+  return Number(rows[0]?.['v'] ?? 0);
+}

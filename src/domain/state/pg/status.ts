@@ -1,0 +1,64 @@
+import type { StateLocation } from '../state-url.js';
+import { closePools, openPools, query } from './client.js';
+import { migrate, schemaVersion, SCHEMA_VERSION } from './migrate.js';
+import { recordPolicies, type StatedPolicy } from './policy.js';
+
+/** What `wallet state status` shows of a PostgreSQL store: public counts only, never a key. */
+export type PgStatus = {
+  backend: 'postgres';
+  store: string;
+  schema_version: number;
+  schema_needed: number;
+  ledger_entries_24h: number;
+  audit_lines: number;
+  nonce_reservations: number;
+  policies: string[];
+};
+
+/** The store's state, asked with one short-lived connection; unreachable: BUSY. */
+export async function pgStatus(location: StateLocation): Promise<PgStatus> {
+  const pools = await openPools(location);
+  try {
+    const version = await schemaVersion(pools);
+    const count = async (sql: string): Promise<number> =>
+      version === 0 ? 0 : Number((await query(pools, sql))[0]?.['n'] ?? 0);
+    return {
+      backend: 'postgres',
+      store: pools.shown,
+      schema_version: version,
+      schema_needed: SCHEMA_VERSION,
+      ledger_entries_24h: await count(
+        'SELECT count(*) AS n FROM wallet_ledger_entries WHERE at_ms > (extract(epoch FROM now()) * 1000)::bigint - 86400000',
+      ),
+      audit_lines: await count('SELECT count(*) AS n FROM wallet_audit'),
+      nonce_reservations: await count('SELECT count(*) AS n FROM wallet_evm_nonces'),
+      policies:
+        version === 0
+          ? []
+          : (await query(pools, 'SELECT key FROM wallet_policies ORDER BY key')).map((row) => String(row['key'])),
+    };
+  } finally {
+    await closePools(pools);
+  }
+}
+
+/** `wallet state migrate`: the schema steps the store lacks. */
+export async function pgMigrate(location: StateLocation): Promise<{ from: number; to: number }> {
+  const pools = await openPools(location);
+  try {
+    return await migrate(pools);
+  } finally {
+    await closePools(pools);
+  }
+}
+
+/** `wallet state policy-record`: this config's policies become the store's. */
+export async function pgRecordPolicies(location: StateLocation, stated: readonly StatedPolicy[]): Promise<number> {
+  const pools = await openPools(location);
+  try {
+    await recordPolicies(pools, stated);
+    return stated.length;
+  } finally {
+    await closePools(pools);
+  }
+}

@@ -1,0 +1,49 @@
+import { WalletError } from '../../errors.js';
+import type { StateLocation } from '../state-url.js';
+import type { StateStore } from '../store.js';
+import { appendAudit } from './audit.js';
+import { closePools, openPools, type PgPools } from './client.js';
+import { PgSpendLedger } from './ledger.js';
+import { schemaVersion, SCHEMA_VERSION } from './migrate.js';
+import { withAccount } from './nonces.js';
+import { checkPolicies, type StatedPolicy } from './policy.js';
+
+/**
+ * Opens the PostgreSQL state store: its schema must be this wallet's version (else `wallet state
+ * migrate`), and this replica's policies those the store recorded ({@link checkPolicies}).
+ * Unreachable: BUSY.
+ */
+export async function openPgStore(location: StateLocation, policies: readonly StatedPolicy[]): Promise<StateStore> {
+  const pools = await openPools(location);
+  try {
+    await checkSchema(pools);
+    await checkPolicies(pools, policies);
+  } catch (error) {
+    await closePools(pools);
+    throw error;
+  }
+  return {
+    kind: 'postgres',
+    shown: pools.shown,
+    ledger: (chain, name) => new PgSpendLedger(pools, chain, name),
+    appendAudit: (record) => appendAudit(pools, record),
+    withAccount: (chainId, address, task) => withAccount(pools, chainId, address, task),
+    close: () => closePools(pools),
+  };
+}
+
+async function checkSchema(pools: PgPools): Promise<void> {
+  const version = await schemaVersion(pools);
+  if (version !== SCHEMA_VERSION) {
+    throw new WalletError(
+      'BACKEND_INVALID',
+      `The state store ${pools.shown} has schema version ${version}; this wallet needs ${SCHEMA_VERSION}.`,
+      {
+        hint:
+          version < SCHEMA_VERSION
+            ? 'Run `wallet state migrate` once, with the same WALLET_STATE_URL.'
+            : 'A newer wallet migrated the store: run that version on every replica.',
+      },
+    );
+  }
+}

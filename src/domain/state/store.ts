@@ -1,0 +1,49 @@
+import type { Chain } from '../config/networks.js';
+import type { AuditRecord } from '../policy/audit-log.js';
+import type { LedgerEntry } from '../policy/spend-ledger.js';
+
+/**
+ * One rolling 24-hour count (a chain's or a token's), wherever it lives: a file of the data
+ * directory (`SpendLedger`) or rows of the state store (`PgSpendLedger`). `update` runs its change
+ * holding the ledger alone (a file lock, a row lock) and keeps what it returns.
+ */
+export type CapLedger = {
+  /** Where it is, for messages: a file path, or the store's table and ledger name. */
+  readonly path: string;
+  recent(now?: number): Promise<LedgerEntry[]>;
+  update<T>(change: (recent: LedgerEntry[], now: number) => Promise<{ entries: LedgerEntry[]; result: T }>): Promise<T>;
+  remove(key: string): Promise<void>;
+};
+
+/** What a payment of one EVM account holds while it plans, signs and broadcasts. */
+export type NonceSlot = {
+  /** The nonce to use, given the node's pending count: the first not reserved by another replica. */
+  next(pending: number): Promise<number>;
+  /** Records `nonce` as taken (before anything is signed with it). */
+  reserve(nonce: number): Promise<void>;
+  /** Gives `nonce` back: nothing was broadcast with it. */
+  release(nonce: number): Promise<void>;
+};
+
+/**
+ * The state every replica must agree on. The files backend is the data directory as it always
+ * was; the PostgreSQL backend (src/domain/state/pg/) shares it between replicas. Modules of the
+ * same name in `files/` and `pg/` do the same job for each.
+ */
+export type StateStore = {
+  readonly kind: 'files' | 'postgres';
+  /** Where it is, for messages (a path, or host:port/database). */
+  readonly shown: string;
+  ledger(chain: Chain, name: string): CapLedger;
+  appendAudit(record: AuditRecord): Promise<void>;
+  /**
+   * Runs one payment of `address` on EVM chain `chainId` alone (across processes, and across
+   * replicas for the store); the slot is undefined where the node's pending count is the nonce
+   * (the files backend: one machine, one lock).
+   */
+  withAccount<T>(chainId: number, address: string, task: (slot: NonceSlot | undefined) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+};
+
+/** Where the 24-hour counts are read from, for the spending policy. */
+export type LedgerSource = { ledger(chain: Chain, name: string): Promise<CapLedger> };

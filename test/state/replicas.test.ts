@@ -1,0 +1,322 @@
+/**
+ * Replicas of `wallet serve --http` sharing one PostgreSQL state store (docs/REPLICAS.md), against
+ * a real PostgreSQL cluster and a real anvil: the caps hold whatever the number of replicas, one
+ * account's nonces stay contiguous across them, and a store that is down is BUSY, nothing signed.
+ * The replicas have data directories of their own holding copies of one keystore (keystore records
+ * are not in the store yet).
+ */
+import assert from 'node:assert/strict';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
+import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
+import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { importAnvilAccount, localServer } from '../helpers/mcp.js';
+import { ROOT } from '../helpers/paths.js';
+import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
+
+const bin = findPostgres();
+if (!bin) {
+  console.error(
+    '\n!!! SKIPPING the replica tests against PostgreSQL: initdb and pg_ctl are not installed.\n!!! .ci/run installs them (apt-get install -y postgresql); install it to run these tests.\n',
+  );
+}
+
+const PASSPHRASE = 'replica test passphrase';
+const TOKEN = 'replica-test-token-0123456789abcdef';
+const RECIPIENT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+const MILLI = 10n ** 15n;
+const REPLICAS = 4;
+/** Payments of 10 milli-ether racing under an autonomous 24-hour cap with room for exactly K. */
+const K = 7;
+const PAYMENT = 10n * MILLI;
+// K payments and their fees (a few hundredths of a milli-ether each on anvil) fit; K + 1 do not.
+const CAP = BigInt(K) * PAYMENT + 5n * MILLI;
+const ACCOUNTS = ['p0', 'p1', 'p2', 'p3'];
+/**
+ * One account's payments go one at a time across all replicas, each unlocking its key (scrypt):
+ * on a shared two-core machine 50 of them take minutes, past the client's default 60 s.
+ */
+const SLOW = { timeout: 300_000 };
+
+type CallResult = Awaited<ReturnType<Client['callTool']>>;
+const codeOf = (result: CallResult): string | undefined =>
+  result.isError ? (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code : undefined;
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ name: 'replica-test', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
+  return client;
+}
+
+/** A data directory with anvil's mnemonic and its first four accounts (p0…p3), all funded on anvil. */
+async function keystoreHome(): Promise<string> {
+  const home = tempHome();
+  await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'p0' });
+  const local = await localServer({ env: { WALLET_HOME: home }, passphrase: PASSPHRASE });
+  try {
+    for (const alias of ACCOUNTS.slice(1)) await local.call('evm_account_create', { wallet_id: 'w', alias });
+  } finally {
+    await local.close();
+  }
+  return home;
+}
+
+function writeConfig(home: string, policy: Record<string, unknown>): void {
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ evm: { networks: { local: { policy } } } }), {
+    mode: 0o600,
+  });
+}
+
+/** A cluster of replicas: each its own copy of the keystore and config, one store, one node. */
+class Replicas {
+  served: HttpServe[] = [];
+  clients: Client[] = [];
+  homes: string[] = [];
+
+  constructor(
+    readonly env: Record<string, string>,
+    readonly source: string,
+  ) {}
+
+  async start(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const home = tempHome();
+      cpSync(this.source, home, { recursive: true });
+      this.homes.push(home);
+    }
+    this.served = await Promise.all(
+      this.homes.map((home) =>
+        startHttpServe(['--passphrase-file', passphraseFileIn(home, PASSPHRASE)], { home, env: this.env }),
+      ),
+    );
+    this.clients = await Promise.all(this.served.map((served) => connect(served.url)));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled(this.clients.map((client) => client.close()));
+    await Promise.allSettled(this.served.map((served) => served.stop()));
+    for (const home of this.homes) rmSync(home, { recursive: true, force: true });
+  }
+}
+
+describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: bin ? false : 'no PostgreSQL' }, () => {
+  let pg: PgCluster;
+  let node: AnvilNode;
+  let source: string;
+  let env: Record<string, string>;
+
+  before(async () => {
+    [pg, node] = await Promise.all([startPostgres(bin ?? ''), startAnvil({ chainId: 31337 })]);
+    source = await keystoreHome();
+    env = {
+      WALLET_STATE_URL: pg.url,
+      PGPASSWORD: pg.password,
+      WALLET_EVM_LOCAL_URL: node.url,
+      MCP_API_KEY: TOKEN,
+    };
+  });
+  after(async () => {
+    await node?.stop();
+    pg?.remove();
+    if (source) rmSync(source, { recursive: true, force: true });
+  });
+
+  it('migrates once, and again changes nothing; a password in the URL is refused', async () => {
+    const first = await wallet(['state', 'migrate', '--json'], { env });
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(JSON.parse(first.stdout), { store: `127.0.0.1:${pg.port}/wallet`, from: 0, to: 1 });
+    const again = await wallet(['state', 'migrate', '--json'], { env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(JSON.parse(again.stdout), { store: `127.0.0.1:${pg.port}/wallet`, from: 1, to: 1 });
+    const status = await wallet(['state', 'status', '--json'], { env });
+    assert.equal(status.code, 0, status.stderr);
+    assert.equal((JSON.parse(status.stdout) as { schema_version: number }).schema_version, 1);
+    const withPassword = await wallet(['state', 'status'], {
+      env: { ...env, WALLET_STATE_URL: pg.url.replace('wallet@', `wallet:${pg.password}@`) },
+    });
+    assert.equal(withPassword.code, 2, withPassword.stderr);
+    assert.match(withPassword.stderr, /holds a password/);
+    assert.ok(!withPassword.stderr.includes(pg.password), 'the password was echoed');
+    // The audit table is append-only, even for its owner.
+    pg.sql(`INSERT INTO wallet_audit (line) VALUES ('{"tool":"test","outcome":"ok"}')`);
+    assert.throws(() => pg.sql('DELETE FROM wallet_audit'), /append-only/);
+    assert.throws(() => pg.sql("UPDATE wallet_audit SET line = '{}'"), /append-only/);
+  });
+
+  it("docs/REPLICAS.md's least-privilege role runs every statement a replica runs, and cannot rewrite the audit", () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'REPLICAS.md'), 'utf8');
+    const grants = /```sql\n([\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(grants, 'no sql block in docs/REPLICAS.md');
+    const app = { user: 'wallet_app', password: 'app-password-for-the-test' };
+    pg.sql(grants.replace("PASSWORD '…'", `PASSWORD '${app.password}'`));
+    for (const statement of [
+      "INSERT INTO wallet_ledgers (name, chain) VALUES ('evm-chain-1', 'evm') ON CONFLICT DO NOTHING",
+      "BEGIN; SELECT name FROM wallet_ledgers WHERE name = 'evm-chain-1' FOR UPDATE; COMMIT",
+      "INSERT INTO wallet_ledger_entries (ledger, key, txid, amount, at_ms, by_whom) VALUES ('evm-chain-1', 'k', NULL, 5, 1, 'agent')",
+      "DELETE FROM wallet_ledger_entries WHERE ledger = 'evm-chain-1' AND key = 'k'",
+      `INSERT INTO wallet_audit (line) VALUES ('{"tool":"test","outcome":"ok"}')`,
+      "INSERT INTO wallet_evm_nonces (chain_id, address, nonce) VALUES (1, 'a', 0) ON CONFLICT (chain_id, address, nonce) DO UPDATE SET reserved_at = now()",
+      'DELETE FROM wallet_evm_nonces WHERE chain_id = 1',
+      "INSERT INTO wallet_policies (key, policy) VALUES ('test', '{}') ON CONFLICT DO NOTHING",
+      'SELECT max(version) FROM wallet_schema',
+      "SELECT pg_advisory_xact_lock(1, hashtext('x'))",
+    ]) {
+      pg.sql(statement, app);
+    }
+    for (const statement of [
+      'DELETE FROM wallet_audit',
+      "UPDATE wallet_audit SET line = '{}'",
+      'TRUNCATE wallet_audit',
+    ]) {
+      assert.throws(() => pg.sql(statement, app), /permission denied/, statement);
+    }
+    pg.sql("DELETE FROM wallet_policies WHERE key = 'test'; DELETE FROM wallet_ledgers WHERE name = 'evm-chain-1'");
+  });
+
+  it(`${REPLICAS} replicas, 40 racing agent payments: exactly ${K} sent, within the cap, each mined once`, async () => {
+    const home = tempHome();
+    cpSync(source, home, { recursive: true });
+    writeConfig(home, {
+      autonomous: { max_per_tx_wei: (11n * MILLI).toString(), max_per_24h_wei: CAP.toString() },
+    });
+    const replicas = new Replicas(env, home);
+    try {
+      await replicas.start(REPLICAS);
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          replicas.clients[i % REPLICAS]?.callTool(
+            {
+              name: 'evm_funds_send',
+              arguments: {
+                address: ACCOUNTS[Math.floor(i / REPLICAS) % ACCOUNTS.length],
+                to: RECIPIENT,
+                value_wei: PAYMENT.toString(),
+                network: 'local',
+              },
+            },
+            SLOW,
+          ),
+        ),
+      );
+      const sent = results.filter((result) => result && !result.isError);
+      const refused = results.filter((result) => result && codeOf(result) === 'APPROVAL_REQUIRED');
+      assert.equal(
+        sent.length,
+        K,
+        JSON.stringify(results.filter((r) => r?.isError && codeOf(r) !== 'APPROVAL_REQUIRED')),
+      );
+      assert.equal(refused.length, 40 - K);
+      const rows = pg
+        .sql("SELECT count(*) || ' ' || sum(amount) FROM wallet_ledger_entries WHERE ledger = 'evm-chain-31337'")
+        .trim()
+        .split(' ');
+      assert.equal(Number(rows[0]), K);
+      assert.ok(BigInt(rows[1] ?? '0') <= CAP, `the ledger counts ${rows[1]} wei, above the cap ${CAP}`);
+      const hashes = sent.map((result) => (result?.structuredContent as { hash: string }).hash);
+      assert.equal(new Set(hashes).size, K);
+      const nonces = new Set<string>();
+      for (const hash of hashes) {
+        const receipt = await node.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]);
+        assert.equal(receipt?.status, '0x1', `${hash} was not mined`);
+        const tx = await node.rpc<{ from: string; nonce: string; value: string }>('eth_getTransactionByHash', [hash]);
+        assert.equal(BigInt(tx.value), PAYMENT);
+        const used = `${tx.from.toLowerCase()}:${BigInt(tx.nonce)}`;
+        assert.ok(!nonces.has(used), `nonce ${used} used twice`);
+        nonces.add(used);
+      }
+      // What was paid on the chain: K payments, no more.
+      const audited = Number(pg.sql("SELECT count(*) FROM wallet_audit WHERE line->>'outcome' = 'sent'").trim());
+      assert.equal(audited, K);
+    } finally {
+      await replicas.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a replica whose policy differs from the recorded one refuses to start, naming the key', async () => {
+    const home = tempHome();
+    cpSync(source, home, { recursive: true });
+    writeConfig(home, {
+      autonomous: { max_per_tx_wei: (11n * MILLI).toString(), max_per_24h_wei: (CAP * 10n).toString() },
+    });
+    try {
+      await assert.rejects(
+        startHttpServe(['--passphrase-file', passphraseFileIn(home, PASSPHRASE)], { home, env }),
+        /evm\.networks\.local\.policy\.autonomous\.max_per_24h_wei/,
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('50 payments of one account spread over 4 replicas: 50 mined, nonces contiguous', async () => {
+    // A store of its own (another database), whose recorded policy gives the agent room for 50.
+    pg.sql('CREATE DATABASE nonces');
+    const nonceEnv = { ...env, WALLET_STATE_URL: pg.url.replace(/\/wallet$/, '/nonces') };
+    assert.equal((await wallet(['state', 'migrate'], { env: nonceEnv })).code, 0);
+    const home = tempHome();
+    cpSync(source, home, { recursive: true });
+    writeConfig(home, { autonomous: { max_per_tx_wei: MILLI.toString(), max_per_24h_wei: (100n * MILLI).toString() } });
+    const replicas = new Replicas(nonceEnv, home);
+    const payer = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'; // p2: anvil's third account
+    try {
+      const start = Number(BigInt(await node.rpc<string>('eth_getTransactionCount', [payer, 'pending'])));
+      await replicas.start(REPLICAS);
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          replicas.clients[i % REPLICAS]?.callTool(
+            {
+              name: 'evm_funds_send',
+              arguments: { address: 'p2', to: RECIPIENT, value_wei: '1000', network: 'local' },
+            },
+            SLOW,
+          ),
+        ),
+      );
+      const failed = results.filter((result) => !result || result.isError);
+      assert.equal(failed.length, 0, JSON.stringify(failed.slice(0, 2)));
+      const nonces: number[] = [];
+      for (const result of results) {
+        const hash = (result?.structuredContent as { hash: string }).hash;
+        const receipt = await node.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]);
+        assert.equal(receipt?.status, '0x1', `${hash} was not mined`);
+        const tx = await node.rpc<{ nonce: string }>('eth_getTransactionByHash', [hash]);
+        nonces.push(Number(BigInt(tx.nonce)));
+      }
+      assert.deepEqual(
+        nonces.sort((a, b) => a - b),
+        Array.from({ length: 50 }, (_, i) => start + i),
+      );
+
+      // The store goes down: BUSY (exit 5), nothing signed; it comes back: the same replicas pay again.
+      pg.stop();
+      const pay = () =>
+        replicas.clients[0]?.callTool({
+          name: 'evm_funds_send',
+          arguments: { address: 'p2', to: RECIPIENT, value_wei: '1000', network: 'local' },
+        });
+      const down = await pay();
+      assert.equal(down && codeOf(down), 'BUSY', JSON.stringify(down?.content));
+      const cli = await wallet(['state', 'status'], { env: nonceEnv });
+      assert.equal(cli.code, 5, cli.stderr);
+      assert.match(cli.stderr, /cannot be reached/);
+      const afterDown = Number(BigInt(await node.rpc<string>('eth_getTransactionCount', [payer, 'pending'])));
+      assert.equal(afterDown, start + 50, 'something was sent while the store was down');
+      pg.start();
+      const up = await pay();
+      assert.equal(up?.isError, undefined, JSON.stringify(up?.content));
+      assert.equal((up?.structuredContent as { sent: boolean }).sent, true);
+    } finally {
+      await replicas.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
