@@ -29,9 +29,10 @@ const DOMAIN = '(^|/)domain/';
 const UI_LIBRARIES = ['^@modelcontextprotocol/', '^yargs', '^chalk(/|$)', '^ora(/|$)'];
 /**
  * The domain modules the CLI's own verbs use, which are no tools: `wallet config` and `networks
- * add` (config-edit), `wallet approvals` (the approval store), servers.json's lock, and errors.
+ * add` (config-edit), `wallet approvals` (the approval store, the passkeys), servers.json's lock,
+ * and errors.
  */
-const OWNER_VERBS_DOMAIN = '(config/config-edit|policy/approvals|keystore/lock|errors)\\.js$';
+const OWNER_VERBS_DOMAIN = '(config/config-edit|policy/approvals|policy/passkeys|keystore/lock|errors)\\.js$';
 
 export default tseslint.config(
   { ignores: ['dist/', 'build/', 'node_modules/', 'coverage/'] },
