@@ -107,7 +107,8 @@ export async function assertionOptions(
 ): Promise<unknown> {
   return generateAuthenticationOptions({
     rpID: rp.id,
-    challenge,
+    // Its bytes: a string would be taken as text and encoded again.
+    challenge: isoBase64URL.toBuffer(challenge),
     timeout: TIMEOUT_MS,
     userVerification: 'required',
     allowCredentials: enrolled.map((passkey) => ({
@@ -139,11 +140,9 @@ export async function verifyAssertion(
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
     requireUserVerification: true,
-    credential: {
-      id: passkey.id,
-      publicKey: isoBase64URL.toBuffer(passkey.public_key),
-      counter: passkey.counter,
-    },
+    // The counter is checked where it is recorded, under the passkeys' lock (PasskeyStore.recordUse),
+    // which refuses one that did not move and names the likely clone.
+    credential: { id: passkey.id, publicKey: isoBase64URL.toBuffer(passkey.public_key), counter: 0 },
   }).catch((error: unknown) => {
     throw refusal('The passkey answer did not verify', error);
   });
