@@ -85,7 +85,7 @@ export class PasskeyStore {
       }
       if (passkeys.some((each) => each.name === entry.name)) {
         throw new WalletError('INVALID_PARAM', `A passkey named '${entry.name}' is already enrolled.`, {
-          hint: 'Give it another name with --name, or remove the old one first.',
+          hint: 'Give it another name, or remove the old one first.',
         });
       }
       if (passkeys.length >= MAX_PASSKEYS) {
