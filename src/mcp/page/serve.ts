@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
 import { ApprovalStore } from '../../domain/policy/approvals.js';
 import { UsageError } from '../../shared/usage-error.js';
@@ -35,29 +35,23 @@ export async function serveApprovalPage(options: {
     },
     { maxRequestBodySize: 16_384 },
   );
-  const makeServer = () =>
-    createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (request, response) => {
-      if (!isValidHostHeader(request.headers.host)) {
-        response.writeHead(400, { Connection: 'close' }).end();
-        return;
-      }
-      void handler(request as NodeIncomingMessageLike, response);
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (request, response) => {
+    if (!isValidHostHeader(request.headers.host)) {
+      response.writeHead(400, { Connection: 'close' }).end();
+      return;
+    }
+    void handler(request as NodeIncomingMessageLike, response);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off('error', reject);
+      resolve();
     });
-  const server = makeServer();
-  await listenOn(server, listen.port, listen.host);
+  });
   if (options.background) server.unref();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : listen.port;
-  // Passkeys work at `localhost` (WebAuthn takes no IP address), which a browser may try on ::1
-  // first: the page of 127.0.0.1 answers there too, on the same port, where the system has ::1.
-  const sibling = listen.host === '127.0.0.1' ? makeServer() : undefined;
-  const siblingUp = sibling
-    ? await listenOn(sibling, port, '::1').then(
-        () => true,
-        () => false,
-      )
-    : false;
-  if (sibling && siblingUp && options.background) sibling.unref();
   const page = createApprovalPage({
     store: new ApprovalStore(options.dataDir),
     origin: `http://${authorityOf({ host: listen.host, port })}`,
@@ -70,22 +64,8 @@ export async function serveApprovalPage(options: {
     ...page,
     closed,
     close: async () => {
-      if (sibling && siblingUp) {
-        sibling.closeAllConnections();
-        await new Promise<void>((resolve) => sibling.close(() => resolve()));
-      }
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-function listenOn(server: Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
 }
