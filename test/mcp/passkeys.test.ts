@@ -17,7 +17,8 @@ import { spendingToday } from '../../src/domain/policy/spending-today.js';
 import { WalletServices } from '../../src/domain/services.js';
 import { approvalChallenge, bindsApproval, relyingPartyOf } from '../../src/mcp/page/passkey.js';
 import { serveApprovalPage, type ServedPage } from '../../src/mcp/page/serve.js';
-import { tempHome } from '../helpers/io.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { importAnvilAccount } from '../helpers/mcp.js';
 import { csrfOf, pageRequest, sessionCookie } from '../helpers/page-http.js';
 
 const TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
@@ -254,5 +255,47 @@ describe("today's spending against each cap", () => {
     } finally {
       await page.close();
     }
+  });
+});
+
+describe('wallet approvals passkey list and remove', () => {
+  const PASSPHRASE = 'passkey cli passphrase';
+  let home: string;
+  before(async () => {
+    home = tempHome();
+    await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
+    await new PasskeyStore(home).add(passkey('laptop', 5));
+  });
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  it('lists without the public keys; removing takes the keystore passphrase, never argv', async () => {
+    const listed = await wallet(['approvals', 'passkey', 'list', '--json'], { home });
+    assert.equal(listed.code, 0, listed.stderr);
+    const shown = JSON.parse(listed.stdout) as { passkeys: Record<string, unknown>[] };
+    assert.deepEqual(
+      shown.passkeys.map((each) => [each['name'], each['counter']]),
+      [['laptop', 5]],
+    );
+    assert.doesNotMatch(listed.stdout, /public_key/);
+
+    const none = await wallet(['approvals', 'passkey', 'remove', 'laptop'], { home });
+    assert.notEqual(none.code, 0);
+    assert.match(none.stderr, /only with the keystore passphrase/);
+    const wrong = await wallet(
+      ['approvals', 'passkey', 'remove', 'laptop', '--passphrase-file', passphraseFileIn(home, 'wrong one', 'bad')],
+      { home },
+    );
+    assert.notEqual(wrong.code, 0);
+    assert.match(wrong.stderr, /not the keystore passphrase/);
+    assert.equal(new PasskeyStore(home).enrolled(), true, 'still enrolled');
+
+    const removed = await wallet(['approvals', 'passkey', 'remove', 'laptop', '--passphrase-stdin'], {
+      home,
+      stdin: `${PASSPHRASE}\n`,
+    });
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, /Removed the passkey laptop\. No passkey is left/);
+    assert.equal(new PasskeyStore(home).enrolled(), false);
+    assert.doesNotMatch(removed.stdout + removed.stderr, new RegExp(PASSPHRASE));
   });
 });
