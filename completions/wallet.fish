@@ -33,6 +33,7 @@ val	-	--format	openai
 val	-	--format	anthropic
 flag	-	--yes	none	Run a destructive tool (a payment, a deletion) without the CLI\'s question; needed without a termina…
 flag	-	-y	none	Run a destructive tool (a payment, a deletion) without the CLI\'s question; needed without a termina…
+flag	-	--detach	none	When another server answers a call with a task: print the task\'s id and exit, without waiting (\'wal…
 flag	-	--accept-defaults	none	Answer another server\'s questions with their defaults, without a terminal.
 flag	-	--qr	none	Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.
 flag	-	--no-qr	none	Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.
@@ -68,6 +69,15 @@ flag	serve	--help	none	Show help.
 flag	serve	-h	none	Show help.
 cmd	-	tools	globals	List the tools of the server with their badges (--refresh)
 flag	tools	--refresh	none	Ask the server again instead of using the cached list.
+cmd	-	resources	globals	List the server\'s resources and resource templates
+cmd	-	resource	globals	Read a resource by URI (a template takes its variables as flags)
+flag	resource	--output	text	Write the resource to this file (created owner-only); needed for a binary one.
+cmd	-	prompts	globals	List the server\'s prompts and their arguments
+cmd	-	prompt	globals	Get a prompt, its arguments as flags
+cmd	-	tasks	globals	Follow another server\'s task: get, result, cancel <id>
+cmd	tasks	get	globals	A task\'s status (tasks/get)
+cmd	tasks	result	globals	Wait for a task to end and print its result
+cmd	tasks	cancel	globals	Cancel a task (tasks/cancel)
 cmd	-	setup	-	Register the wallet with an agent: claude-code, codex, vscode, …
 flag	setup	--scope	choice	The user\'s config (default) or this project\'s, where the client has both.
 val	setup	--scope	user
@@ -624,6 +634,8 @@ val	evm-tx-sign	--network	mainnet
 val	evm-tx-sign	--network	sepolia
 val	evm-tx-sign	--network	local
 flag	evm-tx-sign	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
+flag	evm-tx-sign	--dry-run	none	Plan only. Check, simulate (asset_changes); sign nothing.
+flag	evm-tx-sign	--no-dry-run	none	Plan only. Check, simulate (asset_changes); sign nothing.
 cmd	-	evm-funds-send	globals	Pay ether in one call (create, sign, send)
 flag	evm-funds-send	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-funds-send	--address	evm-account	The sending account. A keystore address or alias.
@@ -651,6 +663,8 @@ flag	evm-tx-send	--wait	none	Wait for the receipt. With progress, before answeri
 flag	evm-tx-send	--no-wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-tx-send	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
 flag	evm-tx-send	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
+flag	evm-tx-send	--dry-run	none	Plan only. Check, simulate (asset_changes); send nothing.
+flag	evm-tx-send	--no-dry-run	none	Plan only. Check, simulate (asset_changes); send nothing.
 cmd	-	evm-message-verify	globals	Verify an EIP-191 signed message
 flag	evm-message-verify	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-message-verify	--address	evm-account	The claimed signer. An address, or a keystore account\'s alias.
@@ -689,6 +703,19 @@ flag	platform-documents-list	--order-by	text	The order, each [field, asc or desc
 flag	platform-documents-list	--limit	text	At most this many documents (1 to 100); Platform\'s default page when omitted.
 flag	platform-documents-list	--start-after	text	Only documents after this id: pass next_start_after for the next page.
 flag	platform-documents-list	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-epochs-list	globals	List Platform epochs: first block, fees, protocol
+flag	platform-epochs-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-epochs-list	--start-epoch	text	The first epoch listed (its index); 0 when omitted.
+flag	platform-epochs-list	--count	text	At most this many epochs (1 to 100); 10 when omitted.
+flag	platform-epochs-list	--order	choice	asc: start_epoch and later ones; desc: start_epoch and earlier ones. asc when omitted.
+val	platform-epochs-list	--order	asc
+val	platform-epochs-list	--order	desc
+flag	platform-epochs-list	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-identities-list	globals	List the Platform identities this wallet controls
+flag	platform-identities-list	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-identities-list	--wallet-id	wallet	The wallet: its alias (e.g. main) or its fingerprint (8 hex digits, core-wallets-list shows both).…
+flag	platform-identities-list	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+flag	platform-identities-list	--gap-limit	text	Stop after this many identity indexes in a row without an identity (1 to 20); 2 when omitted.
 cmd	-	platform-contract-get	globals	Get a Platform data contract and its document types
 flag	platform-contract-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	platform-contract-get	--contract-id	text	The data contract\'s id, base58 (32 bytes).
@@ -699,13 +726,22 @@ flag	platform-identity-balance-get	--identity-id	text	The identity: its id, base
 flag	platform-identity-balance-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
 cmd	-	platform-identity-get	globals	Get a Platform identity: balance, revision, keys
 flag	platform-identity-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
-flag	platform-identity-get	--identity-id	text	The identity: its id, base58 (32 bytes).
+flag	platform-identity-get	--identity-id	text	The identity: its id, base58 (32 bytes). Give it or public_key_hash.
+flag	platform-identity-get	--public-key-hash	text	Or the identity holding a key: the HASH160 of that public key, 40 hex digits.
 flag	platform-identity-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
 cmd	-	platform-token-balances-get	globals	Get a Platform identity\'s balances of some tokens
 flag	platform-token-balances-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	platform-token-balances-get	--identity-id	text	The identity: its id, base58 (32 bytes).
 flag	platform-token-balances-get	--token-ids	text	The tokens: their ids, base58 (32 bytes each), at most 100.
 flag	platform-token-balances-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
+cmd	-	platform-token-info-get	globals	Get Platform tokens\' supply, paused status and price
+flag	platform-token-info-get	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
+flag	platform-token-info-get	--token-ids	text	The tokens: their ids, base58 (32 bytes each), at most 100.
+flag	platform-token-info-get	--include	choice	Which facts: supply, status, price; all three when omitted.
+val	platform-token-info-get	--include	supply
+val	platform-token-info-get	--include	status
+val	platform-token-info-get	--include	price
+flag	platform-token-info-get	--network	text	The Dash Platform network: mainnet, testnet, or one in config.json (platform.networks, e.g. local);…
 '
 
 # The data directory, as wallet resolves it: $WALLET_HOME, else the platform's user data dir.

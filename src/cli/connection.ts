@@ -43,7 +43,7 @@ export class Connection {
 
   constructor(
     readonly target: Target,
-    private readonly dataDir: string,
+    readonly dataDir: string,
     private readonly timeoutMs: number | undefined,
     private readonly builtIn: Omit<WalletServerSetup, 'localOnly' | 'readOnly' | 'caller'> = {},
     /** Who answers another server's questions (elicitation); none: the client declares none. */

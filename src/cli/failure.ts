@@ -1,4 +1,4 @@
-import { ClientRefusal, ConnectionError, RemoteProtocolError } from '../mcp/session.js';
+import { CallInterrupted, ClientRefusal, ConnectionError, RemoteProtocolError } from '../mcp/session.js';
 import { Declined } from './confirm.js';
 import type { CliIo } from './io.js';
 import { terminalSafe } from './render.js';
@@ -65,6 +65,11 @@ export function reportFailure(error: unknown, io: CliIo, debug: boolean): number
   if (error instanceof Declined) {
     say('DECLINED', error.message, 'Run it again and answer y to go ahead, or pass --yes in a script.');
     return EXIT.toolError;
+  }
+  if (error instanceof CallInterrupted) {
+    // Ctrl-C during a call: a task it made was cancelled first (tasks/cancel), and says so.
+    io.stderr.write(`${terminalSafe(error.message, true)}\n`);
+    return EXIT.interrupted;
   }
   if (error instanceof PromptInterrupted) {
     io.stderr.write('interrupted\n');

@@ -108,6 +108,12 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
       "Run a destructive tool (a payment, a deletion) without the CLI's question; needed without a terminal. A server that asks for itself (wallet serve) still does.",
   },
   {
+    name: 'detach',
+    type: 'boolean',
+    description:
+      "When another server answers a call with a task: print the task's id and exit, without waiting ('wallet tasks' resumes).",
+  },
+  {
     name: 'accept-defaults',
     type: 'boolean',
     description: "Answer another server's questions with their defaults, without a terminal.",
@@ -143,6 +149,7 @@ export type GlobalOptions = {
   env: string[];
   yes: boolean;
   acceptDefaults: boolean;
+  detach: boolean;
   qr: boolean | undefined;
   timeoutMs: number | undefined;
   endpoints: string[];
@@ -162,6 +169,11 @@ export type GlobalOptions = {
 export const CLI_VERBS: readonly { name: string; summary: string }[] = [
   { name: 'serve', summary: 'Serve the wallet tools over MCP, stdio or HTTP (for agents)' },
   { name: 'tools', summary: 'List the tools of the server with their badges (--refresh)' },
+  { name: 'resources', summary: "List the server's resources and resource templates" },
+  { name: 'resource', summary: 'Read a resource by URI (a template takes its variables as flags)' },
+  { name: 'prompts', summary: "List the server's prompts and their arguments" },
+  { name: 'prompt', summary: 'Get a prompt, its arguments as flags' },
+  { name: 'tasks', summary: "Follow another server's task: get, result, cancel <id>" },
   { name: 'setup', summary: 'Register the wallet with an agent: claude-code, codex, vscode, …' },
   { name: 'servers', summary: 'Named MCP servers: list, add, remove, import' },
   { name: 'approvals', summary: 'Answer what agents wait on: list, approve, deny' },
@@ -297,6 +309,7 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
     env: repeatedValues(parsed, 'env'),
     yes: parsed['yes'] === true,
     acceptDefaults: parsed['accept-defaults'] === true,
+    detach: parsed['detach'] === true,
     qr: typeof parsed['qr'] === 'boolean' ? parsed['qr'] : undefined,
     timeoutMs: timeout === undefined ? undefined : Number(timeout),
     endpoints: refuseEndpointCredentialsInArgv(repeatedValues(parsed, 'endpoint')),

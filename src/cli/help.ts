@@ -93,6 +93,11 @@ export function renderCommandHelp(entry: ToolCommand, specs: readonly FlagSpec[]
 
 type FlagRow = { names: string; text: string };
 
+/** The help lines of generated flags (`specs`) and of the CLI's own (`own`): for `wallet resource` and `wallet prompt`. */
+export function renderFlagLines(specs: readonly FlagSpec[], own: readonly CliFlag[], style: Style): string[] {
+  return flagLines([...specs.flatMap(specRows), ...own.map(cliFlagRow)], style);
+}
+
 function specRows(spec: FlagSpec): FlagRow[] {
   const notes = [
     spec.required ? 'required' : '',

@@ -136,6 +136,10 @@ async function dispatch(run: Run): Promise<number> {
   const { io, globals, verb, connection, style } = run;
   if (verb === 'completion') return printCompletion(run);
   if (verb === 'tools') return printToolList(run);
+  if (verb === 'resources' || verb === 'resource' || verb === 'prompts' || verb === 'prompt') {
+    return (await import('./resources.js')).runListingVerb(verb, run);
+  }
+  if (verb === 'tasks') return (await import('./tasks.js')).runTasks(run);
   if (globals.getToolDefinition && connection.isBuiltIn) {
     // Meant to be pasted into an agent's config: the tools `wallet serve` serves, as it lists them.
     const { servedToolDefinitions } = await import('../mcp/setup.js');

@@ -1,4 +1,10 @@
-import { ClientRefusal, RemoteProtocolError, type ListedTool, type ToolCallResult } from '../mcp/session.js';
+import {
+  ClientRefusal,
+  RemoteProtocolError,
+  type ListedTool,
+  type TaskState,
+  type ToolCallResult,
+} from '../mcp/session.js';
 import { inDialect, isToolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { isJsonSchema } from '../shared/json-schema.js';
 import { checkFieldOf, dryRunFieldOf, readToolErrorMeta, receiveAddressFieldOf } from '../shared/protocol-meta.js';
@@ -70,17 +76,24 @@ export async function runToolCommand(
   const call = async (callArgs: Record<string, unknown>): Promise<ToolCallResult> => {
     const session = await connection.open();
     if (entry.tool.annotations?.openWorldHint === true) activity.start(`${entry.tool.title ?? entry.command}…`);
+    // Another server's call may become a task: Ctrl-C then cancels it (tasks/cancel) before exit 130.
+    const interrupt = connection.isBuiltIn ? undefined : new AbortController();
+    const onSigint = (): void => interrupt?.abort();
+    if (interrupt) process.once('SIGINT', onSigint);
     try {
       return await session.callTool(entry.tool.name, callArgs, {
         // The built-in server may be waiting on the passphrase prompt: only an explicit --timeout applies.
         timeoutMs,
         onProgress: (message) => activity.progress(message),
+        signal: interrupt?.signal,
+        onTask: (task) => taskStatus(task, run),
       });
     } catch (error) {
       // The list may be out of date (a tool renamed, an output schema changed).
       if (error instanceof RemoteProtocolError || error instanceof ClientRefusal) await connection.forgetCachedList();
       throw error;
     } finally {
+      if (interrupt) process.removeListener('SIGINT', onSigint);
       activity.stop();
     }
   };
@@ -101,6 +114,20 @@ export async function runToolCommand(
     if (error instanceof EarlyResult) return printResult(entry.tool, error.result, run);
     throw error;
   }
+}
+
+/**
+ * A task's news on stderr, one line a change (stdout keeps the result only); with `--detach`,
+ * the call ends at the task's creation.
+ */
+function taskStatus(task: TaskState, { io, globals, activity }: ToolRun): 'detach' | undefined {
+  if (globals.detach) return 'detach';
+  activity.pause();
+  io.stderr.write(
+    `task ${terminalSafe(task.taskId, true)}: ${terminalSafe(task.status, true)}` +
+      `${task.statusMessage ? ` — ${terminalSafe(task.statusMessage, true)}` : ''}\n`,
+  );
+  return undefined;
 }
 
 /**
@@ -188,6 +215,16 @@ async function printResult(
 ): Promise<number> {
   // Ctrl-C at the prompt left the server without a passphrase: say "interrupted", not WALLET_LOCKED.
   if (result.isError && interrupted?.() === true) throw new PromptInterrupted();
+  if (result.task) {
+    // --detach: the task's id is the result; `wallet tasks` follows it from here.
+    const { taskId, status } = result.task;
+    io.stdout.write(globals.json ? JSON.stringify({ task_id: taskId, status }, null, 2) + '\n' : `${taskId}\n`);
+    io.stderr.write(
+      `task ${terminalSafe(taskId, true)}: ${terminalSafe(status, true)}; 'wallet tasks result ${terminalSafe(taskId, true)}' ` +
+        'with the same --server or --url waits for its result.\n',
+    );
+    return EXIT.ok;
+  }
   if (result.isError) {
     const meta = readToolErrorMeta(result._meta);
     const words = toolWords(tool, commands);

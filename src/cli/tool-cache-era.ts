@@ -31,7 +31,7 @@ export function toolCacheDir(dataDir: string): string {
 }
 
 /** A cached list's file: key = SHA-256 of `server:<value>` or `url:<value>` (see serverCacheKey). */
-export function toolCachePath(dir: string, spec: ServerSpec, extension: 'json' | 'tsv'): string {
+export function toolCachePath(dir: string, spec: ServerSpec, extension: 'json' | 'tsv' | 'listings.json'): string {
   return join(dir, `${serverCacheKey(spec.kind, spec.value)}.${extension}`);
 }
 

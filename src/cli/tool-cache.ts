@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { EraVerdict, ListedTool } from '../mcp/session.js';
+import type { EraVerdict, ListedPrompt, ListedResource, ListedResourceTemplate, ListedTool } from '../mcp/session.js';
 import { packageInfo } from '../shared/package-info.js';
 import { ensurePrivateDir, readPrivateText, writeFileAtomic } from '../shared/private-files.js';
 import { toolCommands } from './commands.js';
-import { completionTable } from './completion/table.js';
+import { listingCompletionCommands, toolCompletionCommands } from './completion/model.js';
+import { renderTable } from './completion/table.js';
 import {
   CACHE_VERSION,
   eraStillRemembered,
@@ -55,6 +56,34 @@ const CacheFile = z.object({
     z
       .looseObject({ name: z.string(), inputSchema: z.record(z.string(), z.unknown()) })
       .transform((tool) => tool as ListedTool),
+  ),
+});
+
+/**
+ * A server's resources, resource templates and prompts as last listed (`wallet resources`,
+ * `wallet prompts`, …): what TAB offers after `resource` and `prompt`. Kept beside the tool list
+ * in `<key>.listings.json`, which no tool call reads.
+ */
+export type ServerListings = {
+  resources: Pick<ListedResource, 'uri' | 'name' | 'title' | 'description'>[];
+  templates: Pick<ListedResourceTemplate, 'uriTemplate' | 'name' | 'title' | 'description'>[];
+  prompts: ListedPrompt[];
+};
+
+const Described = { name: z.string(), title: z.string().optional(), description: z.string().optional() };
+
+const ListingsFile = z.object({
+  version: z.literal(CACHE_VERSION),
+  spec: z.object({ kind: z.enum(['server', 'url']), value: z.string() }),
+  resources: z.array(z.object({ uri: z.string(), ...Described })),
+  templates: z.array(z.object({ uriTemplate: z.string(), ...Described })),
+  prompts: z.array(
+    z.object({
+      ...Described,
+      arguments: z
+        .array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() }))
+        .optional(),
+    }),
   ),
 });
 
@@ -157,7 +186,60 @@ export class ToolListCache {
       era: { verdict: era, seenAt: now },
     };
     await this.save(spec, list);
-    writeFileAtomic(this.path(spec, 'tsv'), completionTable(toolCommands(tools)));
+    this.writeTable(spec, tools, this.readListings(spec));
+  }
+
+  /** The server's resources, templates and prompts as last listed, if they were. */
+  readListings(spec: ServerSpec): ServerListings | undefined {
+    let json: unknown;
+    try {
+      json = JSON.parse(readPrivateText(this.path(spec, 'listings.json')));
+    } catch {
+      return undefined;
+    }
+    const parsed = ListingsFile.safeParse(json);
+    if (!parsed.success || parsed.data.spec.kind !== spec.kind || parsed.data.spec.value !== spec.value)
+      return undefined;
+    const { resources, templates, prompts } = parsed.data;
+    return { resources, templates, prompts };
+  }
+
+  /**
+   * Saves what was just listed of resources and prompts (a part not given keeps its last
+   * listing) and rewrites the completion table, tools and all, when that changed anything.
+   */
+  async writeListings(spec: ServerSpec, fresh: Partial<ServerListings>): Promise<void> {
+    const previous = this.readListings(spec);
+    const listings: ServerListings = {
+      resources: (fresh.resources ?? previous?.resources ?? []).map(({ uri, name, title, description }) => ({
+        uri,
+        name,
+        ...(title === undefined ? {} : { title }),
+        ...(description === undefined ? {} : { description }),
+      })),
+      templates: (fresh.templates ?? previous?.templates ?? []).map(({ uriTemplate, name, title, description }) => ({
+        uriTemplate,
+        name,
+        ...(title === undefined ? {} : { title }),
+        ...(description === undefined ? {} : { description }),
+      })),
+      prompts: fresh.prompts ?? previous?.prompts ?? [],
+    };
+    // What the file's parser would refuse (a server's odd entry) is not kept: a cache, not a record.
+    const file = ListingsFile.safeParse({ version: CACHE_VERSION, spec, ...listings });
+    if (!file.success || JSON.stringify(previous) === JSON.stringify(listings)) return;
+    ensurePrivateDir(this.dir);
+    writeFileAtomic(this.path(spec, 'listings.json'), JSON.stringify(file.data) + '\n');
+    this.writeTable(spec, (await this.read(spec))?.tools ?? [], listings);
+  }
+
+  /** `<key>.tsv`: the tool commands, and the resources and prompts under `resource` and `prompt`. */
+  private writeTable(spec: ServerSpec, tools: readonly ListedTool[], listings: ServerListings | undefined): void {
+    const commands = [
+      ...toolCompletionCommands(toolCommands(tools)),
+      ...(listings ? listingCompletionCommands(listings) : []),
+    ];
+    writeFileAtomic(this.path(spec, 'tsv'), renderTable(commands, []));
   }
 
   /** The server announced a changed list: keep the old one for help, but re-read it on next contact. */
@@ -188,7 +270,7 @@ export class ToolListCache {
     writeFileAtomic(this.path(spec, 'json'), JSON.stringify(file) + '\n');
   }
 
-  private path(spec: ServerSpec, extension: 'json' | 'tsv'): string {
+  private path(spec: ServerSpec, extension: 'json' | 'tsv' | 'listings.json'): string {
     return toolCachePath(this.dir, spec, extension);
   }
 }

@@ -16,24 +16,33 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
+import { z } from 'zod';
 import { formatWithOptions } from 'node:util';
 import { systemFailureWords } from '../shared/system-errors.js';
 import { packageInfo } from '../shared/package-info.js';
 import { CONSENT_CAPABILITY, declaresConsent } from '../shared/protocol-meta.js';
 import { invalidOAuthAnswerStatus, LoginFailedError, LoginRequiredError, withoutRawBody } from './oauth/errors.js';
 import { serverEnvironment, stderrTail, type ServerProcess } from './stdio-child.js';
+import { interposeTasks, isTask, TASKS_EXTENSION, type TaskFollower, type TaskOutcome } from './task-transport.js';
 import type { LoginPrompt } from './oauth/login.js';
 import {
+  CallInterrupted,
   ClientRefusal,
   ConnectionError,
   RemoteProtocolError,
   type CallOptions,
   type EraVerdict,
+  type ListedPrompt,
+  type ListedResource,
+  type ListedResourceTemplate,
   type ListedTool,
   type McpSession,
+  type PromptMessages,
   type QuestionAnswerer,
+  type ResourceContents,
   type ServerQuestion,
   type SessionEvents,
+  type TaskState,
 } from './session.js';
 import type { JsonSchema } from '../shared/json-schema.js';
 
@@ -218,7 +227,11 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       // way (the wallet's out-of-band approvals) instead of getting a blind refusal.
       // With it, `wallet/consent`: a person answers (the CLI asks nothing itself before a
       // destructive call of a server that confirms), so such a server asks on every such call.
-      ...(elicitation ? { capabilities: { elicitation, experimental: { [CONSENT_CAPABILITY]: {} } } } : {}),
+      // The tasks extension always: a call answered with a task is followed (interposeTasks).
+      capabilities: {
+        extensions: { [TASKS_EXTENSION]: {} },
+        ...(elicitation ? { elicitation, experimental: { [CONSENT_CAPABILITY]: {} } } : {}),
+      },
       // Another server's result is checked against its output schema by the SDK's interpreting
       // validator: Ajv (the default) generates and compiles code for each schema, a third of a
       // `--server` call's time for one call (docs/PERFORMANCE.md).
@@ -264,6 +277,29 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       hint: loginHint(error),
     });
   }
+  // The tool call in progress (the CLI makes one at a time): how its task, if any, is followed.
+  let active: ActiveCall | undefined;
+  const getTask = async (taskId: string, options: CallOptions = {}): Promise<TaskState> => {
+    const state = await translate(
+      () =>
+        scoped(() =>
+          client.request({ method: 'tasks/get', params: { taskId } }, taskSchema(), requestOptions(options)),
+        ),
+      saidLast,
+    );
+    if (!isTask(state)) throw new ClientRefusal("the server's tasks/get result is not a task");
+    return state;
+  };
+  const cancelTask = async (taskId: string, options: CallOptions = {}): Promise<void> => {
+    await translate(
+      () =>
+        scoped(() =>
+          client.request({ method: 'tasks/cancel', params: { taskId } }, z.looseObject({}), requestOptions(options)),
+        ),
+      saidLast,
+    );
+  };
+  interposeTasks(transport, () => active && followTask(active, getTask, cancelTask));
   const info = client.getServerVersion();
   const discover = client.getDiscoverResult();
   return {
@@ -273,6 +309,42 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
         ? { kind: 'modern', discover: discover as Record<string, unknown> }
         : { kind: 'legacy' },
     confirmsDestructive: declaresConsent(client.getServerCapabilities()),
+    serves: {
+      resources: client.getServerCapabilities()?.resources !== undefined,
+      prompts: client.getServerCapabilities()?.prompts !== undefined,
+    },
+    async listResources(options = {}) {
+      // The SDK answers an empty list for a server that declares no resources, without asking.
+      const [resources, templates] = await Promise.all([
+        translate(() => scoped(() => client.listResources(undefined, requestOptions(options))), saidLast),
+        translate(() => scoped(() => client.listResourceTemplates(undefined, requestOptions(options))), saidLast),
+      ]);
+      return {
+        resources: resources.resources as ListedResource[],
+        templates: templates.resourceTemplates as ListedResourceTemplate[],
+      };
+    },
+    async readResource(uri, options = {}) {
+      const result = await translate(
+        () => scoped(() => client.readResource({ uri }, requestOptions(options))),
+        saidLast,
+      );
+      return result.contents as ResourceContents[];
+    },
+    async listPrompts(options = {}) {
+      const result = await translate(
+        () => scoped(() => client.listPrompts(undefined, requestOptions(options))),
+        saidLast,
+      );
+      return result.prompts as ListedPrompt[];
+    },
+    async getPrompt(promptName, args, options = {}) {
+      const result = await translate(
+        () => scoped(() => client.getPrompt({ name: promptName, arguments: args }, requestOptions(options))),
+        saidLast,
+      );
+      return result as PromptMessages;
+    },
     async listTools(options = {}) {
       const result = await translate(
         () => scoped(() => client.listTools(undefined, requestOptions(options))),
@@ -280,11 +352,41 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       );
       return result.tools as ListedTool[];
     },
+    getTask,
+    cancelTask,
     async callTool(toolName, args, options = {}) {
-      const result = await translate(
-        () => scoped(() => client.callTool({ name: toolName, arguments: args }, requestOptions(options))),
-        saidLast,
-      );
+      // The SDK's request is aborted only while no task runs: a task is cancelled with
+      // tasks/cancel (by its follower), never with notifications/cancelled.
+      const call: ActiveCall = { options, sdkAbort: new AbortController() };
+      const onAbort = (): void => {
+        if (!call.task) call.sdkAbort.abort(options.signal?.reason);
+      };
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      active = call;
+      let result: Awaited<ReturnType<typeof client.callTool>>;
+      try {
+        result = await translate(
+          () =>
+            scoped(() =>
+              client.callTool(
+                { name: toolName, arguments: args },
+                requestOptions({ ...options, signal: options.signal ? call.sdkAbort.signal : undefined }),
+              ),
+            ),
+          saidLast,
+        );
+      } catch (error) {
+        if (call.detached) return { isError: false, content: [], task: call.detached };
+        if (options.signal?.aborted === true) {
+          throw new CallInterrupted(call.task ? `interrupted; task ${call.task.taskId} was cancelled` : 'interrupted', {
+            cause: error,
+          });
+        }
+        throw error;
+      } finally {
+        options.signal?.removeEventListener('abort', onAbort);
+        if (active === call) active = undefined;
+      }
       return {
         isError: result.isError === true,
         structuredContent: result.structuredContent,
@@ -312,6 +414,102 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       }
     },
   };
+}
+
+/** The tool call in progress on a session, and what became of its task. */
+type ActiveCall = {
+  options: CallOptions;
+  sdkAbort: AbortController;
+  /** The task the server answered it with, once it did. */
+  task?: TaskState | undefined;
+  /** The caller chose not to wait: the call ends with this task. */
+  detached?: TaskState | undefined;
+};
+
+/** A task's state as tasks/get answers it; checked further by `isTask`. */
+function taskSchema(): z.ZodType<Record<string, unknown>> {
+  return z.looseObject({ taskId: z.string(), status: z.string() });
+}
+
+/** The JSON-RPC error code the call fails with when it was detached or interrupted (the caller knows why). */
+const CALL_ENDED_HERE = -32800;
+
+/** Polling bounds: a server's `pollIntervalMs` within these, 500 ms when it gives none. */
+const POLL_MS = { min: 50, max: 5_000, otherwise: 500 };
+
+/**
+ * Follows the task a tool call was answered with (2026-07-28 tasks extension): tells the caller
+ * at each change, polls `tasks/get` at the server's interval until the task ends, and answers
+ * the call with its result, or its JSON-RPC error. An abort of the call's signal cancels the
+ * task (`tasks/cancel`) first. A task waiting for input (`input_required`, answered with
+ * `tasks/update`) is not followed further: this client sends none yet.
+ */
+function followTask(
+  call: ActiveCall,
+  getTask: (taskId: string, options?: CallOptions) => Promise<TaskState>,
+  cancelTask: (taskId: string, options?: CallOptions) => Promise<void>,
+): TaskFollower {
+  return async (created, progress): Promise<TaskOutcome> => {
+    const { onTask, signal, timeoutMs } = call.options;
+    let task = created;
+    call.task = task;
+    let shown = '';
+    for (;;) {
+      const said = `${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`;
+      if (said !== shown) {
+        shown = said;
+        if (onTask?.(task) === 'detach') {
+          call.detached = task;
+          return { kind: 'error', code: CALL_ENDED_HERE, message: `detached from task ${task.taskId}` };
+        }
+      }
+      // At every poll, changed or not: progress also keeps the call's own timeout from firing.
+      progress(said);
+      if (task.status === 'completed') {
+        return task.result
+          ? { kind: 'result', result: task.result }
+          : { kind: 'error', code: -32603, message: `task ${task.taskId} completed without a result` };
+      }
+      if (task.status === 'failed') {
+        const code = typeof task.error?.code === 'number' ? task.error.code : -32603;
+        const message = typeof task.error?.message === 'string' ? task.error.message : 'the task failed';
+        return { kind: 'error', code, message: `task ${task.taskId} failed: ${message}` };
+      }
+      if (task.status === 'cancelled') {
+        return { kind: 'error', code: -32603, message: `task ${task.taskId} was cancelled by the server` };
+      }
+      if (task.status === 'input_required') {
+        return {
+          kind: 'error',
+          code: -32603,
+          message: `task ${task.taskId} waits for input, which this client cannot send yet (tasks/update)`,
+        };
+      }
+      const interval = Math.min(POLL_MS.max, Math.max(POLL_MS.min, task.pollIntervalMs ?? POLL_MS.otherwise));
+      if (await abortableSleep(interval, signal)) {
+        await cancelTask(task.taskId, { timeoutMs }).catch(() => undefined);
+        return { kind: 'error', code: CALL_ENDED_HERE, message: `task ${task.taskId} cancelled` };
+      }
+      task = await getTask(task.taskId, { timeoutMs });
+      call.task = task;
+    }
+  };
+}
+
+/** Waits `ms`; true when `signal` aborted (at once, or meanwhile). */
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted === true) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', aborted);
+      resolve(false);
+    }, ms);
+    const aborted = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    signal?.addEventListener('abort', aborted, { once: true });
+  });
 }
 
 /**

@@ -224,6 +224,12 @@ export async function confirmationMessage(
     const { payloadLines } = await import('../domain/evm/payload.js');
     lines.push(...payloadLines(args));
   }
+  // What a simulation of the call shows it would do to balances and allowances (issue 36), where
+  // the plan has one: loaded only then.
+  if (planned?.['asset_changes'] !== undefined) {
+    const { assetChangeLines } = await import('../tools/evm/asset-changes.js');
+    lines.push(...assetChangeLines(planned));
+  }
   lines.push(
     planned ? 'Confirm to sign and send it. Declining sends nothing.' : 'Confirm to go ahead. Declining does nothing.',
   );

@@ -6,8 +6,14 @@ import {
   ConnectionError,
   RemoteProtocolError,
   type CallOptions,
+  type ListedPrompt,
+  type ListedResource,
+  type ListedResourceTemplate,
   type ListedTool,
   type McpSession,
+  type PromptMessages,
+  type ResourceContents,
+  type TaskState,
 } from './session.js';
 
 /** How much longer than its timeout a call that keeps reporting progress may take in all (as client.ts). */
@@ -49,6 +55,14 @@ export async function connectInProcess(transport: Transport): Promise<McpSession
     throw new ConnectionError('Cannot connect to the MCP server: its initialize result is malformed');
   }
   await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const capabilities = isRecord(initialized['capabilities']) ? initialized['capabilities'] : {};
+  /** The array `key` of `method`'s answer (its own server: one page, checked by shape only). */
+  const listed = async (method: string, key: string, options: CallOptions): Promise<unknown[]> => {
+    const result = await caller.request(method, {}, options);
+    const items = result[key];
+    if (!Array.isArray(items)) throw new ClientRefusal(`the server's ${method} result has no ${key} array`);
+    return items as unknown[];
+  };
   return {
     server: { name: info['name'], version: typeof info['version'] === 'string' ? info['version'] : 'unknown' },
     era: { kind: 'legacy' },
@@ -56,6 +70,37 @@ export async function connectInProcess(transport: Transport): Promise<McpSession
     confirmsDestructive: declaresConsent(
       isRecord(initialized['capabilities']) ? initialized['capabilities'] : undefined,
     ),
+    serves: { resources: capabilities['resources'] !== undefined, prompts: capabilities['prompts'] !== undefined },
+    async listResources(options = {}) {
+      return {
+        resources: (await listed('resources/list', 'resources', options)) as ListedResource[],
+        templates: (await listed('resources/templates/list', 'resourceTemplates', options)) as ListedResourceTemplate[],
+      };
+    },
+    async readResource(uri, options = {}) {
+      const result = await caller.request('resources/read', { uri }, options);
+      if (!Array.isArray(result['contents']))
+        throw new ClientRefusal("the server's resources/read result has no contents");
+      return result['contents'] as ResourceContents[];
+    },
+    async listPrompts(options = {}) {
+      return (await listed('prompts/list', 'prompts', options)) as ListedPrompt[];
+    },
+    async getPrompt(promptName, args, options = {}) {
+      const result = await caller.request('prompts/get', { name: promptName, arguments: args }, options);
+      if (!Array.isArray(result['messages']))
+        throw new ClientRefusal("the server's prompts/get result has no messages");
+      return result as PromptMessages;
+    },
+    async getTask(taskId, options = {}) {
+      const result = await caller.request('tasks/get', { taskId }, options);
+      if (typeof result['taskId'] !== 'string' || typeof result['status'] !== 'string')
+        throw new ClientRefusal("the server's tasks/get result is not a task");
+      return result as TaskState;
+    },
+    async cancelTask(taskId, options = {}) {
+      await caller.request('tasks/cancel', { taskId }, options);
+    },
     async listTools(options = {}) {
       const result = await caller.request('tools/list', {}, options);
       const tools = result['tools'];

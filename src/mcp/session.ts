@@ -23,11 +23,69 @@ export type ListedTool = {
   _meta?: Record<string, unknown> | undefined;
 };
 
+/**
+ * A task (the 2026-07-28 tasks extension) as `CreateTaskResult` and `tasks/get` carry it, read
+ * defensively: `status` is `working`, `input_required`, `completed`, `failed` or `cancelled`;
+ * `result` comes with `completed`, `error` (a JSON-RPC error) with `failed`.
+ */
+export type TaskState = {
+  taskId: string;
+  status: string;
+  statusMessage?: string | undefined;
+  pollIntervalMs?: number | undefined;
+  result?: Record<string, unknown> | undefined;
+  error?: { code?: unknown; message?: unknown } | undefined;
+};
+
 export type ToolCallResult = {
+  /** Set when the server answered with a task and the caller chose not to wait (`onTask`: 'detach'). */
+  task?: TaskState | undefined;
   isError: boolean;
   structuredContent?: unknown;
   content: readonly { type: string; text?: string | undefined }[];
   _meta?: Record<string, unknown> | undefined;
+};
+
+/** A resource as resources/list describes it. */
+export type ListedResource = {
+  uri: string;
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
+  /** Its size in bytes, when the server says. */
+  size?: number | undefined;
+};
+
+/** A resource template (RFC 6570 level 1-4 URI template) as resources/templates/list describes it. */
+export type ListedResourceTemplate = {
+  uriTemplate: string;
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
+};
+
+/** One part of a resources/read answer: text, or bytes in base64 (`blob`). */
+export type ResourceContents = {
+  uri: string;
+  mimeType?: string | undefined;
+  text?: string | undefined;
+  blob?: string | undefined;
+};
+
+/** A prompt as prompts/list describes it, with the arguments it takes (all strings). */
+export type ListedPrompt = {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  arguments?: { name: string; description?: string | undefined; required?: boolean | undefined }[] | undefined;
+};
+
+/** A prompt's messages, as prompts/get returns them. */
+export type PromptMessages = {
+  description?: string | undefined;
+  messages: { role: string; content: { type: string; text?: string | undefined; [key: string]: unknown } }[];
 };
 
 export type CallOptions = {
@@ -35,6 +93,13 @@ export type CallOptions = {
   signal?: AbortSignal | undefined;
   /** Asks the server for progress notifications of this call; each one resets the timeout. */
   onProgress?: ((message: string | undefined, progress: number, total: number | undefined) => void) | undefined;
+  /**
+   * The server answered the call with a task: told when it is made and at each poll. Answering
+   * 'detach' ends the call there (its result holds the task); otherwise it is followed to its
+   * end, and an abort of `signal` cancels it (`tasks/cancel`) before the call fails with
+   * {@link CallInterrupted}.
+   */
+  onTask?: ((task: TaskState) => 'detach' | undefined) | undefined;
 };
 
 /** What a session tells its owner besides answers to its requests. */
@@ -90,7 +155,18 @@ export type McpSession = {
    * approval, or the autonomy its owner's policy grants. The CLI then asks nothing itself.
    */
   readonly confirmsDestructive: boolean;
+  /** What the server declared it serves besides tools (its `resources` and `prompts` capabilities). */
+  readonly serves: { resources: boolean; prompts: boolean };
   listTools(options?: CallOptions): Promise<ListedTool[]>;
+  /** Every resource and resource template (all pages). */
+  listResources(options?: CallOptions): Promise<{ resources: ListedResource[]; templates: ListedResourceTemplate[] }>;
+  readResource(uri: string, options?: CallOptions): Promise<ResourceContents[]>;
+  listPrompts(options?: CallOptions): Promise<ListedPrompt[]>;
+  getPrompt(name: string, args: Record<string, string>, options?: CallOptions): Promise<PromptMessages>;
+  /** A task's state (`tasks/get`): with its result once completed. */
+  getTask(taskId: string, options?: CallOptions): Promise<TaskState>;
+  /** Asks the server to cancel a task (`tasks/cancel`). */
+  cancelTask(taskId: string, options?: CallOptions): Promise<void>;
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolCallResult>;
   close(): Promise<void>;
 };
@@ -114,6 +190,11 @@ export class ConnectionError extends Error {
  */
 export class ClientRefusal extends Error {
   override name = 'ClientRefusal';
+}
+
+/** The user interrupted a call (Ctrl-C); a task it made was cancelled first. The CLI's exit 130. */
+export class CallInterrupted extends Error {
+  override name = 'CallInterrupted';
 }
 
 /** The server answered a request with a JSON-RPC error (e.g. an unknown tool). */

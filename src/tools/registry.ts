@@ -41,10 +41,13 @@ import { evmX402Fetch } from './evm/x402-fetch.js';
 import { evmMessageSign } from './evm/message-sign.js';
 import { evmTypedDataSign } from './evm/typed-data-sign.js';
 import { platformDocumentsList } from './platform/documents-list.js';
+import { platformEpochsList } from './platform/epochs-list.js';
+import { platformIdentitiesList } from './platform/identities-list.js';
 import { platformContractGet } from './platform/contract-get.js';
 import { platformIdentityBalanceGet } from './platform/identity-balance-get.js';
 import { platformIdentityGet } from './platform/identity-get.js';
 import { platformTokenBalancesGet } from './platform/token-balances-get.js';
+import { platformTokenInfoGet } from './platform/token-info-get.js';
 
 /** Every tool of the wallet: one per file in src/tools/<domain>/. */
 export const ALL_TOOLS: readonly AnyTool[] = [
@@ -87,8 +90,11 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   evmMessageSign,
   evmTypedDataSign,
   platformDocumentsList,
+  platformEpochsList,
+  platformIdentitiesList,
   platformContractGet,
   platformIdentityBalanceGet,
   platformIdentityGet,
   platformTokenBalancesGet,
+  platformTokenInfoGet,
 ];

@@ -1,6 +1,7 @@
 /**
  * The test ERC-20s (test/fixtures/erc20/): Token.sol, and PermitToken.sol (Token with EIP-2612
- * permit and EIP-3009 transfer with authorization), compiled at test time with solc-js, deployed
+ * permit and EIP-3009 transfer with authorization), and Puller.sol (takes its caller's tokens
+ * with an allowance, as a router does), compiled at test time with solc-js, deployed
  * to and moved on an anvil node through plain JSON-RPC from anvil's first, unlocked account.
  */
 import { readFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ export type TokenParameters = { name: string; symbol: string; decimals: number; 
 export type TransactionReceipt = { transactionHash: Hash; status: Hex; contractAddress: Address | null };
 
 /** The fixture contracts: source file name -> contract name. */
-const CONTRACTS = { 'Token.sol': 'Token', 'PermitToken.sol': 'PermitToken' } as const;
+const CONTRACTS = { 'Token.sol': 'Token', 'PermitToken.sol': 'PermitToken', 'Puller.sol': 'Puller' } as const;
 type ContractName = (typeof CONTRACTS)[keyof typeof CONTRACTS];
 
 let compiled: Record<ContractName, CompiledToken> | undefined;
@@ -74,6 +75,16 @@ export function compileToken(): CompiledToken {
 /** PermitToken.sol's ABI and creation code: Token plus permit, nonces, DOMAIN_SEPARATOR and EIP-3009. */
 export function compilePermitToken(): CompiledToken {
   return compileFixtures().PermitToken;
+}
+
+/** Puller.sol's ABI and creation code: `pull(token, amount)` takes the caller's tokens with its allowance. */
+export function compilePuller(): CompiledToken {
+  return compileFixtures().Puller;
+}
+
+/** Deploys a Puller from ANVIL_FIRST_ACCOUNT; resolves to its address. */
+export function deployPuller(node: AnvilNode): Promise<Address> {
+  return deployContract(node, compilePuller().bytecode);
 }
 
 /**

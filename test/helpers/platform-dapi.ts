@@ -35,6 +35,14 @@ export const VECTORS = {
   documentsList: 'document_list_document_query',
   documentById: 'document_read',
   tokenBalances: 'test_multiple_identity_token_balances',
+  identityByKeyHash: 'test_identity_read_by_key',
+  tokenStatuses: 'test_token_status',
+  tokenTotalSupply: 'test_token_total_supply',
+  /** Its own session (`dashmate_local_6`): replay it alone. */
+  tokenPrices: 'test_direct_prices_tokens_ok',
+  epochFirst: 'test_epoch_fetch',
+  /** Epochs 193 and 194, which that network never reached: proved none. */
+  epochsFrom193: 'test_epoch_list_limit',
 } as const;
 export type VectorName = keyof typeof VECTORS;
 
@@ -53,6 +61,18 @@ export const RECORDED = {
     'G2E3WRhqGokAjoQq9CcNxNta3qbbzNsXbE8N4gq3cAPU',
     '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi',
   ],
+  /**
+   * The HASH160 test_identity_read_by_key looks the identity up by: its first key's. The keys of
+   * that genesis test identity come from a seeded RNG (rs-drive-abci's create_sdk_test_data), not
+   * from any BIP39 seed, so no wallet derives it.
+   */
+  identityKeyHash: '9b38c6edbaf06d13f1ef76d1b723c4bc8eaebb20',
+  /** The token ids test_direct_prices_tokens_ok asks the prices of, in order (session local_6). */
+  pricedTokenIds: [
+    'BzcDq6fPX9HJRdUFvUSrGc4pNo66Y7ToaDnQzYAw6mC3',
+    'Fse96iLHW1E5oVPYCtvk6594AayqTya7QmN8NSuhZ69',
+    'G2E3WRhqGokAjoQq9CcNxNta3qbbzNsXbE8N4gq3cAPU',
+  ],
 } as const;
 
 /** A doctored answer, for a negative control: each must make the SDK refuse. */
@@ -63,9 +83,27 @@ export type Tamper =
   /** Every request answered with another recorded request's answer (of those replayed). */
   | 'other-response';
 
-/** The gRPC method each recorded request type is sent to. */
-const METHODS: Readonly<Record<string, { method: string; request: string; response: string }>> = {
-  IdentityRequest: { method: 'getIdentity', request: 'GetIdentityRequest', response: 'GetIdentityResponse' },
+type Method = { method: string; request: string; response: string };
+const rpc = (name: string): Method => ({
+  method: name.charAt(0).toLowerCase() + name.slice(1),
+  request: `${name}Request`,
+  response: `${name}Response`,
+});
+
+/**
+ * The gRPC method each recorded request type is sent to; for a type that wraps several requests
+ * in an SDK enum (`IdentityRequest`: `{"GetIdentity": …}`, `{"GetIdentityByPublicKeyHash": …}`),
+ * by the variant.
+ */
+const WRAPPED: Readonly<Record<string, Method>> = {
+  GetIdentity: rpc('GetIdentity'),
+  GetIdentityByPublicKeyHash: rpc('GetIdentityByPublicKeyHash'),
+};
+const METHODS: Readonly<Record<string, Method>> = {
+  GetEpochsInfoRequest: rpc('GetEpochsInfo'),
+  GetTokenStatusesRequest: rpc('GetTokenStatuses'),
+  GetTokenTotalSupplyRequest: rpc('GetTokenTotalSupply'),
+  GetTokenDirectPurchasePricesRequest: rpc('GetTokenDirectPurchasePrices'),
   GetIdentityBalanceRequest: {
     method: 'getIdentityBalance',
     request: 'GetIdentityBalanceRequest',
@@ -126,11 +164,19 @@ function fromSerde(type: Protobuf.Type, json: JsonObject): Record<string, unknow
     if (!field) throw new Error(`the vector has a field ${type.name}.${key} the .proto files do not know`);
     field.resolve();
     const one = (item: Json): unknown => {
+      // A google.protobuf wrapper (`UInt32Value`…) is a bare value in serde: `"start_epoch": 185`.
+      if (field.resolvedType instanceof protobuf.Type && typeof item !== 'object') {
+        return fromSerde(field.resolvedType, { value: item });
+      }
       if (field.resolvedType instanceof protobuf.Type) return fromSerde(field.resolvedType, item as JsonObject);
       if (field.type === 'bytes') return Buffer.from(item as number[]);
       return item;
     };
     if (value === null) continue;
+    // proto3 leaves a field at its default off the wire (prost does; protobufjs writes what it is given).
+    const isDefault = value === false || value === 0 || value === '' || (Array.isArray(value) && value.length === 0);
+    const scalar = !field.partOf && !(field.resolvedType instanceof protobuf.Type);
+    if (scalar && (isDefault || (value === '0' && /int64|fixed64/.test(field.type)))) continue;
     out[key] = field.repeated ? (value as Json[]).map(one) : one(value);
   }
   return out;
@@ -353,9 +399,9 @@ function decodeCbor(bytes: Uint8Array): unknown {
 
 function loadVector(folder: string, file: string): Recorded {
   const type = /^msg_([A-Za-z]+)_[0-9a-f]{64}\.json$/.exec(file)?.[1];
-  const kind = type === undefined ? undefined : METHODS[type];
-  if (!type || !kind) throw new Error(`${folder}/${file}: no gRPC method known for this request type`);
   const { request, response } = readVector(join(VECTORS_DIR, folder, file));
+  const kind = type === 'IdentityRequest' ? WRAPPED[Object.keys(request)[0] ?? ''] : METHODS[type ?? ''];
+  if (!type || !kind) throw new Error(`${folder}/${file}: no gRPC method known for this request type`);
   const responseObject = unwrapped(response);
   const v0 = Object.values(responseObject['version'] as JsonObject)[0] as JsonObject;
   const meta = v0['metadata'] as JsonObject;

@@ -12,7 +12,9 @@ export type Fault =
   /** Forward to the node, then drop the connection without answering. */
   | { kind: 'forward-then-drop' }
   /** Drop the connection without forwarding. */
-  | { kind: 'drop' };
+  | { kind: 'drop' }
+  /** Never answer (until the proxy closes). */
+  | { kind: 'hang' };
 
 export type RpcProxy = {
   url: string;
@@ -44,6 +46,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         );
         return;
       }
+      if (fault?.kind === 'hang') return;
       if (fault?.kind === 'drop') {
         request.socket.destroy();
         return;

@@ -11,7 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
-import { tempHome, wallet } from '../helpers/io.js';
+import { hash160 } from '../../src/domain/dash/address.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';
 import {
   platformSdkProblem,
@@ -27,7 +28,16 @@ import { withClockAt } from '../helpers/shifted-clock.js';
 const sdkProblem = await platformSdkProblem();
 
 const SHIFTED_CLOCK = join(ROOT, 'test', 'fixtures', 'shifted-clock.mjs');
-const IDENTITY_SESSION: VectorName[] = ['identity', 'identityBalance', 'tokenBalances'];
+const IDENTITY_SESSION: VectorName[] = [
+  'identity',
+  'identityBalance',
+  'tokenBalances',
+  'identityByKeyHash',
+  'tokenStatuses',
+  'tokenTotalSupply',
+  'epochFirst',
+  'epochsFrom193',
+];
 const DPNS_SESSION: VectorName[] = ['contract', 'documentsList', 'documentById'];
 
 /** A data directory whose config.json names the fake DAPI as Platform network `local`, the default. */
@@ -71,6 +81,145 @@ describe('Platform tools through the CLI, in-process', { skip: sdkProblem ?? fal
         ['100100', '100200', '100300', null],
       );
       assert.deepEqual(dapi.unmatched, []);
+    } finally {
+      await dapi.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('platform-identity-get by public key hash, platform-token-info-get and platform-epochs-list', async () => {
+    const dapi = await startFakeDapi(IDENTITY_SESSION);
+    const home = homeFor(dapi.url);
+    try {
+      const byKey = await cli(dapi, home, ['platform-identity-get', '--public-key-hash', RECORDED.identityKeyHash]);
+      assert.equal(byKey.code, 0, byKey.stderr);
+      assert.equal(byKey.json?.['identity_id'], RECORDED.identityId);
+      const both = await cli(dapi, home, [
+        'platform-identity-get',
+        '--identity-id',
+        RECORDED.identityId,
+        '--public-key-hash',
+        RECORDED.identityKeyHash,
+      ]);
+      assert.equal(both.code, 2, both.stderr);
+      assert.match(both.stderr, /INVALID_PARAM: Give one of identity_id and public_key_hash/);
+      const statuses = await cli(dapi, home, [
+        'platform-token-info-get',
+        '--args-json',
+        JSON.stringify({ token_ids: RECORDED.tokenIds, include: ['status'] }),
+      ]);
+      assert.equal(statuses.code, 0, statuses.stderr);
+      assert.deepEqual(statuses.json?.['tokens'], [
+        { token_id: RECORDED.tokenIds[0], paused: null },
+        { token_id: RECORDED.tokenIds[1], paused: true },
+        { token_id: RECORDED.tokenIds[2], paused: null },
+        { token_id: RECORDED.tokenIds[3], paused: null },
+      ]);
+      const supply = await cli(dapi, home, [
+        'platform-token-info-get',
+        '--args-json',
+        JSON.stringify({ token_ids: [RECORDED.tokenIds[0]], include: ['supply'] }),
+      ]);
+      assert.equal(supply.code, 0, supply.stderr);
+      const [row] = supply.json?.['tokens'] as { total_supply: string }[];
+      assert.match(row?.total_supply ?? '', /^[1-9][0-9]*$/);
+      const epochs = await cli(dapi, home, ['platform-epochs-list', '--start-epoch', '0', '--count', '1']);
+      assert.equal(epochs.code, 0, epochs.stderr);
+      const [first, ...rest] = epochs.json?.['epochs'] as {
+        index: number;
+        first_block_time: string;
+        fee_multiplier: number;
+      }[];
+      assert.deepEqual(rest, []);
+      assert.equal(first?.index, 0);
+      assert.ok(Date.parse(first?.first_block_time ?? '') <= dapi.timeMs);
+      assert.equal(first?.fee_multiplier, 1);
+      const none = await cli(dapi, home, ['platform-epochs-list', '--start-epoch', '193', '--count', '2']);
+      assert.equal(none.code, 0, none.stderr);
+      assert.deepEqual(none.json?.['epochs'], []);
+      assert.deepEqual(dapi.unmatched, []);
+    } finally {
+      await dapi.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('platform-token-info-get: direct-purchase prices (their own session)', async () => {
+    const dapi = await startFakeDapi(['tokenPrices']);
+    const home = homeFor(dapi.url);
+    try {
+      const prices = await cli(dapi, home, [
+        'platform-token-info-get',
+        '--args-json',
+        JSON.stringify({ token_ids: RECORDED.pricedTokenIds, include: ['price'] }),
+      ]);
+      assert.equal(prices.code, 0, prices.stderr);
+      const rows = prices.json?.['tokens'] as { token_id: string; price: Record<string, string> | null }[];
+      assert.deepEqual(
+        rows.map((row) => row.token_id),
+        RECORDED.pricedTokenIds,
+      );
+      assert.equal(rows[0]?.price, null);
+      assert.deepEqual(rows[1]?.price, { base_price_credits: '25', current_price_credits: '25' });
+      assert.deepEqual(dapi.unmatched, []);
+    } finally {
+      await dapi.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("platform-identities-list asks for exactly the wallet's DIP-13 key hash, as the SDK derives it", async () => {
+    // No recorded identity belongs to a known seed (the vectors' identities have keys from a seeded
+    // RNG), so no lookup of a wallet's key can be answered: the fake DAPI lists the request it
+    // got, which must carry the HASH160 of m/9'/1'/5'/0'/0'/0'/0' as the SDK's own derivation
+    // gives it; and the tool must fail with a code, showing nothing.
+    const mnemonic = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
+    const dapi = await startFakeDapi(IDENTITY_SESSION);
+    const home = homeFor(dapi.url);
+    const pass = ['--passphrase-file', passphraseFileIn(home, 'right passphrase')];
+    try {
+      const imported = await wallet(
+        ['core-wallet-import', '--alias', 'main', '--network', 'testnet', '--mnemonic-stdin', '--no-discover', ...pass],
+        { home, stdin: mnemonic },
+      );
+      assert.equal(imported.code, 0, imported.stderr);
+      const listed = await cli(dapi, home, ['platform-identities-list', '--gap-limit', '1', ...pass]);
+      assert.notEqual(listed.code, 0);
+      assert.equal(listed.stdout, '');
+      assert.match(listed.stderr, /error: BACKEND_UNAVAILABLE: /);
+      assert.ok(!listed.stderr.includes('legal winner'));
+      const { wallet: sdkWallet } = await import('@dashevo/evo-sdk');
+      const oracle = await sdkWallet.deriveKeyFromSeedWithPath({
+        mnemonic,
+        path: "m/9'/1'/5'/0'/0'/0'/0'",
+        network: 'testnet',
+      });
+      const hash = Buffer.from(hash160(Buffer.from(oracle.publicKey, 'hex'))).toString('hex');
+      // GetIdentityByPublicKeyHashRequest { v0: { public_key_hash, prove: true } } on the wire.
+      assert.deepEqual(dapi.unmatched, [`getIdentityByPublicKeyHash 0a180a14${hash}1001`]);
+    } finally {
+      await dapi.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("platform-identities-list refuses a mainnet wallet's keys on another Platform network, asking nothing", async () => {
+    const dapi = await startFakeDapi(IDENTITY_SESSION);
+    const home = homeFor(dapi.url);
+    const pass = ['--passphrase-file', passphraseFileIn(home, 'right passphrase')];
+    try {
+      const imported = await wallet(
+        ['core-wallet-import', '--alias', 'main', '--network', 'mainnet', '--mnemonic-stdin', '--no-discover', ...pass],
+        { home, stdin: 'legal winner thank year wave sausage worth useful legal winner thank yellow' },
+      );
+      assert.equal(imported.code, 0, imported.stderr);
+      const listed = await cli(dapi, home, ['platform-identities-list', ...pass]);
+      assert.notEqual(listed.code, 0);
+      assert.match(
+        listed.stderr,
+        /error: NETWORK_MISMATCH: Wallet 'main' is a mainnet wallet; Platform local is not mainnet/,
+      );
+      assert.deepEqual([dapi.answered, dapi.unmatched], [[], []]);
     } finally {
       await dapi.close();
       rmSync(home, { recursive: true, force: true });
@@ -184,12 +333,12 @@ describe('Platform tools through the CLI, in-process', { skip: sdkProblem ?? fal
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
 
 /** `wallet serve` spawned with its clock at the recording's time, and a real MCP client on it. */
-async function serveAt(dapi: FakeDapi, home: string): Promise<Client> {
+async function serveAt(dapi: FakeDapi, home: string, flags: string[] = []): Promise<Client> {
   const client = new Client({ name: 'platform-test', version: '1' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', SHIFTED_CLOCK, WALLET_BIN, 'serve'],
+      args: ['--import', SHIFTED_CLOCK, WALLET_BIN, 'serve', ...flags],
       env: { PATH: process.env['PATH'] ?? '', WALLET_HOME: home, SHIFTED_CLOCK_MS: String(dapi.timeMs) },
       stderr: 'ignore',
     }),
@@ -221,9 +370,12 @@ describe('Platform tools over wallet serve, a real SDK client', { skip: sdkProbl
     assert.deepEqual(platform.map((tool) => tool.name).sort(), [
       'platform_contract_get',
       'platform_documents_list',
+      'platform_epochs_list',
+      'platform_identities_list',
       'platform_identity_balance_get',
       'platform_identity_get',
       'platform_token_balances_get',
+      'platform_token_info_get',
     ]);
     for (const tool of platform) {
       assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
@@ -262,6 +414,80 @@ describe('Platform tools over wallet serve, a real SDK client', { skip: sdkProbl
     });
     assert.ok(errorCode(result) !== undefined);
     assert.equal(dapi.unmatched.length, 1);
+    dapi.unmatched.length = 0;
+  });
+});
+
+describe('Platform identity-session tools over wallet serve, a real SDK client', { skip: sdkProblem ?? false }, () => {
+  const mnemonic = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+  let dapi: FakeDapi;
+  let home: string;
+  let client: Client;
+  before(async () => {
+    dapi = await startFakeDapi(IDENTITY_SESSION);
+    home = homeFor(dapi.url);
+    const passphraseFile = passphraseFileIn(home, 'right passphrase');
+    const imported = await wallet(
+      [
+        'core-wallet-import',
+        '--alias',
+        'main',
+        '--network',
+        'testnet',
+        '--mnemonic-stdin',
+        '--no-discover',
+        '--passphrase-file',
+        passphraseFile,
+      ],
+      { home, stdin: mnemonic },
+    );
+    assert.equal(imported.code, 0, imported.stderr);
+    client = await serveAt(dapi, home, ['--passphrase-file', passphraseFile]);
+  });
+  after(async () => {
+    await client.close();
+    await dapi.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('platform_identity_get by key hash, platform_token_info_get, platform_epochs_list', async () => {
+    const byKey = await client.callTool({
+      name: 'platform_identity_get',
+      arguments: { public_key_hash: RECORDED.identityKeyHash },
+    });
+    assert.equal(errorCode(byKey), undefined, JSON.stringify(byKey.content));
+    assert.equal((byKey.structuredContent as { identity_id: string }).identity_id, RECORDED.identityId);
+    const statuses = await client.callTool({
+      name: 'platform_token_info_get',
+      arguments: { token_ids: RECORDED.tokenIds, include: ['status'] },
+    });
+    assert.equal(errorCode(statuses), undefined, JSON.stringify(statuses.content));
+    const tokens = (statuses.structuredContent as { tokens: { paused: boolean | null }[] }).tokens;
+    assert.deepEqual(
+      tokens.map((token) => token.paused),
+      [null, true, null, null],
+    );
+    const epochs = await client.callTool({ name: 'platform_epochs_list', arguments: { count: 1 } });
+    assert.equal(errorCode(epochs), undefined, JSON.stringify(epochs.content));
+    assert.deepEqual(
+      (epochs.structuredContent as { epochs: { index: number }[] }).epochs.map((epoch) => epoch.index),
+      [0],
+    );
+    assert.deepEqual(dapi.unmatched, []);
+  });
+
+  it("platform_identities_list sends the wallet's DIP-13 key hash, and fails with a code when unanswered", async () => {
+    const result = await client.callTool({ name: 'platform_identities_list', arguments: { gap_limit: 1 } });
+    assert.equal(errorCode(result), 'BACKEND_UNAVAILABLE');
+    assert.equal(result.structuredContent, undefined);
+    const { wallet: sdkWallet } = await import('@dashevo/evo-sdk');
+    const oracle = await sdkWallet.deriveKeyFromSeedWithPath({
+      mnemonic,
+      path: "m/9'/1'/5'/0'/0'/0'/0'",
+      network: 'testnet',
+    });
+    const hash = Buffer.from(hash160(Buffer.from(oracle.publicKey, 'hex'))).toString('hex');
+    assert.deepEqual(dapi.unmatched, [`getIdentityByPublicKeyHash 0a180a14${hash}1001`]);
     dapi.unmatched.length = 0;
   });
 });

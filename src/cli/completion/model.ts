@@ -1,6 +1,8 @@
 import { flagsOfCommand } from '../commands.js';
 import type { CliFlag } from '../global-flags.js';
 import type { ToolCommand } from '../help.js';
+import { promptInputSchema, templateInputSchema } from '../listing-schemas.js';
+import type { ServerListings } from '../tool-cache.js';
 import { flagsFromSchema, type FlagSpec } from '../schema-flags.js';
 import { COMPLETION_VALUE_KINDS, type CompletionValueKind } from './values-file.js';
 
@@ -84,6 +86,45 @@ export function toolCompletionCommands(commands: readonly ToolCommand[]): Comple
     acceptsFiles: false,
     flags: toolFlags(flagsFromSchema(tool.inputSchema)),
   }));
+}
+
+/**
+ * A server's resources, resource templates and prompts as subcommands of `resource` and `prompt`
+ * (`resource demo://static/1`, `prompt args-prompt`): TAB after `wallet --server X resource`
+ * offers the URIs, after a template or a prompt its flags.
+ */
+export function listingCompletionCommands(listings: ServerListings): CompletionCommand[] {
+  const output: CompletionFlag = {
+    name: '--output',
+    value: 'file',
+    choices: [],
+    description: 'Write the resource to this file (needed for a binary one)',
+  };
+  const entry = (path: string[], summary: string, flags: CompletionFlag[]): CompletionCommand => ({
+    path,
+    summary,
+    acceptsGlobals: true,
+    acceptsFiles: false,
+    flags,
+  });
+  return [
+    ...listings.resources.map((resource) =>
+      entry(['resource', resource.uri], resource.description ?? resource.title ?? resource.name, [output]),
+    ),
+    ...listings.templates.map((template) =>
+      entry(['resource', template.uriTemplate], template.description ?? template.title ?? template.name, [
+        ...toolFlags(flagsFromSchema(templateInputSchema(template.uriTemplate))),
+        output,
+      ]),
+    ),
+    ...listings.prompts.map((prompt) =>
+      entry(
+        ['prompt', prompt.name],
+        prompt.description ?? prompt.title ?? '',
+        toolFlags(flagsFromSchema(promptInputSchema(prompt))),
+      ),
+    ),
+  ];
 }
 
 function toolFlags(specs: readonly FlagSpec[]): CompletionFlag[] {

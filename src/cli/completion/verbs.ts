@@ -1,6 +1,8 @@
 import { GLOBAL_FLAGS } from '../global-flags.js';
 import { CLI_VERBS, TOOLS_FLAGS } from '../help.js';
+import { RESOURCE_FLAGS } from '../resources.js';
 import { SERVE_FLAGS } from '../serve.js';
+import { TASKS_SUBCOMMANDS, TASKS_SUMMARIES } from '../tasks.js';
 import { SERVERS_FLAGS, SERVERS_FLAGS_OF, SERVERS_SUBCOMMANDS } from '../servers/command.js';
 import { CLIENT_NAMES, SETUP_CLIENTS, SETUP_FLAGS } from '../setup/command.js';
 import { APPROVALS_FLAGS, APPROVALS_SUBCOMMANDS, APPROVALS_SUMMARIES } from '../approvals.js';
@@ -62,6 +64,24 @@ const VERB_SHAPES: Readonly<Record<string, readonly VerbShape[]>> = {
   ],
   tools: [
     { path: ['tools'], acceptsGlobals: true, acceptsFiles: false, flags: TOOLS_FLAGS.flatMap(cliFlagCompletions) },
+  ],
+  resource: [
+    {
+      path: ['resource'],
+      acceptsGlobals: true,
+      acceptsFiles: false,
+      flags: RESOURCE_FLAGS.flatMap(cliFlagCompletions),
+    },
+  ],
+  tasks: [
+    { path: ['tasks'], acceptsGlobals: true, acceptsFiles: false, flags: [] },
+    ...TASKS_SUBCOMMANDS.map((name) => ({
+      path: ['tasks', name],
+      summary: TASKS_SUMMARIES[name],
+      acceptsGlobals: true,
+      acceptsFiles: false,
+      flags: [],
+    })),
   ],
   setup: [
     { path: ['setup'], acceptsGlobals: false, acceptsFiles: false, flags: SETUP_FLAGS.flatMap(cliFlagCompletions) },

@@ -159,9 +159,10 @@ export function resolveNetworks(
  */
 function shareEvmPolicies(networks: ResolvedNetwork[]): void {
   const evm = networks.filter((entry) => entry.chain === 'evm' && entry.chainId !== null);
+  // The networks that set one, read before any shares it (a shared one is not set twice).
+  const setters = evm.filter((entry) => entry.policy !== null);
   for (const entry of evm) {
-    const sameChain = evm.filter((other) => other.chainId === entry.chainId);
-    const setting = sameChain.filter((other) => other.policy !== null);
+    const setting = setters.filter((other) => other.chainId === entry.chainId);
     if (setting.length > 1) {
       throw new WalletError(
         'INVALID_PARAM',

@@ -9,6 +9,7 @@ import { connectNode, evmNetwork, type EvmNetwork } from './network.js';
 import { parseTxRequestFrom, plan, type EvmTxPlan, type ParsedTxRequest, type TxRequest } from './plan.js';
 import { broadcast } from './send.js';
 import { signReserved } from './sign.js';
+import { checkSimulatedSpend, simulateCall, type AssetChanges } from './simulate.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
 import { statusOf, type TxStatus } from './status.js';
 import { describeSigned, type SignedTx } from './transaction.js';
@@ -27,7 +28,11 @@ export type PaymentTerms = {
 /** Who pays, resolved: the keystore account, its network, and the node when the caller has connected. */
 export type Payer = { account: EvmAccount; network: EvmNetwork; node?: EvmNode | undefined };
 
-export type Payment = { plan: EvmTxPlan; sent: (SignedTx & TxStatus) | null };
+/**
+ * `simulation`: what the call would do to balances and allowances (see simulate.ts), asked of the
+ * node for every dry run, and before signing where the network has a policy; else undefined.
+ */
+export type Payment = { plan: EvmTxPlan; sent: (SignedTx & TxStatus) | null; simulation?: AssetChanges | undefined };
 
 /**
  * Pays `value` to `to` in one call: plan, sign and send, unlocking once. A dry run only plans
@@ -61,27 +66,35 @@ export async function pay(
   const spend = { ...countedSpend(parsed), authority: terms.dryRun ? PLANNING : terms.authority };
   await checkBeforeSigning(services.dataDir, policy, spend);
   const node = connected ?? (await connectNode(network, options.signal));
+  // What the call would do, asked alongside the plan: the policy counts the tokens it shows
+  // moving beyond what the calldata says (a router pulling them), as it counts decoded ones.
+  const simulateWith = async (): Promise<{ simulation?: AssetChanges; counted: typeof spend }> => {
+    if (!terms.dryRun && policy === null) return { counted: spend };
+    const simulation = await simulateCall(node, { ...parsed, from: account.address });
+    const counted = await checkSimulatedSpend(services.dataDir, policy, spend, simulation, account.address);
+    return { simulation, counted };
+  };
   if (terms.dryRun) {
-    const planned = await plan(node, parsed);
+    const [planned, { simulation }] = await Promise.all([plan(node, parsed), simulateWith()]);
     checkFeeCap(planned.maxFee, terms.maxFee, policy);
-    return { plan: planned, sent: null };
+    return { plan: planned, sent: null, simulation };
   }
   // From the nonce to the broadcast, one payment per account at a time (across processes too):
   // two payments planned at once would get the same nonce, and one would replace the other.
-  const { planned, summary } = await services.keystore.withAccountLock(account.address, async () => {
-    const planned = await plan(node, parsed);
+  const { planned, summary, simulation } = await services.keystore.withAccountLock(account.address, async () => {
+    const [planned, { simulation, counted }] = await Promise.all([plan(node, parsed), simulateWith()]);
     checkFeeCap(planned.maxFee, terms.maxFee, policy);
     const transaction = parseTransaction(planned.unsigned);
     const reservation = await signReserved(services, account, transaction, policy, {
-      ...spend,
+      ...counted,
       key: spendKey(account.address, transaction),
       fee: planned.maxFee,
     });
     // Described from the transaction it signed: the signed hex is never decoded again.
     const summary = describeSigned(reservation.value, account.address, transaction);
     await broadcastReserved(reservation, () => broadcast(services, node, summary));
-    return { planned, summary };
+    return { planned, summary, simulation };
   });
   const status = await statusOf(node, summary.hash, terms.wait ? terms.waitSeconds : 0, options);
-  return { plan: planned, sent: { ...summary, ...status } };
+  return { plan: planned, sent: { ...summary, ...status }, simulation };
 }

@@ -1,16 +1,24 @@
-import { recoverTransactionAddress, type Hash, type Hex, type TransactionSerialized } from 'viem';
+import { keccak256, recoverTransactionAddress, type Hash, type Hex, type TransactionSerialized } from 'viem';
 import { WalletError } from '../errors.js';
 import type { ProgressReporter } from '../net/chain-backend.js';
 import type { EvmNode } from '../net/evm-rpc.js';
-import { broadcastReserved, checkAutonomy, checkSpend, reserveSpend } from '../policy/spending-policy.js';
-import type { Authority } from '../policy/authority.js';
+import {
+  broadcastReserved,
+  checkAutonomy,
+  checkBeforeSigning,
+  checkSpend,
+  reserveSpend,
+} from '../policy/spending-policy.js';
+import { PLANNING, type Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
 import { checkChainId, connectNode, evmNetwork } from './network.js';
 import { SentLog } from './sent-log.js';
+import { planned, type TxPlanned } from './sign.js';
+import { checkSimulatedSpend, simulateCall } from './simulate.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
 import { statusOf, type TxStatus } from './status.js';
 import { tokenMovesOfCalldata } from './token-moves.js';
-import { describeSigned, readTransaction, type SignedTx } from './transaction.js';
+import { describeSigned, maxFeeOf, readTransaction, type SignedTx } from './transaction.js';
 
 export type SendRequest = {
   signed: string;
@@ -50,13 +58,46 @@ export async function sendTransaction(
   checkAutonomy(network.policy, spend, request.authority);
   checkFeeCap(summary.maxFee, request.maxFee, network.policy);
   const node = await connectNode(network, options.signal);
-  const reservation = await reserveSpend(services.dataDir, network.policy, spend, async () => ({
+  // Where a policy is set, what the node shows the transaction would do counts too (simulate.ts).
+  const counted =
+    network.policy === null
+      ? spend
+      : await checkSimulatedSpend(services.dataDir, network.policy, spend, await simulateCall(node, summary), from);
+  const reservation = await reserveSpend(services.dataDir, network.policy, counted, async () => ({
     value: undefined,
     txid: summary.hash,
   }));
   await broadcastReserved(reservation, () => broadcast(services, node, summary));
   const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
   return { ...summary, ...status };
+}
+
+/**
+ * The dry run of {@link sendTransaction}: every check it makes, under the owner's rules, and what
+ * the transaction would do, simulated on the network's node; nothing is broadcast.
+ */
+export async function planSending(
+  services: WalletServices,
+  request: { signed: string; network: string; maxFee: string | undefined },
+  signal?: AbortSignal,
+): Promise<TxPlanned> {
+  const network = await evmNetwork(services, request.network);
+  const transaction = readTransaction(request.signed, 'signed_tx');
+  if (transaction.r === undefined) {
+    throw new WalletError('INVALID_PARAM', 'signed_tx has no signature.', { hint: 'Sign it first with evm_tx_sign.' });
+  }
+  checkChainId(transaction.chainId, network, 'The transaction');
+  const signed = request.signed.trim() as Hex;
+  const from = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
+  const spend = {
+    ...countedSpend(transaction),
+    key: spendKey(from, transaction),
+    authority: PLANNING,
+    fee: maxFeeOf(transaction),
+  };
+  await checkBeforeSigning(services.dataDir, network.policy, spend);
+  checkFeeCap(spend.fee, request.maxFee, network.policy);
+  return { ...(await planned(services, network, from, transaction, spend, signal)), hash: keccak256(signed) };
 }
 
 /**

@@ -8,13 +8,17 @@ import {
   type Reservation,
   type SpendingPolicy,
 } from '../policy/spending-policy.js';
-import type { Authority } from '../policy/authority.js';
+import { PLANNING, type Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
 import { resolveAccount, type EvmAccount } from './accounts.js';
 import { withAccountKey } from './keys.js';
-import { checkChainId, evmNetwork } from './network.js';
+import { checkChainId, evmNetwork, type EvmNetwork } from './network.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
+import { checkSimulatedSpend, simulateOn, type AssetChanges } from './simulate.js';
 import { describeSigned, maxFeeOf, readTransaction, type SignedTx } from './transaction.js';
+
+/** What signing or sending a transaction would do, planned: the transaction read, and its simulation. */
+export type TxPlanned = Omit<SignedTx, 'signed' | 'hash'> & { hash: SignedTx['hash'] | null; simulation: AssetChanges };
 
 /**
  * Signs an unsigned transaction offline with a keystore account, after checking it is for the
@@ -44,19 +48,52 @@ export async function signTransaction(
 }
 
 /**
- * What signing or sending `hex` would refuse before any key or node is touched: a network that
- * does not exist, a transaction that does not decode or is for another chain, and a token call
- * whose arguments do not decode. `wallet serve` runs it before it asks anyone or files an approval,
- * so nobody is asked to approve a call bound to fail; the handler checks again.
+ * The dry run of {@link signTransaction}: every check it makes, under the owner's rules (a plan
+ * signs nothing), then what the transaction would do, simulated on the network's node (the only
+ * part that is not offline; a node that cannot be reached "could not simulate"). Token moves the
+ * simulation shows beyond the calldata are refused by the token caps as decoded ones are.
  */
-export async function checkTransactionBeforeAsking(
+export async function planSigning(
   services: WalletServices,
-  request: { hex: string; field: 'unsigned_tx' | 'signed_tx'; network: string },
-): Promise<void> {
+  request: { unsigned: string; from: string; network: string; maxFee: string | undefined },
+  signal?: AbortSignal,
+): Promise<TxPlanned> {
   const network = await evmNetwork(services, request.network);
-  const transaction = readTransaction(request.hex, request.field);
+  const transaction = readTransaction(request.unsigned, 'unsigned_tx');
+  if (transaction.r !== undefined || transaction.s !== undefined) {
+    throw new WalletError('INVALID_PARAM', 'unsigned_tx is already signed.', { hint: 'Send it with evm_tx_send.' });
+  }
   checkChainId(transaction.chainId, network, 'The transaction');
-  countedSpend(transaction);
+  const counted = countedSpend(transaction);
+  const account = await resolveAccount(services, request.from);
+  const spend = {
+    ...counted,
+    key: spendKey(account.address, transaction),
+    authority: PLANNING,
+    fee: maxFeeOf(transaction),
+  };
+  await checkBeforeSigning(services.dataDir, network.policy, spend);
+  checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
+  return planned(services, network, account.address, transaction, spend, signal);
+}
+
+/** A transaction's plan: its simulation, and the policy's word on what the simulation shows. */
+export async function planned(
+  services: WalletServices,
+  network: EvmNetwork,
+  from: EvmAccount['address'],
+  transaction: TransactionSerializable,
+  spend: LedgerSpend,
+  signal?: AbortSignal,
+): Promise<TxPlanned> {
+  const { hash: _hash, signed: _signed, ...described } = describeSigned('0x', from, transaction);
+  const simulation = await simulateOn(
+    network,
+    { from, to: described.to, value: described.value, data: described.data },
+    signal,
+  );
+  await checkSimulatedSpend(services.dataDir, network.policy, spend, simulation, from);
+  return { ...described, hash: null, simulation };
 }
 
 /**

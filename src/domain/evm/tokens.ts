@@ -10,6 +10,7 @@ import { MAX_UINT256, TOKEN_UNITS_PATTERN } from './amount.js';
 import { connectNode, evmNetwork } from './network.js';
 import { pay } from './pay.js';
 import type { EvmTxPlan } from './plan.js';
+import type { AssetChanges } from './simulate.js';
 import type { TxStatus } from './status.js';
 import type { SignedTx } from './transaction.js';
 
@@ -40,6 +41,8 @@ export type TokenTransfer = {
   plan: EvmTxPlan;
   /** Null for a dry run. */
   sent: (SignedTx & TxStatus) | null;
+  /** What a simulation of the call shows (see `Payment.simulation`). */
+  simulation?: AssetChanges | undefined;
 };
 
 /**
@@ -79,14 +82,14 @@ export async function transferToken(
   }
   const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
   // The account, network and node resolved here are the payment's: pay resolves none of them again.
-  const { plan, sent } = await pay(
+  const { plan, sent, simulation } = await pay(
     services,
     { account, network, node },
     { from: account.address, to: token, value: 0n, data },
     request,
     options,
   );
-  return { token, symbol: held.symbol, decimals: held.decimals, to, amount, plan, sent };
+  return { token, symbol: held.symbol, decimals: held.decimals, to, amount, plan, sent, simulation };
 }
 
 /** Token base units in digits, 1 to 2^256 - 1; `INVALID_PARAM` naming `amount` otherwise. */

@@ -47,6 +47,7 @@ export class EvmNode {
   /** The endpoint with credentials masked, for messages. */
   readonly endpoint: string;
   private readonly client: PublicClient<Transport, Chain>;
+  private readonly request: (call: { method: string; params?: unknown; timeoutMs?: number }) => Promise<unknown>;
 
   private constructor(
     readonly network: ResolvedNetwork & { url: string; chainId: number },
@@ -54,13 +55,22 @@ export class EvmNode {
   ) {
     this.endpoint = redactUrl(network.url);
     let id = 0;
-    const request = async ({ method, params }: { method: string; params?: unknown }): Promise<unknown> => {
+    const request = async ({
+      method,
+      params,
+      timeoutMs,
+    }: {
+      method: string;
+      params?: unknown;
+      timeoutMs?: number;
+    }): Promise<unknown> => {
       const response = await httpJson({
         url: network.url,
         method: 'POST',
         body: { jsonrpc: '2.0', id: ++id, method, params: params ?? [] },
-        idempotent: method !== 'eth_sendRawTransaction',
-        timeoutMs: method === 'eth_sendRawTransaction' ? BROADCAST_TIMEOUT_MS : EVM_TIMEOUT_MS,
+        // A call with its own deadline (an optional feature, see `optional`) is asked once.
+        idempotent: method !== 'eth_sendRawTransaction' && timeoutMs === undefined,
+        timeoutMs: timeoutMs ?? (method === 'eth_sendRawTransaction' ? BROADCAST_TIMEOUT_MS : EVM_TIMEOUT_MS),
         signal,
       });
       const reply = RpcReply.safeParse(response.json);
@@ -75,6 +85,7 @@ export class EvmNode {
         throw new RpcRequestError({ body: { method }, error: reply.data.error, url: this.endpoint });
       return reply.data.result;
     };
+    this.request = request;
     this.client = createPublicClient({
       chain: defineChain({
         id: network.chainId,
@@ -179,6 +190,15 @@ export class EvmNode {
     return this.run(() =>
       this.client.getTransactionReceipt({ hash }).catch(orUndefined('TransactionReceiptNotFoundError')),
     );
+  }
+
+  /**
+   * One JSON-RPC call the wallet can do without (a simulation): asked once, answered within
+   * `timeoutMs` or failed. Its answer is the node's, unchecked: the caller validates it. Fails with
+   * a `WalletError` carrying the node's words (a method the node lacks is `BACKEND_UNAVAILABLE`).
+   */
+  optional(method: string, params: unknown[], timeoutMs: number): Promise<unknown> {
+    return this.run(() => this.request({ method, params, timeoutMs }));
   }
 
   blockNumber(): Promise<bigint> {

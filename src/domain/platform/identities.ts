@@ -2,6 +2,7 @@
  * Platform identities, read by id with proofs verified by the SDK: balance (credits), revision and
  * public keys. An identity proved absent is `INVALID_PARAM` (nothing to show), not an empty answer.
  */
+import type { EvoSDK } from '@dashevo/evo-sdk';
 import { WalletError } from '../errors.js';
 import type { PlatformNetwork } from './network.js';
 import { platformRead } from './sdk.js';
@@ -31,26 +32,52 @@ function absent(network: PlatformNetwork, id: string): WalletError {
   });
 }
 
+type SdkIdentity = NonNullable<Awaited<ReturnType<EvoSDK['identities']['fetch']>>>;
+
+function identityOf(identity: SdkIdentity): PlatformIdentity {
+  return {
+    id: identity.id.toBase58(),
+    balanceCredits: BigInt(identity.balance),
+    revision: BigInt(identity.revision),
+    publicKeys: identity.publicKeys.map((key) => ({
+      id: key.keyId,
+      type: key.keyType,
+      purpose: key.purpose,
+      securityLevel: key.securityLevel,
+      readOnly: key.isReadOnly,
+      data: key.data,
+      disabledAt: key.disabledAt ?? null,
+    })),
+  };
+}
+
 /** An identity by id (base58), proved. */
 export async function fetchIdentity(network: PlatformNetwork, id: string): Promise<PlatformIdentity> {
   return platformRead(network, `identity ${id}`, async (sdk) => {
     const identity = await sdk.identities.fetch(id);
     if (!identity) throw absent(network, id);
-    return {
-      id: identity.id.toBase58(),
-      balanceCredits: BigInt(identity.balance),
-      revision: BigInt(identity.revision),
-      publicKeys: identity.publicKeys.map((key) => ({
-        id: key.keyId,
-        type: key.keyType,
-        purpose: key.purpose,
-        securityLevel: key.securityLevel,
-        readOnly: key.isReadOnly,
-        data: key.data,
-        disabledAt: key.disabledAt ?? null,
-      })),
-    };
+    return identityOf(identity);
   });
+}
+
+/**
+ * The identities that hold a unique public key of each HASH160 asked (40 hex digits), in the
+ * order asked, proved; null where none does (proved absent). One request per hash.
+ */
+export async function fetchIdentitiesByKeyHashes(
+  network: PlatformNetwork,
+  keyHashes: readonly string[],
+): Promise<(PlatformIdentity | null)[]> {
+  const found: (PlatformIdentity | null)[] = [];
+  for (const keyHash of keyHashes) {
+    found.push(
+      await platformRead(network, `the identity of public key hash ${keyHash}`, async (sdk) => {
+        const identity = await sdk.identities.byPublicKeyHash(keyHash);
+        return identity ? identityOf(identity) : null;
+      }),
+    );
+  }
+  return found;
 }
 
 /** An identity's balance in credits, proved. */

@@ -85,5 +85,37 @@ export function platformNetwork(networks: readonly PlatformNetwork[], name: stri
       },
     );
   }
+  checkEndpoints(found);
   return found;
+}
+
+/** A loopback host: the only one a plain-http quorum service may be on. */
+const LOOPBACK_HOST = /^(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])$/;
+
+/**
+ * The configured endpoints a network may use, as config errors naming the key: mainnet and testnet
+ * only over https (the SDK refuses anything else); the quorum service, whose keys decide which
+ * answers are proved, over https or on loopback, since whoever answers it could vouch for forged
+ * answers; DAPI nodes of a network of one's own over http too (their answers carry proofs).
+ */
+function checkEndpoints(network: PlatformNetwork): void {
+  const publicNetwork = network.sdkNetwork === 'mainnet' || network.sdkNetwork === 'testnet';
+  const refuse = (key: 'dapi_addresses' | 'quorum_url', why: string) =>
+    new WalletError('INVALID_PARAM', `Config key ${platformConfigKey(network.network, key)} ${why}.`, {
+      hint: `Fix ${platformConfigKey(network.network, key)} in config.json: an https:// URL${key === 'quorum_url' && !publicNetwork ? ', or http:// on loopback (127.0.0.1, localhost, [::1])' : ''}.`,
+    });
+  if (network.quorumUrl !== null) {
+    const url = new URL(network.quorumUrl);
+    if (url.protocol !== 'https:' && (publicNetwork || !LOOPBACK_HOST.test(url.hostname))) {
+      throw refuse(
+        'quorum_url',
+        publicNetwork
+          ? `must be https for Platform ${network.network}`
+          : 'must be https unless on loopback: the quorum keys decide which answers count as proved',
+      );
+    }
+  }
+  if (publicNetwork && network.dapiAddresses?.some((address) => new URL(address).protocol !== 'https:')) {
+    throw refuse('dapi_addresses', `must be https for Platform ${network.network}`);
+  }
 }

@@ -50,13 +50,41 @@ function endpointHint(network: PlatformNetwork): string {
     : `Check config keys ${platformConfigKey(network.network, 'dapi_addresses')} and ${platformConfigKey(network.network, 'quorum_url')}.`;
 }
 
+/**
+ * A panic of the SDK's WebAssembly (Rust's `panic!`, surfacing as a `WebAssembly.RuntimeError`
+ * such as "unreachable"): the SDK could not process an answer. Its instance may be left in a bad
+ * state, so the clients are dropped and the next call starts afresh.
+ */
+function isWasmPanic(error: unknown): boolean {
+  return (
+    (error instanceof Error && error.name === 'RuntimeError') ||
+    /\bpanicked at\b|unreachable executed/i.test(messageOf(error))
+  );
+}
+
 /** An SDK failure as the WalletError it means; `what` names the request ("identity 4vJ9…"). */
 function platformError(error: unknown, network: PlatformNetwork, what: string): WalletError {
   if (error instanceof WalletError) return error;
+  if (isWasmPanic(error)) {
+    clients.clear();
+    return new WalletError(
+      'BACKEND_INVALID',
+      `The Platform SDK failed on the answer for ${what} (a panic in its WebAssembly).`,
+      {
+        hint: `Nothing of it is shown as true. Try again; if it persists, the node's answer is one the SDK cannot read: ${endpointHint(network)}`,
+        cause: error,
+      },
+    );
+  }
   const message = messageOf(error);
+  // The SDK sets a node aside for a minute (then longer) after a failed or refused answer; with
+  // every node set aside it asks none, and says so.
+  const setAside = /no available addresses to use/i.test(message);
   const unavailable = () =>
     new WalletError('BACKEND_UNAVAILABLE', `Platform ${network.network} did not answer for ${what}.`, {
-      hint: endpointHint(network),
+      hint: setAside
+        ? `After a failed or refused answer the SDK sets a node aside for a minute; none is left. Try again in a minute. ${endpointHint(network)}`
+        : endpointHint(network),
       cause: error,
     });
   if (UNREACHABLE.test(message)) return unavailable();
@@ -91,17 +119,29 @@ async function importSdk(): Promise<typeof EvoSdkModule> {
   return import('@dashevo/evo-sdk');
 }
 
+/** The SDK, loaded and constructed: a failure here is no answer of anyone's but ours (INTERNAL). */
+async function newClient(network: PlatformNetwork): Promise<EvoSDK> {
+  try {
+    const { EvoSDK } = await importSdk();
+    return new EvoSDK({
+      network: network.sdkNetwork,
+      trusted: true,
+      proofs: true,
+      ...(network.dapiAddresses ? { addresses: [...network.dapiAddresses] } : {}),
+      ...(network.quorumUrl ? { quorumUrl: network.quorumUrl } : {}),
+      ...(network.sdkNetwork === 'devnet' ? { devnetName: network.network } : {}),
+      settings: { retries: 1 },
+    });
+  } catch (error) {
+    throw new WalletError('INTERNAL', `The Dash Platform SDK did not load: ${messageOf(error).slice(0, 200)}.`, {
+      hint: 'Reinstall the wallet (its @dashevo/evo-sdk dependency), and report it if it persists.',
+      cause: error,
+    });
+  }
+}
+
 async function connect(network: PlatformNetwork): Promise<EvoSDK> {
-  const { EvoSDK } = await importSdk();
-  const sdk = new EvoSDK({
-    network: network.sdkNetwork,
-    trusted: true,
-    proofs: true,
-    ...(network.dapiAddresses ? { addresses: [...network.dapiAddresses] } : {}),
-    ...(network.quorumUrl ? { quorumUrl: network.quorumUrl } : {}),
-    ...(network.sdkNetwork === 'devnet' ? { devnetName: network.network } : {}),
-    settings: { retries: 1 },
-  });
+  const sdk = await newClient(network);
   try {
     await sdk.connect();
   } catch (error) {
@@ -132,9 +172,10 @@ export async function platformRead<T>(
     clients.set(key, client);
     client.catch(() => clients.delete(key));
   }
-  const sdk = await client;
+  // One guard around the connection and the read: whatever the SDK throws, even a panic of its
+  // WebAssembly, ends as a WalletError of this call, never as an exception that takes serve down.
   try {
-    return await read(sdk);
+    return await read(await client);
   } catch (error) {
     throw platformError(error, network, what);
   }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { EvmAddressOrAlias, HexData, RequiredEvmNetwork, Wei } from '../fields.js';
-import { PaymentFields, PlanFields, planFields, statusFields } from './tx-fields.js';
+import { AssetChangesField, PaymentFields, PlanFields, planFields, statusFields } from './tx-fields.js';
 import { From, MaxFee, Wait, WaitSeconds } from './tx-inputs.js';
 
 // The handler imports its EVM domain module (and with it viem) on its first call, not when a
@@ -18,7 +18,9 @@ export const evmFundsSend = defineTool({
   description: [
     'Creates, signs and sends a payment of value_wei from a keystore account to to, with calldata if',
     'given: the three steps of evm-tx-create, evm-tx-sign and evm-tx-send in one call, unlocking once.',
-    'With dry_run nothing is signed or sent: the answer shows the nonce, gas and most the fee can be.',
+    'With dry_run nothing is signed or sent: the answer shows the nonce, gas and most the fee can be,',
+    'and asset_changes: the ether and ERC-20 balance changes and allowances a simulation of the call on',
+    'the node shows (or that it could not simulate).',
     'Checks the node serves the network named, and that the account can pay value plus fee. Refused',
     "(POLICY_VIOLATION naming the rule, nothing signed) when the network's spending policy",
     '(docs/POLICY.md) forbids the payment; a dry run is refused the same way.',
@@ -41,12 +43,14 @@ export const evmFundsSend = defineTool({
     z.object({
       ...PlanFields,
       ...PaymentFields,
+      asset_changes: AssetChangesField,
     }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
   handler: async (input, { services, signal, progress, authority }) => {
     const { sendFunds } = await import('../../domain/evm/pay.js');
-    const { plan, sent } = await sendFunds(
+    const { assetChangesOutput } = await import('../../domain/evm/simulate.js');
+    const { plan, sent, simulation } = await sendFunds(
       services,
       {
         authority,
@@ -62,8 +66,10 @@ export const evmFundsSend = defineTool({
       },
       { signal, progress },
     );
+    const assetChanges = simulation ? { asset_changes: assetChangesOutput(simulation, plan.from) } : {};
     if (!sent) {
       return {
+        ...assetChanges,
         ...planFields(plan),
         sent: false,
         hash: null,
@@ -75,6 +81,7 @@ export const evmFundsSend = defineTool({
     }
     const status = statusFields(sent);
     return {
+      ...assetChanges,
       ...planFields(plan),
       sent: true,
       hash: status.hash,

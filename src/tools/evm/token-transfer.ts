@@ -14,7 +14,7 @@ import {
   WeiAmount,
   WeiPerGas,
 } from '../fields.js';
-import { PaymentFields, statusFields } from './tx-fields.js';
+import { AssetChangesField, PaymentFields, statusFields } from './tx-fields.js';
 import { MaxFee, Wait, WaitSeconds } from './tx-inputs.js';
 
 /** The EVM domain (and viem) load on a call's first use. */
@@ -37,7 +37,8 @@ export const evmTokenTransfer = defineTool({
     "Transfers amount (in the token's base units) of the ERC-20 contract token from a keystore account",
     "to to: reads the token's symbol and decimals and the sender's token balance, then creates, signs",
     'and sends a transaction to the token contract (value 0, transfer(to, amount) calldata), as',
-    'evm-funds-send would. With dry_run nothing is signed or sent. Refused with INVALID_PARAM when',
+    'evm-funds-send would. With dry_run nothing is signed or sent, and asset_changes shows what a',
+    'simulation of the call on the node does to balances (or that it could not). Refused with INVALID_PARAM when',
     'token is no ERC-20 contract on the network or amount is 0, with INSUFFICIENT_FUNDS when the',
     "sender holds fewer tokens (or cannot pay the gas), and with POLICY_VIOLATION when the network's",
     'spending policy (docs/POLICY.md) forbids it. Amounts are base units: 1.5 tokens of a token with',
@@ -77,6 +78,7 @@ export const evmTokenTransfer = defineTool({
       max_priority_fee_per_gas: WeiPerGas.describe('EIP-1559 priority fee (tip) per gas, in wei.'),
       max_fee_wei: WeiAmount.describe('The most the fee can be: gas limit × max fee per gas, in wei.'),
       ...PaymentFields,
+      asset_changes: AssetChangesField,
     }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   consent: 'policy',
@@ -100,9 +102,11 @@ export const evmTokenTransfer = defineTool({
       },
       { signal, progress },
     );
-    const { plan, sent } = transfer;
+    const { plan, sent, simulation } = transfer;
     const status = sent ? statusFields(sent) : undefined;
+    const { assetChangesOutput } = await import('../../domain/evm/simulate.js');
     return {
+      ...(simulation ? { asset_changes: assetChangesOutput(simulation, plan.from) } : {}),
       network: plan.network,
       chain_id: plan.chainId,
       from: plan.from,

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import type { EvmTxPlan } from '../../domain/evm/plan.js';
 import type { TxStatus } from '../../domain/evm/status.js';
 import type { SignedTx } from '../../domain/evm/transaction.js';
+import type { TxPlanned } from '../../domain/evm/sign.js';
 import { formatEther } from '../../shared/amounts.js';
-import { coinsOf, WeiAmount, WeiPerGas } from '../fields.js';
+import { coinsOf, tokenUnitsOf, WeiAmount, WeiPerGas } from '../fields.js';
 
 // What the EVM transaction tools say of a plan, a status and a signed transaction, and how.
 
@@ -73,6 +74,21 @@ export function statusFields(status: TxStatus) {
   };
 }
 
+/** A planned transaction (a dry run of evm_tx_sign or evm_tx_send) as {@link signedFields} shows a signed one, with its simulation. */
+export async function plannedFields(plan: TxPlanned) {
+  const { assetChangesOutput } = await import('../../domain/evm/simulate.js');
+  return {
+    hash: plan.hash,
+    from: plan.from,
+    to: plan.to,
+    chain_id: plan.chainId,
+    nonce: plan.nonce,
+    value_wei: plan.value.toString(),
+    max_fee_wei: plan.maxFee.toString(),
+    asset_changes: assetChangesOutput(plan.simulation, plan.from),
+  };
+}
+
 export const SignedFields = {
   from: z.string().describe('The signer.'),
   to: z.string().nullable().describe('The recipient; null for a contract deployment.'),
@@ -92,3 +108,45 @@ export function signedFields(signed: SignedTx) {
     max_fee_wei: signed.maxFee.toString(),
   };
 }
+
+/** What a call would do to balances and allowances, from a simulation on the node (src/domain/evm/simulate.ts). */
+export const AssetChangesField = z
+  .union([
+    z.object({
+      simulated: z.literal(true).describe('True: the node simulated the call.'),
+      method: z.enum(['eth_simulateV1', 'debug_traceCall']).describe('The node method that simulated it.'),
+      reverts: z.string().nullable().describe('Why the call would revert (then nothing changes); null if it succeeds.'),
+      balances: z
+        .array(
+          z.object({
+            holder: z.string().describe('Whose balance changes.'),
+            signer: z.boolean().describe('Whether it is the signer.'),
+            asset: z.string().describe('"ether", or the ERC-20 token contract.'),
+            delta: z
+              .string()
+              .describe('The change in wei or token base units, signed ("-1000"); the fee not included.'),
+          }),
+        )
+        .describe('Ether and ERC-20 balance changes, the signer first.'),
+      allowances: z
+        .array(
+          z.object({
+            token: z.string().describe('The ERC-20 token contract.'),
+            owner: z.string().describe('Whose tokens.'),
+            spender: z.string().describe('Who may then move them.'),
+            amount: tokenUnitsOf('token').describe('The allowance the call sets, in token base units.'),
+          }),
+        )
+        .describe('ERC-20 allowances the call sets.'),
+    }),
+    z.object({
+      simulated: z.literal(false).describe('False: the node could not simulate the call.'),
+      reason: z
+        .string()
+        .describe('Why the node could not simulate it (no eth_simulateV1 nor debug_traceCall, a timeout).'),
+    }),
+  ])
+  .optional()
+  .describe(
+    'What the call would do to ether and ERC-20 balances and allowances, simulated on the latest block (eth_simulateV1, else debug_traceCall); simulated false: could not simulate. Shown for a dry run.',
+  );

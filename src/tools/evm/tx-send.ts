@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { HexData, RequiredEvmNetwork } from '../fields.js';
-import { SignedFields, signedFields, StatusFields, statusFields } from './tx-fields.js';
+import {
+  AssetChangesField,
+  plannedFields,
+  SignedFields,
+  signedFields,
+  StatusFields,
+  statusFields,
+} from './tx-fields.js';
 import { gistFields, readableGist } from './tx-gist.js';
 import { MaxFee, Wait, WaitSeconds } from './tx-inputs.js';
 
@@ -19,7 +26,9 @@ export const evmTxSend = defineTool({
     "and the node's are the network's own. Sending the same transaction again is harmless (it is not",
     'broadcast twice). With wait, polls for the receipt and reports progress; the answer then says',
     'success or reverted, the block, gas used and the fee paid. Refused (POLICY_VIOLATION, not sent) when',
-    "the network's spending policy (docs/POLICY.md) forbids the payment.",
+    "the network's spending policy (docs/POLICY.md) forbids the payment, or the token moves a simulation",
+    'of it on the node shows. With dry_run it broadcasts nothing: it makes the same checks and shows',
+    'asset_changes (ether and ERC-20 balance changes and allowances, or that it could not simulate).',
     '',
     'Example: wallet evm-tx-send --signed-tx <signed_tx from evm-tx-sign> --network sepolia --wait',
   ].join('\n'),
@@ -30,18 +39,41 @@ export const evmTxSend = defineTool({
       wait: Wait,
       wait_seconds: WaitSeconds,
       max_fee_wei: MaxFee,
+      dry_run: z.boolean().default(false).describe('Plan only. Check, simulate (asset_changes); send nothing.'),
     }),
-  output: () => z.object({ ...StatusFields, ...SignedFields, network: z.string().describe('The EVM network.') }),
+  output: () =>
+    z.object({
+      ...StatusFields,
+      status: z
+        .enum(['planned', 'pending', 'success', 'reverted'])
+        .describe('planned (dry run), pending (not mined yet, or not waited for), success or reverted.'),
+      ...SignedFields,
+      network: z.string().describe('The EVM network.'),
+      asset_changes: AssetChangesField,
+    }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   consent: 'policy',
-  precheck: async ({ signed_tx, network }, { services }) => {
-    const { checkTransactionBeforeAsking } = await import('../../domain/evm/sign.js');
-    await checkTransactionBeforeAsking(services, { hex: signed_tx, field: 'signed_tx', network });
-  },
+  dryRunField: 'dry_run',
+  feeField: { field: 'max_fee_wei', atMost: true },
   handler: async (
-    { signed_tx, network, wait, wait_seconds, max_fee_wei },
+    { signed_tx, network, wait, wait_seconds, max_fee_wei, dry_run },
     { services, signal, progress, authority },
   ) => {
+    if (dry_run) {
+      const { planSending } = await import('../../domain/evm/send.js');
+      const plan = await planSending(services, { signed: signed_tx, network, maxFee: max_fee_wei }, signal);
+      const fields = await plannedFields(plan);
+      return {
+        ...fields,
+        hash: plan.hash ?? '',
+        status: 'planned' as const,
+        block_number: null,
+        gas_used: null,
+        fee_wei: null,
+        contract_address: null,
+        network,
+      };
+    }
     const { sendTransaction } = await import('../../domain/evm/send.js');
     const sent = await sendTransaction(
       services,
@@ -50,8 +82,9 @@ export const evmTxSend = defineTool({
     );
     return { ...statusFields(sent), ...signedFields(sent), network };
   },
-  audit: async ({ network, signed_tx }, output) => ({
+  audit: async ({ network, signed_tx, dry_run }, output) => ({
     network,
+    dry_run: dry_run || undefined,
     ...gistFields(await readableGist(signed_tx, 'signed_tx')),
     from: output?.from,
     hash: output?.hash,

@@ -16,8 +16,11 @@ export const PlatformId = z
   .string()
   .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'base58, 32 bytes (e.g. GWRSAVFMjXx8HpQFaNJMqBV7MBgMK4br5UESsB4S31Ec)');
 
+/** The HASH160 of a public key, as Platform finds an identity by: 20 bytes, hex. */
+export const PublicKeyHash = z.string().regex(/^[0-9a-fA-F]{40}$/, '40 hex digits (20 bytes)');
+
 /** An amount in Platform credits, digits (1 DASH = 100000000000 credits). */
-const CreditsAmount = z.string().meta({ [UNIT_KEYWORD]: 'credits' });
+export const CreditsAmount = z.string().meta({ [UNIT_KEYWORD]: 'credits' });
 
 /** The input of a tool about one identity: its id, and the network. */
 export const identityInput = () => ({

@@ -1,10 +1,11 @@
 /**
- * evm_tx_sign (and evm_tx_send, which shares its precheck): what `wallet serve` refuses before it
- * asks anyone or files an approval, and the canonical hex its arguments must be (issue 36).
+ * evm_tx_sign and evm_tx_send: what their dry runs (which `wallet serve` runs before it asks
+ * anyone or files an approval) refuse, and the canonical hex its arguments must be (issue 36).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeFunctionData, erc20Abi, serializeTransaction, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { WalletError } from '../../../src/domain/errors.js';
 import { WalletServices } from '../../../src/domain/services.js';
 import { validateInput } from '../../../src/tools/invoke.js';
@@ -17,8 +18,8 @@ const TOKEN = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const RECIPIENT = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const transfer = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [RECIPIENT, 1_000_000n] });
 
-function unsigned(data: Hex, chainId = 31337): Hex {
-  return serializeTransaction({
+const transaction = (data: Hex, chainId: number) =>
+  ({
     type: 'eip1559',
     chainId,
     nonce: 0,
@@ -28,7 +29,15 @@ function unsigned(data: Hex, chainId = 31337): Hex {
     gas: 60_000n,
     maxFeePerGas: 2_000_000_000n,
     maxPriorityFeePerGas: 1_000_000_000n,
-  });
+  }) as const;
+
+/** Signed by a throwaway key: evm_tx_send reads whoever signed it. */
+function signed(data: Hex, chainId = 31337): Promise<Hex> {
+  return privateKeyToAccount(generatePrivateKey()).signTransaction(transaction(data, chainId));
+}
+
+function unsigned(data: Hex, chainId = 31337): Hex {
+  return serializeTransaction(transaction(data, chainId));
 }
 
 const context = { services: new WalletServices({ dataDir: tempHome() }) } as ToolContext;
@@ -38,19 +47,31 @@ describe('evm_tx_sign and evm_tx_send: refused before anyone is asked', () => {
     [evmTxSign, 'unsigned_tx'],
     [evmTxSend, 'signed_tx'],
   ] as const) {
-    it(`${tool.name}: a garbled token call, a transaction of another chain`, async () => {
-      assert.ok(tool.precheck, `${tool.name} declares a precheck`);
+    it(`${tool.name}: its dry run (what wallet serve plans before asking) refuses a garbled token call, a transaction of another chain`, async () => {
+      assert.equal(tool.dryRunField, 'dry_run', `${tool.name} declares a dry run`);
+      assert.equal(tool.precheck, undefined, 'its dry run checks: no precheck besides');
       const base = tool.name === 'evm_tx_sign' ? { address: 'agent' } : {};
+      const hex = (data: Hex, chainId?: number) =>
+        tool.name === 'evm_tx_sign' ? unsigned(data, chainId) : signed(data, chainId);
+      const dryRun = async (data: Hex, chainId?: number) => {
+        const input = validateInput(tool, {
+          ...base,
+          [field]: await hex(data, chainId),
+          network: 'local',
+          dry_run: true,
+        });
+        assert.ok(input.ok);
+        return tool.handler(input.input.data, context);
+      };
       await assert.rejects(
-        tool.precheck({ ...base, [field]: unsigned(transfer.slice(0, 74) as Hex), network: 'local' }, context),
+        dryRun(transfer.slice(0, 74) as Hex),
         (error: unknown) =>
           error instanceof WalletError && error.code === 'INVALID_PARAM' && /do not decode/.test(error.message),
       );
       await assert.rejects(
-        tool.precheck({ ...base, [field]: unsigned(transfer, 1), network: 'local' }, context),
+        dryRun(transfer, 1),
         (error: unknown) => error instanceof WalletError && error.code === 'NETWORK_MISMATCH',
       );
-      await tool.precheck({ ...base, [field]: unsigned(transfer), network: 'local' }, context);
     });
   }
 

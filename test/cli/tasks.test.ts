@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { tempHome, wallet } from '../helpers/io.js';
+import { TASK_SERVER, WALLET_BIN } from '../helpers/paths.js';
+
+// A server that answers a tool call with a task (the 2026-07-28 tasks extension) when the client
+// declares the extension: test/fixtures/task-server.ts, built with the MCP SDK. Its tasks are kept
+// in a file, so `wallet tasks …` (a new server process each time) sees the ones made before.
+const server = `"${process.execPath}" "${TASK_SERVER}"`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let dir: string;
+let log: string;
+/** `--server` with the server's store and log (a server gets only the environment it is given). */
+let at: string[];
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'wallet-tasks-'));
+  log = join(dir, 'requests.log');
+  at = ['--server', server, '--env', `TASK_SERVER_STORE=${join(dir, 'tasks.json')}`, '--env', `TASK_SERVER_LOG=${log}`];
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The tasks/* requests the server saw, as `<method> <taskId>` lines. */
+const seen = (): string[] => {
+  try {
+    return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+};
+
+describe('a tool call answered with a task', () => {
+  it('is awaited: status on stderr, the result on stdout when it completes', async () => {
+    const { code, stdout, stderr } = await wallet([...at, 'slow-sum', '--a', '2', '--b', '3', '--ms', '400', '--json']);
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(JSON.parse(stdout), { sum: 5 });
+    const id = /^task (\S+): working — Started\.$/m.exec(stderr)?.[1] ?? '';
+    assert.match(id, UUID, stderr);
+    assert.match(stderr, new RegExp(`^task ${id}: completed$`, 'm'));
+    assert.ok(seen().includes(`tasks/get ${id}`), 'the client polled tasks/get');
+  });
+
+  it("fails as the task did: the task's JSON-RPC error, exit 1", async () => {
+    const { code, stdout, stderr } = await wallet([...at, 'bad-job', '--ms', '100']);
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    assert.match(stderr, /task \S+ failed: the job broke on purpose/);
+  });
+
+  it('--detach prints the task id and exits; wallet tasks get|result resume it', async () => {
+    const detached = await wallet([...at, 'slow-sum', '--a', '4', '--b', '3', '--ms', '8000', '--detach']);
+    assert.equal(detached.code, 0, detached.stderr);
+    const id = detached.stdout.trim();
+    assert.match(id, UUID);
+    assert.match(detached.stderr, /'wallet tasks result /);
+    const got = await wallet([...at, 'tasks', 'get', id, '--json']);
+    assert.equal(got.code, 0, got.stderr);
+    assert.equal((JSON.parse(got.stdout) as { status: string }).status, 'working');
+    const result = await wallet([...at, 'tasks', 'result', id, '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { sum: 7 });
+    assert.match(result.stderr, new RegExp(`^task ${id}: working`, 'm'));
+  });
+
+  it('wallet tasks cancel ends a detached task', async () => {
+    const detached = await wallet([...at, 'slow-sum', '--a', '1', '--b', '1', '--ms', '60000', '--detach']);
+    const id = detached.stdout.trim();
+    const cancelled = await wallet([...at, 'tasks', 'cancel', id, '--json']);
+    assert.equal(cancelled.code, 0, cancelled.stderr);
+    assert.equal((JSON.parse(cancelled.stdout) as { status: string }).status, 'cancelled');
+    assert.ok(seen().includes(`tasks/cancel ${id}`));
+    const result = await wallet([...at, 'tasks', 'result', id]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /was cancelled/);
+  });
+
+  it('Ctrl-C cancels the task (tasks/cancel) before exiting 130', async () => {
+    const home = tempHome();
+    try {
+      const child = spawn(process.execPath, [WALLET_BIN, ...at, 'slow-sum', '--a', '1', '--b', '2', '--ms', '60000'], {
+        env: { ...process.env, WALLET_HOME: home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const started = new Promise<string>((resolve) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const id = /^task (\S+): working/m.exec(stderr)?.[1];
+          if (id) resolve(id);
+        });
+      });
+      const id = await started;
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      assert.equal(code, 130, stderr);
+      assert.equal(stdout, '');
+      assert.match(stderr, new RegExp(`interrupted; task ${id} was cancelled`));
+      assert.ok(seen().includes(`tasks/cancel ${id}`), seen().join('\n'));
+      const got = await wallet([...at, 'tasks', 'get', id, '--json']);
+      assert.equal((JSON.parse(got.stdout) as { status: string }).status, 'cancelled');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('wallet tasks is refused for the built-in server and without a subcommand', async () => {
+    const builtIn = await wallet(['tasks', 'get', 'x']);
+    assert.equal(builtIn.code, 2);
+    assert.match(builtIn.stderr, /tasks are another server's/);
+    const unknown = await wallet([...at, 'tasks', 'list']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /Unknown tasks subcommand 'list'/);
+  });
+});
+
+describe('a task over Streamable HTTP (the same fixture, served over HTTP)', () => {
+  let child: ReturnType<typeof spawn>;
+  let url: string;
+  before(async () => {
+    child = spawn(process.execPath, [TASK_SERVER, 'http'], {
+      env: { ...process.env, TASK_SERVER_STORE: join(dir, 'http-tasks.json'), TASK_SERVER_LOG: log },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /^listening (\S+)$/m.exec(out);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`the task server exited (${String(code)})`)));
+    });
+  });
+  after(() => {
+    child.kill('SIGKILL');
+  });
+
+  it('is awaited, and --detach / tasks result resume it', async () => {
+    const awaited = await wallet(['--url', url, 'slow-sum', '--a', '1', '--b', '9', '--ms', '300', '--json']);
+    assert.equal(awaited.code, 0, awaited.stderr);
+    assert.deepEqual(JSON.parse(awaited.stdout), { sum: 10 });
+    assert.match(awaited.stderr, /^task \S+: completed$/m);
+    const detached = await wallet(['--url', url, 'slow-sum', '--a', '5', '--b', '5', '--ms', '1500', '--detach']);
+    const id = detached.stdout.trim();
+    assert.match(id, UUID, detached.stderr);
+    const result = await wallet(['--url', url, 'tasks', 'result', id, '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { sum: 10 });
+  });
+});
