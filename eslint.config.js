@@ -29,10 +29,11 @@ const DOMAIN = '(^|/)domain/';
 const UI_LIBRARIES = ['^@modelcontextprotocol/', '^yargs', '^chalk(/|$)', '^ora(/|$)'];
 /**
  * The domain modules the CLI's own verbs use, which are no tools: `wallet config` and `networks
- * add` (config-edit), `wallet approvals` (the approval store), `wallet state` (owner-verbs),
- * servers.json's lock, and errors.
+ * add` (config-edit), `wallet approvals` (the approval store, the passkeys), `wallet state`
+ * (owner-verbs), servers.json's lock, and errors.
  */
-const OWNER_VERBS_DOMAIN = '(config/config-edit|policy/approvals|keystore/lock|state/owner-verbs|errors)\\.js$';
+const OWNER_VERBS_DOMAIN =
+  '(config/config-edit|policy/approvals|policy/passkeys|keystore/lock|state/owner-verbs|errors)\\.js$';
 
 export default tseslint.config(
   { ignores: ['dist/', 'build/', 'node_modules/', 'coverage/'] },

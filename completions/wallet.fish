@@ -285,8 +285,11 @@ flag	servers logout	--help	none	Show help.
 flag	servers logout	-h	none	Show help.
 cmd	-	approvals	-	Answer what agents wait on: list, approve, deny
 flag	approvals	--all	none	list: also the approvals decided or used in the last day.
-flag	approvals	--browser	none	open: --no-browser prints the link without opening a browser.
-flag	approvals	--no-browser	none	open: --no-browser prints the link without opening a browser.
+flag	approvals	--browser	none	open, passkey add: --no-browser prints the link without opening a browser.
+flag	approvals	--no-browser	none	open, passkey add: --no-browser prints the link without opening a browser.
+flag	approvals	--name	text	passkey add: a name for the passkey (default: passkey).
+flag	approvals	--passphrase-file	file	passkey add, remove: the keystore passphrase from this owner-only file.
+flag	approvals	--passphrase-stdin	none	passkey add, remove: the keystore passphrase from stdin.
 flag	approvals	--json	none	Print the result as JSON.
 flag	approvals	--color	none	Colour the output on a terminal.
 flag	approvals	--debug	none	Show error causes and stack traces.
@@ -294,31 +297,52 @@ flag	approvals	--help	none	Show help.
 flag	approvals	-h	none	Show help.
 cmd	approvals	list	-	The approvals agents wait for, with what each would sign
 flag	approvals list	--all	none	list: also the approvals decided or used in the last day.
+flag	approvals list	--name	text	passkey add: a name for the passkey (default: passkey).
+flag	approvals list	--passphrase-file	file	passkey add, remove: the keystore passphrase from this owner-only file.
+flag	approvals list	--passphrase-stdin	none	passkey add, remove: the keystore passphrase from stdin.
 flag	approvals list	--json	none	Print the result as JSON.
 flag	approvals list	--color	none	Colour the output on a terminal.
 flag	approvals list	--debug	none	Show error causes and stack traces.
 flag	approvals list	--help	none	Show help.
 flag	approvals list	-h	none	Show help.
 cmd	approvals	approve	-	Let one waiting call through, once (asks on this terminal)
+flag	approvals approve	--name	text	passkey add: a name for the passkey (default: passkey).
+flag	approvals approve	--passphrase-file	file	passkey add, remove: the keystore passphrase from this owner-only file.
+flag	approvals approve	--passphrase-stdin	none	passkey add, remove: the keystore passphrase from stdin.
 flag	approvals approve	--json	none	Print the result as JSON.
 flag	approvals approve	--color	none	Colour the output on a terminal.
 flag	approvals approve	--debug	none	Show error causes and stack traces.
 flag	approvals approve	--help	none	Show help.
 flag	approvals approve	-h	none	Show help.
 cmd	approvals	deny	-	Refuse one waiting call
+flag	approvals deny	--name	text	passkey add: a name for the passkey (default: passkey).
+flag	approvals deny	--passphrase-file	file	passkey add, remove: the keystore passphrase from this owner-only file.
+flag	approvals deny	--passphrase-stdin	none	passkey add, remove: the keystore passphrase from stdin.
 flag	approvals deny	--json	none	Print the result as JSON.
 flag	approvals deny	--color	none	Colour the output on a terminal.
 flag	approvals deny	--debug	none	Show error causes and stack traces.
 flag	approvals deny	--help	none	Show help.
 flag	approvals deny	-h	none	Show help.
 cmd	approvals	open	-	Serve the approval page on loopback and open it in a browser
-flag	approvals open	--browser	none	open: --no-browser prints the link without opening a browser.
-flag	approvals open	--no-browser	none	open: --no-browser prints the link without opening a browser.
+flag	approvals open	--browser	none	open, passkey add: --no-browser prints the link without opening a browser.
+flag	approvals open	--no-browser	none	open, passkey add: --no-browser prints the link without opening a browser.
+flag	approvals open	--name	text	passkey add: a name for the passkey (default: passkey).
+flag	approvals open	--passphrase-file	file	passkey add, remove: the keystore passphrase from this owner-only file.
+flag	approvals open	--passphrase-stdin	none	passkey add, remove: the keystore passphrase from stdin.
 flag	approvals open	--json	none	Print the result as JSON.
 flag	approvals open	--color	none	Colour the output on a terminal.
 flag	approvals open	--debug	none	Show error causes and stack traces.
 flag	approvals open	--help	none	Show help.
 flag	approvals open	-h	none	Show help.
+cmd	approvals	passkey	-	Enroll, list or remove the passkeys every yes then takes (add|list|remove)
+flag	approvals passkey	--name	text	passkey add: a name for the passkey (default: passkey).
+flag	approvals passkey	--passphrase-file	file	passkey add, remove: the keystore passphrase from this owner-only file.
+flag	approvals passkey	--passphrase-stdin	none	passkey add, remove: the keystore passphrase from stdin.
+flag	approvals passkey	--json	none	Print the result as JSON.
+flag	approvals passkey	--color	none	Colour the output on a terminal.
+flag	approvals passkey	--debug	none	Show error causes and stack traces.
+flag	approvals passkey	--help	none	Show help.
+flag	approvals passkey	-h	none	Show help.
 cmd	-	config	-	Read and change config.json: list, get, set, unset
 flag	config	--json	none	Print the result as JSON.
 flag	config	--color	none	Colour the output on a terminal.

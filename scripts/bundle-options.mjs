@@ -256,7 +256,9 @@ const bundled = {
   logLevel: 'warning',
   // Dash Platform's SDK (about 27 MB with its wasm) stays out of every bundle: its one
   // `await import()` (src/domain/platform/sdk.ts) loads it from node_modules on a Platform call only.
-  external: ['@dashevo/evo-sdk'],
+  // So does the WebAuthn library (with its ASN.1 and CBOR parsers, a third of the bundle): only the
+  // approval page's passkey ceremonies (src/mcp/page/passkey.ts, loaded with the page) need it.
+  external: ['@dashevo/evo-sdk', '@simplewebauthn/server'],
 };
 
 /**

@@ -13,6 +13,7 @@ import {
 import type { Chain } from './config/networks.js';
 import { AddressBook } from './dash/address-book.js';
 import { Keystore } from './keystore/keystore.js';
+import { PasskeyStore } from './policy/passkeys.js';
 import { resolvePlatformNetworks, type PlatformNetwork } from './platform/network.js';
 import type { AuditRecord } from './policy/audit-log.js';
 import { fileStateStore } from './state/files/store.js';
@@ -175,9 +176,11 @@ export class WalletServices {
    * Whether a client's form-elicitation yes approves a call of `wallet serve` reached over this
    * transport: config `approvals.trust_elicitation`, `stdio` by default (a client the owner's own
    * agent host started; over HTTP the bearer token sits in the agent's configuration, so an agent
-   * that can run code would be its own "human").
+   * that can run code would be its own "human"). Never once a passkey is enrolled: then a yes is a
+   * passkey assertion on the approval page, and a client's answer approves nothing.
    */
   async trustsElicitation(transport: 'stdio' | 'http'): Promise<boolean> {
+    if (new PasskeyStore(this.dataDir).enrolled()) return false;
     const trust = (await this.configFile()).approvals?.trust_elicitation ?? 'stdio';
     return trust === 'always' || (trust === 'stdio' && transport === 'stdio');
   }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { WalletError } from '../errors.js';
 import { withNamedLock } from '../keystore/lock.js';
+import { PasskeyStore } from './passkeys.js';
 import { readStateFile } from './state-file.js';
 
 const APPROVALS_FILE_NAME = 'approvals.json';
@@ -16,7 +17,7 @@ const KEEP_DECIDED_MS = 24 * 60 * 60_000;
 
 const FORMAT = 'wallet-approvals';
 /** Where an owner's yes to an approval can come from (an audit `authority` each). */
-const APPROVERS = ['terminal', 'page'] as const;
+const APPROVERS = ['terminal', 'page', 'passkey'] as const;
 export type Approver = (typeof APPROVERS)[number];
 
 const VERSION = 1;
@@ -50,7 +51,10 @@ const ApprovalSchema = z.strictObject({
   requested: z.iso.datetime(),
   expires: z.iso.datetime(),
   decided: z.iso.datetime().optional(),
-  /** Where the owner said yes: at a terminal (`wallet approvals approve`) or on the approval page. */
+  /**
+   * Where the owner said yes: at a terminal (`wallet approvals approve`), on the approval page, or
+   * on the page with a passkey (the only yes once one is enrolled).
+   */
   approved_by: z.enum(APPROVERS).optional(),
   summary: ApprovalSummarySchema,
 });
@@ -176,10 +180,16 @@ export class ApprovalStore {
   }
 
   /**
-   * The owner's answer, given `by` a terminal or the page: `approved` lets the same call through
-   * once, until it expires (run with that authority); `denied` refuses it.
+   * The owner's answer, given `by` a terminal, the page or a passkey: `approved` lets the same call
+   * through once, until it expires (run with that authority); `denied` refuses it. Once a passkey is
+   * enrolled, a yes is a passkey's or nothing: any other is refused here, whoever asks.
    */
   async decide(id: string, answer: 'approved' | 'denied', by: Approver): Promise<Approval> {
+    if (answer === 'approved' && by !== 'passkey' && new PasskeyStore(this.dataDir).enrolled()) {
+      throw new WalletError('POLICY_VIOLATION', `A passkey is enrolled: approval ${id.slice(0, 32)} takes one.`, {
+        hint: `Approve it on the approval page with your passkey (wallet approvals open ${id.slice(0, 32)}).`,
+      });
+    }
     return this.change((approvals, now) => {
       const approval = this.checkDecidable(
         approvals.find((each) => each.id === id),

@@ -6,12 +6,14 @@ import { WalletError } from '../errors.js';
  *   `wallet approvals approve` for a call of `wallet serve`;
  * - `page`: the owner said yes on the local approval page (`wallet serve`'s or `wallet approvals
  *   open`'s), in a browser session opened with a single-use link from their terminal;
+ * - `passkey`: the owner said yes on the page with an enrolled passkey (a WebAuthn assertion, user
+ *   verified, whose challenge binds the approval and the call): once one is enrolled, the only yes;
  * - `client`: the user of an MCP client said yes to the server's question (elicitation), from a
  *   client the owner's `approvals.trust_elicitation` trusts;
  * - `agent`: an agent acting alone (`wallet serve` before anyone was asked). It may only do what
  *   the owner's policy grants it (`autonomous` caps); everything else needs a human yes first.
  */
-export const AUTHORITIES = ['terminal', 'page', 'client', 'agent'] as const;
+export const AUTHORITIES = ['terminal', 'page', 'passkey', 'client', 'agent'] as const;
 export type Authority = (typeof AUTHORITIES)[number];
 
 /** Whether a person said yes (any authority but an agent's own). */

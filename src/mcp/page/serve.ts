@@ -4,7 +4,7 @@ import { ApprovalStore } from '../../domain/policy/approvals.js';
 import { UsageError } from '../../shared/usage-error.js';
 import { isValidHostHeader } from '../http/guards.js';
 import { authorityOf, isLoopbackHost, type ListenAddress } from '../http/listen-address.js';
-import { createApprovalPage, type ApprovalPage } from './page.js';
+import { createApprovalPage, type ApprovalPage, type ApprovalPageOptions } from './page.js';
 
 /** The page on a port of its own, and how to stop it. */
 export type ServedPage = ApprovalPage & { closed: Promise<void>; close(): Promise<void> };
@@ -19,6 +19,8 @@ export async function serveApprovalPage(options: {
   dataDir: string;
   listen: ListenAddress;
   background: boolean;
+  /** A passkey's enrolment (only `wallet approvals passkey add`, after the keystore passphrase). */
+  enrolment?: ApprovalPageOptions['enrolment'];
 }): Promise<ServedPage> {
   const { listen } = options;
   if (!isLoopbackHost(listen.host)) {
@@ -53,6 +55,8 @@ export async function serveApprovalPage(options: {
   const page = createApprovalPage({
     store: new ApprovalStore(options.dataDir),
     origin: `http://${authorityOf({ host: listen.host, port })}`,
+    dataDir: options.dataDir,
+    ...(options.enrolment ? { enrolment: options.enrolment } : {}),
   });
   served.page = page;
   const closed = new Promise<void>((resolve) => server.once('close', resolve));

@@ -1,0 +1,173 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ensurePrivateDir, readPrivateText, writeFileAtomic } from '../../shared/private-files.js';
+import { hasSystemCode, WalletError } from '../errors.js';
+import { withNamedLock } from '../keystore/lock.js';
+import { Keystore } from '../keystore/keystore.js';
+import { readStateFile } from './state-file.js';
+
+const PASSKEYS_FILE_NAME = 'passkeys.json';
+const FORMAT = 'wallet-passkeys';
+const VERSION = 1;
+/** Passkeys enrolled at once, at most. */
+const MAX_PASSKEYS = 20;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+const PasskeySchema = z.strictObject({
+  /** The credential id, base64url, as the authenticator made it. */
+  id: z.string().regex(BASE64URL).min(16).max(1400),
+  /** The owner's name for it (`laptop`, `yubikey`). */
+  name: z.string().min(1).max(64),
+  /** The COSE public key, base64url. */
+  public_key: z.string().regex(BASE64URL).min(16).max(2000),
+  /** The authenticator's signature counter at its last use (0 for authenticators that keep none). */
+  counter: z.number().int().min(0).max(0xffff_ffff),
+  transports: z.array(z.string().max(32)).max(8).optional(),
+  created: z.iso.datetime(),
+  last_used: z.iso.datetime().optional(),
+});
+
+export type Passkey = z.infer<typeof PasskeySchema>;
+
+const PasskeysFileSchema = z.strictObject({
+  format: z.literal(FORMAT),
+  version: z.literal(VERSION),
+  passkeys: z.array(PasskeySchema).max(MAX_PASSKEYS),
+});
+
+/** A name for a passkey: letters, digits, `-`, `_`, `.` and spaces; what `passkey add --name` takes. */
+export const PASSKEY_NAME = /^[\w. -]{1,64}$/;
+
+/**
+ * The owner's passkeys: `<dataDir>/passkeys.json` (0600, replaced atomically, changed under a
+ * cross-process lock). Once one is enrolled, a human yes to an agent's call is a WebAuthn
+ * assertion of one of them: the approvals store refuses any other (see {@link ApprovalStore.decide}),
+ * and a client's elicitation answer approves nothing. Only public keys are kept: the file holds no
+ * secret, but who may write it decides who approves, so it is the owner's alone.
+ */
+export class PasskeyStore {
+  readonly path: string;
+
+  constructor(private readonly dataDir: string) {
+    this.path = join(dataDir, PASSKEYS_FILE_NAME);
+  }
+
+  /** The enrolled passkeys (a damaged file is `POLICY_VIOLATION`, never taken as none). */
+  async list(): Promise<Passkey[]> {
+    return (await this.read())?.passkeys ?? [];
+  }
+
+  /**
+   * Whether any passkey is enrolled, read synchronously. A file that cannot be read or parsed
+   * counts as enrolled: a damaged file must not lift the passkey requirement.
+   */
+  enrolled(): boolean {
+    let text: string;
+    try {
+      text = readPrivateText(this.path);
+    } catch (error) {
+      return !hasSystemCode(error, 'ENOENT');
+    }
+    try {
+      const parsed = PasskeysFileSchema.safeParse(JSON.parse(text));
+      return !parsed.success || parsed.data.passkeys.length > 0;
+    } catch {
+      return true;
+    }
+  }
+
+  /** Enrolls `passkey`; a credential already enrolled, or a name in use, is refused. */
+  async add(passkey: Passkey): Promise<Passkey> {
+    const entry = PasskeySchema.parse(passkey);
+    return this.change((passkeys) => {
+      if (passkeys.some((each) => each.id === entry.id)) {
+        throw new WalletError('INVALID_PARAM', 'That passkey is already enrolled.');
+      }
+      if (passkeys.some((each) => each.name === entry.name)) {
+        throw new WalletError('INVALID_PARAM', `A passkey named '${entry.name}' is already enrolled.`, {
+          hint: 'Give it another name, or remove the old one first.',
+        });
+      }
+      if (passkeys.length >= MAX_PASSKEYS) {
+        throw new WalletError('INVALID_PARAM', `${passkeys.length} passkeys are enrolled already.`, {
+          hint: 'Remove one with wallet approvals passkey remove <name>.',
+        });
+      }
+      return { passkeys: [...passkeys, entry], result: entry };
+    });
+  }
+
+  /** Removes the passkey named `which` (or with that credential id); `INVALID_PARAM` when none is. */
+  async remove(which: string): Promise<Passkey> {
+    return this.change((passkeys) => {
+      const found = passkeys.find((each) => each.name === which || each.id === which);
+      if (!found) {
+        throw new WalletError('INVALID_PARAM', `No passkey '${which.slice(0, 64)}'.`, {
+          hint: 'wallet approvals passkey list names them.',
+        });
+      }
+      return { passkeys: passkeys.filter((each) => each !== found), result: found };
+    });
+  }
+
+  /**
+   * Records a verified assertion of passkey `id` that reported `counter`, under the lock: a counter
+   * that did not move past the stored one (a cloned authenticator, or a replay) is refused, unless
+   * the authenticator keeps no counter at all (both 0).
+   */
+  async recordUse(id: string, counter: number): Promise<Passkey> {
+    return this.change((passkeys) => {
+      const found = passkeys.find((each) => each.id === id);
+      if (!found) throw new WalletError('POLICY_VIOLATION', 'That passkey is not enrolled; nothing was approved.');
+      if ((counter > 0 || found.counter > 0) && counter <= found.counter) {
+        throw new WalletError(
+          'POLICY_VIOLATION',
+          `The passkey '${found.name}' reported use count ${counter}, not above ${found.counter}: it may have been cloned. Nothing was approved.`,
+          { hint: 'Remove it with wallet approvals passkey remove and enroll a new one.' },
+        );
+      }
+      const used: Passkey = { ...found, counter, last_used: new Date().toISOString() };
+      return { passkeys: passkeys.map((each) => (each === found ? used : each)), result: used };
+    });
+  }
+
+  private async change<T>(update: (passkeys: Passkey[]) => { passkeys: Passkey[]; result: T }): Promise<T> {
+    ensurePrivateDir(this.dataDir);
+    return withNamedLock(this.dataDir, 'passkeys', async () => {
+      const { passkeys, result } = update((await this.read())?.passkeys ?? []);
+      writeFileAtomic(this.path, `${JSON.stringify({ format: FORMAT, version: VERSION, passkeys }, null, 2)}\n`);
+      return result;
+    });
+  }
+
+  private read(): Promise<z.infer<typeof PasskeysFileSchema> | undefined> {
+    return readStateFile(
+      this.path,
+      PasskeysFileSchema,
+      `a ${FORMAT} file of version ${VERSION}`,
+      (reason, cause) =>
+        new WalletError('POLICY_VIOLATION', `The passkeys file ${this.path} is damaged (${reason}).`, {
+          hint: 'Nothing is approved while it is: restore it, or delete it and enroll your passkeys again.',
+          cause,
+        }),
+    );
+  }
+}
+
+/**
+ * Refuses a passkey's enrolment or removal (`what`) without the keystore passphrase: `WALLET_LOCKED`
+ * when `passphrase` is not the keystore's, `INVALID_PARAM` when the keystore holds nothing yet.
+ */
+export async function checkOwnerPassphrase(dataDir: string, passphrase: string, what: string): Promise<void> {
+  const check = await new Keystore(dataDir).checkPassphrase(passphrase);
+  if (check === 'empty') {
+    throw new WalletError('INVALID_PARAM', `The keystore is empty: no passkey was ${what}.`, {
+      hint: 'Create or import a wallet first: its passphrase is what guards the passkeys.',
+    });
+  }
+  if (check === 'wrong') {
+    throw new WalletError('WALLET_LOCKED', `That is not the keystore passphrase: no passkey was ${what}.`, {
+      hint: 'Give the passphrase your wallets open with.',
+    });
+  }
+}
