@@ -256,10 +256,38 @@ const bundled = {
   logLevel: 'warning',
   // Dash Platform's SDK (about 27 MB with its wasm) stays out of every bundle: its one
   // `await import()` (src/domain/platform/sdk.ts) loads it from node_modules on a Platform call only.
-  // So does the WebAuthn library (with its ASN.1 and CBOR parsers, a third of the bundle): only the
-  // approval page's passkey ceremonies (src/mcp/page/passkey.ts, loaded with the page) need it.
-  external: ['@dashevo/evo-sdk', '@simplewebauthn/server'],
+  external: ['@dashevo/evo-sdk'],
 };
+
+// The WebAuthn library (with its ASN.1 and CBOR parsers, a third of the bundle) is bundled on its
+// own, into dist/webauthn.cjs (buildWebAuthnBundle): only the approval page's passkey ceremonies
+// (src/mcp/page/passkey.ts, loaded with the page) need it, and the package ships it (it has no
+// dependencies to install). The bundles require it from beside themselves.
+const WEBAUTHN_FILE = 'webauthn.cjs';
+const webAuthnBeside = {
+  name: 'webauthn-beside',
+  setup(build) {
+    build.onResolve({ filter: /^@simplewebauthn\/server(\/helpers)?$/ }, () => ({
+      path: `./${WEBAUTHN_FILE}`,
+      external: true,
+    }));
+  },
+};
+
+/** dist/webauthn.cjs: the WebAuthn server library and its helpers, as one CommonJS module. */
+export function buildWebAuthnBundle() {
+  return buildAndWrite({
+    ...bundled,
+    stdin: {
+      contents:
+        "export * from '@simplewebauthn/server';\nexport { isoBase64URL } from '@simplewebauthn/server/helpers';\n",
+      resolveDir: join(dist, '..'),
+      loader: 'js',
+    },
+    banner: undefined,
+    outfile: join(dist, WEBAUTHN_FILE),
+  });
+}
 
 /**
  * Builds in memory, and writes the bundle only when the build and every plugin's check passed: a
@@ -288,7 +316,7 @@ export function buildBundle(
     ...bundled,
     minifyIdentifiers: !keepIdentifiers,
     entryPoints: [join(dist, 'cli', entry)],
-    plugins: [lazyAjv, englishOnly, lazySdkSchemas, lazyOwnSchemas],
+    plugins: [lazyAjv, englishOnly, lazySdkSchemas, lazyOwnSchemas, webAuthnBeside],
     // jsonc-parser's main file is UMD, whose inner require() calls esbuild cannot follow (the
     // bundle would ask Node for './impl/format' at run time): its ES module build instead.
     alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },

@@ -41,6 +41,7 @@ const DIST_AT_RUN_TIME = [
   'dist/wallet.cjs.cache',
   'dist/wallet.cjs.help.cache',
   'dist/wallet.cjs.remote.cache',
+  'dist/webauthn.cjs',
 ];
 
 function npm(args: string[], cwd: string, cache: string) {
@@ -157,6 +158,21 @@ describe('the published package', () => {
       assert.equal(call.stdout, '');
       assert.match(call.stderr, /BACKEND_UNAVAILABLE.*Platform SDK \(@dashevo\/evo-sdk\), which is not installed/);
       assert.ok(call.stderr.includes(`npm install -g ${SDK_PACKAGE}@${SDK_VERSION}`), call.stderr);
+    });
+
+    it("carries the passkey ceremonies' WebAuthn library in dist/webauthn.cjs", () => {
+      const dist = join(prefix, 'node_modules', PACKAGE.name, 'dist');
+      for (const bundle of ['wallet.cjs', 'serve.cjs']) {
+        const source = readFileSync(join(dist, bundle), 'latin1');
+        assert.ok(!source.includes('@simplewebauthn/'), `${bundle} requires no WebAuthn package by name`);
+        assert.ok(source.includes('require("./webauthn.cjs")'), `${bundle} requires the library from beside it`);
+      }
+      const script =
+        "const w = require(process.argv[1]); w.generateRegistrationOptions({ rpName: 'wallet', rpID: 'localhost'," +
+        " userName: 'owner' }).then((o) => console.log(o.rp.id, typeof w.isoBase64URL.fromBuffer));";
+      const made = spawnSync(process.execPath, ['-e', script, join(dist, 'webauthn.cjs')], { encoding: 'utf8' });
+      assert.equal(made.status, 0, made.stderr);
+      assert.equal(made.stdout, 'localhost function\n');
     });
 
     it('serves every tool to a real MCP client', async () => {
