@@ -645,7 +645,7 @@ flag	evm-token-transfer	--wait	none	Wait for the receipt. With progress, before 
 flag	evm-token-transfer	--no-wait	none	Wait for the receipt. With progress, before answering.
 flag	evm-token-transfer	--wait-seconds	text	Seconds to wait. 120 by default; then the status stays pending.
 flag	evm-token-transfer	--max-fee-wei	text	A fee cap in wei. Refuse (POLICY_VIOLATION, nothing signed or sent) if gas limit × max fee per gas…
-cmd	-	evm-tx-sign	globals	Sign an unsigned transaction offline
+cmd	-	evm-tx-sign	globals	Sign an unsigned transaction
 flag	evm-tx-sign	--args-json	text	The whole argument object as JSON; \'-\' reads it from stdin
 flag	evm-tx-sign	--address	evm-account	The signing account. A keystore address or alias.
 flag	evm-tx-sign	--unsigned-tx	text	Unsigned transaction, hex. evm-tx-create gives it, serialized.

@@ -1,7 +1,7 @@
 /**
  * The test ERC-20s (test/fixtures/erc20/): Token.sol, and PermitToken.sol (Token with EIP-2612
  * permit and EIP-3009 transfer with authorization), and Puller.sol (takes its caller's tokens
- * with an allowance, as a router does), compiled at test time with solc-js, deployed
+ * with an allowance, as a router does), SimulationAware.sol and FeeToken.sol (hostile ones), compiled at test time with solc-js, deployed
  * to and moved on an anvil node through plain JSON-RPC from anvil's first, unlocked account.
  */
 import { readFileSync } from 'node:fs';
@@ -32,8 +32,14 @@ export type TokenParameters = { name: string; symbol: string; decimals: number; 
 export type TransactionReceipt = { transactionHash: Hash; status: Hex; contractAddress: Address | null };
 
 /** The fixture contracts: source file name -> contract name. */
-const CONTRACTS = { 'Token.sol': 'Token', 'PermitToken.sol': 'PermitToken', 'Puller.sol': 'Puller' } as const;
-type ContractName = (typeof CONTRACTS)[keyof typeof CONTRACTS];
+const CONTRACTS = {
+  'Token.sol': 'Token',
+  'PermitToken.sol': 'PermitToken',
+  'Puller.sol': 'Puller',
+  'SimulationAware.sol': 'SimulationAware',
+  'FeeToken.sol': 'FeeToken',
+} as const;
+export type ContractName = (typeof CONTRACTS)[keyof typeof CONTRACTS];
 
 let compiled: Record<ContractName, CompiledToken> | undefined;
 
@@ -65,6 +71,14 @@ function compileFixtures(): Record<ContractName, CompiledToken> {
   }
   compiled = result;
   return compiled;
+}
+
+/**
+ * A fixture's ABI and creation code: SimulationAware.sol (pulls tokens only when the gas price is
+ * not zero; reverts with a forged line), FeeToken.sol (transfer takes a 1% fee to a collector).
+ */
+export function compileFixture(name: ContractName): CompiledToken {
+  return compileFixtures()[name];
 }
 
 /** Token.sol's ABI and creation code. */

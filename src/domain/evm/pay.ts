@@ -9,7 +9,7 @@ import { connectNode, evmNetwork, type EvmNetwork } from './network.js';
 import { parseTxRequestFrom, plan, type EvmTxPlan, type ParsedTxRequest, type TxRequest } from './plan.js';
 import { broadcast } from './send.js';
 import { signReserved } from './sign.js';
-import { checkSimulatedSpend, simulateCall, type AssetChanges } from './simulate.js';
+import { checkSimulatedSpend, simulateCall, simulatedCallOf, type AssetChanges } from './simulate.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
 import { statusOf, type TxStatus } from './status.js';
 import { describeSigned, type SignedTx } from './transaction.js';
@@ -66,17 +66,28 @@ export async function pay(
   const spend = { ...countedSpend(parsed), authority: terms.dryRun ? PLANNING : terms.authority };
   await checkBeforeSigning(services.ledgers, policy, spend);
   const node = connected ?? (await connectNode(network, options.signal));
-  // What the call would do, asked alongside the plan: the policy counts the tokens it shows
-  // moving beyond what the calldata says (a router pulling them), as it counts decoded ones.
-  const simulateWith = async (): Promise<{ simulation?: AssetChanges; counted: typeof spend }> => {
+  // What the call would do, asked of the node once it is planned: the transaction as it will be
+  // sent (gas, fees, nonce), so a contract sees no simulation's zero gas price. The policy counts
+  // the tokens it shows moving beyond what the calldata says (a router pulling them), as it counts
+  // decoded ones.
+  const simulateWith = async (planned: EvmTxPlan): Promise<{ simulation?: AssetChanges; counted: typeof spend }> => {
     if (!terms.dryRun && policy === null) return { counted: spend };
-    const simulation = await simulateCall(node, { ...parsed, from: account.address });
-    const counted = await checkSimulatedSpend(services.ledgers, policy, spend, simulation, account.address);
+    const call = simulatedCallOf(account.address, parseTransaction(planned.unsigned));
+    const simulation = await simulateCall(node, call);
+    const counted = await checkSimulatedSpend(
+      services.ledgers,
+      policy,
+      spend,
+      simulation,
+      account.address,
+      !terms.dryRun,
+    );
     return { simulation, counted };
   };
   if (terms.dryRun) {
-    const [planned, { simulation }] = await Promise.all([plan(node, parsed), simulateWith()]);
+    const planned = await plan(node, parsed);
     checkFeeCap(planned.maxFee, terms.maxFee, policy);
+    const { simulation } = await simulateWith(planned);
     return { plan: planned, sent: null, simulation };
   }
   // From the nonce to the broadcast, one payment per account at a time (across processes, and
@@ -85,11 +96,9 @@ export async function pay(
   const store = await services.stateStore();
   const { planned, summary, simulation } = await store.withAccount(network.chainId, account.address, async (slot) => {
     const nonce = slot && parsed.nonce === undefined ? await slot.next(await node.nonce(account.address)) : undefined;
-    const [planned, { simulation, counted }] = await Promise.all([
-      plan(node, nonce === undefined ? parsed : { ...parsed, nonce }),
-      simulateWith(),
-    ]);
+    const planned = await plan(node, nonce === undefined ? parsed : { ...parsed, nonce });
     checkFeeCap(planned.maxFee, terms.maxFee, policy);
+    const { simulation, counted } = await simulateWith(planned);
     await slot?.reserve(planned.nonce);
     let broadcasting = false;
     try {

@@ -14,7 +14,7 @@ import type { WalletServices } from '../services.js';
 import { checkChainId, connectNode, evmNetwork } from './network.js';
 import { SentLog } from './sent-log.js';
 import { planned, type TxPlanned } from './sign.js';
-import { checkSimulatedSpend, simulateCall } from './simulate.js';
+import { checkSimulatedSpend, simulateCall, simulatedCallOf } from './simulate.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
 import { statusOf, type TxStatus } from './status.js';
 import { tokenMovesOfCalldata } from './token-moves.js';
@@ -62,7 +62,14 @@ export async function sendTransaction(
   const counted =
     network.policy === null
       ? spend
-      : await checkSimulatedSpend(services.ledgers, network.policy, spend, await simulateCall(node, summary), from);
+      : await checkSimulatedSpend(
+          services.ledgers,
+          network.policy,
+          spend,
+          await simulateCall(node, simulatedCallOf(from, transaction)),
+          from,
+          true,
+        );
   const reservation = await reserveSpend(services.ledgers, network.policy, counted, async () => ({
     value: undefined,
     txid: summary.hash,

@@ -14,19 +14,23 @@ import { resolveAccount, type EvmAccount } from './accounts.js';
 import { withAccountKey } from './keys.js';
 import { checkChainId, evmNetwork, type EvmNetwork } from './network.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
-import { checkSimulatedSpend, simulateOn, type AssetChanges } from './simulate.js';
+import { checkSimulatedSpend, simulateOn, simulatedCallOf, type AssetChanges } from './simulate.js';
 import { describeSigned, maxFeeOf, readTransaction, type SignedTx } from './transaction.js';
 
 /** What signing or sending a transaction would do, planned: the transaction read, and its simulation. */
 export type TxPlanned = Omit<SignedTx, 'signed' | 'hash'> & { hash: SignedTx['hash'] | null; simulation: AssetChanges };
 
 /**
- * Signs an unsigned transaction offline with a keystore account, after checking it is for the
- * network named (its chain id) and carries a chain id at all (no replayable pre-EIP-155 ones).
+ * Signs an unsigned transaction with a keystore account, after checking it is for the network
+ * named (its chain id) and carries a chain id at all (no replayable pre-EIP-155 ones). Offline
+ * without a policy; where the network has one, the transaction is first simulated on its node and
+ * what that shows the signer's tokens do is checked and counted as {@link pay} does (the signed
+ * transaction can go out through any node, so this is the last point to hold it to the caps).
  */
 export async function signTransaction(
   services: WalletServices,
   request: { unsigned: string; from: string; network: string; maxFee: string | undefined; authority: Authority },
+  signal?: AbortSignal,
 ): Promise<SignedTx> {
   const network = await evmNetwork(services, request.network);
   const transaction = readTransaction(request.unsigned, 'unsigned_tx');
@@ -43,7 +47,18 @@ export async function signTransaction(
   };
   await checkBeforeSigning(services.ledgers, network.policy, spend);
   checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
-  const { value: signed } = await signReserved(services, account, transaction, network.policy, spend);
+  const counted =
+    network.policy === null
+      ? spend
+      : await checkSimulatedSpend(
+          services.ledgers,
+          network.policy,
+          spend,
+          await simulateOn(network, simulatedCallOf(account.address, transaction), signal),
+          account.address,
+          true,
+        );
+  const { value: signed } = await signReserved(services, account, transaction, network.policy, counted);
   return describeSigned(signed, account.address, transaction);
 }
 
@@ -87,12 +102,8 @@ export async function planned(
   signal?: AbortSignal,
 ): Promise<TxPlanned> {
   const { hash: _hash, signed: _signed, ...described } = describeSigned('0x', from, transaction);
-  const simulation = await simulateOn(
-    network,
-    { from, to: described.to, value: described.value, data: described.data },
-    signal,
-  );
-  await checkSimulatedSpend(services.ledgers, network.policy, spend, simulation, from);
+  const simulation = await simulateOn(network, simulatedCallOf(from, transaction), signal);
+  await checkSimulatedSpend(services.ledgers, network.policy, spend, simulation, from, false);
   return { ...described, hash: null, simulation };
 }
 

@@ -1,5 +1,6 @@
-import { decodeErrorResult, getAddress, type Hex } from 'viem';
+import { decodeErrorResult, getAddress, type Hex, type TransactionSerializable } from 'viem';
 import { z } from 'zod';
+import { clipForDisplay } from '../../shared/text.js';
 import { WalletError } from '../errors.js';
 import type { EvmNode } from '../net/evm-rpc.js';
 import {
@@ -22,6 +23,12 @@ import { connectNode, type EvmNetwork } from './network.js';
  * `callTracer` (`withLog`). A node with neither, an answer that does not come within
  * {@link SIMULATION_TIMEOUT_MS}, or one that cannot be read is "could not simulate": never an
  * error, never a wait. The fee is not part of it (the plan shows the most it can be).
+ *
+ * The call is the transaction as it will be sent: its gas, its fee fields and its nonce, with the
+ * node validating them, so `tx.gasprice`, `block.basefee` and `gasleft()` read as they will on
+ * chain (a contract that checks `tx.gasprice == 0` to tell a simulation apart sees none). A
+ * hostile contract can still tell (block number, timestamp, coinbase differ): against one the
+ * simulation is advisory; the caps on what the calldata decodes to are the hard line.
  */
 
 /** The most a simulation may take, both methods together: then it "could not simulate". */
@@ -49,7 +56,35 @@ export type AssetChanges =
     }
   | { simulated: false; reason: string };
 
-export type SimulatedCall = { from: EvmAddress; to: EvmAddress | null; value: bigint; data: Hex };
+/** The call simulated: the transaction's fields, those it sets (a plan's has them all). */
+export type SimulatedCall = {
+  from: EvmAddress;
+  to: EvmAddress | null;
+  value: bigint;
+  data: Hex;
+  gas?: bigint | undefined;
+  gasPrice?: bigint | undefined;
+  maxFeePerGas?: bigint | undefined;
+  maxPriorityFeePerGas?: bigint | undefined;
+  nonce?: number | undefined;
+};
+
+/** The call `from` makes by sending `transaction`: every field the node runs it with. */
+export function simulatedCallOf(from: EvmAddress, transaction: TransactionSerializable): SimulatedCall {
+  return {
+    from,
+    to: transaction.to ? getAddress(transaction.to) : null,
+    value: transaction.value ?? 0n,
+    data: transaction.data ?? '0x',
+    gas: transaction.gas,
+    gasPrice: transaction.gasPrice ?? undefined,
+    maxFeePerGas: transaction.maxFeePerGas ?? undefined,
+    maxPriorityFeePerGas: transaction.maxPriorityFeePerGas ?? undefined,
+    nonce: transaction.nonce,
+  };
+}
+
+const quantity = (value: bigint | number) => `0x${value.toString(16)}`;
 
 /** The address eth_simulateV1's `traceTransfers` gives ether moves as `Transfer` logs of. */
 const ETHER_LOG_ADDRESS = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
@@ -119,14 +154,21 @@ export async function simulateCall(
   const request = {
     from: call.from,
     ...(call.to === null ? {} : { to: call.to }),
-    value: `0x${call.value.toString(16)}`,
+    value: quantity(call.value),
     ...(call.data === '0x' ? {} : { input: call.data }),
+    ...(call.gas === undefined ? {} : { gas: quantity(call.gas) }),
+    ...(call.gasPrice === undefined ? {} : { gasPrice: quantity(call.gasPrice) }),
+    ...(call.maxFeePerGas === undefined ? {} : { maxFeePerGas: quantity(call.maxFeePerGas) }),
+    ...(call.maxPriorityFeePerGas === undefined ? {} : { maxPriorityFeePerGas: quantity(call.maxPriorityFeePerGas) }),
+    ...(call.nonce === undefined ? {} : { nonce: quantity(call.nonce) }),
   };
   let first: string;
   try {
     const reply = await node.optional(
       'eth_simulateV1',
-      [{ blockStateCalls: [{ calls: [request] }], traceTransfers: true, validation: false }, 'latest'],
+      // Validated: the fee fields are charged and the base fee is the block's, as on chain (without
+      // validation the node runs it at gas price and base fee 0).
+      [{ blockStateCalls: [{ calls: [request] }], traceTransfers: true, validation: true }, 'latest'],
       left(),
     );
     return fromSimulateV1(reply);
@@ -213,8 +255,9 @@ function revertData(data: string | undefined): string | undefined {
 }
 
 function reverted(method: 'eth_simulateV1' | 'debug_traceCall', reason: string): AssetChanges {
-  // eslint-disable-next-line no-control-regex
-  const shown = reason.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 200);
+  // The contract's text, shown in a question: printable ASCII only (no control, format or line
+  // separator character can forge a line of it).
+  const shown = clipForDisplay(reason, 200);
   return { simulated: true, method, reverts: shown, balances: [], allowances: [], transfers: [] };
 }
 
@@ -297,20 +340,20 @@ function withSimulatedMoves(spend: CountedSpend, changes: AssetChanges, signer: 
   if (!changes.simulated || changes.reverts !== null) return spend;
   const decoded = spend.tokens ?? [];
   const added: TokenSpend[] = [];
-  const outflows = changes.transfers.filter((move) => move.from === signer && move.to !== signer);
-  for (const token of new Set(outflows.map((move) => move.token))) {
-    const out = outflows.filter((move) => move.token === token);
+  // Per token and recipient, what the simulation shows going out beyond what the calldata sends
+  // there: each with its own counterparty, so every recipient meets the allowlist.
+  const outflows = new Map<string, { token: EvmAddress; to: EvmAddress; amount: bigint }>();
+  for (const move of changes.transfers) {
+    if (move.from !== signer || move.to === signer) continue;
+    const key = `${move.token}:${move.to}`;
+    const sum = outflows.get(key) ?? { token: move.token, to: move.to, amount: 0n };
+    outflows.set(key, { ...sum, amount: sum.amount + move.amount });
+  }
+  for (const { token, to, amount } of outflows.values()) {
     const counted = decoded
-      .filter((move) => move.token === token && move.role === 'recipient')
+      .filter((move) => move.token === token && move.role === 'recipient' && move.counterparty === to)
       .reduce((sum, move) => sum + move.amount, 0n);
-    const total = out.reduce((sum, move) => sum + move.amount, 0n);
-    if (total <= counted) continue;
-    if (counted === 0n) {
-      added.push(...out.map((move) => simulated('transfer', move.token, move.to, 'recipient', move.amount)));
-    } else {
-      const last = out.at(-1) as TokenTransfer;
-      added.push(simulated('transfer', token, last.to, 'recipient', total - counted));
-    }
+    if (amount > counted) added.push(simulated('transfer', token, to, 'recipient', amount - counted));
   }
   for (const allowance of changes.allowances) {
     if (allowance.owner !== signer || allowance.amount === 0n) continue;
@@ -383,6 +426,12 @@ export function assetChangesOutput(changes: AssetChanges, signer: EvmAddress): A
  * beyond `spend` (see {@link withSimulatedMoves}); returns the spend the ledger then counts.
  * Without a policy it only shows: the real call is not simulated then (nothing to hold it to), and
  * a dry run refusing what the call itself would not is no plan of it.
+ *
+ * `signing` (not a dry run): where the policy caps tokens, a call the wallet cannot read is only
+ * signed or sent on a simulation that ran and did not revert. Such a call's token moves are known
+ * only from the simulation, so "could not simulate" is BACKEND_UNAVAILABLE (retry), and a revert,
+ * which shows no moves, may be a contract that behaves otherwise on chain: refused. A dry run
+ * shows both as they are, for the question.
  */
 export async function checkSimulatedSpend(
   place: LedgerPlace,
@@ -390,12 +439,39 @@ export async function checkSimulatedSpend(
   spend: LedgerSpend,
   changes: AssetChanges,
   signer: EvmAddress,
+  signing: boolean,
 ): Promise<LedgerSpend> {
+  if (signing && policy !== null && policy.tokens.size > 0 && spend.unreadable !== undefined) {
+    requireSimulated(policy, changes);
+  }
   const counted = policy === null ? spend : withSimulatedMoves(spend, changes, signer);
   if (counted === spend) return spend;
   const ledgerSpend = { ...spend, tokens: counted.tokens };
   await checkBeforeSigning(place, policy, ledgerSpend);
   return ledgerSpend;
+}
+
+/** Throws unless `changes` is a simulation that ran and did not revert (see {@link checkSimulatedSpend}). */
+function requireSimulated(policy: SpendingPolicy, changes: AssetChanges): void {
+  const rules = `${policy.chain}.networks.${policy.network}.policy.tokens`;
+  if (!changes.simulated) {
+    throw new WalletError(
+      'BACKEND_UNAVAILABLE',
+      `The node could not simulate this contract call (${changes.reason}), and ${rules} caps tokens it could move uncounted; nothing was signed or sent.`,
+      {
+        hint: 'Retry when the node can simulate (eth_simulateV1 or debug_traceCall), or use a node that can; a dry run shows what it answers.',
+      },
+    );
+  }
+  if (changes.reverts !== null) {
+    throw new WalletError(
+      'POLICY_VIOLATION',
+      `Refused by policy ${rules}: this contract call, which the wallet cannot read, reverts in simulation (${changes.reverts}), so what it moves of a capped token cannot be counted. Nothing was signed or sent.`,
+      {
+        hint: 'Find out why it reverts (a dry run shows the reason) and fix the call; a contract that reverts only when simulated is one not to sign for.',
+      },
+    );
+  }
 }
 
 /** {@link simulateCall} on the network's node; a node that cannot be reached "could not simulate" too. */

@@ -13,16 +13,17 @@ export const evmTxSign = defineTool({
   group: 'evm_tx',
   outcome: 'signed',
   title: 'Sign an EVM transaction',
-  summary: 'Sign an unsigned transaction offline',
+  summary: 'Sign an unsigned transaction',
   description: [
     'Signs unsigned_tx (from evm-tx-create, or any legacy EIP-155, EIP-2930 or EIP-1559 transaction)',
-    'with a keystore account, without contacting a node. The transaction must carry the chain id of',
-    'the network named (NETWORK_MISMATCH otherwise), so it cannot be replayed elsewhere. Needs the',
-    "keystore passphrase. Returns signed_tx for evm-tx-send and its hash. The network's spending policy",
-    '(docs/POLICY.md) applies here already: a refused payment is not signed, and a signed one counts',
-    'towards the 24-hour cap. With dry_run it signs nothing: it makes the same checks and asks the node',
-    'to simulate the transaction (asset_changes: ether and ERC-20 balance changes and allowances, or',
-    'that it could not simulate); token moves the simulation shows are held to the token caps too.',
+    'with a keystore account. The transaction must carry the chain id of the network named',
+    '(NETWORK_MISMATCH otherwise), so it cannot be replayed elsewhere. Needs the keystore passphrase.',
+    "Returns signed_tx for evm-tx-send and its hash. The network's spending policy (docs/POLICY.md)",
+    'applies here already: a refused payment is not signed, and a signed one counts towards the',
+    '24-hour cap. Without a policy it signs offline; with one it first asks the node to simulate the',
+    'transaction, and token moves the simulation shows are held to the token caps too. With dry_run it',
+    'signs nothing: it makes the same checks and shows the simulation (asset_changes: ether and ERC-20',
+    'balance changes and allowances, or that it could not simulate).',
     '',
     'Example: wallet evm-tx-sign --address savings --unsigned-tx <unsigned_tx from evm-tx-create> --network sepolia',
   ].join('\n'),
@@ -61,13 +62,17 @@ export const evmTxSign = defineTool({
       return { signed_tx: null, ...(await plannedFields(plan)) };
     }
     const { signTransaction } = await import('../../domain/evm/sign.js');
-    const signed = await signTransaction(services, {
-      unsigned: unsigned_tx,
-      from: address,
-      network,
-      maxFee: max_fee_wei,
-      authority,
-    });
+    const signed = await signTransaction(
+      services,
+      {
+        unsigned: unsigned_tx,
+        from: address,
+        network,
+        maxFee: max_fee_wei,
+        authority,
+      },
+      signal,
+    );
     return { signed_tx: signed.signed, hash: signed.hash, ...signedFields(signed) };
   },
   audit: async ({ address, unsigned_tx, network, dry_run }, output) => ({

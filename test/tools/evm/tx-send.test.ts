@@ -184,7 +184,7 @@ describe('evm_tx_sign and evm_tx_send: the simulation their dry runs show is wha
     assert.deepEqual([plan.asset_changes?.balances, plan.asset_changes?.allowances], [[], []]);
   });
 
-  it("a pull of the signer's capped token above its cap: refused by both dry runs and by the broadcast", async () => {
+  it("a pull of the signer's capped token above its cap: refused by both dry runs, the signing and the broadcast", async () => {
     const rule = `evm.networks.local.policy.tokens.${capped}.max_per_tx`;
     const unsigned = await create(
       puller,
@@ -194,12 +194,13 @@ describe('evm_tx_sign and evm_tx_send: the simulation their dry runs show is wha
       wallet.call('evm_tx_sign', { address: 'signer', unsigned_tx: unsigned, network: 'local', dry_run: true }),
       rule,
     );
-    // Signing is offline: the owner's own signature passes; sending it is where the node is asked.
-    const { signed_tx: signed } = await wallet.call<{ signed_tx: string }>('evm_tx_sign', {
-      address: 'signer',
-      unsigned_tx: unsigned,
-      network: 'local',
-    });
+    // Where a policy is set, signing asks the node too (the signed transaction could go out
+    // through any node): refused.
+    await refused(wallet.call('evm_tx_sign', { address: 'signer', unsigned_tx: unsigned, network: 'local' }), rule);
+    // Signed outside the wallet with the same key: the broadcast is refused.
+    const signed = await ethers.HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/0").signTransaction(
+      ethers.Transaction.from(unsigned),
+    );
     const nonce = await provider.getTransactionCount(SIGNER, 'pending');
     await refused(wallet.call('evm_tx_send', { signed_tx: signed, network: 'local', dry_run: true }), rule);
     await refused(wallet.call('evm_tx_send', { signed_tx: signed, network: 'local' }), rule);
