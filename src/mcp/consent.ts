@@ -4,6 +4,8 @@ import type { ApprovalStore } from '../domain/policy/approvals.js';
 import { type Approval, type ApprovalSummary } from '../domain/policy/approvals.js';
 import type { AuditFields } from '../domain/policy/audit-log.js';
 import { PLANNING, type ApprovedPlan, type Authority } from '../domain/policy/authority.js';
+import { collectPlannedSpends, type PlannedSpend } from '../domain/policy/planning.js';
+import { decideForAgent, type AgentDecision } from '../domain/policy/spending-policy.js';
 import type { AnyTool, ToolContext } from '../tools/index.js';
 import { asDryRun, auditFields, auditStoppedCall, invokeValidated, type ToolInput } from '../tools/invoke.js';
 import {
@@ -16,6 +18,18 @@ import {
   type Confirmations,
 } from './confirmation.js';
 import type { ApprovalPageHost } from './page/host.js';
+
+/**
+ * What `wallet serve` decided a call that needs consent on: the policy's answer for an agent
+ * alone, or, for a tool with no plan to decide on (no dry run), that the signing path decides.
+ */
+type CallDecision = AgentDecision | { kind: 'at-signing' };
+
+/** Why the owner is needed, when `error` is the signing path's refusal of an agent alone. */
+function ownerNeeded(error: unknown): string | undefined {
+  if (!(error instanceof WalletError) || error.code !== 'APPROVAL_REQUIRED') return undefined;
+  return typeof error.details?.['reason'] === 'string' ? error.details['reason'] : error.message;
+}
 
 /** What a call that needs consent came to: its result, or a question for the client to ask. */
 export type ConsentOutcome =
@@ -107,31 +121,21 @@ export class ConsentGate {
       await auditStoppedCall(tool, input, owner, { asked: undefined, approval: lookup.approval.id });
       return this.waitForOwner(lookup.approval, canOpenUrl, context);
     }
-    let reason = `${tool.name} always needs a human yes`;
-    // A client whose user answers every question (the wallet CLI on a terminal) is never run as
-    // an agent alone, asked or not: untrusted, it waits for the owner like any other.
-    if (tool.consent === 'policy' && !askEveryCall) {
+    // One plan, one decision: the policy's answer is data, and only then does anything sign.
+    const { planned, decision } = await this.decide(tool, validated, owner, askEveryCall);
+    let why: string;
+    if (decision.kind === 'needs-owner') why = decision.why;
+    else {
       try {
         return await run('agent');
       } catch (error) {
-        if (!(error instanceof WalletError) || error.code !== 'APPROVAL_REQUIRED') throw error;
-        reason = typeof error.details?.['reason'] === 'string' ? error.details['reason'] : error.message;
+        // The signing path checks the policy again: where the plan could not see everything (a
+        // tool with no dry run, a fee that rose since), its refusal asks the owner like a decision.
+        const reason = ownerNeeded(error);
+        if (reason === undefined) throw error;
+        why = reason;
       }
     }
-    // A call bound to fail (no such wallet, a confirmation that does not match) ends here, before
-    // anyone is asked: a tool without a dry run says what it would refuse in its precheck.
-    try {
-      await tool.precheck?.(input, owner);
-    } catch (error) {
-      // Refused before anyone was asked: the audit log still has the attempt (a fingerprint guessed).
-      if (error instanceof WalletError) await auditStoppedCall(tool, input, owner, { error });
-      throw error;
-    }
-    // The plan the question shows: a dry run signs nothing, so it runs as the owner's (the policy's
-    // own refusals still end the call here, before anyone is asked).
-    const planned = tool.dryRunField
-      ? await invokeValidated({ ok: true, input: asDryRun(validated) }, owner, { audited: false })
-      : undefined;
     const text = await confirmationMessage(tool, input, planned);
     const fields = await auditFields(tool, input, planned);
     if (canAsk) {
@@ -140,10 +144,57 @@ export class ConsentGate {
     }
     const approval = await this.approvals.request(
       digest,
-      approvalSummary(tool, fields, feeOf(tool, fields, planned), text, reason),
+      approvalSummary(tool, fields, feeOf(tool, fields, planned), text, why),
     );
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
     return this.waitForOwner(approval, canOpenUrl, context);
+  }
+
+  /**
+   * Plans the call once and decides it once. A call bound to fail (no such wallet, a confirmation
+   * that does not match, a payment the policy refuses whoever says yes) ends here, audited, before
+   * anyone is asked. The plan is the tool's dry run, run as the owner's (it signs nothing, and so
+   * that only the rules no yes passes can refuse it); the spends the policy checked on its way,
+   * with the planned fee, are what the policy then decides for an agent acting alone.
+   */
+  private async decide(
+    tool: AnyTool,
+    validated: ToolInput,
+    owner: ToolContext,
+    askEveryCall: boolean,
+  ): Promise<{ planned: Record<string, unknown> | undefined; decision: CallDecision }> {
+    let planned: Record<string, unknown> | undefined;
+    let spends: PlannedSpend[] = [];
+    try {
+      // A tool without a dry run says what it would refuse in its precheck.
+      await tool.precheck?.(validated.data, owner);
+      if (tool.dryRunField) {
+        ({ value: planned, spends } = await collectPlannedSpends(() =>
+          invokeValidated({ ok: true, input: asDryRun(validated) }, owner, { audited: false }),
+        ));
+      }
+    } catch (error) {
+      // Refused before anyone was asked: the audit log still has the attempt (a fingerprint guessed).
+      if (error instanceof WalletError) await auditStoppedCall(tool, validated.data, owner, { error });
+      throw error;
+    }
+    // A client whose user answers every question (the wallet CLI on a terminal) is never run as
+    // an agent alone, asked or not: untrusted, it waits for the owner like any other.
+    if (tool.consent !== 'policy' || askEveryCall) {
+      return { planned, decision: { kind: 'needs-owner', why: `${tool.name} always needs a human yes` } };
+    }
+    if (!tool.dryRunField) return { planned, decision: { kind: 'at-signing' } };
+    const fee = plannedFee(tool, planned);
+    for (const [index, { dataDir, policy, spend }] of spends.entries()) {
+      // The planned fee is the first spend's: an agent alone spends it too.
+      const withFee =
+        index === 0 && fee && policy?.unit === fee.unit && spend.fee === undefined
+          ? { ...spend, fee: BigInt(fee.units) }
+          : spend;
+      const decision = await decideForAgent(dataDir, policy, withFee);
+      if (decision.kind === 'needs-owner') return { planned, decision };
+    }
+    return { planned, decision: { kind: 'autonomous' } };
   }
 
   /**
