@@ -18,6 +18,7 @@ import {
   type Confirmations,
 } from './confirmation.js';
 import type { ApprovalPageHost } from './page/host.js';
+import type { ApprovalTasks } from './tasks.js';
 
 /**
  * What `wallet serve` decided a call that needs consent on: the policy's answer for an agent
@@ -33,7 +34,10 @@ function ownerNeeded(error: unknown): string | undefined {
 
 /** What a call that needs consent came to: its result, or a question for the client to ask. */
 export type ConsentOutcome =
-  { kind: 'done'; output: Record<string, unknown> } | { kind: 'ask'; result: InputRequiredResult };
+  | { kind: 'done'; output: Record<string, unknown> }
+  | { kind: 'ask'; result: InputRequiredResult }
+  /** A task handle (the client declared MCP tasks): the call runs when the owner says yes. */
+  | { kind: 'task'; result: Record<string, unknown> };
 
 export type ConsentCall = {
   tool: AnyTool;
@@ -51,6 +55,8 @@ export type ConsentCall = {
    * itself): every call is asked, the policy's autonomy (for unattended agents) aside.
    */
   askEveryCall: boolean;
+  /** The client declared MCP tasks: a call that waits for the owner is a task, not an error. */
+  canTask: boolean;
 };
 
 /**
@@ -72,7 +78,27 @@ export class ConsentGate {
     private readonly approvals: ApprovalStore,
     /** The owner's approval page, where `wallet serve` serves one: its address goes with each request. */
     private readonly page?: ApprovalPageHost,
+    /** The process's calls that wait for the owner as MCP tasks. */
+    private readonly tasks?: ApprovalTasks,
   ) {}
+
+  /**
+   * Runs a call the owner approved out of band (`approval`, already spent): with the authority of
+   * where the yes was given, bound to the plan the owner was shown.
+   */
+  static runApproved(
+    validated: ToolInput,
+    approval: Approval,
+    toolContext: Omit<ToolContext, 'authority'>,
+  ): Promise<Record<string, unknown>> {
+    // Approvals filed before the page existed were all approved at a terminal.
+    const authority = approval.approved_by ?? 'terminal';
+    return invokeValidated(
+      { ok: true, input: validated },
+      { ...toolContext, authority, approvedPlan: planOf(approval.summary) },
+      { approval: approval.id },
+    );
+  }
 
   async call({
     tool,
@@ -82,6 +108,7 @@ export class ConsentGate {
     canAsk,
     canOpenUrl,
     askEveryCall,
+    canTask,
   }: ConsentCall): Promise<ConsentOutcome> {
     const input = validated.data;
     const run = async (
@@ -108,9 +135,7 @@ export class ConsentGate {
     }
     const lookup = await this.approvals.take(digest);
     if (lookup.kind === 'approved') {
-      // Approvals filed before the page existed were all approved at a terminal.
-      const by = lookup.approval.approved_by ?? 'terminal';
-      return run(by, lookup.approval.id, planOf(lookup.approval.summary));
+      return { kind: 'done', output: await ConsentGate.runApproved(validated, lookup.approval, toolContext) };
     }
     if (lookup.kind === 'refused') {
       await auditStoppedCall(tool, input, owner, { error: lookup.error });
@@ -119,7 +144,7 @@ export class ConsentGate {
     // Still waiting for the owner: the same request again, unless this client can ask its user now.
     if (lookup.kind === 'pending' && !canAsk) {
       await auditStoppedCall(tool, input, owner, { asked: undefined, approval: lookup.approval.id });
-      return this.waitForOwner(lookup.approval, canOpenUrl, context);
+      return this.waitForOwner(lookup.approval, { canOpenUrl, canTask, validated }, context);
     }
     // One plan, one decision: the policy's answer is data, and only then does anything sign.
     const { planned, decision } = await this.decide(tool, validated, owner, askEveryCall);
@@ -147,7 +172,7 @@ export class ConsentGate {
       approvalSummary(tool, fields, feeOf(tool, fields, planned), text, why),
     );
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
-    return this.waitForOwner(approval, canOpenUrl, context);
+    return this.waitForOwner(approval, { canOpenUrl, canTask, validated }, context);
   }
 
   /**
@@ -198,18 +223,31 @@ export class ConsentGate {
   }
 
   /**
-   * A call that waits for the owner: a client that can open a URL is sent to the page of its
-   * approval (once: its retry, the user back from the page, finds the answer in the store or ends
-   * here); any other gets `APPROVAL_REQUIRED`, which names the page where one is served.
+   * A call that waits for the owner: a client that declared MCP tasks gets a task that runs the
+   * call once the owner says yes; a client that can open a URL is sent to the page of its approval
+   * (once: its retry, the user back from the page, finds the answer in the store or ends here);
+   * any other gets `APPROVAL_REQUIRED`, which names the page where one is served.
    */
-  private async waitForOwner(approval: Approval, canOpenUrl: boolean, context: ServerContext): Promise<ConsentOutcome> {
+  private async waitForOwner(
+    approval: Approval,
+    client: { canOpenUrl: boolean; canTask: boolean; validated: ToolInput },
+    context: ServerContext,
+  ): Promise<ConsentOutcome> {
     const url = await this.page?.urlFor(approval.id);
+    const waiting = approvalRequired(approval, url);
+    if (client.canTask && this.tasks) {
+      const message = `Waiting for the owner's approval ${approval.id}. ${waiting.hint ?? ''}`.replace(
+        /, then repeat this exact call \(same arguments\)/,
+        '; this task then runs the call',
+      );
+      return { kind: 'task', result: await this.tasks.start({ input: client.validated, approval, message }) };
+    }
     const back = inputResponse(context.mcpReq.inputResponses, PAGE_KEY).kind !== 'missing';
-    if (url && canOpenUrl && !back) {
-      const message = `${approvalRequired(approval, url).message} The owner approves or denies it on the wallet's approval page.`;
+    if (url && client.canOpenUrl && !back) {
+      const message = `${waiting.message} The owner approves or denies it on the wallet's approval page.`;
       return { kind: 'ask', result: askToOpenPage(url, message) };
     }
-    throw approvalRequired(approval, url);
+    throw waiting;
   }
 }
 
