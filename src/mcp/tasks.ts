@@ -110,7 +110,10 @@ export class ApprovalTasks {
     const task = await this.store.advance(taskId, (current) => {
       if (current.state !== 'working') return Promise.resolve(undefined);
       withdraw = current.approval;
-      return Promise.resolve({ state: 'cancelled' as const, message: 'Cancelled by the client: the approval request was withdrawn.' });
+      return Promise.resolve({
+        state: 'cancelled' as const,
+        message: 'Cancelled by the client: the approval request was withdrawn.',
+      });
     });
     if (!task) throw unknownTask(taskId);
     if (withdraw) await this.approvals.withdraw(withdraw);
@@ -123,7 +126,11 @@ export class ApprovalTasks {
       try {
         const input = this.inputs.get(task.id) ?? this.revalidated(task);
         const output = await this.runApproved(input, approval);
-        change = { state: 'completed', message: `${task.tool} ran with the owner's yes.`, result: completeResult(successResult(output)) };
+        change = {
+          state: 'completed',
+          message: `${task.tool} ran with the owner's yes.`,
+          result: completeResult(successResult(output)),
+        };
       } catch (error) {
         change = { state: 'completed', message: `${task.tool} failed.`, result: completeResult(errorResult(error)) };
       }
@@ -167,7 +174,8 @@ export class ApprovalTasks {
     });
     server.setRequestHandler(
       'tasks/update',
-      { params: z.looseObject({ taskId: z.string().max(64), inputResponses: z.record(z.string(), z.unknown()) }) },
+      // inputResponses is lifted out of params by the SDK (as on any request): only the task is named here.
+      { params: TaskParams },
       async (params, context) => {
         gate(context);
         // No task of the wallet asks its client for input: responses are ignored, as the spec asks.
@@ -207,7 +215,11 @@ function wireTask(task: ApprovalTask): Record<string, unknown> {
   };
 }
 
-function failed(code: 'POLICY_VIOLATION' | 'INTERNAL', message: string, { hint }: { hint: string }): Partial<ApprovalTask> {
+function failed(
+  code: 'POLICY_VIOLATION' | 'INTERNAL',
+  message: string,
+  { hint }: { hint: string },
+): Partial<ApprovalTask> {
   return failedWith(new WalletError(code, message, { hint }));
 }
 
@@ -232,7 +244,10 @@ function alive(task: ApprovalTask): boolean {
 }
 
 function unknownTask(taskId: string): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to retrieve task: no task '${taskId.slice(0, 64)}'.`);
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Failed to retrieve task: no task '${taskId.slice(0, 64)}'.`,
+  );
 }
 
 /** A tool result as the call itself would have returned it on the 2026-07-28 wire (a plain JSON object). */

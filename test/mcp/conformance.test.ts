@@ -8,6 +8,8 @@ import { CONFORMANCE_DIR, NODE_22, startHttpServe } from '../helpers/http-serve.
 
 const SUITE = join(CONFORMANCE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const BASELINE = join(CONFORMANCE_DIR, 'expected-failures.yaml');
+/** The suite's newest line (0.2), which has the 2026-07-28 tasks extension's scenarios. */
+const NEXT_SUITE = join(CONFORMANCE_DIR, 'node_modules', 'conformance-next', 'dist', 'index.js');
 
 /** The scenarios the issue names, which must pass outright (not merely match the baseline). */
 const REQUIRED = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection', 'server-sse-multiple-streams'];
@@ -62,6 +64,33 @@ describe('the official MCP conformance suite (@modelcontextprotocol/conformance,
         }
       }
       assert.ok(results.size >= REQUIRED.length + baseline.length, `ran ${results.size} scenarios`);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('passes the tasks extension checks that apply (0.2: tasks-capability-negotiation)', async () => {
+    const served = await startHttpServe(['--read-only', '--no-auth']);
+    const out = mkdtempSync(join(tmpdir(), 'wallet-conformance-tasks-'));
+    try {
+      const run = spawnSync(
+        NODE_22,
+        [NEXT_SUITE, 'server', '--url', served.url, '--scenario', 'tasks-capability-negotiation', '--output-dir', out],
+        { encoding: 'utf8', timeout: 120_000 },
+      );
+      const [dir] = readdirSync(out);
+      assert.ok(dir, `no results\n${run.stdout}\n${run.stderr}`);
+      const checks = JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[];
+      const status = new Map(checks.map((check) => [check.id, check]));
+      // The extension is declared, and its methods are refused (-32021) to a client that did not declare it.
+      for (const id of ['tasks-extension-advertised', 'sep-2663-tasks-methods-non-declaring']) {
+        assert.equal(status.get(id)?.status, 'SUCCESS', `${id}: ${status.get(id)?.errorMessage}`);
+      }
+      // The rest call the suite's fixture tool slow_compute, which the wallet does not have: they
+      // fail for that reason only (the wallet's own tasks are tested in test/mcp/tasks.test.ts).
+      for (const check of checks.filter((c) => c.status !== 'SUCCESS')) {
+        assert.match(check.errorMessage ?? '', /Unknown tool: slow_compute\./, check.id);
+      }
     } finally {
       await served.stop();
     }

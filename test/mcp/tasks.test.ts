@@ -20,7 +20,7 @@ import {
   type JsonRpcResponse,
   type TaskEnabledSession,
 } from '@modelcontextprotocol/ext-tasks/client';
-import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
+import type { JsonValue, TaskId } from '@modelcontextprotocol/ext-tasks/core';
 import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/shared/protocol-meta.js';
 import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
@@ -134,6 +134,13 @@ async function transactionsFrom(node: AnvilNode, address: string): Promise<bigin
   return BigInt(((await response.json()) as { result: string }).result);
 }
 
+/** The task id of an execution the server made a task of. */
+function taskOf(execution: { kind: string; handle?: { taskId: TaskId } | undefined }): TaskId {
+  assert.equal(execution.kind, 'task', 'the call became a task');
+  assert.ok(execution.handle);
+  return execution.handle.taskId;
+}
+
 const PAYER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 describe('MCP tasks: a call that waits for the owner, as a task', () => {
@@ -163,7 +170,7 @@ describe('MCP tasks: a call that waits for the owner, as a task', () => {
       const before = await transactionsFrom(node, PAYER);
       const execution = await session.callTool('evm_funds_send', pay(3n * MILLI));
       assert.equal(execution.kind, 'task');
-      const task = session.task(execution.handle!.taskId);
+      const task = session.task(taskOf(execution));
       const waiting = await task.snapshot();
       assert.equal(waiting.status, 'working');
       assert.match(waiting.statusMessage ?? '', /wallet approvals approve ap-[a-z2-7]{10}/);
@@ -190,7 +197,7 @@ describe('MCP tasks: a call that waits for the owner, as a task', () => {
     try {
       const before = await transactionsFrom(node, PAYER);
       const execution = await session.callTool('evm_funds_send', pay(4n * MILLI));
-      const task = session.task(execution.handle!.taskId);
+      const task = session.task(taskOf(execution));
       await decide(home, 'deny', approvalIn((await task.snapshot()).statusMessage));
       const { outcome } = await execution.settle();
       assert.equal(outcome.status, 'failed');
@@ -204,17 +211,17 @@ describe('MCP tasks: a call that waits for the owner, as a task', () => {
     }
   });
 
-  it("cancelled by the client: the approval request is withdrawn, nothing is sent", async () => {
+  it('cancelled by the client: the approval request is withdrawn, nothing is sent', async () => {
     const { session, port } = await requester(home, node);
     try {
       const before = await transactionsFrom(node, PAYER);
       const execution = await session.callTool('evm_funds_send', pay(5n * MILLI));
-      const task = session.task(execution.handle!.taskId);
+      const task = session.task(taskOf(execution));
       const id = approvalIn((await task.snapshot()).statusMessage);
       await task.cancel();
       assert.equal((await task.snapshot()).status, 'cancelled');
       const listed = await wallet(['approvals', '--json'], { home });
-      assert.doesNotMatch(listed.stdout, new RegExp(id), 'the approval is gone from the owner\'s list');
+      assert.doesNotMatch(listed.stdout, new RegExp(id), "the approval is gone from the owner's list");
       const late = await wallet(['approvals', 'approve', id], { home, tty: true, stdin: 'y\n' });
       assert.notEqual(late.code, 0, 'nothing left to approve');
       assert.equal(await transactionsFrom(node, PAYER), before);
@@ -228,7 +235,7 @@ describe('MCP tasks: a call that waits for the owner, as a task', () => {
     const first = await requester(home, node);
     const before = await transactionsFrom(node, PAYER);
     const execution = await first.session.callTool('evm_funds_send', pay(6n * MILLI));
-    const taskId = execution.handle!.taskId;
+    const taskId = taskOf(execution);
     const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
     // serve stops (the requester's own session is left as a crash would leave it: nothing cancelled).
     await first.port.close();
@@ -244,7 +251,7 @@ describe('MCP tasks: a call that waits for the owner, as a task', () => {
     }
   });
 
-  it('a client without tasks keeps today\'s flow: APPROVAL_REQUIRED, no task', async () => {
+  it("a client without tasks keeps today's flow: APPROVAL_REQUIRED, no task", async () => {
     const client = new Client({ name: 'legacy', version: '1' });
     await client.connect(
       new StdioClientTransport({

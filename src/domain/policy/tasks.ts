@@ -115,7 +115,9 @@ export class TaskStore {
     });
   }
 
-  private async change<T>(update: (tasks: ApprovalTask[], now: number) => { tasks: ApprovalTask[]; result: T }): Promise<T> {
+  private async change<T>(
+    update: (tasks: ApprovalTask[], now: number) => { tasks: ApprovalTask[]; result: T },
+  ): Promise<T> {
     ensurePrivateDir(this.dataDir);
     return withNamedLock(this.dataDir, 'approval-tasks', async () => {
       const now = Date.now();
