@@ -152,11 +152,6 @@ export class ApprovalTasks {
     return validation.input;
   }
 
-  /** Waits for the runs under way (tests; a server that stops). */
-  async settled(): Promise<void> {
-    await Promise.all(this.running.values());
-  }
-
   /** Registers `tasks/get`, `tasks/update` and `tasks/cancel` on a server (declared in its capabilities). */
   register(server: Server): void {
     const gate = (context: ServerContext): void => {

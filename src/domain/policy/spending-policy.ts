@@ -268,7 +268,7 @@ const needsOwner = (why: string): AgentDecision => ({ kind: 'needs-owner', why }
  * above them, an unlimited approval, a payment with no address to check, or a transaction the
  * wallet cannot read.
  */
-export function autonomyOf(policy: SpendingPolicy | null, spend: CountedSpend): AgentDecision {
+function autonomyOf(policy: SpendingPolicy | null, spend: CountedSpend): AgentDecision {
   if (!policy?.autonomy) {
     return needsOwner(
       `${policy ? `${policy.chain}.networks.${policy.network}.policy` : 'this network'} grants an agent no autonomy (no autonomous caps)`,

@@ -20,8 +20,7 @@ const MAX_TASKS = 500;
  * result, an error result included), `failed` (the owner denied, the approval expired or was lost,
  * or the run was interrupted) or `cancelled` (the client withdrew it).
  */
-export const TASK_STATES = ['working', 'running', 'completed', 'failed', 'cancelled'] as const;
-export type TaskState = (typeof TASK_STATES)[number];
+const TASK_STATES = ['working', 'running', 'completed', 'failed', 'cancelled'] as const;
 
 const JsonObject = z.record(z.string(), z.unknown());
 
