@@ -65,11 +65,12 @@ export type ConsentCall = {
  * 1. the user's yes to our elicitation question about this exact call;
  * 2. the owner's out-of-band approval of this exact call (`wallet approvals approve`, or the
  *    approval page), used once, run with the authority of where it was given;
- * 3. the policy: the call runs as the agent's, and the domain refuses (`APPROVAL_REQUIRED`),
- *    before signing, whatever the `autonomous` caps do not cover;
+ * 3. the policy, decided once on one plan (the dry run) as data: an autonomous call runs as the
+ *    agent's (the signing path checks again); a tool with no dry run is decided where it signs;
  * 4. otherwise a question: through elicitation where the client offers it, else an approval
- *    request the call ends with (`APPROVAL_REQUIRED`, its id and what it would sign), or to which
- *    a client that can open a URL sends its user (URL-mode elicitation of the approval page).
+ *    request: a task for a client that declared MCP tasks (it runs the call once the owner says
+ *    yes), a URL-mode elicitation of the approval page for a client that can open one, or the
+ *    call ends with `APPROVAL_REQUIRED` (its id and what it would sign).
  * A denied, expired or declined one is `POLICY_VIOLATION`. Nothing is signed on the way.
  */
 export class ConsentGate {
@@ -111,16 +112,11 @@ export class ConsentGate {
     canTask,
   }: ConsentCall): Promise<ConsentOutcome> {
     const input = validated.data;
-    const run = async (
-      authority: Authority,
-      approval?: string,
-      approvedPlan?: ApprovedPlan,
-    ): Promise<ConsentOutcome> => ({
+    const run = async (authority: Authority, approvedPlan?: ApprovedPlan): Promise<ConsentOutcome> => ({
       kind: 'done',
       output: await invokeValidated(
         { ok: true, input: validated },
         { ...toolContext, authority, ...(approvedPlan ? { approvedPlan } : {}) },
-        approval ? { approval } : {},
       ),
     });
     // The audit lines and the dry run of a call stopped here: nothing signs under this context.
@@ -128,7 +124,7 @@ export class ConsentGate {
     const digest = callDigest(tool.name, input);
     // An answer counts only from a client this server may ask (trusted, with form elicitation).
     const answer = canAsk ? this.confirmations.answer(tool, digest, context) : { kind: 'none' as const };
-    if (answer.kind === 'yes') return run('client', undefined, answer.plan);
+    if (answer.kind === 'yes') return run('client', answer.plan);
     if (answer.kind === 'declined') {
       await auditStoppedCall(tool, input, owner, { error: answer.error });
       throw answer.error;
