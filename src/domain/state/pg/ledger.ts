@@ -18,7 +18,8 @@ const open = new AsyncLocalStorage<PoolClient>();
  * One 24-hour count in the store: its entries are rows of `wallet_ledger_entries`, and an update
  * holds the ledger's row of `wallet_ledgers` locked (`SELECT … FOR UPDATE`) from reading the
  * entries to recording the new one, so two replicas never both fit into the same room. The store's
- * clock dates entries, one clock for all replicas. Entries that left the window stay as history.
+ * clock dates entries, one clock for all replicas. Entries that left the window stay as history (a key recorded again
+ * takes its row over).
  */
 export class PgSpendLedger implements CapLedger {
   readonly path: string;
@@ -81,10 +82,14 @@ export class PgSpendLedger implements CapLedger {
       for (const gone of recent.filter((entry) => !kept.has(entry.key))) {
         await client.query('DELETE FROM wallet_ledger_entries WHERE ledger = $1 AND key = $2', [this.name, gone.key]);
       }
+      // A key whose old row left the window (kept as history) is counted again from now: the row
+      // takes the new entry's values, else the spend would pass uncounted.
       for (const added of entries.filter((entry) => !known.has(entry.key))) {
         await client.query(
           `INSERT INTO wallet_ledger_entries (ledger, key, txid, amount, at_ms, by_whom)
-           VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+           VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (ledger, key) DO UPDATE SET txid = excluded.txid, amount = excluded.amount,
+             at_ms = excluded.at_ms, by_whom = excluded.by_whom`,
           [this.name, added.key, added.txid, added.amount.toString(), added.time, added.by ?? 'owner'],
         );
       }
