@@ -3,9 +3,11 @@ import type { PoolClient } from 'pg';
 import type { Chain } from '../../config/networks.js';
 import type { LedgerEntry } from '../../policy/spend-ledger.js';
 import type { CapLedger } from '../store.js';
-import { inTransaction, query, type PgPools } from './client.js';
+import { fromStore, inTransaction, query, storeError, type PgPools } from './client.js';
 
 const LEDGER_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** What an update that fails once its change ran has done: the change signs (spending-policy.ts). */
+const SIGNED_NOT_SENT = 'the transaction was signed, but neither counted nor broadcast';
 
 /**
  * The transaction of the ledger update in progress: a spend that counts in several ledgers (the
@@ -49,7 +51,9 @@ export class PgSpendLedger implements CapLedger {
   ): Promise<T> {
     const outer = open.getStore();
     if (outer) return this.updateOn(outer, change);
-    return inTransaction(this.pools, (client) => open.run(client, () => this.updateOn(client, change)));
+    return inTransaction(this.pools, (client) => open.run(client, () => this.updateOn(client, change)), {
+      afterTask: SIGNED_NOT_SENT,
+    });
   }
 
   async remove(key: string): Promise<void> {
@@ -76,7 +80,8 @@ export class PgSpendLedger implements CapLedger {
     );
     const recent = (rows.rows as Record<string, unknown>[]).map(entryOf);
     const { entries, result } = await change(recent, now);
-    if (entries !== recent) {
+    if (entries === recent) return result;
+    try {
       const kept = new Set(entries.map((entry) => entry.key));
       const known = new Set(recent.map((entry) => entry.key));
       for (const gone of recent.filter((entry) => !kept.has(entry.key))) {
@@ -93,6 +98,8 @@ export class PgSpendLedger implements CapLedger {
           [this.name, added.key, added.txid, added.amount.toString(), added.time, added.by ?? 'owner'],
         );
       }
+    } catch (error) {
+      throw fromStore(error) ? storeError(error, this.pools.shown, SIGNED_NOT_SENT) : error;
     }
     return result;
   }
