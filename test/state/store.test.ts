@@ -1,13 +1,14 @@
 /**
  * The PostgreSQL state store's modules against a real cluster (test/helpers/postgres.ts), each
  * fault on its own, without replicas: a connection lost mid-payment is BUSY and the process lives
- * on; a spend key re-recorded after its old row left the window counts; a recorded policy missing
- * from a replica's config refuses it; an abandoned nonce reservation is reusable at once.
+ * on; all connections in use is said as such; a spend key re-recorded after its old row left the
+ * window counts; a recorded policy missing from a replica's config refuses it; an abandoned
+ * nonce reservation is reusable at once.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { WalletError } from '../../src/domain/errors.js';
-import { closePools, openPools, type PgPools } from '../../src/domain/state/pg/client.js';
+import { closePools, openPools, query, type PgPools } from '../../src/domain/state/pg/client.js';
 import { migrate, SCHEMA_VERSION } from '../../src/domain/state/pg/migrate.js';
 import { checkPolicies, recordPolicies } from '../../src/domain/state/pg/policy.js';
 import { openPgStore } from '../../src/domain/state/pg/store.js';
@@ -70,6 +71,16 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
     const counted = await ledger.recent();
     assert.equal(counted.length, 1, 'the key recorded again is not counted');
     assert.equal(counted[0]?.amount, 5n);
+  });
+
+  it('says every connection was in use, not that the store cannot be reached, when the pool is exhausted', async () => {
+    const held = await Promise.all(Array.from({ length: 8 }, () => pools.pool.connect()));
+    try {
+      await assert.rejects(query(pools, 'SELECT 1'), busy(/^Every connection of this replica .* stayed in use/));
+    } finally {
+      for (const client of held) client.release();
+    }
+    assert.equal((await query(pools, 'SELECT 1 AS one'))[0]?.['one'], 1);
   });
 
   it('refuses a replica whose config lacks a policy the store recorded, naming it', async () => {
