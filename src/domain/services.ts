@@ -94,12 +94,14 @@ export class WalletServices {
 
   /**
    * Opens the state store now when one is set (a server's start: it refuses to start on a store it
-   * cannot use); with none, nothing is read now (a config file that cannot be read fails the first
-   * call that needs it, as before).
+   * cannot use, nor a state setting that is wrong: a password in the URL, a password file others
+   * can read, an unknown sslmode); with none, nothing is read now (a config file that cannot be read
+   * fails the first call that needs it, as before).
    */
   async openSharedState(): Promise<void> {
-    const location = await this.stateLocation().catch(() => undefined);
-    if (location) await this.stateStore();
+    const config = await this.configFile().catch(() => undefined);
+    if (config === undefined) return;
+    if (resolveStateLocation(this.env, config.state)) await this.stateStore();
   }
 
   /** Closes the state store's connections, if it has any (a server that stops). */

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { asWalletError, WalletError } from '../domain/errors.js';
 import {
+  appendAuditRecord,
   auditableFields,
   checkAuditLog,
   auditLogPath,
@@ -179,18 +180,35 @@ async function audit(
     : failure.error instanceof WalletError
       ? failure.error
       : new WalletError('INTERNAL', 'Internal error.');
+  const record = {
+    time: new Date().toISOString(),
+    tool: tool.name,
+    outcome,
+    ...fields,
+    ...(walletError ? { error: { code: walletError.code, message: walletError.message } } : {}),
+  };
+  const stillStands = `${tool.name} ${failed ? 'failed' : 'succeeded'} all the same`;
   try {
-    await context.services.appendAudit({
-      time: new Date().toISOString(),
-      tool: tool.name,
-      outcome,
-      ...fields,
-      ...(walletError ? { error: { code: walletError.code, message: walletError.message } } : {}),
-    });
+    await context.services.appendAudit(record);
   } catch (writeError) {
     const reason = writeError instanceof Error && 'code' in writeError ? String(writeError.code) : 'unknown error';
+    const local = auditLogPath(context.services.dataDir);
+    // A state setting that cannot even be read is the store's failure too (its location unknown).
+    const store = await context.services.stateLocation().then(
+      (location) => (location === undefined ? undefined : `the state store ${location.shown}`),
+      () => 'the state store (its setting is invalid)',
+    );
+    if (store === undefined) {
+      processStderr().write(`wallet: could not write the audit log ${local} (${reason}); ${stillStands}.\n`);
+      return;
+    }
+    // The store is down: the line goes to this machine's audit.log rather than nowhere.
+    const fallback = await appendAuditRecord(context.services.dataDir, record).then(
+      () => `appended it to the local audit log ${local} instead`,
+      () => `nor to the local audit log ${local}`,
+    );
     processStderr().write(
-      `wallet: could not write the audit log ${auditLogPath(context.services.dataDir)} (${reason}); ${tool.name} ${failed ? 'failed' : 'succeeded'} all the same.\n`,
+      `wallet: could not write the audit line to ${store} (${reason}); ${fallback}; ${stillStands}.\n`,
     );
   }
 }

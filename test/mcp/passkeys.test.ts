@@ -230,7 +230,7 @@ describe("today's spending against each cap", () => {
       result: undefined,
     }));
     const before = readFileSync(ledger.path, 'utf8');
-    const rows = await spendingToday(home, networks);
+    const rows = await spendingToday(new WalletServices({ dataDir: home, env: {} }).ledgers, networks);
     assert.equal(readFileSync(ledger.path, 'utf8'), before, 'read-only');
     const ether = rows.find((row) => row.asset === 'ether');
     assert.deepEqual(ether?.networks, ['local']);

@@ -132,13 +132,13 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
   it('migrates once, and again changes nothing; a password in the URL is refused', async () => {
     const first = await wallet(['state', 'migrate', '--json'], { env });
     assert.equal(first.code, 0, first.stderr);
-    assert.deepEqual(JSON.parse(first.stdout), { store: `127.0.0.1:${pg.port}/wallet`, from: 0, to: 1 });
+    assert.deepEqual(JSON.parse(first.stdout), { store: `127.0.0.1:${pg.port}/wallet`, from: 0, to: 2 });
     const again = await wallet(['state', 'migrate', '--json'], { env });
     assert.equal(again.code, 0, again.stderr);
-    assert.deepEqual(JSON.parse(again.stdout), { store: `127.0.0.1:${pg.port}/wallet`, from: 1, to: 1 });
+    assert.deepEqual(JSON.parse(again.stdout), { store: `127.0.0.1:${pg.port}/wallet`, from: 2, to: 2 });
     const status = await wallet(['state', 'status', '--json'], { env });
     assert.equal(status.code, 0, status.stderr);
-    assert.equal((JSON.parse(status.stdout) as { schema_version: number }).schema_version, 1);
+    assert.equal((JSON.parse(status.stdout) as { schema_version: number }).schema_version, 2);
     const withPassword = await wallet(['state', 'status'], {
       env: { ...env, WALLET_STATE_URL: pg.url.replace('wallet@', `wallet:${pg.password}@`) },
     });
@@ -161,11 +161,14 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
       "INSERT INTO wallet_ledgers (name, chain) VALUES ('evm-chain-1', 'evm') ON CONFLICT DO NOTHING",
       "BEGIN; SELECT name FROM wallet_ledgers WHERE name = 'evm-chain-1' FOR UPDATE; COMMIT",
       "INSERT INTO wallet_ledger_entries (ledger, key, txid, amount, at_ms, by_whom) VALUES ('evm-chain-1', 'k', NULL, 5, 1, 'agent')",
+      "INSERT INTO wallet_ledger_entries (ledger, key, txid, amount, at_ms, by_whom) VALUES ('evm-chain-1', 'k', NULL, 5, 2, 'agent') ON CONFLICT (ledger, key) DO UPDATE SET txid = excluded.txid, amount = excluded.amount, at_ms = excluded.at_ms, by_whom = excluded.by_whom",
       "DELETE FROM wallet_ledger_entries WHERE ledger = 'evm-chain-1' AND key = 'k'",
       `INSERT INTO wallet_audit (line) VALUES ('{"tool":"test","outcome":"ok"}')`,
-      "INSERT INTO wallet_evm_nonces (chain_id, address, nonce) VALUES (1, 'a', 0) ON CONFLICT (chain_id, address, nonce) DO UPDATE SET reserved_at = now()",
+      "INSERT INTO wallet_evm_nonces (chain_id, address, nonce) VALUES (1, 'a', 0) ON CONFLICT (chain_id, address, nonce) DO UPDATE SET reserved_at = now(), broadcast_at = NULL",
+      "UPDATE wallet_evm_nonces SET broadcast_at = now() WHERE chain_id = 1 AND address = 'a' AND nonce = 0",
       'DELETE FROM wallet_evm_nonces WHERE chain_id = 1',
       "INSERT INTO wallet_policies (key, policy) VALUES ('test', '{}') ON CONFLICT DO NOTHING",
+      'SELECT key, policy FROM wallet_policies ORDER BY key',
       'SELECT max(version) FROM wallet_schema',
       "SELECT pg_advisory_xact_lock(1, hashtext('x'))",
     ]) {

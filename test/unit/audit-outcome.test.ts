@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
 import { appendAuditRecord, type AuditRecord } from '../../src/domain/policy/audit-log.js';
-import type { WalletServices } from '../../src/domain/services.js';
+import { WalletServices } from '../../src/domain/services.js';
 import { ToolCatalogue } from '../../src/tools/catalogue.js';
 import { defineTool, type ToolContext } from '../../src/tools/define.js';
 import { invokeTool } from '../../src/tools/invoke.js';
@@ -70,5 +70,32 @@ describe('audit outcome, as declared', () => {
     const tool = payingTool({ outcome: 'sent', dryRunField: 'dry_run' });
     assert.equal(await outcomeOf(tool, { dry_run: true }), 'dry_run');
     assert.equal(await outcomeOf(tool, { dry_run: false }), 'sent');
+  });
+});
+
+describe('an audit line the state store cannot take', () => {
+  const home = tempHome();
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  it('goes to the local audit.log instead of being lost', async () => {
+    const tool = payingTool({ outcome: 'sent' });
+    const context = {
+      // A store nothing listens on (port 1): refused at once, BUSY.
+      services: new WalletServices({
+        dataDir: home,
+        env: { WALLET_STATE_URL: 'postgres://wallet@127.0.0.1:1/wallet' },
+      }),
+      catalogue: new ToolCatalogue([tool]),
+      signal: new AbortController().signal,
+      progress: () => undefined,
+      authority: 'terminal',
+    } as unknown as ToolContext;
+    const output = await invokeTool(tool, {}, context);
+    assert.equal(output['id'], TXID, "the call's own result stands");
+    const lines = readFileSync(join(home, 'audit.log'), 'utf8').trimEnd().split('\n');
+    const last = JSON.parse(lines.at(-1) ?? '{}') as { tool?: unknown; outcome?: unknown };
+    assert.equal(last.tool, 'test_funds_pay');
+    assert.equal(last.outcome, 'sent');
+    await context.services.closeState();
   });
 });

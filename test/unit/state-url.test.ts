@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { WalletError } from '../../src/domain/errors.js';
-import { statedPolicies } from '../../src/domain/services.js';
+import { statedPolicies, WalletServices } from '../../src/domain/services.js';
 import { firstDifference } from '../../src/domain/state/pg/policy.js';
 import { resolveStateLocation } from '../../src/domain/state/state-url.js';
 import { tempHome } from '../helpers/io.js';
@@ -43,6 +43,21 @@ describe('the state store location', () => {
     refusal(() => resolveStateLocation({}, { url: 'not a url' }), /is not a URL/);
   });
 
+  it('refuses a password (or another credential) in the query string, without echoing it', () => {
+    const secret = 'hunter3-hunter3';
+    for (const query of [`password=${secret}`, `sslmode=require&PassWord=${secret}`, `sslpassword=${secret}`]) {
+      try {
+        resolveStateLocation({ WALLET_STATE_URL: `postgres://app@db/wallet?${query}` }, undefined);
+        assert.fail(`?${query} was taken`);
+      } catch (error) {
+        assert.ok(error instanceof WalletError && error.code === 'INVALID_PARAM', String(error));
+        assert.match(error.message, /password parameter/);
+        assert.ok(!`${error.message} ${error.hint}`.includes(secret));
+      }
+    }
+    refusal(() => resolveStateLocation({}, { url: 'postgres://app@db/w?passfile=/tmp/p' }), /passfile parameter/);
+  });
+
   it('takes the password from PGPASSWORD or an owner-only file, never a file others can read', () => {
     const url = 'postgres://app@db/wallet';
     assert.equal(resolveStateLocation({ PGPASSWORD: 'from-env' }, { url })?.password, 'from-env');
@@ -53,6 +68,33 @@ describe('the state store location', () => {
     const open = join(dir, 'open-password');
     writeFileSync(open, 'p\n', { mode: 0o644 });
     assert.throws(() => resolveStateLocation({ WALLET_STATE_PASSWORD_FILE: open }, { url }));
+  });
+});
+
+describe('a server opening its shared state', () => {
+  it('refuses to start on a wrong state setting, not just the first call', async () => {
+    const dataDir = tempHome();
+    for (const [url, pattern] of [
+      ['postgres://app:pw-in-url@127.0.0.1:1/wallet', /holds a password/],
+      ['postgres://app@127.0.0.1:1/wallet?password=pw', /password parameter/],
+      ['postgres://app@127.0.0.1:1/wallet?sslmode=maybe', /unknown sslmode/],
+    ] as const) {
+      const services = new WalletServices({ dataDir, env: { WALLET_STATE_URL: url } });
+      await assert.rejects(
+        services.openSharedState(),
+        (error: unknown) =>
+          error instanceof WalletError && error.code === 'INVALID_PARAM' && pattern.test(error.message),
+      );
+    }
+    const open = join(dataDir, 'open-password');
+    writeFileSync(open, 'p\n', { mode: 0o644 });
+    const services = new WalletServices({
+      dataDir,
+      env: { WALLET_STATE_URL: 'postgres://app@127.0.0.1:1/wallet', WALLET_STATE_PASSWORD_FILE: open },
+    });
+    await assert.rejects(services.openSharedState(), /can be read by others/);
+    // No state setting: nothing to open, and nothing refused.
+    await new WalletServices({ dataDir, env: {} }).openSharedState();
   });
 });
 

@@ -110,6 +110,8 @@ export async function pay(
       });
       // Described from the transaction it signed: the signed hex is never decoded again.
       const summary = describeSigned(reservation.value, account.address, transaction);
+      // Marked broadcast in the store, which refuses (BUSY, nothing sent) if the account's lock was lost.
+      await slot?.broadcasting(planned.nonce);
       broadcasting = true;
       await broadcastReserved(reservation, () => broadcast(services, node, summary));
       return { planned, summary, simulation };

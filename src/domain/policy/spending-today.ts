@@ -1,6 +1,7 @@
 import { showAmount } from '../../shared/amounts.js';
 import type { ResolvedNetwork } from '../config/endpoints.js';
-import { SpendLedger, totalOf } from './spend-ledger.js';
+import type { CapLedger, LedgerSource } from '../state/store.js';
+import { totalOf } from './spend-ledger.js';
 
 /** What one 24-hour cap has counted so far: the chain's coin on one ledger, or one token. */
 export type CapStanding = {
@@ -23,11 +24,14 @@ export type CapStanding = {
 
 /**
  * Today's standing of every 24-hour cap the owner's policies set: per chain ledger and per token,
- * what the ledgers (`<dataDir>/ledger/`) count for the last 24 hours against the caps, read
- * without a lock (the ledgers are replaced atomically) and without changing anything. Networks
- * without a policy have no caps and no rows.
+ * what the ledgers count for the last 24 hours against the caps, from where the policy counts
+ * them (`ledgers`: the data directory's files, or the PostgreSQL state store), read without a lock
+ * and without changing anything. Networks without a policy have no caps and no rows.
  */
-export async function spendingToday(dataDir: string, networks: readonly ResolvedNetwork[]): Promise<CapStanding[]> {
+export async function spendingToday(
+  ledgers: LedgerSource,
+  networks: readonly ResolvedNetwork[],
+): Promise<CapStanding[]> {
   const byLedger = new Map<string, CapStanding[]>();
   const rows: CapStanding[] = [];
   for (const network of networks) {
@@ -46,7 +50,7 @@ export async function spendingToday(dataDir: string, networks: readonly Resolved
       networks: [network.network],
       chain: policy.chain,
       asset: policy.unit === 'duffs' ? 'DASH' : 'ether',
-      ...(await counted(new SpendLedger(dataDir, policy.chain, policy.ledger), show)),
+      ...(await counted(() => ledgers.ledger(policy.chain, policy.ledger), show)),
       capPer24h: show(policy.maxPer24h),
       capPerTx: show(policy.maxPerTx),
       agentCapPer24h: show(policy.autonomy?.maxPer24h),
@@ -59,7 +63,7 @@ export async function spendingToday(dataDir: string, networks: readonly Resolved
         networks: [network.network],
         chain: policy.chain,
         asset: token,
-        ...(await counted(new SpendLedger(dataDir, policy.chain, `${policy.ledger}-${token.toLowerCase()}`), units)),
+        ...(await counted(() => ledgers.ledger(policy.chain, `${policy.ledger}-${token.toLowerCase()}`), units)),
         capPer24h: units(rules.maxPer24h),
         capPerTx: units(rules.maxPerTx),
         agentCapPer24h: units(rules.autonomy?.maxPer24h),
@@ -73,11 +77,11 @@ export async function spendingToday(dataDir: string, networks: readonly Resolved
 }
 
 async function counted(
-  ledger: SpendLedger,
+  ledger: () => Promise<CapLedger>,
   show: (amount: bigint) => string | undefined,
 ): Promise<{ spent: string; spentByAgents: string; problem?: string }> {
   try {
-    const recent = await ledger.recent();
+    const recent = await (await ledger()).recent();
     return {
       spent: show(totalOf(recent)) ?? '',
       spentByAgents: show(totalOf(recent.filter((entry) => entry.by === 'agent'))) ?? '',

@@ -6,6 +6,12 @@ import { asWalletError, WalletError } from '../errors.js';
 const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'] as const;
 
 /**
+ * The URL parameters that carry a secret (libpq's `password`, and `sslpassword` for the client
+ * key); node-postgres reads a URL's parameters as options, so either would take effect.
+ */
+const SECRET_PARAMS: readonly string[] = ['password', 'sslpassword'];
+
+/**
  * Where the shared state lives, when it is not the data directory: a PostgreSQL URL (never with a
  * password in it) and, at most, the owner-only file its password is read from.
  */
@@ -53,6 +59,23 @@ export function resolveStateLocation(
     throw new WalletError('INVALID_PARAM', `${where} holds a password; the state store's password never goes there.`, {
       hint: 'Remove it from the URL; give it in PGPASSWORD, a PGPASSFILE, or an owner-only file named by state.password_file.',
     });
+  }
+  for (const name of parsed.searchParams.keys()) {
+    const lower = name.toLowerCase();
+    if (SECRET_PARAMS.includes(lower)) {
+      throw new WalletError(
+        'INVALID_PARAM',
+        `${where} holds a ${lower} parameter; the state store's secrets never go there.`,
+        {
+          hint: 'Remove it from the URL; give the password in PGPASSWORD, a PGPASSFILE, or an owner-only file named by state.password_file.',
+        },
+      );
+    }
+    if (lower === 'passfile') {
+      throw new WalletError('INVALID_PARAM', `${where} has a passfile parameter, which node-postgres ignores.`, {
+        hint: 'Name the password file in PGPASSFILE, or in state.password_file (WALLET_STATE_PASSWORD_FILE).',
+      });
+    }
   }
   const sslmode = parsed.searchParams.get('sslmode');
   if (sslmode !== null && !(SSL_MODES as readonly string[]).includes(sslmode)) {

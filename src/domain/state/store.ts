@@ -21,6 +21,11 @@ export type NonceSlot = {
   next(pending: number): Promise<number>;
   /** Records `nonce` as taken (before anything is signed with it). */
   reserve(nonce: number): Promise<void>;
+  /**
+   * Records that `nonce` goes out now, just before the broadcast; throws BUSY (nothing must be
+   * broadcast) when the account's lock was lost meanwhile (the store's connection died).
+   */
+  broadcasting(nonce: number): Promise<void>;
   /** Gives `nonce` back: nothing was broadcast with it. */
   release(nonce: number): Promise<void>;
 };

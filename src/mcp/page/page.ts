@@ -596,7 +596,11 @@ function passkeyForm(
 async function spendingSection(dataDir: string): Promise<string> {
   let rows: CapStanding[];
   try {
-    rows = await spendingToday(dataDir, (await new WalletServices({ dataDir }).networks()).networks);
+    const services = new WalletServices({ dataDir });
+    // The ledgers where the policy counts them: the state store's when one is set.
+    rows = await spendingToday(services.ledgers, (await services.networks()).networks).finally(() =>
+      services.closeState(),
+    );
   } catch (error) {
     const why = error instanceof WalletError ? error.message : 'the config cannot be read';
     return `<h2>Spent in the last 24 hours</h2><p class="note">Unknown: ${escapeHtml(why)}</p>`;

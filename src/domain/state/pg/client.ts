@@ -37,6 +37,11 @@ export async function openPools(location: StateLocation): Promise<PgPools> {
     });
     // A connection that dies while idle (the server restarted) is dropped; the next call reconnects.
     pool.on('error', () => undefined);
+    // pg-pool listens for its clients' errors only while they are idle: one checked out (a payment's
+    // account lock, a ledger update, both held across calls to a node) that loses its backend
+    // (restart, pg_terminate_backend, idle_in_transaction_session_timeout) would emit an 'error'
+    // nobody hears, and the process would exit. Its next query fails instead, and the call is BUSY.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     return pool;
   };
   return { pool: make(8), locks: make(8), shown: location.shown };
@@ -55,14 +60,16 @@ export async function closePools(pools: PgPools): Promise<void> {
 export async function inTransaction<T>(
   pools: PgPools,
   task: (client: PoolClient) => Promise<T>,
-  pool: Pool = pools.pool,
+  options: { pool?: Pool; afterTask?: string } = {},
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const client = await connect(pools, pool);
+    const client = await connect(pools, options.pool ?? pools.pool);
     let broken = false;
+    let done = false;
     try {
       await client.query('BEGIN');
       const result = await task(client);
+      done = true;
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -70,7 +77,8 @@ export async function inTransaction<T>(
         broken = true;
       });
       if (retryable(error) && attempt < RETRIES) continue;
-      throw fromStore(error) ? storeError(error, pools.shown) : error;
+      if (!fromStore(error)) throw error;
+      throw storeError(error, pools.shown, done ? options.afterTask : undefined);
     } finally {
       client.release(broken);
     }
@@ -105,7 +113,7 @@ const CONNECTION_LOST =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
 
 /** Whether `error` came from the store or its connection (else it is the task's own, passed on as it is). */
-function fromStore(error: unknown): boolean {
+export function fromStore(error: unknown): boolean {
   if (error instanceof WalletError) return false;
   return codeOf(error) !== '' || (error instanceof Error && CONNECTION_LOST.test(error.message));
 }
@@ -124,18 +132,29 @@ const UNREACHABLE = new Set([
   'EHOSTUNREACH',
 ]);
 
+/** pg-pool's words when every connection of the pool stayed in use for the whole wait. */
+const POOL_EXHAUSTED = /timeout exceeded when trying to connect/i;
+
 /**
  * A failure of the store as the caller acts on it: unreachable, restarting or failing over →
- * BUSY (retry in a moment; nothing was signed); a refused login → INVALID_PARAM; a schema that is
- * not there → BACKEND_INVALID (run `wallet state migrate`); anything else BACKEND_INVALID. Never
- * quotes the server's message (it may echo a statement's values).
+ * BUSY (retry in a moment); every connection of this replica in use → BUSY; a refused login →
+ * INVALID_PARAM; a schema that is not there → BACKEND_INVALID (run `wallet state migrate`);
+ * anything else BACKEND_INVALID. `happened` says what the call had done by then (default: nothing
+ * was signed or sent). Never quotes the server's message (it may echo a statement's values).
  */
-export function storeError(error: unknown, shown: string): WalletError {
+export function storeError(error: unknown, shown: string, happened = 'nothing was signed or sent'): WalletError {
   if (error instanceof WalletError) return error;
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : '';
+  if (POOL_EXHAUSTED.test(message)) {
+    return new WalletError(
+      'BUSY',
+      `Every connection of this replica to the state store ${shown} stayed in use for ${CONNECT_TIMEOUT_MS / 1000} s; ${happened}.`,
+      { hint: 'Retry in a moment: other calls of this replica hold them (payments waiting on a node).', cause: error },
+    );
+  }
   if (UNREACHABLE.has(code) || code.startsWith('08') || code.startsWith('57P') || CONNECTION_LOST.test(message)) {
-    return new WalletError('BUSY', `The state store ${shown} cannot be reached; nothing was signed or sent.`, {
+    return new WalletError('BUSY', `The state store ${shown} cannot be reached; ${happened}.`, {
       hint: 'Retry in a moment; check that PostgreSQL is up and reachable (wallet state status).',
       cause: error,
     });
@@ -152,7 +171,7 @@ export function storeError(error: unknown, shown: string): WalletError {
       cause: error,
     });
   }
-  return new WalletError('BACKEND_INVALID', `The state store ${shown} failed (${code || 'no code'}).`, {
+  return new WalletError('BACKEND_INVALID', `The state store ${shown} failed (${code || 'no code'}); ${happened}.`, {
     hint: 'Check the server log of PostgreSQL; `wallet state status` shows what the wallet sees.',
     cause: error,
   });

@@ -3,9 +3,11 @@ import type { PoolClient } from 'pg';
 import type { Chain } from '../../config/networks.js';
 import type { LedgerEntry } from '../../policy/spend-ledger.js';
 import type { CapLedger } from '../store.js';
-import { inTransaction, query, type PgPools } from './client.js';
+import { fromStore, inTransaction, query, storeError, type PgPools } from './client.js';
 
 const LEDGER_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** What an update that fails once its change ran has done: the change signs (spending-policy.ts). */
+const SIGNED_NOT_SENT = 'the transaction was signed, but neither counted nor broadcast';
 
 /**
  * The transaction of the ledger update in progress: a spend that counts in several ledgers (the
@@ -18,7 +20,8 @@ const open = new AsyncLocalStorage<PoolClient>();
  * One 24-hour count in the store: its entries are rows of `wallet_ledger_entries`, and an update
  * holds the ledger's row of `wallet_ledgers` locked (`SELECT … FOR UPDATE`) from reading the
  * entries to recording the new one, so two replicas never both fit into the same room. The store's
- * clock dates entries, one clock for all replicas. Entries that left the window stay as history.
+ * clock dates entries, one clock for all replicas. Entries that left the window stay as history (a key recorded again
+ * takes its row over).
  */
 export class PgSpendLedger implements CapLedger {
   readonly path: string;
@@ -48,7 +51,9 @@ export class PgSpendLedger implements CapLedger {
   ): Promise<T> {
     const outer = open.getStore();
     if (outer) return this.updateOn(outer, change);
-    return inTransaction(this.pools, (client) => open.run(client, () => this.updateOn(client, change)));
+    return inTransaction(this.pools, (client) => open.run(client, () => this.updateOn(client, change)), {
+      afterTask: SIGNED_NOT_SENT,
+    });
   }
 
   async remove(key: string): Promise<void> {
@@ -75,19 +80,26 @@ export class PgSpendLedger implements CapLedger {
     );
     const recent = (rows.rows as Record<string, unknown>[]).map(entryOf);
     const { entries, result } = await change(recent, now);
-    if (entries !== recent) {
+    if (entries === recent) return result;
+    try {
       const kept = new Set(entries.map((entry) => entry.key));
       const known = new Set(recent.map((entry) => entry.key));
       for (const gone of recent.filter((entry) => !kept.has(entry.key))) {
         await client.query('DELETE FROM wallet_ledger_entries WHERE ledger = $1 AND key = $2', [this.name, gone.key]);
       }
+      // A key whose old row left the window (kept as history) is counted again from now: the row
+      // takes the new entry's values, else the spend would pass uncounted.
       for (const added of entries.filter((entry) => !known.has(entry.key))) {
         await client.query(
           `INSERT INTO wallet_ledger_entries (ledger, key, txid, amount, at_ms, by_whom)
-           VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+           VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (ledger, key) DO UPDATE SET txid = excluded.txid, amount = excluded.amount,
+             at_ms = excluded.at_ms, by_whom = excluded.by_whom`,
           [this.name, added.key, added.txid, added.amount.toString(), added.time, added.by ?? 'owner'],
         );
       }
+    } catch (error) {
+      throw fromStore(error) ? storeError(error, this.pools.shown, SIGNED_NOT_SENT) : error;
     }
     return result;
   }

@@ -49,6 +49,11 @@ const MIGRATIONS: readonly string[] = [
     recorded_at timestamptz NOT NULL DEFAULT now()
   );
   `,
+  // 2: when a reserved nonce was broadcast (a reservation never broadcast is abandoned once its
+  // account's lock is free: reusable at once). IF NOT EXISTS: running it twice changes nothing.
+  `
+  ALTER TABLE wallet_evm_nonces ADD COLUMN IF NOT EXISTS broadcast_at timestamptz;
+  `,
 ];
 
 /** The schema version this wallet needs. */

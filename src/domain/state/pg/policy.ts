@@ -1,5 +1,5 @@
 import { WalletError } from '../../errors.js';
-import { inTransaction, query, type PgPools } from './client.js';
+import { inTransaction, type PgPools } from './client.js';
 
 /** One network's policy as config.json states it, under its config path (`evm.networks.local.policy`). */
 export type StatedPolicy = { key: string; policy: unknown };
@@ -7,10 +7,11 @@ export type StatedPolicy = { key: string; policy: unknown };
 /**
  * Checks this replica's policies against those the store recorded: a network's policy seen first
  * is recorded; one that differs from the record refuses the start, naming the first key that
- * differs. Every replica so enforces one policy: a cap raised on one machine alone lifts nothing.
+ * differs; a policy the store recorded that this replica's config lacks (a network without a
+ * policy has no caps) refuses it too, naming it. Every replica so enforces one policy: a cap
+ * raised, or dropped, on one machine alone lifts nothing.
  */
 export async function checkPolicies(pools: PgPools, stated: readonly StatedPolicy[]): Promise<void> {
-  if (stated.length === 0) return;
   const recorded = await inTransaction(pools, async (client) => {
     for (const { key, policy } of stated) {
       await client.query('INSERT INTO wallet_policies (key, policy) VALUES ($1, $2::jsonb) ON CONFLICT DO NOTHING', [
@@ -19,11 +20,21 @@ export async function checkPolicies(pools: PgPools, stated: readonly StatedPolic
       ]);
     }
     const rows = await client.query<{ key: string; policy: unknown }>(
-      'SELECT key, policy FROM wallet_policies WHERE key = ANY($1)',
-      [stated.map((entry) => entry.key)],
+      'SELECT key, policy FROM wallet_policies ORDER BY key',
     );
     return new Map(rows.rows.map((row) => [row.key, row.policy]));
   });
+  const mine = new Set(stated.map((entry) => entry.key));
+  const missing = [...recorded.keys()].find((key) => !mine.has(key));
+  if (missing !== undefined) {
+    throw new WalletError(
+      'POLICY_VIOLATION',
+      `This replica's config.json has no ${missing}, which the state store ${pools.shown} recorded: it does not start.`,
+      {
+        hint: 'Deploy the same config.json policy to every replica; after removing it on purpose everywhere, record the policies with `wallet state policy-record`.',
+      },
+    );
+  }
   for (const { key, policy } of stated) {
     const differs = firstDifference(key, recorded.get(key), policy);
     if (differs !== undefined) {
@@ -38,16 +49,21 @@ export async function checkPolicies(pools: PgPools, stated: readonly StatedPolic
   }
 }
 
-/** Records this replica's policies as the store's, replacing what it had (the owner changed them on purpose). */
+/**
+ * Records this replica's policies as the store's, replacing all it had (the owner changed them on
+ * purpose): a recorded policy this config lacks is dropped.
+ */
 export async function recordPolicies(pools: PgPools, stated: readonly StatedPolicy[]): Promise<void> {
-  for (const { key, policy } of stated) {
-    await query(
-      pools,
-      `INSERT INTO wallet_policies (key, policy) VALUES ($1, $2::jsonb)
-       ON CONFLICT (key) DO UPDATE SET policy = excluded.policy, recorded_at = now()`,
-      [key, JSON.stringify(policy)],
-    );
-  }
+  await inTransaction(pools, async (client) => {
+    await client.query('DELETE FROM wallet_policies WHERE NOT (key = ANY($1))', [stated.map((entry) => entry.key)]);
+    for (const { key, policy } of stated) {
+      await client.query(
+        `INSERT INTO wallet_policies (key, policy) VALUES ($1, $2::jsonb)
+         ON CONFLICT (key) DO UPDATE SET policy = excluded.policy, recorded_at = now()`,
+        [key, JSON.stringify(policy)],
+      );
+    }
+  });
 }
 
 /** The path of the first leaf where `a` and `b` differ (keys in order), or undefined when they are equal. */
