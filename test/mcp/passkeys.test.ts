@@ -93,6 +93,25 @@ describe('the passkeys store', () => {
   });
 });
 
+describe('a yes given before a passkey was enrolled', () => {
+  it('is not used once one is: the call is refused and asks again', async () => {
+    const home = tempHome();
+    try {
+      const approvals = new ApprovalStore(home);
+      const digest = 'd'.repeat(64);
+      const early = await approvals.request(digest, SUMMARY);
+      assert.equal((await approvals.decide(early.id, 'approved', 'terminal')).approved_by, 'terminal');
+      await new PasskeyStore(home).add(passkey('laptop'));
+      const taken = await approvals.take(digest);
+      assert.equal(taken.kind, 'refused');
+      assert.match(taken.kind === 'refused' ? taken.error.message : '', /given without a passkey/);
+      assert.equal((await approvals.take(digest)).kind, 'none', 'dropped: the next call asks again');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('once a passkey is enrolled, nothing else approves', () => {
   let home: string;
   let approvals: ApprovalStore;
@@ -172,6 +191,28 @@ describe('once a passkey is enrolled, nothing else approves', () => {
     assert.match(String(script.headers['content-type']), /text\/javascript/);
     assert.doesNotMatch(script.body, /\beval\(|new Function|innerHTML/);
     assert.equal((await approvals.list()).find((each) => each.id === pending.id)?.status, 'pending');
+  });
+
+  it('a page on [::1] answers at localhost, where its passkeys are', async (t) => {
+    let v6: ServedPage;
+    try {
+      v6 = await serveApprovalPage({ dataDir: home, listen: { host: '::1', port: 0 }, background: true });
+    } catch (error) {
+      process.stderr.write(`*** SKIPPED: no IPv6 loopback here (${String(error)})\n`);
+      t.skip('no IPv6 loopback');
+      return;
+    }
+    try {
+      const { port } = new URL(v6.origin);
+      const link = v6.link();
+      assert.ok(link.startsWith(`http://localhost:${port}/approvals?t=`), link);
+      const opened = await pageRequest(link.replace(`localhost:${port}`, `[::1]:${port}`), {
+        headers: { Host: `localhost:${port}` },
+      });
+      assert.notEqual(opened.status, 403, "the passkeys' origin is one of the page's own names");
+    } finally {
+      await v6.close();
+    }
   });
 
   it('a challenge binds its approval and exact call', () => {

@@ -157,6 +157,21 @@ export class ApprovalStore {
         };
       }
       if (latest.status === 'pending') return { approvals, result: { kind: 'pending', approval: latest } };
+      if (latest.approved_by !== 'passkey' && new PasskeyStore(this.dataDir).enrolled()) {
+        // A yes given before a passkey was enrolled (or racing its enrolment) is not the owner's
+        // passkey: it is dropped, and the call asks again.
+        return {
+          approvals: approvals.filter((approval) => approval !== latest),
+          result: {
+            kind: 'refused',
+            error: new WalletError(
+              'POLICY_VIOLATION',
+              `Approval ${latest.id} was given without a passkey, and one is enrolled now; nothing was signed.`,
+              { hint: 'Call again to ask the owner, who approves it with the passkey on the approval page.' },
+            ),
+          },
+        };
+      }
       const used: Approval = { ...latest, status: 'used' };
       return {
         approvals: approvals.map((approval) => (approval === latest ? used : approval)),
@@ -186,9 +201,7 @@ export class ApprovalStore {
    */
   async decide(id: string, answer: 'approved' | 'denied', by: Approver): Promise<Approval> {
     if (answer === 'approved' && by !== 'passkey' && new PasskeyStore(this.dataDir).enrolled()) {
-      throw new WalletError('POLICY_VIOLATION', `A passkey is enrolled: approval ${id.slice(0, 32)} takes one.`, {
-        hint: `Approve it on the approval page with your passkey (wallet approvals open ${id.slice(0, 32)}).`,
-      });
+      throw passkeyNeeded(id);
     }
     return this.change((approvals, now) => {
       const approval = this.checkDecidable(
@@ -196,6 +209,10 @@ export class ApprovalStore {
         id,
         now,
       );
+      // Again under the lock: a passkey enrolled while this yes was on its way.
+      if (answer === 'approved' && by !== 'passkey' && new PasskeyStore(this.dataDir).enrolled()) {
+        throw passkeyNeeded(id);
+      }
       const decided: Approval = {
         ...approval,
         status: answer,
@@ -289,4 +306,11 @@ function newId(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
   const bytes = nodeCrypto().randomBytes(10);
   return `ap-${[...bytes].map((byte) => alphabet[byte & 31]).join('')}`;
+}
+
+/** The refusal of a yes that is not a passkey's, once one is enrolled. */
+function passkeyNeeded(id: string): WalletError {
+  return new WalletError('POLICY_VIOLATION', `A passkey is enrolled: approval ${id.slice(0, 32)} takes one.`, {
+    hint: `Approve it on the approval page with your passkey (wallet approvals open ${id.slice(0, 32)}).`,
+  });
 }

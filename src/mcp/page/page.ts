@@ -119,14 +119,14 @@ export type ApprovalPage = {
  */
 export function createApprovalPage({ store, origin, dataDir, enrolment }: ApprovalPageOptions): ApprovalPage {
   const served = new URL(origin);
-  const hosts = allowedHosts(served);
+  const rp = relyingPartyOf(served);
+  const hosts = allowedHosts(served, rp.id);
   const cookieName = `wallet_approvals_${served.port}`;
   const secret = randomBytes(32);
   const links = new Map<string, { id: string | undefined; enrol: boolean; expires: number }>();
   const sessions = new Map<string, { expires: number; enrol: boolean }>();
   const home = dataDir ?? dirname(store.path);
   const passkeys = new PasskeyStore(home);
-  const rp = relyingPartyOf(served);
   /** Challenges of passkey yeses issued on page loads: each is bound to its session and approval, and used once. */
   const challenges = new Map<string, { sid: string; id: string; expires: number }>();
   /** The registration challenge of each enrolment session. */
@@ -450,9 +450,12 @@ function routeOf(path: string): Route | undefined {
   return undefined;
 }
 
-/** `host:port` for the served address and `localhost`, the names a browser on this machine uses. */
-function allowedHosts(served: URL): string[] {
-  const names = new Set([served.hostname.toLowerCase()]);
+/**
+ * `host:port` for the served address, `localhost`, and the passkeys' relying party (`localhost` for
+ * a page on 127.0.0.1 or [::1]): the names a browser on this machine uses.
+ */
+function allowedHosts(served: URL, relyingParty: string): string[] {
+  const names = new Set([served.hostname.toLowerCase(), relyingParty]);
   if (served.hostname === '127.0.0.1' || served.hostname === 'localhost') {
     names.add('127.0.0.1');
     names.add('localhost');
