@@ -251,13 +251,13 @@ const UNSUBSTITUTED = /^\$\{user_config\.[^}]*\}$/;
  * the literal `${user_config.…}` is never a path or a network name.
  */
 function withoutUnsubstitutedSettings(io: CliIo): CliIo['env'] {
-  const env = { ...io.env };
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || !UNSUBSTITUTED.test(value)) continue;
-    delete env[name];
-    warn(io, `$${name} holds an unsubstituted MCP bundle setting; treating it as unset.`);
-  }
-  return env;
+  return Object.fromEntries(
+    Object.entries(io.env).filter(([name, value]) => {
+      if (value === undefined || !UNSUBSTITUTED.test(value)) return true;
+      warn(io, `$${name} holds an unsubstituted MCP bundle setting; treating it as unset.`);
+      return false;
+    }),
+  );
 }
 
 function warn(io: CliIo, message: string): void {
