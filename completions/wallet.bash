@@ -72,7 +72,8 @@ cmd	-	tools	globals	List the tools of the server with their badges (--refresh)
 flag	tools	--refresh	none	Ask the server again instead of using the cached list.
 cmd	-	resources	globals	List the server'\''s resources and resource templates
 cmd	-	resource	globals	Read a resource by URI (a template takes its variables as flags)
-flag	resource	--output	text	Write the resource to this file (created owner-only); needed for a binary one.
+flag	resource	--output	text	Write the resource to this new file (owner-only); needed for a binary one.
+flag	resource	--force	none	With --output: replace an existing file (a new, owner-only one; never through a link).
 cmd	-	prompts	globals	List the server'\''s prompts and their arguments
 cmd	-	prompt	globals	Get a prompt, its arguments as flags
 cmd	-	tasks	globals	Follow another server'\''s task: get, result, cancel <id>

@@ -62,6 +62,10 @@ export function manifestOf(pkg) {
         description:
           "An owner-only file (mode 0600) holding the keystore's passphrase, to sign without asking. Leave empty to serve locked: reads work, signing asks for the wallet to be unlocked.",
         required: false,
+        // A default, even empty, is what makes mcpb hosts substitute the variable when the user
+        // leaves it unset (getMcpConfigForManifest substitutes only keys with a value or a default):
+        // without one the server would get the literal `${user_config.passphrase_file}`.
+        default: '',
       },
       network: {
         type: 'string',
@@ -69,7 +73,8 @@ export function manifestOf(pkg) {
         description:
           'The Dash network a call uses when it names none: mainnet, testnet or regtest. Empty keeps the config file’s (else testnet).',
         required: false,
-        default: 'testnet',
+        // Empty, so that the config file's default_network applies unless the user picks one.
+        default: '',
       },
       profile: {
         type: 'string',

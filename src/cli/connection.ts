@@ -66,6 +66,11 @@ export class Connection {
     return this.target.kind === 'built-in';
   }
 
+  /** Another server run as this CLI's child (`--server <command>`): it ends when the CLI does. */
+  get isStdio(): boolean {
+    return this.target.kind === 'stdio';
+  }
+
   /**
    * The tools. `cache: 'allow'` answers from another server's cached list when there is one
    * (and the server has not announced a change), and for the built-in server from the list the

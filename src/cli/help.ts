@@ -63,7 +63,7 @@ export function renderCommandHelp(entry: ToolCommand, specs: readonly FlagSpec[]
     '',
     description,
     '',
-    `${style.heading('Usage:')} wallet ${entry.command}${specs.some((spec) => spec.required) ? ' <flags>' : ' [flags]'}`,
+    `${style.heading('Usage:')} wallet ${terminalSafe(entry.command, true)}${specs.some((spec) => spec.required) ? ' <flags>' : ' [flags]'}`,
     '',
     style.heading('Flags:'),
     ...flagLines(
@@ -87,7 +87,7 @@ export function renderCommandHelp(entry: ToolCommand, specs: readonly FlagSpec[]
         `idempotent: ${yesNo(hints.idempotentHint)}  open-world: ${yesNo(hints.openWorldHint)}`,
     );
   }
-  lines.push('', `Global flags (--json, --server, …): wallet --help. Tool name: ${tool.name}.`);
+  lines.push('', `Global flags (--json, --server, …): wallet --help. Tool name: ${terminalSafe(tool.name, true)}.`);
   return lines.join('\n') + '\n';
 }
 
@@ -106,11 +106,13 @@ function specRows(spec: FlagSpec): FlagRow[] {
     spec.hasDefault ? `default: ${JSON.stringify(spec.defaultValue)}` : '',
   ].filter(Boolean);
   const text = terminalSafe(spec.description + (notes.length > 0 ? ` [${notes.join(', ')}]` : ''), true);
+  // A flag's name comes from a server's property or argument name: terminal-safe like its words.
+  const flag = terminalSafe(spec.flag, true);
   if (spec.secret) {
     return [
-      { names: `--${spec.flag}-stdin`, text: `${text} Read from stdin (secret: never inline).` },
+      { names: `--${flag}-stdin`, text: `${text} Read from stdin (secret: never inline).` },
       {
-        names: `--${spec.flag}-file <path>`,
+        names: `--${flag}-file <path>`,
         text: 'Or read it from an owner-only file; on a terminal, omit both to be prompted.',
       },
     ];
@@ -119,7 +121,7 @@ function specRows(spec: FlagSpec): FlagRow[] {
     spec.kind === 'boolean' && !spec.array
       ? ''
       : ` <${spec.choices ? terminalSafe(spec.choices.map(String).join('|'), true) : spec.kind === 'json' ? terminalSafe(spec.objectShape ?? 'json', true) : spec.kind}>`;
-  const names = spec.kind === 'boolean' && !spec.array ? `--[no-]${spec.flag}` : `--${spec.flag}${placeholder}`;
+  const names = spec.kind === 'boolean' && !spec.array ? `--[no-]${flag}` : `--${flag}${placeholder}`;
   return [{ names, text }];
 }
 

@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, rmSync, type Stats } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type {
   ListedPrompt,
   ListedResource,
@@ -7,6 +8,8 @@ import type {
   PromptMessages,
   ResourceContents,
 } from '../mcp/session.js';
+import { nodeCrypto } from '../shared/node-crypto.js';
+import { syncDir, writeAll } from '../shared/private-files.js';
 import { argumentsFromFlags, checkRequired, parseArgsJson } from './arguments.js';
 import { flagsOfCommand } from './commands.js';
 import { DEFAULT_TIMEOUT_MS, type Connection } from './connection.js';
@@ -17,6 +20,7 @@ import { isUriTemplate, promptInputSchema, templateInputSchema } from './listing
 import { renderHuman, terminalSafe, type Style } from './render.js';
 import { flagsFromSchema, type FlagSpec } from './schema-flags.js';
 import type { ServerListings } from './tool-cache.js';
+import { isErrnoCode } from './servers/config.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
 import { EXIT, UsageError } from './usage-error.js';
 
@@ -36,7 +40,12 @@ export const RESOURCE_FLAGS: readonly CliFlag[] = [
     name: 'output',
     type: 'string',
     value: 'file',
-    description: 'Write the resource to this file (created owner-only); needed for a binary one.',
+    description: 'Write the resource to this new file (owner-only); needed for a binary one.',
+  },
+  {
+    name: 'force',
+    type: 'boolean',
+    description: 'With --output: replace an existing file (a new, owner-only one; never through a link).',
   },
 ];
 
@@ -64,7 +73,7 @@ export async function runListingVerb(verb: ListingVerb, run: ListingRun): Promis
 const USAGE: Readonly<Record<ListingVerb, string>> = {
   resources: 'wallet [--server <name|command> | --url <url>] resources [--json]',
   resource:
-    'wallet [--server … | --url …] resource <uri | uri template | name> [--<variable> <value>…] [--output <file>] [--json]',
+    'wallet [--server … | --url …] resource <uri | uri template | name> [--<variable> <value>…] [--output <file> [--force]] [--json]',
   prompts: 'wallet [--server … | --url …] prompts [--json]',
   prompt: 'wallet [--server … | --url …] prompt <name> [--<argument> <value>…] [--json]',
 };
@@ -270,7 +279,8 @@ async function readResource(run: ListingRun): Promise<number> {
   }
   const contents = await session.readResource(uri ?? given, { timeoutMs });
   const output = typeof parsed['output'] === 'string' ? parsed['output'] : undefined;
-  if (output !== undefined) return writeContents(contents, output, uri ?? given, io);
+  if (output !== undefined) return writeContents(contents, output, parsed['force'] === true, uri ?? given, io);
+  if (parsed['force'] === true) throw new UsageError('--force goes with --output.');
   if (globals.json) return printed(io, JSON.stringify({ contents }, null, 2) + '\n');
   const binary = contents.find((part) => part.text === undefined);
   if (binary) {
@@ -288,7 +298,13 @@ async function readResource(run: ListingRun): Promise<number> {
 }
 
 /** `--output`: the one part of a resource, its bytes (a blob decoded), to a file (created owner-only). */
-function writeContents(contents: readonly ResourceContents[], path: string, uri: string, io: CliIo): number {
+function writeContents(
+  contents: readonly ResourceContents[],
+  path: string,
+  force: boolean,
+  uri: string,
+  io: CliIo,
+): number {
   if (contents.length !== 1) {
     throw new UsageError(
       `'${terminalSafe(uri, true)}' came in ${contents.length} parts; --output writes one.`,
@@ -298,8 +314,9 @@ function writeContents(contents: readonly ResourceContents[], path: string, uri:
   const [part] = contents;
   const bytes = part?.blob !== undefined ? Buffer.from(part.blob, 'base64') : Buffer.from(part?.text ?? '', 'utf8');
   try {
-    writeFileSync(path, bytes, { mode: 0o600 });
+    writeOutputFile(path, bytes, force);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = error instanceof Error && 'code' in error ? String(error.code) : 'an error';
     throw new UsageError(`Cannot write --output ${path}: ${code}.`, 'Give a path in a directory you can write to.');
   }
@@ -307,6 +324,68 @@ function writeContents(contents: readonly ResourceContents[], path: string, uri:
     `wrote ${bytes.length} bytes${part?.mimeType ? ` (${terminalSafe(part.mimeType, true)})` : ''} to ${path}\n`,
   );
   return EXIT.ok;
+}
+
+/**
+ * Writes `bytes` to `path` as other writes of the wallet do: an owner-only temp file beside it
+ * (opened exclusively, fsynced), then put in place at once, so a reader sees no file or the whole
+ * one. An existing `path` is refused unless `force` (then replaced by a new owner-only file, its
+ * old mode not kept); a symbolic link or anything but a regular file is always refused, never
+ * written through. Without `force`, the temp file is hard-linked to `path`, which fails if a file
+ * appeared there meanwhile.
+ */
+function writeOutputFile(path: string, bytes: Buffer, force: boolean): void {
+  const existing = lstatOrUndefined(path);
+  if (existing?.isSymbolicLink()) {
+    throw new UsageError(`--output ${path} is a symbolic link; nothing is written through one.`, 'Give the real path.');
+  }
+  if (existing && !existing.isFile()) throw new UsageError(`--output ${path} exists and is not a regular file.`);
+  if (existing && !force) {
+    throw new UsageError(
+      `--output ${path} exists; it was left as it is.`,
+      'Pass --force to replace it, or give a new path.',
+    );
+  }
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(temp, 'wx', 0o600);
+  try {
+    writeAll(fd, bytes);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    if (force) renameSync(temp, path);
+    else {
+      try {
+        linkSync(temp, path);
+      } catch (error) {
+        if (isErrnoCode(error, 'EEXIST')) {
+          throw new UsageError(
+            `--output ${path} exists; it was left as it is.`,
+            'Pass --force to replace it, or give a new path.',
+          );
+        }
+        throw error;
+      }
+    }
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  syncDir(dir);
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if (isErrnoCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
 }
 
 /** The words after the verb, read knowing only the global flags and `--output` (a flag's value is not a word). */

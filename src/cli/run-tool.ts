@@ -211,18 +211,30 @@ function secretInArgv(spec: FlagSpec): UsageError {
 async function printResult(
   tool: ListedTool,
   result: ToolCallResult,
-  { globals, io, style, commands, interrupted }: ToolRun,
+  { globals, io, style, commands, interrupted, connection }: ToolRun,
 ): Promise<number> {
   // Ctrl-C at the prompt left the server without a passphrase: say "interrupted", not WALLET_LOCKED.
   if (result.isError && interrupted?.() === true) throw new PromptInterrupted();
   if (result.task) {
     // --detach: the task's id is the result; `wallet tasks` follows it from here.
     const { taskId, status } = result.task;
+    // The id is the result, printed as is for scripts: one holding control characters is refused.
+    if (terminalSafe(taskId, true) !== taskId) {
+      throw new ClientRefusal(
+        `the server's task id holds control characters (${terminalSafe(taskId, true)}); it is not printed as a result`,
+      );
+    }
     io.stdout.write(globals.json ? JSON.stringify({ task_id: taskId, status }, null, 2) + '\n' : `${taskId}\n`);
     io.stderr.write(
-      `task ${terminalSafe(taskId, true)}: ${terminalSafe(status, true)}; 'wallet tasks result ${terminalSafe(taskId, true)}' ` +
+      `task ${taskId}: ${terminalSafe(status, true)}; 'wallet tasks result ${taskId}' ` +
         'with the same --server or --url waits for its result.\n',
     );
+    if (connection.isStdio) {
+      io.stderr.write(
+        "wallet: warning: over stdio the server is this command's child and exits with it: the task goes on only if " +
+          'the server keeps its tasks beyond its process (most keep them in memory). --url to a running server keeps them.\n',
+      );
+    }
     return EXIT.ok;
   }
   if (result.isError) {

@@ -127,6 +127,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     io.stdout.write(SERVE_HELP);
     return EXIT.ok;
   }
+  io = { ...io, env: withoutUnsubstitutedSettings(io) };
   const level = parsed['log-level'] ?? io.env['WALLET_LOG_LEVEL'] ?? 'off';
   if (!isLogLevel(level)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got '${String(level)}'.`);
@@ -239,6 +240,24 @@ async function startHttp(setup: Omit<WalletServerSetup, 'localOnly'>, http: Http
   const health = serving.url.replace(/\/mcp$/, '/health');
   io.stderr.write(`wallet: serving MCP at ${serving.url} (health: ${health})\n`);
   return serving;
+}
+
+/** A value an MCP host left as written in a manifest, e.g. `${user_config.passphrase_file}`. */
+const UNSUBSTITUTED = /^\$\{user_config\.[^}]*\}$/;
+
+/**
+ * The environment with every variable an MCP bundle host did not substitute (a setting the user left
+ * unset, on a host that only substitutes settings with a value) treated as unset, with a warning:
+ * the literal `${user_config.…}` is never a path or a network name.
+ */
+function withoutUnsubstitutedSettings(io: CliIo): CliIo['env'] {
+  return Object.fromEntries(
+    Object.entries(io.env).filter(([name, value]) => {
+      if (value === undefined || !UNSUBSTITUTED.test(value)) return true;
+      warn(io, `$${name} holds an unsubstituted MCP bundle setting; treating it as unset.`);
+      return false;
+    }),
+  );
 }
 
 function warn(io: CliIo, message: string): void {

@@ -76,10 +76,16 @@ export async function runTasks(run: ListingRun): Promise<number> {
     while (!['completed', 'failed', 'cancelled', 'input_required'].includes(task.status)) {
       shown = tell(run, task, shown);
       const interval = Math.min(POLL_MS.max, Math.max(POLL_MS.min, task.pollIntervalMs ?? POLL_MS.otherwise));
-      if (await sleep(interval, stop.signal)) {
-        throw new CallInterrupted(`interrupted; task ${taskId} goes on ('wallet tasks cancel ${taskId}' ends it)`);
+      const interrupted = () =>
+        new CallInterrupted(`interrupted; task ${taskId} goes on ('wallet tasks cancel ${taskId}' ends it)`);
+      if (await sleep(interval, stop.signal)) throw interrupted();
+      try {
+        // Ctrl-C also ends a tasks/get under way, rather than waiting up to --timeout for it.
+        task = await session.getTask(taskId, { timeoutMs, signal: stop.signal });
+      } catch (error) {
+        if (stop.signal.aborted) throw interrupted();
+        throw error;
       }
-      task = await session.getTask(taskId, { timeoutMs });
     }
   } finally {
     process.removeListener('SIGINT', onSigint);

@@ -378,9 +378,21 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       } catch (error) {
         if (call.detached) return { isError: false, content: [], task: call.detached };
         if (options.signal?.aborted === true) {
-          throw new CallInterrupted(call.task ? `interrupted; task ${call.task.taskId} was cancelled` : 'interrupted', {
+          throw new CallInterrupted(call.task ? `interrupted; ${cancelNote(call, call.task.taskId)}` : 'interrupted', {
             cause: error,
           });
+        }
+        if (call.task && call.cancel === undefined && !TASK_ENDS.has(call.task.status)) {
+          // The call ended here (its overall timeout) with its task still running: cancel it, not
+          // leave it working for no one, and say so.
+          call.over = true;
+          await cancelFor(call, call.task.taskId, cancelTask);
+          if (error instanceof ConnectionError) {
+            throw new ConnectionError(`${error.message}; ${cancelNote(call, call.task.taskId)}`, {
+              cause: error,
+              hint: error.hint,
+            });
+          }
         }
         throw error;
       } finally {
@@ -424,7 +436,31 @@ type ActiveCall = {
   task?: TaskState | undefined;
   /** The caller chose not to wait: the call ends with this task. */
   detached?: TaskState | undefined;
+  /** Whether the tasks/cancel this client sent for the task worked, or why it did not. */
+  cancel?: { ok: true } | { ok: false; reason: string } | undefined;
+  /** The call ended here (its overall timeout): its follower stops polling. */
+  over?: boolean | undefined;
 };
+
+/** Sends tasks/cancel for the call's task, recording whether it worked (never throws). */
+async function cancelFor(
+  call: ActiveCall,
+  taskId: string,
+  cancelTask: (taskId: string, options?: CallOptions) => Promise<void>,
+): Promise<void> {
+  try {
+    await cancelTask(taskId, { timeoutMs: call.options.timeoutMs });
+    call.cancel = { ok: true };
+  } catch (error) {
+    call.cancel = { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** What became of a task this client tried to cancel, for the caller's message. */
+function cancelNote(call: ActiveCall, taskId: string): string {
+  if (call.cancel?.ok === true) return `task ${taskId} was cancelled`;
+  return `cancelling task ${taskId} failed${call.cancel ? ` (${call.cancel.reason})` : ''}: it may still run ('wallet tasks cancel ${taskId}' tries again)`;
+}
 
 /** A task's state as tasks/get answers it; checked further by `isTask`. */
 function taskSchema(): z.ZodType<Record<string, unknown>> {
@@ -433,6 +469,9 @@ function taskSchema(): z.ZodType<Record<string, unknown>> {
 
 /** The JSON-RPC error code the call fails with when it was detached or interrupted (the caller knows why). */
 const CALL_ENDED_HERE = -32800;
+
+/** The statuses a task ends in (input_required: this client stops following it there). */
+const TASK_ENDS: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'input_required']);
 
 /** Polling bounds: a server's `pollIntervalMs` within these, 500 ms when it gives none. */
 const POLL_MS = { min: 50, max: 5_000, otherwise: 500 };
@@ -486,11 +525,19 @@ function followTask(
         };
       }
       const interval = Math.min(POLL_MS.max, Math.max(POLL_MS.min, task.pollIntervalMs ?? POLL_MS.otherwise));
+      if (call.over === true) return { kind: 'error', code: CALL_ENDED_HERE, message: `task ${task.taskId} left` };
       if (await abortableSleep(interval, signal)) {
-        await cancelTask(task.taskId, { timeoutMs }).catch(() => undefined);
-        return { kind: 'error', code: CALL_ENDED_HERE, message: `task ${task.taskId} cancelled` };
+        await cancelFor(call, task.taskId, cancelTask);
+        return { kind: 'error', code: CALL_ENDED_HERE, message: cancelNote(call, task.taskId) };
       }
-      task = await getTask(task.taskId, { timeoutMs });
+      try {
+        // The caller's signal too: Ctrl-C does not wait for a slow tasks/get to time out.
+        task = await getTask(task.taskId, { timeoutMs, signal });
+      } catch (error) {
+        if (signal?.aborted !== true) throw error;
+        await cancelFor(call, task.taskId, cancelTask);
+        return { kind: 'error', code: CALL_ENDED_HERE, message: cancelNote(call, task.taskId) };
+      }
       call.task = task;
     }
   };

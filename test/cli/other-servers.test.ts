@@ -127,6 +127,7 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
         'process_die_now',
         'secret_nested_now',
         'call_hang_now',
+        'hostile_names_now',
       ],
     );
   });
@@ -163,6 +164,21 @@ describe('wallet --server: schemas of every shape (fixture server)', () => {
     const { stdout } = await wallet(['--server', fixture, '--help']);
     assert.match(stdout, / {2}tool-serve +A tool named like a CLI verb/);
     assert.equal((await wallet(['--server', fixture, 'tool-serve'])).code, 0);
+  });
+
+  it("prints flag names made of a server's property or argument names terminal-safe in --help", async () => {
+    // Nothing the server named reaches the terminal raw: no ESC, BEL or C1 CSI in the help.
+    const raw = (text: string): boolean => ['\u0007', '\u001b', '\u009b'].some((char) => text.includes(char));
+    const tool = await wallet(['--server', fixture, 'hostile-names-now', '--help']);
+    assert.equal(tool.code, 0, tool.stderr);
+    assert.ok(!raw(tool.stdout), tool.stdout);
+    assert.match(tool.stdout, /--\\x1b\[41mred <string> +An SGR sequence in the name/);
+    assert.match(tool.stdout, /--\[no-\]\\x1b\]0;pwned\\x07title +An OSC sequence in the name/);
+    assert.match(tool.stdout, /--\\x9b31mcsi-stdin +A C1 CSI in a secret name/);
+    const prompt = await wallet(['--server', fixture, 'prompt', 'hostile_prompt', '--help']);
+    assert.equal(prompt.code, 0, prompt.stderr);
+    assert.ok(!raw(prompt.stdout), prompt.stdout);
+    assert.match(prompt.stdout, /--\\x1b\[41mtopic\\x1b\]8;;https:\/\/x\.invalid\\x07 <string>/);
   });
 
   it('keeps a tool name outside our pattern as its command', async () => {

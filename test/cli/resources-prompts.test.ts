@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -91,6 +100,48 @@ describe('wallet resources / resource: a server nobody here wrote (server-everyt
       assert.match(bytes.toString('utf8'), /^Resource 2: This is a base64 blob created at /);
       assert.match(written.stderr, new RegExp(`wrote ${bytes.length} bytes`));
       assert.equal(statSync(file).mode & 0o777, 0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--output refuses an existing file unless --force, and never writes through a link', async () => {
+    const blob = 'demo://resource/dynamic/blob/{resourceId}';
+    const dir = mkdtempSync(join(tmpdir(), 'wallet-resource-'));
+    const read = (file: string, ...more: string[]) =>
+      wallet(['--server', everything, 'resource', blob, '--resource-id', '3', '--output', file, ...more]);
+    try {
+      // An existing file, readable by others: left as it is without --force.
+      const existing = join(dir, 'existing.bin');
+      writeFileSync(existing, 'keep me', { mode: 0o644 });
+      const refused = await read(existing);
+      assert.equal(refused.code, 2);
+      assert.equal(refused.stdout, '');
+      assert.match(refused.stderr, /--output .*existing\.bin exists; it was left as it is/);
+      assert.match(refused.stderr, /--force/);
+      assert.equal(readFileSync(existing, 'utf8'), 'keep me');
+      // --force: replaced by a new owner-only file, the old mode not kept.
+      const forced = await read(existing, '--force');
+      assert.equal(forced.code, 0, forced.stderr);
+      assert.match(readFileSync(existing, 'utf8'), /^Resource 3: This is a base64 blob/);
+      assert.equal(statSync(existing).mode & 0o777, 0o600);
+      // A link is never written through, --force or not; its target stays as it was.
+      const target = join(dir, 'target.txt');
+      writeFileSync(target, 'the target', { mode: 0o644 });
+      const link = join(dir, 'link.bin');
+      symlinkSync(target, link);
+      for (const more of [[], ['--force']]) {
+        const linked = await read(link, ...more);
+        assert.equal(linked.code, 2, linked.stderr);
+        assert.match(linked.stderr, /is a symbolic link; nothing is written through one/);
+      }
+      assert.equal(readFileSync(target, 'utf8'), 'the target');
+      assert.ok(lstatSync(link).isSymbolicLink());
+      // --force alone is a mistake; no temp file is left behind.
+      const alone = await wallet(['--server', everything, 'resource', blob, '--resource-id', '3', '--force']);
+      assert.equal(alone.code, 2);
+      assert.match(alone.stderr, /--force goes with --output/);
+      assert.deepEqual(readdirSync(dir).sort(), ['existing.bin', 'link.bin', 'target.txt']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -58,6 +58,8 @@ describe('a tool call answered with a task', () => {
     const id = detached.stdout.trim();
     assert.match(id, UUID);
     assert.match(detached.stderr, /'wallet tasks result /);
+    // Over stdio the server is the CLI's child: said, as the task survives only a durable server.
+    assert.match(detached.stderr, /warning: over stdio the server is this command's child and exits with it/);
     const got = await wallet([...at, 'tasks', 'get', id, '--json']);
     assert.equal(got.code, 0, got.stderr);
     assert.equal((JSON.parse(got.stdout) as { status: string }).status, 'working');
@@ -108,6 +110,92 @@ describe('a tool call answered with a task', () => {
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  /** Runs a call that becomes a long task, interrupts it with SIGINT once it works; its exit and stderr. */
+  async function interrupted(
+    extra: string[],
+  ): Promise<{ id: string; code: number | null; stdout: string; stderr: string }> {
+    const home = tempHome();
+    try {
+      const child = spawn(
+        process.execPath,
+        [WALLET_BIN, ...at, ...extra, 'slow-sum', '--a', '1', '--b', '2', '--ms', '60000'],
+        { env: { ...process.env, WALLET_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const id = await new Promise<string>((resolve) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const found = /^task (\S+): working/m.exec(stderr)?.[1];
+          if (found) resolve(found);
+        });
+      });
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { id, code, stdout, stderr };
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  it('Ctrl-C says so when tasks/cancel fails, never that the task was cancelled', async () => {
+    const { id, code, stdout, stderr } = await interrupted(['--env', 'TASK_SERVER_CANCEL_FAILS=1']);
+    assert.equal(code, 130, stderr);
+    assert.equal(stdout, '');
+    assert.ok(seen().includes(`tasks/cancel ${id}`), seen().join('\n'));
+    assert.match(stderr, new RegExp(`interrupted; cancelling task ${id} failed \\(.*\\): it may still run`));
+    assert.doesNotMatch(stderr, /was cancelled/);
+  });
+
+  it('cancels the task (tasks/cancel) when the call as a whole times out', async () => {
+    // --timeout 2000 (time to start the server on a busy machine): polls keep the call alive, up
+    // to 10 times that in all (20 s).
+    const started = Date.now();
+    const { code, stdout, stderr } = await wallet([
+      ...at,
+      '--timeout',
+      '2000',
+      'slow-sum',
+      '--a',
+      '1',
+      '--b',
+      '1',
+      '--ms',
+      '60000',
+    ]);
+    assert.notEqual(code, 0);
+    assert.equal(stdout, '');
+    assert.ok(Date.now() - started < 60_000);
+    const id = /^task (\S+): working/m.exec(stderr)?.[1] ?? '';
+    assert.match(id, UUID, stderr);
+    assert.ok(seen().includes(`tasks/cancel ${id}`), seen().join('\n'));
+    assert.match(stderr, new RegExp(`task ${id} was cancelled`));
+    const got = await wallet([...at, 'tasks', 'get', id, '--json']);
+    assert.equal((JSON.parse(got.stdout) as { status: string }).status, 'cancelled');
+  });
+
+  it('--detach refuses to print a task id holding control characters', async () => {
+    const hostile = 'job\u001b]0;owned\u0007\u001b[2J';
+    const { code, stdout, stderr } = await wallet([
+      ...at,
+      '--env',
+      `TASK_SERVER_ID=${hostile}`,
+      'slow-sum',
+      '--a',
+      '1',
+      '--b',
+      '1',
+      '--ms',
+      '60000',
+      '--detach',
+    ]);
+    assert.equal(code, 1, stderr);
+    assert.equal(stdout, '');
+    assert.ok(!stderr.includes('\u001b') && !stderr.includes('\u0007'), 'no raw escape on stderr');
+    assert.match(stderr, /task id holds control characters \(job\\x1b\]0;owned\\x07\\x1b\[2J\)/);
   });
 
   it('wallet tasks is refused for the built-in server and without a subcommand', async () => {

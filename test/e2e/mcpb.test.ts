@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { getMcpConfigForManifest, vAny } from '@anthropic-ai/mcpb';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
@@ -13,8 +14,8 @@ import { ROOT } from '../helpers/paths.js';
 /**
  * The MCP bundle as a host installs it: built by scripts/bundle-mcpb.mjs (the official mcpb tool's
  * `validate` and `pack`), unpacked by the same tool, and its server started exactly as its
- * manifest says, `${__dirname}` and `${user_config.*}` replaced by what a user would set (or the
- * defaults), with a real MCP client listing the tools.
+ * manifest says, `${__dirname}` and `${user_config.*}` replaced by mcpb's own code from what a user
+ * would set (or the defaults), with a real MCP client listing the tools.
  */
 const MCPB = join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -39,17 +40,33 @@ function mcpb(args: string[]) {
   assert.equal(run.status, 0, `mcpb ${args.join(' ')}: ${run.stdout}${run.stderr}`);
 }
 
-/** A manifest string with `${__dirname}` and each `${user_config.<key>}` replaced, as a host does. */
-function substitute(text: string, dir: string, settings: Record<string, string | boolean>): string {
-  return text.replace(/\$\{(__dirname|user_config\.(\w+))\}/g, (_, _whole: string, key: string | undefined) =>
-    key === undefined ? dir : String(settings[key] ?? ''),
-  );
+/**
+ * The server's command line and environment as an MCPB host computes them: mcpb's own
+ * `getMcpConfigForManifest` (what Claude Desktop uses), `${__dirname}` the unpacked bundle and
+ * `settings` the user's choices over the manifest's defaults. A setting the user leaves unset is
+ * simply absent from `settings`, as in a host.
+ */
+async function hostConfig(
+  raw: unknown,
+  dir: string,
+  settings: Record<string, string | boolean>,
+): Promise<{ command: string; args: string[]; env: Record<string, string> }> {
+  const config = await getMcpConfigForManifest({
+    manifest: vAny.McpbManifestSchema.parse(raw),
+    extensionPath: dir,
+    systemDirs: {},
+    userConfig: settings,
+    pathSeparator: sep,
+  });
+  assert.ok(config, 'mcpb gives the server a configuration');
+  return { command: config.command, args: config.args ?? [], env: config.env ?? {} };
 }
 
 describe('the MCP bundle (wallet.mcpb)', () => {
   const work = tempHome();
   const unpacked = join(work, 'unpacked');
   let manifest: Manifest;
+  let raw: unknown;
   before(() => {
     const bundle = join(work, 'wallet.mcpb');
     const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'bundle-mcpb.mjs'), bundle], {
@@ -58,7 +75,8 @@ describe('the MCP bundle (wallet.mcpb)', () => {
     });
     assert.equal(built.status, 0, built.stdout + built.stderr);
     mcpb(['unpack', bundle, unpacked]);
-    manifest = Manifest.parse(JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8')));
+    raw = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8'));
+    manifest = Manifest.parse(raw);
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -72,39 +90,55 @@ describe('the MCP bundle (wallet.mcpb)', () => {
     assert.ok(Object.values(manifest.user_config).every((setting) => !('sensitive' in setting)));
   });
 
+  /** The environment the host starts the server in: the manifest's, `node` on PATH, the test's home. */
+  function hostEnv(env: Record<string, string>, home: string): Record<string, string> {
+    // `node` as the host finds it; the wallet's data in a folder of the test's.
+    return { ...env, PATH: [dirname(process.execPath), process.env['PATH'] ?? ''].join(delimiter), WALLET_HOME: home };
+  }
+
   /** The server the manifest describes, with `settings` as the user's choices over the defaults. */
   async function serve(settings: Record<string, string | boolean>, home: string): Promise<Client> {
-    const chosen = {
-      ...Object.fromEntries(
-        Object.entries(manifest.user_config).flatMap(([key, setting]) =>
-          setting.default === undefined ? [] : [[key, setting.default]],
-        ),
-      ),
-      ...settings,
-    };
-    const { command, args, env } = manifest.server.mcp_config;
+    const { command, args, env } = await hostConfig(raw, unpacked, settings);
     const client = new Client({ name: 'mcpb-host', version: '1' });
-    await client.connect(
-      new StdioClientTransport({
-        command: substitute(command, unpacked, chosen),
-        args: args.map((arg) => substitute(arg, unpacked, chosen)),
-        env: {
-          ...Object.fromEntries(
-            Object.entries(env).map(([name, value]) => [name, substitute(value, unpacked, chosen)]),
-          ),
-          // `node` as the host finds it; the wallet's data in a folder of the test's.
-          PATH: [dirname(process.execPath), process.env['PATH'] ?? ''].join(delimiter),
-          WALLET_HOME: home,
-        },
-        stderr: 'ignore',
-      }),
-    );
+    await client.connect(new StdioClientTransport({ command, args, env: hostEnv(env, home), stderr: 'ignore' }));
     return client;
   }
+
+  it('substitutes every setting, even those left unset (no literal ${user_config...} reaches the server)', async () => {
+    const { args, env } = await hostConfig(raw, unpacked, {});
+    for (const value of [...args, ...Object.values(env)]) assert.doesNotMatch(value, /\$\{/, value);
+    assert.equal(env['WALLET_PASSPHRASE_FILE'], '');
+    assert.equal(env['WALLET_CORE_DEFAULT_NETWORK'], '');
+  });
+
+  it('serves when a host passes an unset setting through literally, warning', () => {
+    const home = join(work, 'home-literal');
+    mkdirSync(home);
+    // A host that substitutes only what the user set: the env's `${user_config.*}` stay as written.
+    const { command, args, env } = manifest.server.mcp_config;
+    const run = spawnSync(
+      command,
+      args.map((arg) =>
+        arg
+          .replace('${__dirname}', unpacked)
+          .replace(/\$\{user_config\.(\w+)\}/, (_, key: string) => String(manifest.user_config[key]?.default ?? '')),
+      ),
+      { encoding: 'utf8', input: '', env: hostEnv(env, home), timeout: 30_000 },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, '');
+    assert.match(
+      run.stderr,
+      /\$WALLET_PASSPHRASE_FILE holds an unsubstituted MCP bundle setting; treating it as unset/,
+    );
+    assert.match(run.stderr, /\$WALLET_CORE_DEFAULT_NETWORK holds an unsubstituted/);
+  });
 
   it('serves every tool with the defaults', async () => {
     const home = join(work, 'home-defaults');
     mkdirSync(home);
+    // Nothing set: no passphrase file (served locked), and config.json's default network applies.
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ core: { default_network: 'regtest' } }));
     const client = await serve({}, home);
     try {
       assert.equal(client.getServerVersion()?.name, 'wallet');
@@ -120,7 +154,7 @@ describe('the MCP bundle (wallet.mcpb)', () => {
           tool.name,
         );
       const info = await client.callTool({ name: 'network_info', arguments: {} });
-      assert.equal((info.structuredContent as { default_core_network: string }).default_core_network, 'testnet');
+      assert.equal((info.structuredContent as { default_core_network: string }).default_core_network, 'regtest');
     } finally {
       await client.close();
     }
@@ -151,29 +185,13 @@ describe('the MCP bundle (wallet.mcpb)', () => {
     }
   });
 
-  it('refuses a passphrase file others can read, naming where it came from', () => {
+  it('refuses a passphrase file others can read, naming where it came from', async () => {
     const home = join(work, 'home-open');
     mkdirSync(home);
     const file = join(home, 'open-pw');
     writeFileSync(file, 'an open secret\n', { mode: 0o644 });
-    const { command, args, env } = manifest.server.mcp_config;
-    const settings = { profile: 'default', read_only: false, network: '', passphrase_file: file };
-    const run = spawnSync(
-      substitute(command, unpacked, settings),
-      args.map((arg) => substitute(arg, unpacked, settings)),
-      {
-        encoding: 'utf8',
-        input: '',
-        env: {
-          ...Object.fromEntries(
-            Object.entries(env).map(([name, value]) => [name, substitute(value, unpacked, settings)]),
-          ),
-          PATH: [dirname(process.execPath), process.env['PATH'] ?? ''].join(delimiter),
-          WALLET_HOME: home,
-        },
-        timeout: 30_000,
-      },
-    );
+    const { command, args, env } = await hostConfig(raw, unpacked, { passphrase_file: file });
+    const run = spawnSync(command, args, { encoding: 'utf8', input: '', env: hostEnv(env, home), timeout: 30_000 });
     assert.notEqual(run.status, 0);
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /\$WALLET_PASSPHRASE_FILE/);
