@@ -14,7 +14,7 @@ export function pageRequest(
   return new Promise((resolve, reject) => {
     const sent = request(
       {
-        host: target.hostname,
+        host: target.hostname.replace(/^\[(.*)\]$/, '$1'),
         port: target.port,
         path: `${target.pathname}${target.search}`,
         method: options.method ?? 'GET',
