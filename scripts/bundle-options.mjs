@@ -259,34 +259,56 @@ const bundled = {
   external: ['@dashevo/evo-sdk'],
 };
 
-// The WebAuthn library (with its ASN.1 and CBOR parsers, a third of the bundle) is bundled on its
-// own, into dist/webauthn.cjs (buildWebAuthnBundle): only the approval page's passkey ceremonies
-// (src/mcp/page/passkey.ts, loaded with the page) need it, and the package ships it (it has no
-// dependencies to install). The bundles require it from beside themselves.
-const WEBAUTHN_FILE = 'webauthn.cjs';
-const webAuthnBeside = {
-  name: 'webauthn-beside',
+// Libraries only a few commands need are bundled on their own, each into a file of dist/ the
+// bundles require from beside themselves, so that every other start reads and deserialises less
+// (docs/PERFORMANCE.md) and the package still ships them (it has no dependencies to install):
+// - dist/webauthn.cjs: the WebAuthn library (with its ASN.1 and CBOR parsers, a third of the
+//   bundle), for the approval page's passkey ceremonies alone (src/mcp/page/passkey.ts);
+// - dist/pg.cjs: node-postgres, for a PostgreSQL state store alone (src/domain/state/pg/client.ts).
+const BESIDE = [
+  {
+    file: 'webauthn.cjs',
+    filter: /^@simplewebauthn\/server(\/helpers)?$/,
+    contents:
+      "export * from '@simplewebauthn/server';\nexport { isoBase64URL } from '@simplewebauthn/server/helpers';\n",
+  },
+  // pg-native is node-postgres's optional native driver, which the wallet never asks for.
+  { file: 'pg.cjs', filter: /^pg$/, contents: "module.exports = require('pg');\n", external: ['pg-native'] },
+];
+// Each import of such a library becomes a small CommonJS module of the bundle that requires the
+// file: so `await import('pg')` stays lazy and becomes a require() (an import() would fail in the
+// vm.Script bin/wallet.js runs the bundle in), and a static import is a require() anyway.
+/** The files of dist/ the bundles require from beside themselves (a twin of a bundle needs them too). */
+export const FILES_BESIDE = BESIDE.map(({ file }) => file);
+
+const librariesBeside = {
+  name: 'libraries-beside',
   setup(build) {
-    build.onResolve({ filter: /^@simplewebauthn\/server(\/helpers)?$/ }, () => ({
-      path: `./${WEBAUTHN_FILE}`,
+    for (const { file, filter } of BESIDE) {
+      build.onResolve({ filter }, () => ({ path: file, namespace: 'beside' }));
+    }
+    build.onLoad({ filter: /.*/, namespace: 'beside' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(`./${args.path}`)});`,
+      loader: 'js',
+    }));
+    build.onResolve({ filter: /^\.\/[a-z]+\.cjs$/, namespace: 'beside' }, (args) => ({
+      path: args.path,
       external: true,
     }));
   },
 };
 
-/** dist/webauthn.cjs: the WebAuthn server library and its helpers, as one CommonJS module. */
-export function buildWebAuthnBundle() {
-  return buildAndWrite({
-    ...bundled,
-    stdin: {
-      contents:
-        "export * from '@simplewebauthn/server';\nexport { isoBase64URL } from '@simplewebauthn/server/helpers';\n",
-      resolveDir: join(dist, '..'),
-      loader: 'js',
-    },
-    banner: undefined,
-    outfile: join(dist, WEBAUTHN_FILE),
-  });
+/** The files of {@link BESIDE}: each library as one CommonJS module. */
+export async function buildLibrariesBeside() {
+  for (const { file, contents, external = [] } of BESIDE) {
+    await buildAndWrite({
+      ...bundled,
+      stdin: { contents, resolveDir: join(dist, '..'), loader: 'js' },
+      banner: undefined,
+      external,
+      outfile: join(dist, file),
+    });
+  }
 }
 
 /**
@@ -316,7 +338,7 @@ export function buildBundle(
     ...bundled,
     minifyIdentifiers: !keepIdentifiers,
     entryPoints: [join(dist, 'cli', entry)],
-    plugins: [lazyAjv, englishOnly, lazySdkSchemas, lazyOwnSchemas, webAuthnBeside],
+    plugins: [lazyAjv, englishOnly, lazySdkSchemas, lazyOwnSchemas, librariesBeside],
     // jsonc-parser's main file is UMD, whose inner require() calls esbuild cannot follow (the
     // bundle would ask Node for './impl/format' at run time): its ES module build instead.
     alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },

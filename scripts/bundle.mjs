@@ -7,6 +7,7 @@
 //   dist/tool-schemas.json every tool's input and output JSON Schema, so the bundle converts none;
 //   dist/ahead.cjs         what bin/wallet.js runs first for a --server call: it spawns the server;
 //   dist/webauthn.cjs      the WebAuthn library, which the bundles require only for passkey ceremonies;
+//   dist/pg.cjs            node-postgres, which they require only for a PostgreSQL state store;
 //   dist/help.json         the CLI's help for the built-in tools, which bin/wallet.js prints itself;
 //   dist/*.cache           V8's code cache of each bundle, taken after a run of each kind that
 //                          bin/wallet.js tells apart (a built-in call, help, a call of another
@@ -17,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildAheadBundle, buildBundle, buildWebAuthnBundle } from './bundle-options.mjs';
+import { buildAheadBundle, buildBundle, buildLibrariesBeside } from './bundle-options.mjs';
 import { HELP_RECORD_FILE, recordHelp } from '../dist/cli/help-record.js';
 import { openInProcessSession } from '../dist/mcp/in-process.js';
 import { definitionsDigestOfBuild, schemaRecordOfBuild } from '../dist/tools/definitions-digest.js';
@@ -69,7 +70,7 @@ const stamps = { definitionsDigest, schemaRecordDigest: schemaRecord.digest };
 await buildBundle('main.js', join(dist, 'wallet.cjs'), stamps);
 await buildBundle('serve-main.js', join(dist, 'serve.cjs'), stamps);
 await buildAheadBundle();
-await buildWebAuthnBundle();
+await buildLibrariesBeside();
 
 // bin/wallet.js reads the bundle as latin1, which is UTF-8 only for ASCII: esbuild's default
 // charset escapes every other character, and this keeps it so.

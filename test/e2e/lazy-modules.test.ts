@@ -26,7 +26,7 @@ const BACKENDS = /^dist\/domain\/net\//;
 const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
 const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
 // node-postgres and the state store's PostgreSQL backend: only with a state URL set.
-const POSTGRES = /^(node_modules\/(pg|pg-[a-z-]+|pgpass|postgres-[a-z-]+)\/|dist\/domain\/state\/pg\/)/;
+const POSTGRES = /^(node_modules\/(pg|pg-[a-z-]+|pgpass|postgres-[a-z-]+)\/|dist\/domain\/state\/pg\/|beside:pg\.cjs$)/;
 // The one module that imports Dash Platform's SDK (which the bundle leaves out: 27 MB with its wasm).
 const PLATFORM_SDK = /^dist\/domain\/platform\/sdk\.js/;
 const AJV =

@@ -34,6 +34,7 @@ const DIST_AT_RUN_TIME = [
   'dist/ahead.cjs.cache',
   'dist/builtin-tools.json',
   'dist/help.json',
+  'dist/pg.cjs',
   'dist/serve.cjs',
   'dist/serve.cjs.cache',
   'dist/tool-schemas.json',

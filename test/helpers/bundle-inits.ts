@@ -14,7 +14,7 @@
  *
  *   node build/test/helpers/bundle-inits.js --twin <bundle>
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,6 +27,7 @@ export const BUILTINS_MARKER = 'NODE_BUILTINS ';
 export const TWIN_FLAG = '--twin';
 
 type BundleOptions = {
+  FILES_BESIDE: string[];
   buildBundle: (
     entry: string,
     outfile: string,
@@ -48,6 +49,8 @@ if (isMain && bundle === TWIN_FLAG && argv[0]) {
   const { definitionsDigestOfBuild, schemaRecordOfBuild } = await import('../../src/tools/definitions-digest.js');
   const stamps = { definitionsDigest: definitionsDigestOfBuild(), schemaRecordDigest: schemaRecordOfBuild().digest };
   await options.buildBundle('main.js', argv[0], stamps, { keepIdentifiers: true });
+  // The libraries the bundle requires from beside itself (npm run build made them).
+  for (const file of options.FILES_BESIDE) copyFileSync(join(ROOT, 'dist', file), join(dirname(argv[0]), file));
 } else if (isMain && bundle) {
   let source = readFileSync(bundle, 'utf8');
   for (const [helper, probe] of HELPERS) {
