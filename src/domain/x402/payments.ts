@@ -394,10 +394,7 @@ export function choose(
   }
   const closest = verdicts.filter((verdict) => !verdict.ok).sort((a, b) => (b.ok || a.ok ? 0 : b.rank - a.rank))[0];
   if (closest && !closest.ok) throw closest.error;
-  throw new WalletError(
-    'BACKEND_INVALID',
-    `${asker} asks for a payment but offers no way to pay. Nothing was signed.`,
-  );
+  throw new WalletError('BACKEND_INVALID', `${asker} asks for a payment but offers no way to pay. Nothing was signed.`);
 }
 
 /**
@@ -567,13 +564,13 @@ function responseOf(answer: FetchedAnswer): Response {
 }
 
 /** A word from the server or the caller, as a message shows it: short, printable, quoted. */
-function shownWord(value: unknown): string {
+export function shownWord(value: unknown): string {
   const text = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : typeof value;
   const clean = text.replace(/[^\x20-\x7e]/g, '?');
   return `"${clean.length > 48 ? `${clean.slice(0, 47)}…` : clean}"`;
 }
 
-function firstLine(error: unknown): string {
+export function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return shownWord(message.split('\n')[0] ?? '').slice(1, -1);
 }
