@@ -22,7 +22,7 @@ export type { McpPaymentQuote };
 export type PayerSetup = Pick<WalletServerSetup, 'env' | 'endpoints' | 'passphrase'>;
 
 /** The audit log's name for a payment the CLI made to another server's tool. */
-export const X402_MCP_AUDIT_TOOL = 'x402_mcp_payment';
+const X402_MCP_AUDIT_TOOL = 'x402_mcp_payment';
 
 export type ToolPayment = {
   from: string;

@@ -35,9 +35,9 @@ import {
 } from './payments.js';
 
 /** Where a client puts the payment: the retried request's `_meta`. */
-export const MCP_PAYMENT_META_KEY = 'x402/payment';
+const MCP_PAYMENT_META_KEY = 'x402/payment';
 /** Where a server puts the settlement: the result's `_meta`. */
-export const MCP_PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
+const MCP_PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 
 /** A tool's result, as much of it as the transport reads. */
 export type PaidToolResult = {
