@@ -8,6 +8,7 @@
  * each payment and the 24-hour ledger counts it. Balances are read with ethers.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +18,7 @@ import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from 
 import { compilePermitToken, deployPermitToken } from '../helpers/erc20.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { localServer } from '../helpers/mcp.js';
-import { X402_MCP_SERVER } from '../helpers/paths.js';
+import { WALLET_BIN, X402_MCP_SERVER } from '../helpers/paths.js';
 import { auditLines } from '../helpers/policy.js';
 
 const PASSPHRASE = 'x402 mcp passphrase';
@@ -291,8 +292,26 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.deepEqual((await balances())[0], payer - CENT);
   });
 
+  it('pays through the installed binary too (bin/wallet.js and its bundle)', async () => {
+    const [payer, payee] = await balances();
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve) => {
+        execFile(
+          process.execPath,
+          [WALLET_BIN, ...at(CENT), 'report', '--topic', 'bundle', ...pay(), '--yes', '--json'],
+          { env: { ...process.env, WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url } },
+          (error, out, err) => resolve({ code: error ? Number(error.code) : 0, stdout: out, stderr: err }),
+        );
+      },
+    );
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(JSON.parse(stdout), { topic: 'bundle', report: 'The report on bundle.' });
+    assert.deepEqual((await balances()).slice(0, 2), [payer - CENT, payee + CENT]);
+  });
+
   it('the 24-hour ledger counts the payments: a price that fits one payment but not what is left is refused', async () => {
-    // Paid so far: 1 + 2 + 1 cents, and 1 signed for moving_target (a signature counts, whoever settles it).
+    // Paid so far: 1 + 2 + 1 + 1 cents, and 1 signed for moving_target (a signature counts, whoever
+    // settles it): 6 of the 10 a day; 6 more fits max_per_tx, not what is left.
     await refused(
       [...at(6n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
       1,
