@@ -125,7 +125,13 @@ export async function runToolCommand(
         (result) => printResult(entry.tool, result, run),
       );
     }
-    return await printResult(entry.tool, await call(args), run);
+    const result = await call(args);
+    if (result.isError && !connection.isBuiltIn) {
+      // Another server's tool that asks for x402 payment: say so, and how --pay-from pays it.
+      const { explainPaymentRequest } = await import('./x402-pay.js');
+      return await printResult(entry.tool, explainPaymentRequest(result, entry), run);
+    }
+    return await printResult(entry.tool, result, run);
   } catch (error) {
     if (error instanceof EarlyResult) return printResult(entry.tool, error.result, run);
     throw error;

@@ -16,6 +16,11 @@ import { renderHuman, terminalSafe } from './render.js';
 import type { ToolRun } from './run-tool.js';
 import { EXIT, UsageError } from './usage-error.js';
 
+/** Terms of a payment request as a hint may repeat them: only what has this shape. */
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const DIGITS = /^[0-9]{1,78}$/;
+const CAIP2_EVM = /^eip155:[0-9]{1,20}$/;
+
 /** A name from the other server, as the wallet's messages and audit log may quote it. */
 const SHOWN_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -137,4 +142,53 @@ function inCliWords(result: ToolCallResult): ToolCallResult {
       [ERROR_META_KEY]: { ...meta, message: words(meta.message), ...(meta.hint ? { hint: words(meta.hint) } : {}) },
     },
   };
+}
+
+/**
+ * A tool's answer that asks for an x402 payment, when the call was made without `--pay-from`:
+ * the error says so (PAYMENT_REQUIRED) and its hint how to pay, instead of the request's JSON.
+ * Any other result is returned as it is.
+ */
+export function explainPaymentRequest(result: ToolCallResult, entry: ToolCommand): ToolCallResult {
+  if (!result.isError || readToolErrorMeta(result._meta)) return result;
+  const asked = [result.structuredContent, jsonOf(result.content[0]?.text)].find(
+    (value): value is { accepts: unknown[] } =>
+      typeof value === 'object' &&
+      value !== null &&
+      'x402Version' in value &&
+      'accepts' in value &&
+      Array.isArray(value.accepts),
+  );
+  if (!asked) return result;
+  const first = asked.accepts.find(
+    (offer): offer is Record<string, unknown> => typeof offer === 'object' && offer !== null,
+  );
+  const field = (name: string, shape: RegExp): string | undefined => {
+    const value = first?.[name];
+    return typeof value === 'string' && shape.test(value) ? value : undefined;
+  };
+  const [asset, payTo, amount, network] = [
+    field('asset', ADDRESS),
+    field('payTo', ADDRESS),
+    field('amount', DIGITS),
+    field('network', CAIP2_EVM),
+  ];
+  const terms =
+    asset && payTo && amount && network ? `: ${amount} base units of token ${asset} to ${payTo} on ${network}` : '';
+  const chain = network ? `the network of chain ${network.slice('eip155:'.length)}` : 'network';
+  const meta = {
+    code: 'PAYMENT_REQUIRED',
+    message: `${entry.command} asks for an x402 payment${terms}; nothing was paid.`,
+    hint: `See the price with --pay-from <account> --pay-token ${asset ?? '<token>'} --pay-max-price ${amount ?? '<base units>'} --pay-network <${chain}> --pay-dry-run, then pay it without --pay-dry-run (docs/CLI.md, 'Paying for tools').`,
+  };
+  return { ...result, _meta: { ...result._meta, [ERROR_META_KEY]: meta } };
+}
+
+function jsonOf(text: string | undefined): unknown {
+  if (text === undefined || text.length > 65_536) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

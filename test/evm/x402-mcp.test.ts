@@ -156,6 +156,26 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.deepEqual(calls().slice(-1), ['free_echo unpaid']);
   });
 
+  it('without --pay-from, says the tool asks for a payment and how to pay it', async () => {
+    const { code, stdout, stderr } = await run([...at(CENT), 'report', '--topic', 'tides']);
+    assert.equal(code, 1, stderr);
+    assert.equal(stdout, '');
+    assert.match(
+      stderr,
+      new RegExp(
+        `^error: PAYMENT_REQUIRED: report asks for an x402 payment: ${CENT} base units of token ${token} to ${PAYEE} on eip155:31337; nothing was paid\\.$`,
+        'm',
+      ),
+    );
+    assert.match(
+      stderr,
+      new RegExp(
+        `^hint: .*--pay-from <account> --pay-token ${token} --pay-max-price ${CENT} --pay-network <the network of chain 31337> --pay-dry-run`,
+        'm',
+      ),
+    );
+  });
+
   it('pays the price within the caps: the token moves on chain, the audit log has the payment', async () => {
     const [payer, payee] = await balances();
     const { code, stdout, stderr } = await run([
