@@ -8,7 +8,7 @@
  * each payment and the 24-hour ledger counts it. Balances are read with ethers.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -312,6 +312,47 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.deepEqual((await balances())[0], payer - CENT);
   });
 
+  it('pays a server over Streamable HTTP, its host in the audit line', async () => {
+    const env = {
+      ...process.env,
+      X402_MCP_RPC: node.url,
+      X402_MCP_CHAIN_ID: String(node.chainId),
+      X402_MCP_TOKEN: token,
+      X402_MCP_PAYEE: PAYEE,
+      X402_MCP_PRICE: CENT.toString(),
+    };
+    const server = spawn(process.execPath, [X402_MCP_SERVER, 'http'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        server.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const found = /^listening (\S+)$/m.exec(out)?.[1];
+          if (found) resolve(found);
+        });
+        server.once('exit', () => reject(new Error(`the server exited: ${out}`)));
+      });
+      const [payer, payee] = await balances();
+      const { code, stdout, stderr } = await run([
+        '--url',
+        url,
+        'report',
+        '--topic',
+        'http',
+        ...pay(),
+        '--yes',
+        '--json',
+      ]);
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(JSON.parse(stdout), { topic: 'http', report: 'The report on http.' });
+      assert.deepEqual((await balances()).slice(0, 2), [payer - CENT, payee + CENT]);
+      const line = paymentLines().at(-1);
+      assert.deepEqual([line?.outcome, line?.['host'], line?.['amount']], ['sent', '127.0.0.1', CENT.toString()]);
+    } finally {
+      server.kill();
+    }
+  });
+
   it('pays through the installed binary too (bin/wallet.js and its bundle)', async () => {
     const [payer, payee] = await balances();
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
@@ -330,10 +371,10 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
   });
 
   it('the 24-hour ledger counts the payments: a price that fits one payment but not what is left is refused', async () => {
-    // Paid so far: 1 + 2 + 1 + 1 cents, and 1 signed for moving_target (a signature counts, whoever
-    // settles it): 6 of the 10 a day; 6 more fits max_per_tx, not what is left.
+    // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 signed for moving_target (a signature counts,
+    // whoever settles it): 7 of the 10 a day; 4 more fits max_per_tx and the day's cap, not what is left.
     await refused(
-      [...at(6n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
+      [...at(4n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
       1,
       /POLICY_VIOLATION: Refused by policy evm\.networks\.local\.policy\.tokens\.0x[0-9a-fA-F]{40}\.max_per_24h/,
     );
