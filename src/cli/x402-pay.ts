@@ -79,7 +79,16 @@ export async function runPaidCall(
     );
     return EXIT.ok;
   }
-  if (result.isError) return print(inCliWords(result));
+  if (result.isError) {
+    // The tool failed after the payment went out with the call: it may be settled all the same.
+    if (payment) {
+      io.stderr.write(
+        `a payment of ${terminalSafe(priceText(payment))} to ${payment.payee} was signed and sent with the call; ` +
+          'the server reported no settlement, and may still settle it until the authorization expires\n',
+      );
+    }
+    return print(inCliWords(result));
+  }
   if (payment) {
     io.stderr.write(
       `paid ${terminalSafe(priceText(payment))} to ${payment.payee} from ${payment.from}; ` +

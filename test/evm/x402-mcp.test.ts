@@ -292,6 +292,23 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.deepEqual(await balances(), before, 'the server did not settle it');
   });
 
+  it('a tool that fails once paid: its error, and a warning that the payment went out unsettled', async () => {
+    const before = await balances();
+    const { code, stdout, stderr } = await run([...at(CENT), 'broken-report', ...pay(), '--yes']);
+    assert.equal(code, 1, stderr);
+    assert.equal(stdout, '');
+    assert.match(stderr, /^error: TOOL_ERROR: The report broke\.$/m);
+    assert.match(
+      stderr,
+      new RegExp(
+        `a payment of 0\\.01 PTK .* to ${PAYEE} was signed and sent with the call; the server reported no settlement`,
+      ),
+    );
+    assert.deepEqual(await balances(), before, 'the server did not settle it');
+    const line = paymentLines().at(-1);
+    assert.deepEqual([line?.outcome, line?.['amount'], line?.['hash']], ['sent', CENT.toString(), undefined]);
+  });
+
   it('asks on a terminal, and needs --yes without one', async () => {
     const stderr = await refused(
       [...at(CENT), 'report', '--topic', 'z', ...pay()],
@@ -371,8 +388,9 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
   });
 
   it('the 24-hour ledger counts the payments: a price that fits one payment but not what is left is refused', async () => {
-    // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 signed for moving_target (a signature counts,
-    // whoever settles it): 7 of the 10 a day; 4 more fits max_per_tx and the day's cap, not what is left.
+    // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 each signed for moving_target and broken_report (a
+    // signature counts, whoever settles it): 8 of the 10 a day; 4 more fits max_per_tx and the
+    // day's cap, not what is left.
     await refused(
       [...at(4n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
       1,
