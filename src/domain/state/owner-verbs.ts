@@ -40,3 +40,15 @@ export async function statePolicyRecord(
   await (await import('./pg/status.js')).pgRecordPolicies(location, stated);
   return { store: location.shown, policies: stated.map((entry) => entry.key) };
 }
+
+/**
+ * Opens the state store for an owner's command (`wallet approvals …`) when one is set, so that
+ * what it is handed the data directory for (the passkeys, the approval page) reads and writes the
+ * store every replica shares. Returns what closes it.
+ */
+export async function openSharedState(context: StateVerbContext): Promise<() => Promise<void>> {
+  if ((await locationOf(context)) === undefined) return () => Promise.resolve();
+  const services = new WalletServices({ dataDir: context.dataDir, env: context.env });
+  await services.openSharedState();
+  return () => services.closeState();
+}
