@@ -14,9 +14,10 @@ export async function reserveIndexes(
   chain: 'receive' | 'change',
   count = 1,
 ): Promise<{ entry: WalletEntry; first: number }> {
-  return updateWallet(dir, entry, (current) => withReserved(current, chain, count)).then(
-    ({ entry: next, result }) => ({ entry: next, first: result }),
-  );
+  return updateWallet(dir, entry, (current) => withReserved(current, chain, count)).then(({ entry: next, result }) => ({
+    entry: next,
+    first: result,
+  }));
 }
 
 /** `current` with the next `count` indexes of a chain handed out, and the first of them. */

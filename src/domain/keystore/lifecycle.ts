@@ -51,13 +51,20 @@ export async function sealNewWallet(wallet: NewWallet): Promise<WalletEntry> {
 export function checkNewWallet(entries: readonly WalletEntry[], entry: WalletEntry): void {
   const taken = entries.find((other) => other.alias === entry.alias);
   if (taken) {
-    throw new WalletError('INVALID_PARAM', `alias '${entry.alias}' is taken (wallet ${taken.id} on ${taken.network}).`, {
-      hint: 'Choose another alias.',
-    });
+    throw new WalletError(
+      'INVALID_PARAM',
+      `alias '${entry.alias}' is taken (wallet ${taken.id} on ${taken.network}).`,
+      {
+        hint: 'Choose another alias.',
+      },
+    );
   }
   const same = entries.find((other) => other.id === entry.id && other.network === entry.network);
   if (same) {
-    throw new WalletError('INVALID_PARAM', `This seed is already in the keystore as '${same.alias}' on ${same.network}.`);
+    throw new WalletError(
+      'INVALID_PARAM',
+      `This seed is already in the keystore as '${same.alias}' on ${same.network}.`,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { readConfigFile } from '../config/config-file.js';
 import { statedPolicies, WalletServices } from '../services.js';
+import type { ImportSummary } from './pg/import.js';
 import type { PgStatus } from './pg/status.js';
 import type { StateLocation } from './state-url.js';
 
@@ -39,6 +40,16 @@ export async function statePolicyRecord(
   const stated = statedPolicies(await readConfigFile(context.dataDir));
   await (await import('./pg/status.js')).pgRecordPolicies(location, stated);
   return { store: location.shown, policies: stated.map((entry) => entry.key) };
+}
+
+/**
+ * `wallet state import`: the data directory's keystore, spend ledgers, audit lines and passkeys
+ * copied into the store (its files stay); undefined when no store is set.
+ */
+export async function stateImport(context: StateVerbContext): Promise<ImportSummary | undefined> {
+  const location = await locationOf(context);
+  if (!location) return undefined;
+  return (await import('./pg/status.js')).pgImport(location, context.dataDir);
 }
 
 /**

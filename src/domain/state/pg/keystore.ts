@@ -31,7 +31,7 @@ import {
 import { inTransaction, query, type PgPools } from './client.js';
 
 /** The key of the transaction-scoped advisory lock that serializes the keystore's writes. */
-const KEYSTORE_LOCK = 0x6b657973;
+export const KEYSTORE_LOCK = 0x6b657973;
 
 /**
  * The keystore in the state store: each wallet a row of `wallet_keystore_wallets`, each imported

@@ -3,7 +3,7 @@ import { PasskeySchema, type Passkey, type PasskeyRecords } from '../../policy/p
 import { inTransaction, query, type PgPools } from './client.js';
 
 /** The key of the transaction-scoped advisory lock that serializes changes of the passkeys. */
-const PASSKEYS_LOCK = 0x706b6579;
+export const PASSKEYS_LOCK = 0x706b6579;
 /** How often a replica asks the store whether a passkey is enrolled (the approvals ask synchronously). */
 const REFRESH_MS = 1_000;
 

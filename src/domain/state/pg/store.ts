@@ -46,7 +46,8 @@ export async function openPgStore(
   };
 }
 
-async function checkSchema(pools: PgPools): Promise<void> {
+/** Refuses a store whose schema is not this wallet's version (BACKEND_INVALID: migrate, or upgrade). */
+export async function checkSchema(pools: PgPools): Promise<void> {
   const version = await schemaVersion(pools);
   if (version !== SCHEMA_VERSION) {
     throw new WalletError(
