@@ -15,7 +15,6 @@ import type { Chain } from './config/networks.js';
 import { AddressBook } from './dash/address-book.js';
 import type { WalletKeystore } from './keystore/keystore.js';
 import { KEYSTORE_DIR_NAME } from './keystore/keystore-format.js';
-import { PasskeyStore } from './policy/passkeys.js';
 import { resolvePlatformNetworks, type PlatformNetwork } from './platform/network.js';
 import type { AuditRecord } from './policy/audit-log.js';
 import { fileStateStore } from './state/files/store.js';
@@ -196,7 +195,8 @@ export class WalletServices {
    * passkey assertion on the approval page, and a client's answer approves nothing.
    */
   async trustsElicitation(transport: 'stdio' | 'http'): Promise<boolean> {
-    if (new PasskeyStore(this.dataDir).enrolled()) return false;
+    // The passkeys of the state store: the files', or the store's every replica shares.
+    if ((await this.stateStore()).passkeys.enrolled()) return false;
     const trust = (await this.configFile()).approvals?.trust_elicitation ?? 'stdio';
     return trust === 'always' || (trust === 'stdio' && transport === 'stdio');
   }
