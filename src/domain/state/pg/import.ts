@@ -17,7 +17,7 @@ import { KEYSTORE_LOCK } from './keystore.js';
 import { PASSKEYS_LOCK } from './passkeys.js';
 
 /** How many records of one kind an import added, merged into the store's, or found there already. */
-export type ImportCount = { imported: number; merged: number; unchanged: number };
+type ImportCount = { imported: number; merged: number; unchanged: number };
 
 /** What `wallet state import` did: counts only, never a key. */
 export type ImportSummary = {
