@@ -5,7 +5,8 @@
  * data directory answers every read tool as the files did and signs the same; running it again
  * imports nothing; a record the store holds differently refuses it all; two replicas creating
  * addresses at once never hand out one index twice; a passkey counter recorded on one replica
- * refuses its replay on another; and the database dump holds no mnemonic, key or passphrase.
+ * refuses its replay on another; the database dump holds no mnemonic, key or passphrase; a
+ * passphrase change re-seals every row, and a wallet deleted on one replica is gone for all.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -24,7 +25,7 @@ import { resolveStateLocation } from '../../src/domain/state/state-url.js';
 import type { StateStore } from '../../src/domain/state/store.js';
 import { ANVIL_MNEMONIC } from '../helpers/anvil.js';
 import { tempHome, wallet } from '../helpers/io.js';
-import { localServer, type ToolCaller } from '../helpers/mcp.js';
+import { failureCode, localServer, type ToolCaller } from '../helpers/mcp.js';
 import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
 
 const bin = findPostgres();
@@ -35,6 +36,7 @@ if (!bin) {
 }
 
 const PASSPHRASE = 'keystore store test passphrase';
+const NEW_PASSPHRASE = 'the replaced keystore passphrase';
 /** Anvil's tenth account's key (m/44'/60'/0'/0/9 of ANVIL_MNEMONIC), imported on its own. */
 const IMPORTED_KEY = '2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6';
 const PASSKEY = {
@@ -60,6 +62,16 @@ describe('the keystore and passkeys in a PostgreSQL state store', { skip: bin ? 
     const server = await localServer({ env: { WALLET_HOME: home, ...(shared ? env : {}) }, passphrase: PASSPHRASE });
     servers.push(server);
     return server;
+  };
+  /** The whole database's rows, as pg_dump writes them. */
+  const dumpText = (): string => {
+    const dump = spawnSync(
+      join(bin ?? '', 'pg_dump'),
+      ['-h', '127.0.0.1', '-p', String(pg.port), '-U', 'wallet', '--data-only', 'wallet'],
+      { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', PGPASSWORD: pg.password }, maxBuffer: 64 * 2 ** 20 },
+    );
+    assert.equal(dump.status, 0, dump.stderr);
+    return dump.stdout;
   };
   const emptyHome = (): string => {
     const home = tempHome();
@@ -254,6 +266,14 @@ describe('the keystore and passkeys in a PostgreSQL state store', { skip: bin ? 
       assert.equal(a.enrolled(), false);
       await a.add({ ...PASSKEY, counter: 8 });
       assert.equal(a.enrolled(), true);
+      // The owner's command works on the store too, from any data directory.
+      const cli = await wallet(['approvals', 'passkey', 'list', '--json'], { env, home: emptyHome() });
+      assert.equal(cli.code, 0, cli.stderr);
+      const shownKeys = (JSON.parse(cli.stdout) as { passkeys: Row[] }).passkeys;
+      assert.deepEqual(
+        shownKeys.map((each) => [each['name'], each['counter']]),
+        [[PASSKEY.name, 8]],
+      );
     } finally {
       for (const [dir, store] of [
         [dirA, stores[0]],
@@ -266,13 +286,7 @@ describe('the keystore and passkeys in a PostgreSQL state store', { skip: bin ? 
   });
 
   it('the database never sees a mnemonic, a private key or the passphrase', () => {
-    const dump = spawnSync(
-      join(bin ?? '', 'pg_dump'),
-      ['-h', '127.0.0.1', '-p', String(pg.port), '-U', 'wallet', '--data-only', 'wallet'],
-      { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', PGPASSWORD: pg.password }, maxBuffer: 64 * 2 ** 20 },
-    );
-    assert.equal(dump.status, 0, dump.stderr);
-    const text = dump.stdout;
+    const text = dumpText();
     // What must be there (the dump is of the right rows): the wallets, their public keys, ciphertext.
     assert.match(text, /wallet_keystore_wallets/);
     assert.match(text, /"ciphertext"/);
@@ -282,5 +296,35 @@ describe('the keystore and passkeys in a PostgreSQL state store', { skip: bin ? 
     }
     assert.ok(!text.includes(freshMnemonic.split(' ').slice(0, 3).join(' ')), 'mnemonic words are in the database');
     assert.ok(!/\b[xt]prv[1-9A-HJ-NP-Za-km-z]{20,}/.test(text), 'an extended private key is in the database');
+  });
+
+  it('a passphrase change re-seals every row at once; a deletion is seen by every replica', async () => {
+    const a = await serverOn(emptyHome(), true);
+    const changed = await a.call<{ wallets: string[]; imported_keys: number }>('core_wallet_passphrase_change', {
+      new_passphrase: NEW_PASSPHRASE,
+    });
+    assert.deepEqual([...changed.wallets].sort(), ['fresh', 'w']);
+    assert.equal(changed.imported_keys, 1);
+    const b = await localServer({ env: { WALLET_HOME: emptyHome(), ...env }, passphrase: NEW_PASSPHRASE });
+    servers.push(b);
+    for (const address of ['a0', 'k9']) {
+      assert.equal(await failureCode(a.call('evm_message_sign', { address, message: 'm' })), 'WALLET_LOCKED');
+      await b.call('evm_message_sign', { address, message: 'm' });
+    }
+    const listed = async (server: ToolCaller) =>
+      (await server.call<{ wallets: { alias: string; wallet_id: string }[] }>('core_wallets_list', {})).wallets;
+    const fresh = (await listed(a)).find((each) => each.alias === 'fresh');
+    assert.ok(fresh);
+    await b.call('core_wallet_delete', {
+      wallet_id: 'fresh',
+      network: 'testnet',
+      confirm_fingerprint: fresh.wallet_id,
+    });
+    assert.deepEqual(
+      (await listed(a)).map((each) => each.alias),
+      ['w'],
+    );
+    const text = dumpText();
+    for (const secret of [NEW_PASSPHRASE, ANVIL_MNEMONIC, IMPORTED_KEY]) assert.ok(!text.includes(secret));
   });
 });
