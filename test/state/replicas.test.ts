@@ -3,7 +3,7 @@
  * a real PostgreSQL cluster and a real anvil: the caps hold whatever the number of replicas, one
  * account's nonces stay contiguous across them, and a store that is down is BUSY, nothing signed.
  * The keystore is imported into the store (`wallet state import`); each replica's data directory
- * holds its config.json only.
+ * holds its config.json only, and replicas creating Dash addresses at once never share an index.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -257,6 +257,38 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
       // What was paid on the chain: K payments, no more.
       const audited = Number(pg.sql("SELECT count(*) FROM wallet_audit WHERE line->>'outcome' = 'sent'").trim());
       assert.equal(audited, K);
+    } finally {
+      await replicas.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('replicas with empty data directories hand out Dash addresses from one index, never twice', async () => {
+    const home = tempHome();
+    cpSync(source, home, { recursive: true });
+    // The policy the store recorded for the race above: a replica with another would not start.
+    writeConfig(home, {
+      autonomous: { max_per_tx_wei: (11n * MILLI).toString(), max_per_24h_wei: CAP.toString() },
+    });
+    const replicas = new Replicas(env, home);
+    try {
+      await replicas.start(2);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          replicas.clients[i % 2]?.callTool({ name: 'core_address_create', arguments: { wallet_id: 'w' } }),
+        ),
+      );
+      const made = results.map((result) => {
+        assert.equal(result?.isError, undefined, JSON.stringify(result?.content));
+        return result?.structuredContent as { index: number; address: string };
+      });
+      const indexes = made.map((each) => each.index).sort((a, b) => a - b);
+      const first = indexes[0] ?? 0;
+      assert.deepEqual(
+        indexes,
+        Array.from({ length: 20 }, (_, i) => first + i),
+      );
+      assert.equal(new Set(made.map((each) => each.address)).size, 20);
     } finally {
       await replicas.stop();
       rmSync(home, { recursive: true, force: true });
