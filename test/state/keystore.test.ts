@@ -170,6 +170,12 @@ describe('the keystore and passkeys in a PostgreSQL state store', { skip: bin ? 
     for (const [tool, args] of reads) {
       assert.deepEqual(await store.call(tool, args), await files.call(tool, args), `${tool} ${JSON.stringify(args)}`);
     }
+    // A data directory whose files the store does not hold: the miss says they are not read.
+    const onSource = await serverOn(source, true);
+    await assert.rejects(
+      onSource.call('core_addresses_list', { wallet_id: 'nowhere' }),
+      (error: Error) => /WALLET_NOT_FOUND/.test(error.message) && /wallet state import/.test(error.message),
+    );
     const address = (await files.call<{ addresses: { address: string }[] }>('core_addresses_list', { wallet_id: 'w' }))
       .addresses[0]?.address;
     const signArgs = { wallet_id: 'w', address, message: 'the same key' };

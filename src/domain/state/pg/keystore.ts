@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import type { PoolClient } from 'pg';
 import { WalletError } from '../../errors.js';
 import {
@@ -6,7 +7,7 @@ import {
   withEvmAccount,
   type EvmAccountRequest,
 } from '../../keystore/evm-accounts.js';
-import { parseImportedKey, type ImportedKeyEntry } from '../../keystore/imported-keys.js';
+import { IMPORTED_KEY_FILE, parseImportedKey, type ImportedKeyEntry } from '../../keystore/imported-keys.js';
 import { withAdvanced, withReserved } from '../../keystore/indexes.js';
 import { Keystore, type WalletKeystore } from '../../keystore/keystore.js';
 import { RESTORE } from '../../keystore/keystore-format.js';
@@ -23,6 +24,7 @@ import {
 import {
   checkAlias,
   EntrySchema,
+  WALLET_FILE,
   type EvmAccountRecord,
   type NewWallet,
   type WalletEntry,
@@ -46,12 +48,15 @@ export const KEYSTORE_LOCK = 0x6b657973;
  */
 export class PgKeystore implements WalletKeystore {
   private readonly locks: Keystore;
+  /** The data directory's keystore folder (not read: named in a hint when it holds files). */
+  private readonly filesDir: string;
 
   constructor(
     private readonly pools: PgPools,
     dataDir: string,
   ) {
     this.locks = new Keystore(dataDir);
+    this.filesDir = this.locks.dir;
   }
 
   /** Every wallet, sorted by alias; rows that do not parse are named, not fatal. */
@@ -75,7 +80,12 @@ export class PgKeystore implements WalletKeystore {
     const { entries, unreadable } = await this.list();
     const found = findListed(entries, id);
     if (found) return found;
-    throw notFound(entries, unreadable, id, `the keystore of the state store ${this.pools.shown}`);
+    const missing = notFound(entries, unreadable, id, `the keystore of the state store ${this.pools.shown}`);
+    if (!hasKeystoreFiles(this.filesDir)) throw missing;
+    // The wallet may be in this data directory's files, which a replica with a store does not read.
+    throw new WalletError('WALLET_NOT_FOUND', missing.message, {
+      hint: `${missing.hint ?? ''} ${this.filesDir} holds keystore files, which are not read while a state store is set: \`wallet state import\` moves them into the store.`.trim(),
+    });
   }
 
   /** Seals and stores a new wallet; refuses a taken alias or the same seed twice on one network. */
@@ -320,5 +330,14 @@ export class PgKeystore implements WalletKeystore {
 
   private keyWhere(key: Pick<ImportedKeyEntry, 'address'>): string {
     return `keystore row wallet_keystore_keys (${key.address.toLowerCase()}) of the state store ${this.pools.shown}`;
+  }
+}
+
+/** Whether `dir` holds a wallet's or an imported key's file. */
+function hasKeystoreFiles(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((name) => WALLET_FILE.test(name) || IMPORTED_KEY_FILE.test(name));
+  } catch {
+    return false;
   }
 }
