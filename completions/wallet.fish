@@ -389,7 +389,7 @@ flag	networks add	--color	none	Colour the output on a terminal.
 flag	networks add	--debug	none	Show error causes and stack traces.
 flag	networks add	--help	none	Show help.
 flag	networks add	-h	none	Show help.
-cmd	-	state	-	The state replicas share: status, migrate, policy-record
+cmd	-	state	-	The state replicas share: status, migrate, policy-record, import
 flag	state	--json	none	Print the result as JSON.
 flag	state	--debug	none	Show error causes and stack traces.
 flag	state	--help	none	Show help.
@@ -409,6 +409,11 @@ flag	state policy-record	--json	none	Print the result as JSON.
 flag	state policy-record	--debug	none	Show error causes and stack traces.
 flag	state policy-record	--help	none	Show help.
 flag	state policy-record	-h	none	Show help.
+cmd	state	import	-	Copy this data directory\'s keystore, ledgers, audit lines and passkeys into the store
+flag	state import	--json	none	Print the result as JSON.
+flag	state import	--debug	none	Show error causes and stack traces.
+flag	state import	--help	none	Show help.
+flag	state import	-h	none	Show help.
 cmd	-	completion	-	Print a shell completion script: bash, zsh or fish
 cmd	completion	bash	-	The bash completion script
 cmd	completion	zsh	-	The zsh completion script
