@@ -13,7 +13,7 @@ import { FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
  * A command pays at start-up for every module it initialises, so each loads only what it uses
  * (docs/PERFORMANCE.md): checked on the bundle, not the sources, since a static import of one name
  * from a big library initialises all of it there. On a twin of dist/wallet.cjs, built from the
- * same modules with the same options (scripts/bundle-options.mjs) but its identifiers kept: the
+ * same modules with the same options (src/startup/bundle-options.mjs) but its identifiers kept: the
  * shipped bundle's are minified, and with them the paths its lazy modules are known by. Which
  * modules are lazy, and what initialises them, is the same in both.
  */

@@ -28,7 +28,7 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 
-/** What bin/wallet.js loads from dist/ (scripts/bundle.mjs writes each): nothing else ships from it. */
+/** What bin/wallet.js loads from dist/ (src/startup/bundle.mjs writes each): nothing else ships from it. */
 const DIST_AT_RUN_TIME = [
   'dist/ahead.cjs',
   'dist/ahead.cjs.cache',
@@ -110,8 +110,8 @@ describe('the published package', () => {
     assert.equal(PACKAGE.dependencies, undefined, 'every library is bundled into dist/*.cjs');
     assert.deepEqual(PACKAGE.peerDependencies, { [SDK_PACKAGE]: SDK_VERSION });
     assert.deepEqual(PACKAGE.peerDependenciesMeta, { [SDK_PACKAGE]: { optional: true } });
-    // The one package the bundles leave out (scripts/bundle-options.mjs) is that SDK.
-    const options = readFileSync(join(ROOT, 'scripts', 'bundle-options.mjs'), 'utf8');
+    // The one package the bundles leave out (src/startup/bundle-options.mjs) is that SDK.
+    const options = readFileSync(join(ROOT, 'src', 'startup', 'bundle-options.mjs'), 'utf8');
     assert.match(options, /external: \['@dashevo\/evo-sdk'\]/);
   });
 

@@ -8,7 +8,7 @@
  *   node build/test/helpers/bundle-inits.js <bundle> <wallet arguments…>
  *
  * The bundle is a twin of dist/wallet.cjs that keeps its identifiers (the shipped one's are
- * minified, and with them the paths), built by scripts/bundle-options.mjs as the build does, from
+ * minified, and with them the paths), built by src/startup/bundle-options.mjs as the build does, from
  * the same compiled modules and stamps, to a path under the repository (the bundle finds its
  * package.json, and the build's records, by walking up):
  *
@@ -45,7 +45,9 @@ const HELPERS = [
 const [bundle, ...argv] = process.argv.slice(2);
 const isMain = import.meta.url === `file://${process.argv[1] ?? ''}`;
 if (isMain && bundle === TWIN_FLAG && argv[0]) {
-  const options = (await import(pathToFileURL(join(ROOT, 'scripts', 'bundle-options.mjs')).href)) as BundleOptions;
+  const options = (await import(
+    pathToFileURL(join(ROOT, 'src', 'startup', 'bundle-options.mjs')).href
+  )) as BundleOptions;
   const { definitionsDigestOfBuild, schemaRecordOfBuild } = await import('../../src/tools/definitions-digest.js');
   const stamps = { definitionsDigest: definitionsDigestOfBuild(), schemaRecordDigest: schemaRecordOfBuild().digest };
   await options.buildBundle('main.js', argv[0], stamps, { keepIdentifiers: true });

@@ -1,4 +1,4 @@
-// How the bundles are built (esbuild): scripts/bundle.mjs builds dist/wallet.cjs, dist/serve.cjs
+// How the bundles are built (esbuild): src/startup/bundle.mjs builds dist/wallet.cjs, dist/serve.cjs
 // and dist/ahead.cjs with these, and test/e2e/lazy-modules.test.ts a twin of dist/wallet.cjs that
 // keeps its identifiers, where each lazy module still names its path; test/unit/lazy-sdk-schemas.test.ts
 // checks the plugin that defers the MCP SDK's schemas.
@@ -8,7 +8,7 @@ import { dirname, join, sep } from 'node:path';
 import { parse } from 'acorn';
 import { build } from 'esbuild';
 
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '..', '..');
 const dist = join(root, 'dist');
 
 // The MCP SDK's Node shims (the server's and the client's) import its Ajv validator statically,
@@ -66,7 +66,7 @@ const englishOnly = {
 // modules load (~15 ms of every start that loads its server or client), and each era's wire set
 // (~140, ~7 ms) at the first request its server checks or its client sends in that era. A CLI
 // call uses ~30 of the first and a few of the second. In the bundle each is a stand-in, built on
-// first use (src/shared/lazy-schema.ts): every `const …Schema = <call>` at the top of those core
+// first use (src/startup/lazy-schema.ts): every `const …Schema = <call>` at the top of those core
 // modules, and at the top of the era builders (`function build…()`) of the server's and the
 // client's main chunk, found with a parser (acorn), becomes
 // `const …Schema = lazySchema(() => (<call>))`. Not an alias of another schema (`= OtherSchema`:
@@ -153,7 +153,7 @@ const deferred = (source, inits) => {
   for (const { start, end } of [...inits].sort((one, other) => other.start - one.start)) {
     contents = `${contents.slice(0, start)}__lazySchema(() => (${contents.slice(start, end)}))${contents.slice(end)}`;
   }
-  const helper = JSON.stringify(join(dist, 'shared', 'lazy-schema.js'));
+  const helper = JSON.stringify(join(dist, 'startup', 'lazy-schema.js'));
   return `import { lazySchema as __lazySchema } from ${helper};\n${contents}`;
 };
 export const lazySdkSchemas = {
@@ -189,7 +189,7 @@ export const lazySdkSchemas = {
 // than a schema (`parse`, `toJSONSchema`…). One derived from another (`= Other.extend(…)`) or held
 // in an object stays as written, and builds what it uses. Not src/tools: the catalogue converts the
 // tools' schemas, and the fields they are made of, to JSON Schema, which zod cannot do through a
-// stand-in for an optional, a default or a pipe (src/shared/lazy-schema.ts); a tool's own schemas
+// stand-in for an optional, a default or a pipe (src/startup/lazy-schema.ts); a tool's own schemas
 // are built on its first read already (src/tools/define.ts). A build where no module had one
 // fails: the wallet's modules or the compiler's output changed shape.
 const OWN_MODULES = /[\\/]dist[\\/](cli|domain|mcp|shared)[\\/][\w/\\.-]+\.js$/;
@@ -326,7 +326,7 @@ async function buildAndWrite(options) {
 /**
  * The CLI's bundle (entry `main.js`) or `wallet serve`'s (`serve-main.js`), from the compiled
  * modules in dist/cli, stamped with the build's digests (src/tools/definitions-digest.ts and
- * schema-record.ts). `keepIdentifiers` builds the lazy-modules test's twin.
+ * src/startup/schema-record.ts). `keepIdentifiers` builds the lazy-modules test's twin.
  */
 export function buildBundle(
   entry,
@@ -356,7 +356,7 @@ export function buildBundle(
 export function buildAheadBundle() {
   return buildAndWrite({
     ...bundled,
-    entryPoints: [join(dist, 'cli', 'ahead.js')],
+    entryPoints: [join(dist, 'startup', 'ahead.js')],
     plugins: [englishOnly],
     outfile: join(dist, 'ahead.cjs'),
     define: { 'import.meta.url': '__bundleUrl' },
