@@ -6,8 +6,9 @@
 //                          completion and --get-tool-definition need not load the server;
 //   dist/tool-schemas.json every tool's input and output JSON Schema, so the bundle converts none;
 //   dist/ahead.cjs         what bin/wallet.js runs first for a --server call: it spawns the server;
-//   dist/webauthn.cjs      the WebAuthn library, which the bundles require only for passkey ceremonies;
-//   dist/pg.cjs            node-postgres, which they require only for a PostgreSQL state store;
+//   dist/viem.cjs, x402.cjs, webauthn.cjs, pg.cjs, jose.cjs, qrcode.cjs, ora.cjs
+//                          the libraries only some commands use, which the bundles require from
+//                          beside themselves when first used (BESIDE in bundle-options.mjs);
 //   dist/help.json         the CLI's help for the built-in tools, which bin/wallet.js prints itself;
 //   dist/*.cache           V8's code cache of each bundle, taken after a run of each kind that
 //                          bin/wallet.js tells apart (a built-in call, help, a call of another
