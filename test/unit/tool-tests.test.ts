@@ -49,14 +49,6 @@ const UNTESTED_HERE: Record<string, string> = {
   'evm/txs-list': 'test/evm/history.test.ts',
   'evm/typed-data-sign': 'test/evm/permit.test.ts, test/policy/evm-policy.test.ts',
   'evm/x402-fetch': 'test/evm/x402.test.ts, test/evm/x402-v1.test.ts',
-  'platform/contract-get': 'test/platform/platform-tools.test.ts',
-  'platform/documents-list': 'test/platform/platform-tools.test.ts',
-  'platform/epochs-list': 'test/platform/platform-tools.test.ts',
-  'platform/identities-list': 'test/platform/platform-tools.test.ts',
-  'platform/identity-balance-get': 'test/platform/platform-tools.test.ts',
-  'platform/identity-get': 'test/platform/platform-tools.test.ts',
-  'platform/token-balances-get': 'test/platform/platform-tools.test.ts',
-  'platform/token-info-get': 'test/platform/platform-tools.test.ts',
 };
 
 /** `<domain>/<file>` of every module of src/tools/<domain>/ that defines a tool. */

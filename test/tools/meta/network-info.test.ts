@@ -3,9 +3,11 @@
  * chain and its endpoint, the endpoint's credentials redacted.
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { tempHome } from '../../helpers/io.js';
 import { localServer, type ToolCaller } from '../../helpers/mcp.js';
+import { homeFor } from '../../helpers/platform-cli.js';
 
 type Networks = { networks: { network: string; endpoint: string | null }[] };
 
@@ -44,5 +46,29 @@ describe('network_info', () => {
     assert.equal(networks.filter((entry) => entry.default).length, 1);
     const { networks: core } = await server.call<{ networks: Entry[] }>('network_info', { chain: 'core' });
     assert.equal(core.find((entry) => entry.network === 'regtest')?.endpoint_source, 'env');
+  });
+
+  it('shows the Platform networks and where each endpoint comes from: a config.json network as such', async () => {
+    const home = homeFor('http://127.0.0.1:1');
+    const local = await localServer({ env: { WALLET_HOME: home } });
+    try {
+      const info = await local.call<{
+        default_platform_network: string;
+        networks: { network: string; quorum_url: string | null; endpoint_source: string }[];
+      }>('network_info', { chain: 'platform' });
+      assert.equal(info.default_platform_network, 'local');
+      assert.deepEqual(
+        info.networks.map((row) => [row.network, row.endpoint_source]),
+        [
+          ['mainnet', 'public'],
+          ['testnet', 'public'],
+          ['local', 'config'],
+        ],
+      );
+      assert.equal(info.networks[2]?.quorum_url, 'http://127.0.0.1:1');
+    } finally {
+      await local.close();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
