@@ -19,17 +19,13 @@ const DOMAINS = ['core', 'evm', 'meta', 'platform'];
  * Move the tool's blocks from there into its own file, then remove its line.
  */
 const UNTESTED_HERE: Record<string, string> = {
-  'core/address-create': 'test/policy/core-policy.test.ts, test/mcp/core-serve.test.ts',
   'core/addresses-discover': 'test/core/backends.test.ts',
-  'core/addresses-list': 'test/mcp/core-serve.test.ts',
   'core/balances-get': 'test/hardening/backend-faults.test.ts, test/hardening/regtest-concurrency.test.ts',
   'core/funds-send': 'test/policy/core-policy.test.ts, test/policy/policy-rules.test.ts',
   'core/tx-create': 'test/policy/core-policy.test.ts, test/mcp/core-serve.test.ts',
   'core/tx-send': 'test/policy/core-policy.test.ts, test/policy/policy-rules.test.ts',
   'core/tx-sign': 'test/policy/core-policy.test.ts',
   'core/utxos-list': 'test/hardening/backend-faults.test.ts',
-  'core/wallet-create': 'test/policy/core-policy.test.ts, test/mcp/core-serve.test.ts',
-  'core/wallet-delete': 'test/policy/core-policy.test.ts, test/mcp/core-serve.test.ts',
   'evm/balance-get': 'test/evm/anvil-e2e.test.ts',
   'evm/funds-send': 'test/policy/evm-policy.test.ts, test/evm/anvil-e2e.test.ts',
   'evm/tx-create': 'test/policy/evm-policy.test.ts, test/evm/anvil-e2e.test.ts',
