@@ -3,14 +3,14 @@
  * the same node without it (scantxoutset), and an Insight explorer, all served by
  * test/fixtures/dash-backends.ts, a local stand-in speaking the documented response shapes (no
  * Dash node runs here). Its mempool checks every P2PKH signature with node:crypto, an
- * implementation independent of the wallet's.
+ * implementation independent of the wallet's. Reading balances and coins is in the tools' own
+ * tests (test/tools/core/balances-get.test.ts, utxos-list.test.ts), on the same backends.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { base64, hex } from '@scure/base';
+import { base64 } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
@@ -19,67 +19,8 @@ import { httpJson } from '../../src/domain/net/http.js';
 import { createWalletServer } from '../../src/mcp/server.js';
 import { walletServerOptions } from '../../src/mcp/setup.js';
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
+import { ABANDON, addressAt, dashcore, fundWallet, KINDS, scriptOf, STRANGER } from '../helpers/dash-backend-wallet.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
-
-const require = createRequire(import.meta.url);
-type Dashcore = {
-  Mnemonic: new (words: string) => {
-    toHDPrivateKey(
-      passphrase: string,
-      network: string,
-    ): { deriveChild(path: string): { privateKey: { toAddress(network: string): { toString(): string } } } };
-  };
-  Script: { fromAddress(address: string): { toHex(): string } };
-  PrivateKey: new () => { toAddress(network: string): { toString(): string } };
-};
-const dashcore = require('@dashevo/dashcore-lib') as Dashcore;
-
-const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-const hd = new dashcore.Mnemonic(ABANDON).toHDPrivateKey('', 'testnet');
-const addressAt = (chain: 0 | 1, index: number): string =>
-  hd.deriveChild(`m/44'/1'/0'/${chain}/${index}`).privateKey.toAddress('testnet').toString();
-const scriptOf = (address: string): Uint8Array => hex.decode(dashcore.Script.fromAddress(address).toHex());
-const STRANGER = new dashcore.PrivateKey().toAddress('testnet').toString();
-
-type Kind = {
-  name: string;
-  index: boolean | 'disabled';
-  url: (backends: DashBackends) => string;
-  readsMempool: boolean;
-  marker: string;
-  /** The backend kind reported, and the call that reads one address's balance. */
-  backend: 'core-rpc' | 'insight';
-  balanceMarker: string;
-};
-const KINDS: Kind[] = [
-  {
-    name: 'core-rpc with -addressindex',
-    index: true,
-    url: (b) => b.rpcUrl,
-    readsMempool: true,
-    marker: 'getaddressutxos',
-    backend: 'core-rpc',
-    balanceMarker: 'getaddressbalance',
-  },
-  {
-    name: 'core-rpc without the index (scantxoutset)',
-    index: 'disabled',
-    url: (b) => b.rpcUrl,
-    readsMempool: false,
-    marker: 'scantxoutset',
-    backend: 'core-rpc',
-    balanceMarker: 'scantxoutset',
-  },
-  {
-    name: 'insight',
-    index: true,
-    url: (b) => `insight+${b.insightUrl}`,
-    readsMempool: true,
-    marker: 'POST /addrs/utxo',
-    backend: 'insight',
-    balanceMarker: 'GET /addr/:addr',
-  },
-];
 
 for (const kind of KINDS) {
   describe(`Dash backend: ${kind.name}`, () => {
@@ -107,16 +48,7 @@ for (const kind of KINDS) {
       home = tempHome();
       passphraseFile = passphraseFileIn(home, 'backend passphrase');
       env = { WALLET_CORE_TESTNET_URL: kind.url(backends) };
-      const chain = backends.chain;
-      for (const [address, duffs] of [
-        [addressAt(0, 0), 200_000_000n],
-        [addressAt(0, 7), 100_000_000n],
-        [addressAt(1, 2), 50_000_000n],
-      ] as const) {
-        chain.fund(address, scriptOf(address), duffs);
-      }
-      chain.mine(2);
-      chain.fund(addressAt(0, 0), scriptOf(addressAt(0, 0)), 30_000_000n, { confirmed: false });
+      fundWallet(backends);
     });
     after(async () => {
       await backends.close();
@@ -131,61 +63,6 @@ for (const kind of KINDS) {
       assert.equal(imported['discovery'], 'done');
       assert.equal(imported['receive_addresses'], 8, 'receive 0..7 (7 is used)');
       assert.equal(imported['change_addresses'], 3, 'change 0..2 (2 is used)');
-    });
-
-    it('reads balances and unspent outputs', async () => {
-      const balance = await ok(['core-balances-get', '--wallet-id', 'main']);
-      assert.equal(balance['confirmed_duffs'], '350000000');
-      assert.equal(balance['unconfirmed_duffs'], kind.readsMempool ? '30000000' : '0');
-      const utxos = await ok(['core-utxos-list', '--wallet-id', 'main']);
-      const rows = utxos['utxos'] as Array<{ height: number | null; amount_duffs: string; path: string }>;
-      assert.equal(rows.length, kind.readsMempool ? 4 : 3);
-      if (kind.readsMempool) assert.ok(rows.some((row) => row.height === null && row.amount_duffs === '30000000'));
-      assert.ok(rows.some((row) => row.path === "m/44'/1'/0'/1/2" && row.amount_duffs === '50000000'));
-      assert.ok(
-        backends.chain.requests.some((request) => request.method === kind.marker),
-        `read through ${kind.marker}`,
-      );
-    });
-
-    it("reads any address's balance with address, no wallet asked", async () => {
-      backends.chain.requests.length = 0;
-      // No network given: testnet, the default Dash network, whose addresses start with y.
-      const funded = await ok(['core-balances-get', '--address', addressAt(0, 0)]);
-      assert.deepEqual(
-        [
-          funded['wallet_id'],
-          funded['network'],
-          funded['backend'],
-          funded['confirmed_duffs'],
-          funded['unconfirmed_duffs'],
-        ],
-        [null, 'testnet', kind.backend, '200000000', kind.readsMempool ? '30000000' : '0'],
-      );
-      assert.equal(funded['total_duffs'], kind.readsMempool ? '230000000' : '200000000');
-      assert.deepEqual(funded['addresses'], [
-        {
-          address: addressAt(0, 0),
-          path: null,
-          confirmed_duffs: '200000000',
-          unconfirmed_duffs: kind.readsMempool ? '30000000' : '0',
-        },
-      ]);
-      assert.ok(
-        backends.chain.requests.some((request) => request.method === kind.balanceMarker),
-        `read through ${kind.balanceMarker}`,
-      );
-      const empty = await ok(['core-balances-get', '--address', STRANGER, '--network', 'testnet']);
-      assert.deepEqual([empty['confirmed_duffs'], empty['unconfirmed_duffs'], empty['total_dash']], ['0', '0', '0']);
-      assert.match(
-        await fails(['core-balances-get', '--wallet-id', 'main', '--address', STRANGER]),
-        /INVALID_PARAM.*wallet_id or address, not both/s,
-      );
-      const mainnet = new dashcore.PrivateKey().toAddress('livenet').toString();
-      assert.match(
-        await fails(['core-balances-get', '--address', mainnet, '--network', 'testnet']),
-        /NETWORK_MISMATCH/,
-      );
     });
 
     it('a refused or previewed payment uses up no change address and signs nothing', async () => {

@@ -20,12 +20,10 @@ const DOMAINS = ['core', 'evm', 'meta', 'platform'];
  */
 const UNTESTED_HERE: Record<string, string> = {
   'core/addresses-discover': 'test/core/backends.test.ts',
-  'core/balances-get': 'test/hardening/backend-faults.test.ts, test/hardening/regtest-concurrency.test.ts',
   'core/funds-send': 'test/policy/core-policy.test.ts, test/policy/policy-rules.test.ts',
   'core/tx-create': 'test/policy/core-policy.test.ts, test/mcp/core-serve.test.ts',
   'core/tx-send': 'test/policy/core-policy.test.ts, test/policy/policy-rules.test.ts',
   'core/tx-sign': 'test/policy/core-policy.test.ts',
-  'core/utxos-list': 'test/hardening/backend-faults.test.ts',
   'evm/balance-get': 'test/evm/anvil-e2e.test.ts',
   'evm/funds-send': 'test/policy/evm-policy.test.ts, test/evm/anvil-e2e.test.ts',
   'evm/tx-create': 'test/policy/evm-policy.test.ts, test/evm/anvil-e2e.test.ts',
