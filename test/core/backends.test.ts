@@ -4,7 +4,8 @@
  * test/fixtures/dash-backends.ts, a local stand-in speaking the documented response shapes (no
  * Dash node runs here). Its mempool checks every P2PKH signature with node:crypto, an
  * implementation independent of the wallet's. Reading balances and coins is in the tools' own
- * tests (test/tools/core/balances-get.test.ts, utxos-list.test.ts), on the same backends.
+ * tests (test/tools/core/balances-get.test.ts, utxos-list.test.ts, addresses-discover.test.ts), on
+ * the same backends.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -12,12 +13,8 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { base64 } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { WalletError } from '../../src/domain/errors.js';
 import { httpJson } from '../../src/domain/net/http.js';
-import { createWalletServer } from '../../src/mcp/server.js';
-import { walletServerOptions } from '../../src/mcp/setup.js';
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
 import { ABANDON, addressAt, dashcore, fundWallet, KINDS, scriptOf, STRANGER } from '../helpers/dash-backend-wallet.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
@@ -289,52 +286,6 @@ describe('Dash backend safety and plumbing', () => {
       );
       assert.match(send.stderr, /INSUFFICIENT_FUNDS/);
     } finally {
-      await backends.close();
-      rmSync(home, { recursive: true, force: true });
-    }
-  });
-
-  it('reports discovery progress to an MCP client that asks for it', async () => {
-    const backends = await startDashBackends({ chain: 'test' });
-    const home = tempHome();
-    const server = createWalletServer(
-      walletServerOptions({
-        localOnly: true,
-        caller: 'owner',
-        readOnly: false,
-        passphrase: 'backend passphrase',
-        env: { WALLET_HOME: home, WALLET_CORE_TESTNET_URL: backends.rpcUrl },
-      }),
-    );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: 'progress-test', version: '1' });
-    await client.connect(clientSide);
-    try {
-      // 15 is inside the first window of 20, 30 inside the second: discovery must walk three windows.
-      backends.chain.fund(addressAt(0, 15), scriptOf(addressAt(0, 15)), 100_000n);
-      backends.chain.mine(1);
-      backends.chain.fund(addressAt(0, 30), scriptOf(addressAt(0, 30)), 100_000n);
-      const imported = await client.callTool({
-        name: 'core_wallet_import',
-        arguments: { alias: 'main', network: 'testnet', mnemonic: ABANDON, discover: false },
-      });
-      assert.notEqual(imported.isError, true);
-      const messages: string[] = [];
-      const result = await client.callTool(
-        { name: 'core_addresses_discover', arguments: { wallet_id: 'main' } },
-        { onprogress: (progress) => messages.push(progress.message ?? '') },
-      );
-      assert.equal((result.structuredContent as { receive_addresses: number }).receive_addresses, 31);
-      assert.deepEqual(messages, [
-        'scanning receive addresses 0-19',
-        'scanning receive addresses 20-39',
-        'scanning receive addresses 40-59',
-        'scanning change addresses 0-19',
-        'discovery done',
-      ]);
-    } finally {
-      await client.close();
       await backends.close();
       rmSync(home, { recursive: true, force: true });
     }

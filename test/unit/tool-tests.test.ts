@@ -19,7 +19,6 @@ const DOMAINS = ['core', 'evm', 'meta', 'platform'];
  * Move the tool's blocks from there into its own file, then remove its line.
  */
 const UNTESTED_HERE: Record<string, string> = {
-  'core/addresses-discover': 'test/core/backends.test.ts',
   'core/funds-send': 'test/policy/core-policy.test.ts, test/policy/policy-rules.test.ts',
   'core/tx-create': 'test/policy/core-policy.test.ts, test/mcp/core-serve.test.ts',
   'core/tx-send': 'test/policy/core-policy.test.ts, test/policy/policy-rules.test.ts',
