@@ -23,7 +23,6 @@ const UNTESTED_HERE: Record<string, string> = {
   'core/tx-create': 'test/policy/core-policy.test.ts, test/mcp/core-serve.test.ts',
   'core/tx-send': 'test/policy/core-policy.test.ts, test/policy/policy-rules.test.ts',
   'core/tx-sign': 'test/policy/core-policy.test.ts',
-  'evm/tx-create': 'test/policy/evm-policy.test.ts, test/evm/anvil-e2e.test.ts',
   'evm/x402-fetch': 'test/evm/x402.test.ts, test/evm/x402-v1.test.ts',
 };
 
