@@ -88,6 +88,8 @@ export function fundWallet(backends: DashBackends): void {
 export type BackendWallet = {
   backends: DashBackends;
   home: string;
+  /** The environment naming the backends (WALLET_CORE_TESTNET_URL), for a CLI run of a test's own. */
+  env: Record<string, string>;
   /** Runs the CLI with the passphrase, `--yes` and `--json`; asserts success and gives the result. */
   ok(argv: string[], stdin?: string): Promise<Record<string, unknown>>;
   /** Runs the CLI; asserts failure and gives its stderr. */
@@ -105,6 +107,7 @@ export async function onBackends(kind: Kind): Promise<BackendWallet> {
   return {
     backends,
     home,
+    env,
     async ok(argv, stdin) {
       const result = await wallet([...argv, '--passphrase-file', passphraseFile, '--yes', '--json'], {
         home,
