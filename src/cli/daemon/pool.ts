@@ -36,8 +36,11 @@ export class SessionPool {
 
   constructor(private readonly dataDir: string) {}
 
-  /** The sessions one run borrows: which it used, so that a run that lost its server drops them. */
-  forRun(): WarmSessions & { used: () => McpSession[] } {
+  /**
+   * The sessions one run borrows: which it used, so that a run that lost its server drops them,
+   * and `answered` counts a call for each (a run handed back to the client counts none).
+   */
+  forRun(): WarmSessions & { used: () => McpSession[]; answered: () => void } {
     const used = new Set<McpSession>();
     return {
       session: async (target, connect) => {
@@ -52,6 +55,12 @@ export class SessionPool {
         if (warm) warm.list = list;
       },
       used: () => [...used],
+      answered: () => {
+        for (const session of used) {
+          const warm = this.find(session);
+          if (warm) warm.calls++;
+        }
+      },
     };
   }
 
@@ -94,7 +103,6 @@ export class SessionPool {
         },
       );
     }
-    warm.calls++;
     warm.lastUsed = new Date();
     return warm.opening;
   }

@@ -121,10 +121,8 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
       }
     }
   };
-  server.on('connection', (socket: Socket) => {
-    touch();
-    serveConnection(socket, answer);
-  });
+  // Only calls count as activity: `wallet daemon status` does not keep it alive.
+  server.on('connection', (socket: Socket) => serveConnection(socket, answer));
   const onSignal = (): void => void stop('signalled');
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
@@ -215,6 +213,7 @@ async function runWarm(
     gate.leave();
   }
   if (stdin.wanted()) return { kind: 'fallback', reason: 'the call needs the terminal' };
+  warm.answered();
   if (exitCode === EXIT.connection) for (const session of warm.used()) await pool.discard(session);
   return { kind: 'done', stdout, stderr, exitCode };
 }
