@@ -275,7 +275,7 @@ export type WarmSessions = {
 };
 
 /** Where a kept-alive session's stderr and notes go, and who hears that its tool list changed. */
-export type WarmSessionEvents = Required<Pick<SessionEvents, 'onServerStderr' | 'onLibraryMessage'>> & {
+type WarmSessionEvents = Required<Pick<SessionEvents, 'onServerStderr' | 'onLibraryMessage'>> & {
   onToolListChanged: () => void;
 };
 

@@ -19,8 +19,11 @@ type Run = { code: number | null; stdout: string; stderr: string };
 
 /** `wallet <args>` as a separate process, as a person or a script runs it (stdin: `input`, or none). */
 function wallet(home: string, args: string[], input?: string): Run {
-  const env: NodeJS.ProcessEnv = { ...process.env, WALLET_HOME: home, NO_COLOR: '1' };
-  for (const name of Object.keys(env)) if (name.startsWith('WALLET_') && name !== 'WALLET_HOME') delete env[name];
+  const env: NodeJS.ProcessEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WALLET_'))),
+    WALLET_HOME: home,
+    NO_COLOR: '1',
+  };
   const run = spawnSync(process.execPath, [WALLET_BIN, ...args], {
     env,
     input: input ?? '',

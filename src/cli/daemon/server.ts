@@ -276,7 +276,7 @@ class DirectoryGate {
 }
 
 /** Whether a daemon answers on `path` (a status request, within a second). */
-export async function answers(path: string): Promise<boolean> {
+async function answers(path: string): Promise<boolean> {
   return (await ask(path, { v: PROTOCOL_VERSION, kind: 'status' }, 1000)) !== undefined;
 }
 
