@@ -7,11 +7,12 @@
  * are checked instead.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+import { startBearerProxy, startEverythingHttp } from '../helpers/everything-http.js';
 import { tempHome } from '../helpers/io.js';
 import { EVERYTHING_SERVER, FIXTURE_SERVER, WALLET_BIN } from '../helpers/paths.js';
 
@@ -31,6 +32,25 @@ function wallet(home: string, args: string[], input?: string): Run {
     timeout: 60_000,
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** `wallet <args>` without blocking this process (which serves an HTTP server of the test), `extraEnv` added. */
+function walletAsync(home: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+  const env: NodeJS.ProcessEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WALLET_'))),
+    WALLET_HOME: home,
+    NO_COLOR: '1',
+    ...extraEnv,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WALLET_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 type Status = { running: boolean; pid?: number; servers?: { name: string; calls: number; log: string }[] };
@@ -244,6 +264,41 @@ describe('kept-alive servers: the daemon', () => {
       assert.equal(grown.code, 0, grown.stderr);
     } finally {
       await cleanUp(home);
+    }
+  });
+
+  it("keeps an HTTP session, its header read from each call's environment", async () => {
+    const everything = await startEverythingHttp();
+    const proxy = await startBearerProxy(everything.url, 'right-token');
+    const home = tempHome();
+    try {
+      const added = wallet(home, [
+        'servers',
+        'add',
+        'web',
+        '--url',
+        proxy.url,
+        '--header',
+        'Authorization: Bearer ${TOKEN}',
+        '--keep-alive',
+      ]);
+      assert.equal(added.code, 0, added.stderr);
+      const call = ['--server', 'web', 'echo', '--message', 'over http'];
+      const first = await walletAsync(home, call, { TOKEN: 'right-token' });
+      assert.deepEqual(first, { code: 0, stdout: 'Echo: over http\n', stderr: '' });
+      await daemonIs(home, true);
+      assert.deepEqual(await walletAsync(home, call, { TOKEN: 'right-token' }), first);
+      assert.deepEqual(await walletAsync(home, call, { TOKEN: 'right-token' }), first);
+      assert.equal(status(home).servers?.[0]?.calls, 2);
+      // Another token in the caller's environment is another session, which the server refuses.
+      const wrong = await walletAsync(home, call, { TOKEN: 'wrong-token' });
+      assert.equal(wrong.code, 3, wrong.stderr);
+      assert.ok(proxy.seen.includes('Bearer wrong-token'));
+      assert.deepEqual(await walletAsync(home, call, { TOKEN: 'right-token' }), first);
+    } finally {
+      await cleanUp(home);
+      await proxy.stop();
+      await everything.stop();
     }
   });
 

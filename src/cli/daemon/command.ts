@@ -57,6 +57,12 @@ export async function runDaemonVerb(argv: readonly string[], io: CliIo, dataDir:
   rejectUnknownFlags({ ...parsed, _: [] }, DAEMON_FLAGS, `daemon ${subcommand}`);
   if (words.length > 0) throw new UsageError(`daemon ${subcommand} takes no words.`);
   const json = parsed['json'] === true;
+  if (process.platform === 'win32') {
+    throw new UsageError(
+      'Kept-alive servers need a Unix socket, which this wallet does not use on Windows.',
+      'Calls of a server saved with --keep-alive are made directly here.',
+    );
+  }
   const { ask, runDaemon } = await import('./server.js');
   const path = socketPath(dataDir);
   if (subcommand === 'run') return runDaemon(io, dataDir, await idleMinutes(dataDir));
