@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
@@ -154,6 +154,8 @@ function startDaemon(dataDir: string, walletBin: string, env: NodeJS.ProcessEnv)
       0o600,
     );
     try {
+      // Loaded only here: a warm call never spawns.
+      const { spawn } = require('node:child_process') as typeof ChildProcess;
       spawn(process.execPath, [walletBin, 'daemon', 'run'], {
         detached: true,
         stdio: ['ignore', log, log],
