@@ -74,7 +74,8 @@ export async function runCli(
     const calls = callsTool(globals, verb);
     // A tool call is a short process: zod builds every schema from here on (the SDK's included)
     // without a compiled fast path. zod takes the setting as each schema is built, so before any is.
-    if (calls) (await import('../shared/one-shot.js')).tuneForOneShotProcess();
+    // Not in the kept-alive servers' daemon (`options.warm`), a long-lived process: there the fast paths pay off.
+    if (calls && !options.warm) (await import('../shared/one-shot.js')).tuneForOneShotProcess();
     const target = await resolveTarget(globals, dataDir, io);
     if (target.kind !== 'built-in') refuseBuiltInFlags(globals);
     const libraryNotes = globals.debug
