@@ -52,7 +52,10 @@ if (warm) {
 // loads. It resolves to the exit code, or to undefined for the CLI to run as usual (the daemon is
 // starting, or the call is not the daemon's); undefined at once when there is nothing to send.
 function warmCall() {
-  if (!process.argv.some((arg) => arg === '--server' || arg.startsWith('--server='))) return undefined;
+  // A saved server's name holds no blank; a command line (`--server "npx -y …"`) loads nothing more.
+  const at = process.argv.indexOf('--server');
+  const value = at === -1 ? process.argv.find((arg) => arg.startsWith('--server='))?.slice(9) : process.argv[at + 1];
+  if (value === undefined || /\s/.test(value)) return undefined;
   try {
     return require(join(__dirname, '..', 'dist', 'daemon-client.cjs')).warmCall(
       process.argv.slice(2),

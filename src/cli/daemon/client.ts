@@ -1,7 +1,7 @@
 import type * as ChildProcess from 'node:child_process';
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createConnection } from 'node:net';
+import type * as Net from 'node:net';
 import { homedir } from 'node:os';
 import type * as Tty from 'node:tty';
 import { resolveDataDir } from '../../shared/data-dir.js';
@@ -38,6 +38,8 @@ export function warmCall(
   } catch {
     return undefined;
   }
+  // Loaded only now: a call of a server not kept alive (the cold path) pays for no socket code.
+  const { createConnection } = require('node:net') as typeof Net;
   return new Promise((resolve) => {
     const socket = createConnection(socketPath(dataDir));
     let sent = false;
