@@ -139,7 +139,8 @@ for (const target of SERVERS) {
   );
   if (added.code !== 0) fail(`wallet servers add ${target.saved} failed:\n${added.stderr}`);
 }
-process.on('exit', () => spawnSync(NODE, [WALLET_BIN, 'daemon', 'stop'], { env, stdio: 'ignore' }));
+// Before the temp dir goes (its 'exit' handler was added first): the daemon's socket is in it.
+process.prependListener('exit', () => spawnSync(NODE, [WALLET_BIN, 'daemon', 'stop'], { env, stdio: 'ignore' }));
 await timeOnce(COMMANDS.find((command) => command.warm !== undefined));
 if (!(await daemonListens())) fail("the kept-alive servers' daemon did not start within 30 s");
 
