@@ -177,6 +177,8 @@ async function runWarm(
     }
     if (globals.url !== undefined || globals.server === undefined)
       return { kind: 'fallback', reason: 'no saved server' };
+    // A payment (--pay-from) unlocks the keystore: that stays in the caller's own process.
+    if (globals.payment !== undefined) return { kind: 'fallback', reason: 'a call that pays' };
     server = globals.server;
     debug = globals.debug;
     const { loadServers } = await import('../servers/config.js');

@@ -1,4 +1,6 @@
 import type { Chain } from '../config/networks.js';
+import type { WalletKeystore } from '../keystore/keystore.js';
+import type { PasskeyRecords } from '../policy/passkey-record.js';
 import type { AuditRecord } from '../policy/audit-log.js';
 import type { LedgerEntry } from '../policy/spend-ledger.js';
 
@@ -40,6 +42,10 @@ export type StateStore = {
   /** Where it is, for messages (a path, or host:port/database). */
   readonly shown: string;
   ledger(chain: Chain, name: string): CapLedger;
+  /** The encrypted keystore: the data directory's files, or the store's rows (ciphertext only). */
+  readonly keystore: WalletKeystore;
+  /** The owner's passkeys (public keys, signature counters). */
+  readonly passkeys: PasskeyRecords;
   appendAudit(record: AuditRecord): Promise<void>;
   /**
    * Runs one payment of `address` on EVM chain `chainId` alone (across processes, and across
