@@ -34,10 +34,37 @@ for (const name of ['stdout', 'stderr']) {
 // `wallet --version` and nothing else needs only package.json: answered here, without loading the
 // bundle (the CLI's own --version reads the same field), in about the time Node takes to start.
 // So is the help of the built-in tools, from what the build recorded of the CLI's own output.
-if (process.argv.length === 3 && process.argv[2] === '--version') {
+const warm = warmCall();
+if (warm) {
+  warm.then((code) => {
+    if (code === undefined) return runBundle();
+    process.exitCode = code;
+    if (!streamMade) process.exit();
+  });
+} else if (process.argv.length === 3 && process.argv[2] === '--version') {
   writeOut(`${packageVersion()}\n`);
 } else if (!printRecordedHelp(process.argv.slice(2))) {
   runBundle();
+}
+
+// Kept-alive servers: `--server <name>` of a saved server marked keep_alive is sent to the daemon
+// that keeps it running (dist/daemon-client.cjs, src/cli/daemon/client.ts), before anything else
+// loads. It resolves to the exit code, or to undefined for the CLI to run as usual (the daemon is
+// starting, or the call is not the daemon's); undefined at once when there is nothing to send.
+function warmCall() {
+  // A saved server's name holds no blank; a command line (`--server "npx -y …"`) loads nothing more.
+  const at = process.argv.indexOf('--server');
+  const value = at === -1 ? process.argv.find((arg) => arg.startsWith('--server='))?.slice(9) : process.argv[at + 1];
+  if (value === undefined || /\s/.test(value)) return undefined;
+  try {
+    return require(join(__dirname, '..', 'dist', 'daemon-client.cjs')).warmCall(
+      process.argv.slice(2),
+      join(__dirname, 'wallet.js'),
+      packageVersion(),
+    );
+  } catch {
+    return undefined;
+  }
 }
 
 function packageVersion() {

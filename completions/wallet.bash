@@ -237,6 +237,7 @@ flag	servers add	--env	text	add: an environment variable for that command.
 flag	servers add	--url	text	add, login, logout: the Streamable HTTP endpoint (http or https).
 flag	servers add	--header	text	add: an HTTP header for that URL.
 flag	servers add	--overwrite	none	add, import: replace a saved server of the same name.
+flag	servers add	--keep-alive	none	add: keep the server running between calls (the daemon).
 flag	servers add	--json	none	Print the result as JSON.
 flag	servers add	--color	none	Colour the output on a terminal.
 flag	servers add	--debug	none	Show error causes and stack traces.
@@ -415,6 +416,26 @@ flag	state import	--json	none	Print the result as JSON.
 flag	state import	--debug	none	Show error causes and stack traces.
 flag	state import	--help	none	Show help.
 flag	state import	-h	none	Show help.
+cmd	-	daemon	-	The kept-alive servers'\'' daemon: status, stop
+flag	daemon	--json	none	Print the result as JSON.
+flag	daemon	--debug	none	Show error causes and stack traces.
+flag	daemon	--help	none	Show help.
+flag	daemon	-h	none	Show help.
+cmd	daemon	status	-	Whether it runs, its servers, their calls and logs
+flag	daemon status	--json	none	Print the result as JSON.
+flag	daemon status	--debug	none	Show error causes and stack traces.
+flag	daemon status	--help	none	Show help.
+flag	daemon status	-h	none	Show help.
+cmd	daemon	stop	-	End it and the servers it keeps (the next call starts it again)
+flag	daemon stop	--json	none	Print the result as JSON.
+flag	daemon stop	--debug	none	Show error causes and stack traces.
+flag	daemon stop	--help	none	Show help.
+flag	daemon stop	-h	none	Show help.
+cmd	daemon	run	-	Run it in the foreground (calls start it by themselves)
+flag	daemon run	--json	none	Print the result as JSON.
+flag	daemon run	--debug	none	Show error causes and stack traces.
+flag	daemon run	--help	none	Show help.
+flag	daemon run	-h	none	Show help.
 cmd	-	completion	-	Print a shell completion script: bash, zsh or fish
 cmd	completion	bash	-	The bash completion script
 cmd	completion	zsh	-	The zsh completion script

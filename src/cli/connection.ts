@@ -40,6 +40,8 @@ export class Connection {
   private cacheStore: ToolListCache | undefined;
   private cachedList: CachedToolList | undefined;
   private pending: Promise<unknown> = Promise.resolve();
+  /** The session is the daemon's (`warm`): it outlives this run, which never closes it. */
+  private pooled = false;
 
   constructor(
     readonly target: Target,
@@ -52,6 +54,8 @@ export class Connection {
     private readonly libraryNotes?: (text: string) => void,
     /** The server, spawned ahead by {@link startServerAhead}: the session speaks over it. */
     private early?: ServerAhead,
+    /** The kept-alive servers' daemon's open sessions (src/cli/daemon/): this run borrows one. */
+    private readonly warm?: WarmSessions,
   ) {}
 
   private async cache(): Promise<ToolListCache> {
@@ -74,7 +78,8 @@ export class Connection {
   /**
    * The tools. `cache: 'allow'` answers from another server's cached list when there is one
    * (and the server has not announced a change), and for the built-in server from the list the
-   * build recorded; `'refresh'` always asks the server for its list, and completes a lean one
+   * build recorded; `'refresh'` asks the server for its list (a kept-alive session: once, until
+   * it announces a change), and completes a lean one
    * with the cached answer of its `tool_describe` when that still holds (see
    * {@link withFullDefinitions}); `'reload'` asks for both again (`wallet tools --refresh`).
    */
@@ -90,6 +95,10 @@ export class Connection {
       }
     }
     let session = await this.open();
+    // A kept-alive session's own list, asked of it before: the server's own now, unless it
+    // announced a change since (or a call was refused as malformed), which forgets it.
+    const kept = cache === 'refresh' && this.pooled ? this.warm?.listOf(session) : undefined;
+    if (kept) return kept;
     const timeoutMs = this.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     let listed: ListedTool[];
     try {
@@ -101,8 +110,7 @@ export class Connection {
       if (this.priorEra?.kind !== 'modern') throw error;
       await this.forgetEra();
       if (!(error instanceof RemoteProtocolError || error instanceof ClientRefusal)) throw error;
-      await this.session?.close().catch(() => undefined);
-      this.session = undefined;
+      await this.dropSession();
       session = await this.open();
       listed = await session.listTools({ timeoutMs });
     }
@@ -114,9 +122,10 @@ export class Connection {
     const { hashOfListed } = await import('./tool-cache.js');
     const listedHash = hashOfListed(session.server, listed);
     const cached = await this.readCache();
-    const kept =
+    const completed =
       cache !== 'reload' && cached && !cached.stale && cached.listedHash === listedHash ? cached.tools : undefined;
-    const { tools, whole } = await withFullDefinitions(session, listed, timeoutMs, kept);
+    const { tools, whole } = await withFullDefinitions(session, listed, timeoutMs, completed);
+    if (this.pooled) this.warm?.keepList(session, { server: session.server, tools });
     // The cache only saves a trip: failing to write it must not fail the command. A list left
     // incomplete (tool_describe failed) is kept without its hash, so the next run asks again.
     await (
@@ -154,13 +163,37 @@ export class Connection {
   async open(): Promise<McpSession> {
     if (this.session) return this.session;
     const target = this.target;
-    const timeout = this.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const events = this.sessionEvents();
     if (target.kind === 'built-in') {
       const { openInProcessSession } = await import('../mcp/in-process.js');
       this.session = await openInProcessSession(this.builtIn);
       return this.session;
     }
+    if (this.warm) {
+      // The daemon's session of this server, opened by the first run that needed it. Its server
+      // never asks this run's user (the daemon's session declares no elicitation: a question
+      // would outlive the run that could answer it); its stderr and notes go to the server's log.
+      this.session = await this.warm.session(target, (logged) =>
+        this.connect(target, {
+          ...events,
+          questions: undefined,
+          ...logged,
+          onToolListChanged: () => {
+            events.onToolListChanged?.();
+            logged.onToolListChanged();
+          },
+        }),
+      );
+      this.pooled = true;
+      return this.session;
+    }
+    this.session = await this.connect(target, events);
+    return this.session;
+  }
+
+  /** A new session of another server (see {@link open}). */
+  private async connect(target: Exclude<Target, { kind: 'built-in' }>, events: SessionEvents): Promise<McpSession> {
+    const timeout = this.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // The era this server spoke last time: connecting in it spawns no probe. A server spawned
     // ahead is spoken to in the era it was spawned for, once (a retry spawns afresh).
     const early = this.early;
@@ -178,13 +211,13 @@ export class Connection {
         : openHttpSession(target.address, timeout, events, prior);
     try {
       try {
-        this.session = await connect(this.priorEra, early?.process);
+        return await connect(this.priorEra, early?.process);
       } catch (error) {
         // Adopting a remembered `server/discover` result needs no round trip; it fails only when
         // the record is of no use (no version in common): negotiate instead.
         if (this.priorEra?.kind !== 'modern') throw error;
         await this.forgetEra();
-        this.session = await connect(undefined);
+        return await connect(undefined);
       }
     } catch (error) {
       // A 401 taken for an OAuth login may be a server that takes a bearer token: say which.
@@ -192,7 +225,16 @@ export class Connection {
       const { explainUnauthorized } = await import('./unauthorized.js');
       throw await explainUnauthorized(error, target.address);
     }
-    return this.session;
+  }
+
+  /** Ends this run's session (the daemon's: it is dropped from the daemon, and ended there). */
+  private async dropSession(): Promise<void> {
+    const session = this.session;
+    this.session = undefined;
+    if (!session) return;
+    if (this.pooled) await this.warm?.discard(session);
+    else await session.close().catch(() => undefined);
+    this.pooled = false;
   }
 
   /** The remembered era failed: connect negotiating from now on (this run and the next). */
@@ -204,6 +246,7 @@ export class Connection {
 
   /** After a call failed in a way that suggests the cached list is out of date. */
   async forgetCachedList(): Promise<void> {
+    if (this.pooled && this.session) this.warm?.keepList(this.session, undefined);
     if (this.target.kind !== 'built-in') await (await this.cache()).markStale(this.target.spec).catch(() => undefined);
   }
 
@@ -211,9 +254,30 @@ export class Connection {
     await this.pending.catch(() => undefined);
     this.early?.process.stop();
     this.early = undefined;
-    await this.session?.close();
+    if (!this.pooled) await this.session?.close();
   }
 }
+
+/**
+ * The sessions the kept-alive servers' daemon keeps open (src/cli/daemon/pool.ts), one a server:
+ * `session` gives the open one, or opens it with `connect` (given where the server's stderr and
+ * the SDK's notes go: its log); `discard` ends one that failed.
+ */
+export type WarmSessions = {
+  session(
+    target: Exclude<Target, { kind: 'built-in' }>,
+    connect: (logged: WarmSessionEvents) => Promise<McpSession>,
+  ): Promise<McpSession>;
+  discard(session: McpSession): Promise<void>;
+  /** The tool list a run got from this session (completed), kept until the server announces a change. */
+  listOf(session: McpSession): ToolList | undefined;
+  keepList(session: McpSession, list: ToolList | undefined): void;
+};
+
+/** Where a kept-alive session's stderr and notes go, and who hears that its tool list changed. */
+type WarmSessionEvents = Required<Pick<SessionEvents, 'onServerStderr' | 'onLibraryMessage'>> & {
+  onToolListChanged: () => void;
+};
 
 /** A stdio server spawned before its session, and the era it is spoken to in. */
 export type ServerAhead = { process: ServerProcess; era: EraVerdict };

@@ -228,6 +228,7 @@ export const CLI_VERBS: readonly { name: string; summary: string }[] = [
   { name: 'config', summary: 'Read and change config.json: list, get, set, unset' },
   { name: 'networks', summary: 'Add an EVM network of your own: networks add' },
   { name: 'state', summary: 'The state replicas share: status, migrate, policy-record, import' },
+  { name: 'daemon', summary: "The kept-alive servers' daemon: status, stop" },
   { name: 'completion', summary: 'Print a shell completion script: bash, zsh or fish' },
 ];
 

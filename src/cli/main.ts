@@ -5,7 +5,7 @@ import { packageInfo } from '../shared/package-info.js';
 import { fullDescriptionOf } from '../shared/protocol-meta.js';
 import { activityOn, type Activity } from './activity.js';
 import { flagsOfCommand, toolCommands } from './commands.js';
-import { Connection, startServerAhead, type SpawnedAhead, type ToolList } from './connection.js';
+import { Connection, startServerAhead, type SpawnedAhead, type ToolList, type WarmSessions } from './connection.js';
 import { readCommandLine } from './command-line.js';
 import { privateDataDir } from './data-dir-check.js';
 import { reportFailure } from './failure.js';
@@ -71,10 +71,12 @@ export async function runCli(
     if (verb === 'config') return await (await import('./config.js')).runConfig(argv, io, dataDir);
     if (verb === 'state') return await (await import('./state.js')).runState(argv, io, dataDir);
     if (verb === 'networks') return await (await import('./config.js')).runNetworks(argv, io, dataDir);
+    if (verb === 'daemon') return await (await import('./daemon/command.js')).runDaemonVerb(argv, io, dataDir);
     const calls = callsTool(globals, verb);
     // A tool call is a short process: zod builds every schema from here on (the SDK's included)
     // without a compiled fast path. zod takes the setting as each schema is built, so before any is.
-    if (calls) (await import('../shared/one-shot.js')).tuneForOneShotProcess();
+    // Not in the kept-alive servers' daemon (`options.warm`), a long-lived process: there the fast paths pay off.
+    if (calls && !options.warm) (await import('../shared/one-shot.js')).tuneForOneShotProcess();
     const target = await resolveTarget(globals, dataDir, io);
     if (target.kind !== 'built-in') refuseBuiltInFlags(globals);
     else if (globals.payment) throw new UsageError("--pay-from pays another server's tool: with --server or --url.");
@@ -84,7 +86,9 @@ export async function runCli(
     // A tool call connects whatever the cache holds (see dispatch): a server spoken to before
     // starts now, while the CLI sets the rest up, unless bin/wallet.js started it even sooner
     // (`spawnedAhead`: startServerAhead adopts it, or ends it if it is not this run's server).
-    const early = calls ? await startServerAhead(target, dataDir, libraryNotes, spawnedAhead) : undefined;
+    // In the kept-alive servers' daemon (`options.warm`), the server runs already.
+    const early =
+      calls && !options.warm ? await startServerAhead(target, dataDir, libraryNotes, spawnedAhead) : undefined;
     // Taken over (adopted into `early`, or ended) once startServerAhead returns; else ended below.
     if (calls) spawnedAhead = undefined;
     let connection: Connection | undefined;
@@ -100,7 +104,16 @@ export async function runCli(
       const questions = builtIn
         ? undefined
         : (await import('./questions.js')).questionAnswerer(io, activity, globals.acceptDefaults);
-      connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup, questions, libraryNotes, early);
+      connection = new Connection(
+        target,
+        dataDir,
+        globals.timeoutMs,
+        builtIn?.setup,
+        questions,
+        libraryNotes,
+        early,
+        options.warm,
+      );
       const interrupted = (): boolean => (builtIn ?? payer)?.interrupted() ?? false;
       const code = await dispatch({
         argv,
@@ -134,6 +147,8 @@ export async function runCli(
 export type RunOptions = {
   /** The server `bin/wallet.js` spawned before it loaded the CLI (`src/startup/ahead.ts`), if it did. */
   spawnedAhead?: SpawnedAhead | undefined;
+  /** In the kept-alive servers' daemon (src/cli/daemon/server.ts): its open sessions, which this run borrows. */
+  warm?: WarmSessions | undefined;
 };
 
 type Run = {

@@ -451,3 +451,14 @@ export function buildAheadBundle() {
     define: { 'import.meta.url': '__bundleUrl' },
   });
 }
+
+/** dist/daemon-client.cjs: what bin/wallet.js runs first for `--server <name>` (src/cli/daemon/client.ts). */
+export function buildDaemonClientBundle() {
+  return buildAndWrite({
+    ...bundled,
+    entryPoints: [join(dist, 'cli', 'daemon', 'client.js')],
+    plugins: [englishOnly],
+    outfile: join(dist, 'daemon-client.cjs'),
+    define: { 'import.meta.url': '__bundleUrl' },
+  });
+}

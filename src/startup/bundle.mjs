@@ -6,6 +6,7 @@
 //                          completion and --get-tool-definition need not load the server;
 //   dist/tool-schemas.json every tool's input and output JSON Schema, so the bundle converts none;
 //   dist/ahead.cjs         what bin/wallet.js runs first for a --server call: it spawns the server;
+//   dist/daemon-client.cjs what it runs before that for a kept-alive server: the call goes to the daemon;
 //   dist/viem.cjs, x402.cjs, webauthn.cjs, pg.cjs, jose.cjs, qrcode.cjs, ora.cjs
 //                          the libraries only some commands use, which the bundles require from
 //                          beside themselves when first used (BESIDE in bundle-options.mjs);
@@ -19,7 +20,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildAheadBundle, buildBundle, buildLibrariesBeside } from './bundle-options.mjs';
+import { buildAheadBundle, buildBundle, buildDaemonClientBundle, buildLibrariesBeside } from './bundle-options.mjs';
 import { HELP_RECORD_FILE, recordHelp } from '../../dist/startup/help-record.js';
 import { openInProcessSession } from '../../dist/mcp/in-process.js';
 import { definitionsDigestOfBuild, schemaRecordOfBuild } from '../../dist/tools/definitions-digest.js';
@@ -71,11 +72,12 @@ const stamps = { definitionsDigest, schemaRecordDigest: schemaRecord.digest };
 await buildBundle('main.js', join(dist, 'wallet.cjs'), stamps);
 await buildBundle('serve-main.js', join(dist, 'serve.cjs'), stamps);
 await buildAheadBundle();
+await buildDaemonClientBundle();
 await buildLibrariesBeside();
 
 // bin/wallet.js reads the bundle as latin1, which is UTF-8 only for ASCII: esbuild's default
 // charset escapes every other character, and this keeps it so.
-for (const file of ['wallet.cjs', 'serve.cjs', 'ahead.cjs']) {
+for (const file of ['wallet.cjs', 'serve.cjs', 'ahead.cjs', 'daemon-client.cjs']) {
   const nonAscii = readFileSync(join(dist, file)).findIndex((byte) => byte > 0x7f);
   if (nonAscii !== -1)
     throw new Error(`dist/${file} is not ASCII (byte ${nonAscii}): bin/wallet.js reads it as latin1`);

@@ -33,6 +33,7 @@ const DIST_AT_RUN_TIME = [
   'dist/ahead.cjs',
   'dist/ahead.cjs.cache',
   'dist/builtin-tools.json',
+  'dist/daemon-client.cjs',
   'dist/help.json',
   'dist/jose.cjs',
   'dist/ora.cjs',

@@ -7,6 +7,7 @@ import { SERVERS_FLAGS, SERVERS_FLAGS_OF, SERVERS_SUBCOMMANDS } from '../servers
 import { CLIENT_NAMES, SETUP_CLIENTS, SETUP_FLAGS } from '../setup/command.js';
 import { APPROVALS_FLAGS, APPROVALS_SUBCOMMANDS, APPROVALS_SUMMARIES } from '../approvals.js';
 import { STATE_FLAGS, STATE_SUBCOMMANDS, STATE_SUMMARIES } from '../state.js';
+import { DAEMON_FLAGS, DAEMON_SUBCOMMANDS, DAEMON_SUMMARIES } from '../daemon/command.js';
 import {
   CONFIG_FLAGS,
   CONFIG_SUBCOMMANDS,
@@ -140,6 +141,16 @@ const VERB_SHAPES: Readonly<Record<string, readonly VerbShape[]>> = {
       acceptsGlobals: false,
       acceptsFiles: false,
       flags: STATE_FLAGS.flatMap(cliFlagCompletions),
+    })),
+  ],
+  daemon: [
+    { path: ['daemon'], acceptsGlobals: false, acceptsFiles: false, flags: DAEMON_FLAGS.flatMap(cliFlagCompletions) },
+    ...DAEMON_SUBCOMMANDS.map((name) => ({
+      path: ['daemon', name],
+      summary: DAEMON_SUMMARIES[name],
+      acceptsGlobals: false,
+      acceptsFiles: false,
+      flags: DAEMON_FLAGS.flatMap(cliFlagCompletions),
     })),
   ],
   completion: [

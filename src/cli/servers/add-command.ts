@@ -9,6 +9,7 @@ import {
   updateServers,
   urlCarriesCredentials,
   urlProblem,
+  unknownServer,
   type ServerEntry,
 } from './config.js';
 import { summarizeServer } from './describe.js';
@@ -27,7 +28,11 @@ export async function addServer({ words, parsed, io, dataDir, json }: ServersRun
   }
   noMoreWords(extra, 'servers add <name>');
   checkName(name);
-  const entry = entryFromFlags(parsed);
+  const keepAlive = typeof parsed['keep-alive'] === 'boolean' ? parsed['keep-alive'] : undefined;
+  if (keepAlive !== undefined && single(parsed, 'server') === undefined && single(parsed, 'url') === undefined) {
+    return setKeepAlive({ words, parsed, io, dataDir, json } as ServersRun, name, keepAlive);
+  }
+  const entry = { ...entryFromFlags(parsed), ...(keepAlive === true ? { keep_alive: true } : {}) };
   const replaced = await updateServers(dataDir, (servers) => {
     const saved = Object.hasOwn(servers, name);
     if (saved && parsed['overwrite'] !== true) {
@@ -45,6 +50,37 @@ export async function addServer({ words, parsed, io, dataDir, json }: ServersRun
   else
     io.stdout.write(
       `${replaced ? 'Replaced' : 'Added'} '${name}' (${summary.transport}); use it with: wallet --server ${name} <command>\n`,
+    );
+  return EXIT.ok;
+}
+
+/**
+ * `wallet servers add <name> --keep-alive` (or `--no-keep-alive`) alone: a saved server's calls
+ * go through the daemon (or no longer do), the rest of it as it was.
+ */
+async function setKeepAlive({ parsed, io, dataDir, json }: ServersRun, name: string, on: boolean): Promise<number> {
+  if (
+    parsed['overwrite'] === true ||
+    repeatedValues(parsed, 'env').length > 0 ||
+    repeatedValues(parsed, 'header').length > 0
+  ) {
+    throw new UsageError(
+      '--keep-alive alone changes a saved server; with --env, --header or --overwrite, give --server or --url too.',
+    );
+  }
+  await updateServers(dataDir, (servers) => {
+    const saved = Object.hasOwn(servers, name) ? servers[name] : undefined;
+    if (saved === undefined) throw unknownServer(servers, name);
+    const { keep_alive: _was, ...rest } = saved;
+    return { servers: { ...servers, [name]: on ? { ...rest, keep_alive: true } : rest }, result: undefined };
+  });
+  if (json)
+    io.stdout.write(JSON.stringify({ server: name, keepAlive: on, file: serversFilePath(dataDir) }, null, 2) + '\n');
+  else
+    io.stdout.write(
+      on
+        ? `'${name}' is kept alive: its calls go through the daemon ('wallet daemon status').\n`
+        : `'${name}' is no longer kept alive: each call starts it.\n`,
     );
   return EXIT.ok;
 }

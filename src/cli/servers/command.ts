@@ -34,6 +34,7 @@ export const SERVERS_FLAGS: readonly CliFlag[] = [
   },
   { name: 'header', type: 'array', value: 'Name: value', description: 'add: an HTTP header for that URL.' },
   { name: 'overwrite', type: 'boolean', description: 'add, import: replace a saved server of the same name.' },
+  { name: 'keep-alive', type: 'boolean', description: 'add: keep the server running between calls (the daemon).' },
   { name: 'from', type: 'string', value: 'agent', choices: AGENTS, description: "import: only this agent's files." },
   { name: 'scope', type: 'string', value: 'scopes', description: 'login: the OAuth scopes to ask for.' },
   { name: 'client-id', type: 'string', value: 'id', description: 'login: a client registered beforehand.' },
@@ -94,7 +95,7 @@ const ALWAYS = ['json', 'color', 'debug', 'help'];
 /** The flags each subcommand takes (completion offers exactly these). */
 export const SERVERS_FLAGS_OF: Readonly<Record<Subcommand, readonly string[]>> = {
   list: ALWAYS,
-  add: [...ALWAYS, 'server', 'env', 'url', 'header', 'overwrite'],
+  add: [...ALWAYS, 'server', 'env', 'url', 'header', 'overwrite', 'keep-alive'],
   remove: ALWAYS,
   import: [...ALWAYS, 'from', 'overwrite'],
   login: [

@@ -15,6 +15,7 @@ const StdioEntry = z.strictObject({
   command: z.string().min(1, 'must not be empty'),
   args: z.array(z.string()).optional(),
   env: z.record(z.string().regex(ENV_NAME, 'not a valid environment variable name'), z.string()).optional(),
+  keep_alive: z.boolean().optional(),
 });
 
 const HttpEntry = z.strictObject({
@@ -23,6 +24,7 @@ const HttpEntry = z.strictObject({
     if (problem) context.addIssue({ code: 'custom', message: problem });
   }),
   headers: z.record(z.string().regex(HEADER_NAME, 'not a valid header name'), NoLineBreaks).optional(),
+  keep_alive: z.boolean().optional(),
 });
 
 /** The keys each kind of entry has; anything else in an agent's config is not ours to keep. */
@@ -35,11 +37,15 @@ const ServersFile = z.strictObject({
   ),
 });
 
-/** A server started as a child process, speaking MCP on stdio. Values may hold `${VAR}` references. */
-type StdioServerEntry = { command: string; args?: string[]; env?: Record<string, string> };
+/**
+ * A server started as a child process, speaking MCP on stdio. Values may hold `${VAR}` references.
+ * `keep_alive`: calls go through the kept-alive servers' daemon (src/cli/daemon/), which keeps
+ * the server running between them.
+ */
+type StdioServerEntry = { command: string; args?: string[]; env?: Record<string, string>; keep_alive?: boolean };
 
-/** A server reached over Streamable HTTP. Values may hold `${VAR}` references. */
-export type HttpServerEntry = { url: string; headers?: Record<string, string> };
+/** A server reached over Streamable HTTP. Values may hold `${VAR}` references. `keep_alive`: as for stdio. */
+export type HttpServerEntry = { url: string; headers?: Record<string, string>; keep_alive?: boolean };
 
 export type ServerEntry = StdioServerEntry | HttpServerEntry;
 
@@ -169,12 +175,14 @@ function canonical(entry: ServerEntry): ServerEntry {
     return {
       url: entry.url,
       ...(entry.headers && Object.keys(entry.headers).length > 0 ? { headers: entry.headers } : {}),
+      ...(entry.keep_alive === true ? { keep_alive: true } : {}),
     };
   }
   return {
     command: entry.command,
     args: entry.args ?? [],
     ...(entry.env && Object.keys(entry.env).length > 0 ? { env: entry.env } : {}),
+    ...(entry.keep_alive === true ? { keep_alive: true } : {}),
   };
 }
 

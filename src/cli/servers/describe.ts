@@ -6,12 +6,18 @@ import { joinCommandLine } from './command-line.js';
  * variables and headers (their values are often tokens).
  */
 export type ServerSummary =
-  | { name: string; transport: 'stdio'; command: string; args: string[]; env: string[] }
-  | { name: string; transport: 'http'; url: string; headers: string[] };
+  | { name: string; transport: 'stdio'; command: string; args: string[]; env: string[]; keepAlive: boolean }
+  | { name: string; transport: 'http'; url: string; headers: string[]; keepAlive: boolean };
 
 export function summarizeServer(name: string, entry: ServerEntry): ServerSummary {
   if (isHttpEntry(entry)) {
-    return { name, transport: 'http', url: maskCredentials(entry.url), headers: Object.keys(entry.headers ?? {}) };
+    return {
+      name,
+      transport: 'http',
+      url: maskCredentials(entry.url),
+      headers: Object.keys(entry.headers ?? {}),
+      keepAlive: entry.keep_alive === true,
+    };
   }
   return {
     name,
@@ -19,6 +25,7 @@ export function summarizeServer(name: string, entry: ServerEntry): ServerSummary
     command: entry.command,
     args: (entry.args ?? []).map(maskCredentials),
     env: Object.keys(entry.env ?? {}),
+    keepAlive: entry.keep_alive === true,
   };
 }
 
@@ -31,7 +38,12 @@ export function summaryRow(summary: ServerSummary): Record<string, string> {
           joinCommandLine(summary.command, summary.args),
           summary.env.length > 0 ? `env: ${summary.env.join(', ')}` : '',
         ];
-  return { name: summary.name, transport: summary.transport, 'command / url': target, 'env / headers': names };
+  return {
+    name: summary.name,
+    transport: summary.transport + (summary.keepAlive ? ' (kept alive)' : ''),
+    'command / url': target,
+    'env / headers': names,
+  };
 }
 
 const USERINFO_PASSWORD = /(:\/\/[^/\s:@]*:)([^@\s/]+)@/g;

@@ -3,8 +3,9 @@ export const SERVERS_HELP = `wallet servers — named MCP servers, to use as: wa
 
 Usage:
   wallet servers [list] [--json]
-  wallet servers add <name> --server "<command line>" [--env NAME=value]… [--overwrite]
-  wallet servers add <name> --url <http(s) URL> [--header "Name: value"]… [--overwrite]
+  wallet servers add <name> --server "<command line>" [--env NAME=value]… [--keep-alive] [--overwrite]
+  wallet servers add <name> --url <http(s) URL> [--header "Name: value"]… [--keep-alive] [--overwrite]
+  wallet servers add <name> --keep-alive | --no-keep-alive
   wallet servers remove <name>
   wallet servers import [<file>…] [--from <agent>] [--overwrite] [--json]
   wallet servers login <name> | --url <url> [--scope "<scopes>"] [--no-browser]
@@ -25,7 +26,9 @@ Subcommands:
   list      Each server's name, transport (stdio or http) and command line or URL. Env and
             header values are never shown, only their names.
   add       Save a server under <name>: a letter or digit, then letters, digits, . _ or -
-            (64 at most). A saved name is refused unless --overwrite.
+            (64 at most). A saved name is refused unless --overwrite. --keep-alive: its
+            calls go through the daemon, which keeps it running between them ('wallet daemon
+            --help'); given alone, it (or --no-keep-alive) changes a saved server's setting.
   remove    Forget a server.
   import    Copy the servers of agent config files ("mcpServers"; VS Code's "servers", Codex's
             [mcp_servers] in TOML). Without a file, reads each of these
@@ -61,6 +64,7 @@ Flags:
   --url <url>                 add: the Streamable HTTP endpoint, http or https.
   --header <'Name: value'>    add: an HTTP header for that URL (repeatable).
   --overwrite                 add, import: replace a saved server of the same name.
+  --keep-alive                add: keep the server running between calls (the daemon).
   --from <agent>              import: only the files of claude-desktop, claude-code, cursor,
                               vscode, codex or gemini (comments allowed in VS Code's
                               and Gemini CLI's files).
@@ -98,7 +102,7 @@ instead, e.g.
 
 Examples:
   wallet servers import
-  wallet servers add everything --server 'npx -y @modelcontextprotocol/server-everything'
+  wallet servers add everything --server 'npx -y @modelcontextprotocol/server-everything' --keep-alive
   wallet servers add linear --url https://mcp.linear.app/mcp --header 'Authorization: Bearer \${LINEAR_TOKEN}'
   wallet --server everything tools
   wallet servers login linear

@@ -29,6 +29,7 @@ const EDITABLE_KEYS: readonly { pattern: RegExp; type: 'string' | 'integer' | 'u
   { pattern: /^platform\.default_network$/, type: 'string' },
   { pattern: /^platform\.networks\.[a-z][a-z0-9-]*\.quorum_url$/, type: 'string' },
   { pattern: /^platform\.networks\.[a-z][a-z0-9-]*\.dapi_addresses$/, type: 'url-list' },
+  { pattern: /^daemon\.idle_minutes$/, type: 'integer' },
 ];
 
 /** The editable keys, as people type them (for help and errors). */
@@ -40,6 +41,7 @@ const EDITABLE_KEY_FORMS = [
   'evm.networks.<name>.url | chain_id',
   'platform.default_network',
   'platform.networks.<name>.dapi_addresses (URLs, space- or comma-separated) | quorum_url',
+  'daemon.idle_minutes',
 ] as const;
 
 const CONFIG_LOCK = 'config';

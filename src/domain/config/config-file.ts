@@ -179,6 +179,16 @@ const ConfigFileSchema = z.strictObject({
       password_file: z.string().min(1).optional(),
     })
     .optional(),
+  /** The CLI's kept-alive servers' daemon: how many minutes without a call it waits before it ends (default 10). */
+  daemon: z
+    .strictObject({
+      idle_minutes: z
+        .number()
+        .positive()
+        .max(7 * 24 * 60)
+        .optional(),
+    })
+    .optional(),
 });
 
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

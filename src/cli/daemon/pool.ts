@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
+import type { McpSession } from '../../mcp/session.js';
+import { openPrivateAppend } from '../../shared/private-files.js';
+import type { ToolList, WarmSessions } from '../connection.js';
+import type { Target } from '../target.js';
+import { serverLogPath } from './paths.js';
+import type { WarmServerStatus } from './wire.js';
+
+/** A server's log is started afresh when the daemon opens it past this size. */
+const LOG_LIMIT_BYTES = 1024 * 1024;
+
+type RemoteTarget = Exclude<Target, { kind: 'built-in' }>;
+
+type Warm = {
+  name: string;
+  transport: 'stdio' | 'http';
+  opening: Promise<McpSession>;
+  session?: McpSession | undefined;
+  /** The tool list asked of this session, until it announces a change. */
+  list?: ToolList | undefined;
+  log: ServerLog;
+  calls: number;
+  since: Date;
+  lastUsed: Date;
+};
+
+/**
+ * The daemon's open sessions, one for each server and resolved connection (the command and
+ * environment, or URL and headers, once `${VAR}`s are expanded: another environment is another
+ * session). Keyed by a hash, so that no expanded value is kept as a key. Each server's stderr
+ * and the SDK's notes are appended to `<dataDir>/daemon/<name>.log` (owner-only).
+ */
+export class SessionPool {
+  private readonly sessions = new Map<string, Warm>();
+
+  constructor(private readonly dataDir: string) {}
+
+  /**
+   * The sessions one run borrows: which it used, so that a run that lost its server drops them,
+   * and `answered` counts a call for each (a run handed back to the client counts none).
+   */
+  forRun(): WarmSessions & { used: () => McpSession[]; answered: () => void } {
+    const used = new Set<McpSession>();
+    return {
+      session: async (target, connect) => {
+        const session = await this.session(target, connect);
+        used.add(session);
+        return session;
+      },
+      discard: (session) => this.discard(session),
+      listOf: (session) => this.find(session)?.list,
+      keepList: (session, list) => {
+        const warm = this.find(session);
+        if (warm) warm.list = list;
+      },
+      used: () => [...used],
+      answered: () => {
+        for (const session of used) {
+          const warm = this.find(session);
+          if (warm) warm.calls++;
+        }
+      },
+    };
+  }
+
+  private async session(target: RemoteTarget, connect: Parameters<WarmSessions['session']>[1]): Promise<McpSession> {
+    const key = keyOf(target);
+    let warm = this.sessions.get(key);
+    if (!warm) {
+      const name = target.spec.value;
+      const log = new ServerLog(serverLogPath(this.dataDir, name));
+      const note = (text: string): void => log.write(text);
+      note(`${new Date().toISOString()} connecting (${target.kind})`);
+      const now = new Date();
+      const created: Warm = {
+        name,
+        transport: target.kind,
+        opening: connect({
+          onServerStderr: note,
+          onLibraryMessage: (text) => note(`sdk: ${text}`),
+          onToolListChanged: () => {
+            created.list = undefined;
+          },
+        }),
+        log,
+        calls: 0,
+        since: now,
+        lastUsed: now,
+      };
+      const opening = created.opening;
+      warm = created;
+      this.sessions.set(key, created);
+      opening.then(
+        (session) => {
+          created.session = session;
+        },
+        (error: unknown) => {
+          note(
+            `${new Date().toISOString()} could not connect: ${error instanceof Error ? error.message : String(error)}`,
+          );
+          if (this.sessions.get(key) === created) this.forget(key);
+        },
+      );
+    }
+    warm.lastUsed = new Date();
+    return warm.opening;
+  }
+
+  private find(session: McpSession): Warm | undefined {
+    return [...this.sessions.values()].find((warm) => warm.session === session);
+  }
+
+  /** Ends a session that failed (its server died, or stopped answering): the next call opens another. */
+  async discard(session: McpSession): Promise<void> {
+    for (const [key, warm] of this.sessions) {
+      if (warm.session !== session) continue;
+      warm.log.write(`${new Date().toISOString()} session dropped after a failure`);
+      this.forget(key);
+      await session.close().catch(() => undefined);
+    }
+  }
+
+  /** Every open session's server, for `wallet daemon status`. */
+  status(): WarmServerStatus[] {
+    return [...this.sessions.values()]
+      .filter((warm) => warm.session !== undefined)
+      .map((warm) => ({
+        name: warm.name,
+        transport: warm.transport,
+        calls: warm.calls,
+        since: warm.since.toISOString(),
+        lastUsed: warm.lastUsed.toISOString(),
+        log: serverLogPath(this.dataDir, warm.name),
+      }));
+  }
+
+  /** Ends every session (a stdio server gets its stdin closed, then a signal if it lingers). */
+  async closeAll(): Promise<void> {
+    const all = [...this.sessions.keys()];
+    await Promise.all(
+      all.map(async (key) => {
+        const warm = this.sessions.get(key);
+        this.forget(key);
+        await (await warm?.opening.catch(() => undefined))?.close().catch(() => undefined);
+      }),
+    );
+  }
+
+  private forget(key: string): void {
+    const warm = this.sessions.get(key);
+    this.sessions.delete(key);
+    warm?.log.close();
+  }
+}
+
+/** What makes two runs' connections the same one: the server and how it is resolved. */
+function keyOf(target: RemoteTarget): string {
+  const how =
+    target.kind === 'stdio'
+      ? { kind: 'stdio', spec: target.spec, command: target.command }
+      : { kind: 'http', spec: target.spec, url: target.address.url.href, headers: target.address.headers ?? {} };
+  return createHash('sha256').update(JSON.stringify(how)).digest('hex');
+}
+
+/**
+ * A server's log, appended to line by line. Closed once its session is forgotten: a line the
+ * server writes after that is dropped (never written to a descriptor number reused since).
+ */
+class ServerLog {
+  private fd: number | undefined;
+
+  constructor(path: string) {
+    this.fd = openPrivateAppend(path);
+    if (fstatSync(this.fd).size > LOG_LIMIT_BYTES) ftruncateSync(this.fd, 0);
+  }
+
+  write(text: string): void {
+    if (this.fd === undefined) return;
+    try {
+      writeSync(this.fd, `${text}\n`);
+    } catch {
+      // A log that cannot be written loses a line; the call goes on.
+    }
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+}

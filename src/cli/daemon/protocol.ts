@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { PROTOCOL_VERSION } from './wire.js';
+
+// The daemon's side of its protocol (wire.ts): every request is checked with these schemas.
+
+/** A command line to run as the CLI would, in the client's directory, environment and terminals. */
+const RunRequest = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  kind: z.literal('run'),
+  /** The package version of the client: a daemon of another version leaves the call to it. */
+  version: z.string(),
+  argv: z.array(z.string()).max(10_000),
+  env: z.record(z.string(), z.string()),
+  cwd: z.string().min(1),
+  tty: z.strictObject({ stdin: z.boolean(), stdout: z.boolean(), stderr: z.boolean() }),
+  columns: z.number().int().nonnegative().optional(),
+});
+
+const StatusRequest = z.strictObject({ v: z.literal(PROTOCOL_VERSION), kind: z.literal('status') });
+const StopRequest = z.strictObject({ v: z.literal(PROTOCOL_VERSION), kind: z.literal('stop') });
+
+export const DaemonRequest = z.discriminatedUnion('kind', [RunRequest, StatusRequest, StopRequest]);
+export type DaemonRequest = z.infer<typeof DaemonRequest>;
+export type RunRequest = z.infer<typeof RunRequest>;

@@ -1,0 +1,313 @@
+import { chmodSync, rmSync } from 'node:fs';
+import { createConnection, createServer, type Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { packageInfo } from '../../shared/package-info.js';
+import { ensurePrivateDir } from '../../shared/private-files.js';
+import { readCommandLine } from '../command-line.js';
+import type { CliIo } from '../io.js';
+import { EXIT } from '../usage-error.js';
+import { daemonDir, daemonLogPath, serverLogPath, socketPath } from './paths.js';
+import { SessionPool } from './pool.js';
+import { DaemonRequest, type RunRequest } from './protocol.js';
+import { PROTOCOL_VERSION, type DaemonAnswer, type DaemonStatus } from './wire.js';
+
+/** How long the daemon waits for a call before it ends, when config.json does not say. */
+export const DEFAULT_IDLE_MINUTES = 10;
+
+/** The verbs a kept-alive server's call may be: its tools, lists, resources, prompts, tasks, help. */
+const WARM_VERBS = new Set(['tools', 'resources', 'resource', 'prompts', 'prompt', 'tasks']);
+
+/**
+ * `wallet daemon run`: the kept-alive servers' daemon, in the foreground (the thin client starts
+ * it detached). It listens on `<dataDir>/daemon/daemon.sock` (0600 in a 0700 folder: only this
+ * user can connect; Node cannot ask a Unix socket's peer for its uid, so the folder's and the
+ * socket's modes are the check), runs each command line it is sent as the CLI runs it, on a
+ * session it keeps open per server, and answers its output and exit code. It ends after
+ * `idleMinutes` without a call, on `wallet daemon stop`, or on SIGTERM, ending its servers.
+ * Resolves once it has ended: EXIT.ok, also when another daemon already listens.
+ */
+export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number): Promise<number> {
+  // Everything it creates is its owner's alone, the socket first of all.
+  process.umask(0o077);
+  ensurePrivateDir(daemonDir(dataDir));
+  const path = socketPath(dataDir);
+  const pool = new SessionPool(dataDir);
+  const gate = new DirectoryGate();
+  const startedAt = new Date();
+  let running = 0;
+  let stopping: Promise<void> | undefined;
+  let idle: NodeJS.Timeout | undefined;
+  const server = createServer();
+
+  const { withNamedLock } = await import('../../domain/keystore/lock.js');
+  const listening = await withNamedLock(dataDir, 'daemon', async () => {
+    if (await answers(path)) return false;
+    // A socket nobody listens on (a daemon killed): this one takes its place.
+    rmSync(path, { force: true });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    chmodSync(path, 0o600);
+    return true;
+  });
+  if (!listening) {
+    io.stderr.write(`A daemon already listens on ${path}.\n`);
+    return EXIT.ok;
+  }
+
+  let ended: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (ended = resolve));
+  const stop = (why: string): Promise<void> => {
+    stopping ??= (async () => {
+      clearTimeout(idle);
+      io.stderr.write(`${new Date().toISOString()} daemon ${process.pid} stopping: ${why}\n`);
+      server.close();
+      rmSync(path, { force: true });
+      await pool.closeAll();
+      ended();
+    })();
+    return stopping;
+  };
+  const idleMs = idleMinutes * 60_000;
+  const touch = (): void => {
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      if (running > 0) touch();
+      else void stop(`no call for ${idleMinutes} minutes`);
+    }, idleMs);
+  };
+  const status = (): DaemonStatus => ({
+    pid: process.pid,
+    version: packageInfo().version,
+    startedAt: startedAt.toISOString(),
+    idleMinutes,
+    socket: path,
+    log: daemonLogPath(dataDir),
+    servers: pool.status(),
+  });
+  const answer = async (line: string): Promise<DaemonAnswer> => {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      return { kind: 'refused', message: 'not JSON' };
+    }
+    const request = DaemonRequest.safeParse(json);
+    if (!request.success) return { kind: 'refused', message: 'not a request of this daemon' };
+    switch (request.data.kind) {
+      case 'status':
+        return { kind: 'status', status: status() };
+      case 'stop':
+        setImmediate(() => void stop('asked to (wallet daemon stop)'));
+        return { kind: 'stopping' };
+      case 'run': {
+        const run = request.data;
+        if (run.version !== packageInfo().version) {
+          // An upgrade: this daemon ends; the next call starts one of the new version.
+          setImmediate(() => void stop(`a client of version ${run.version} called`));
+          return { kind: 'fallback', reason: 'the daemon is of another version' };
+        }
+        running++;
+        try {
+          return await runWarm(run, dataDir, pool, gate);
+        } finally {
+          running--;
+          touch();
+        }
+      }
+    }
+  };
+  // Only calls count as activity: `wallet daemon status` does not keep it alive.
+  server.on('connection', (socket: Socket) => serveConnection(socket, answer));
+  const onSignal = (): void => void stop('signalled');
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGHUP', () => undefined);
+  touch();
+  io.stderr.write(
+    `${startedAt.toISOString()} daemon ${process.pid} listening on ${path} (ends after ${idleMinutes} idle minutes)\n`,
+  );
+  await done;
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  return EXIT.ok;
+}
+
+/** Each line a socket sends is a request; each gets one line back. */
+function serveConnection(socket: Socket, answer: (line: string) => Promise<DaemonAnswer>): void {
+  let buffered = '';
+  socket.setEncoding('utf8');
+  socket.on('error', () => undefined);
+  socket.on('data', (chunk: string) => {
+    buffered += chunk;
+    let end: number;
+    while ((end = buffered.indexOf('\n')) !== -1) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      void answer(line).then((reply) => {
+        if (!socket.destroyed) socket.write(`${JSON.stringify(reply)}\n`);
+      });
+    }
+  });
+}
+
+/**
+ * One command line, run as the CLI runs it (`runCli`) in the client's directory and environment,
+ * its terminals as the client's but stdin unread: a run that would read it (a prompt, `-` for
+ * stdin) is left to the client (`fallback`), before anything was sent (the CLI asks first). The
+ * server must be a saved keep-alive one, the verb a call, a listing or help; anything else is
+ * the client's too. A run whose server is lost (exit 3) drops its session: the next opens another.
+ */
+async function runWarm(
+  request: RunRequest,
+  dataDir: string,
+  pool: SessionPool,
+  gate: DirectoryGate,
+): Promise<DaemonAnswer> {
+  let debug: boolean;
+  let server: string | undefined;
+  try {
+    const { globals, verb } = readCommandLine(request.argv);
+    if (verb !== undefined && !WARM_VERBS.has(verb) && isOwnVerb(verb)) {
+      return { kind: 'fallback', reason: `'${verb}' is not a server's call` };
+    }
+    if (globals.url !== undefined || globals.server === undefined)
+      return { kind: 'fallback', reason: 'no saved server' };
+    // A payment (--pay-from) unlocks the keystore: that stays in the caller's own process.
+    if (globals.payment !== undefined) return { kind: 'fallback', reason: 'a call that pays' };
+    server = globals.server;
+    debug = globals.debug;
+    const { loadServers } = await import('../servers/config.js');
+    const servers = await loadServers(dataDir);
+    if (!Object.hasOwn(servers, server) || servers[server]?.keep_alive !== true) {
+      return { kind: 'fallback', reason: `'${server}' is not a kept-alive server` };
+    }
+  } catch {
+    // The CLI says what is wrong with the command line, in the client's own words.
+    return { kind: 'fallback', reason: 'a command line the CLI refuses' };
+  }
+  try {
+    await gate.enter(request.cwd);
+  } catch {
+    return { kind: 'fallback', reason: 'the directory of the call is gone' };
+  }
+  const stdin = unreadStdin(request.tty.stdin);
+  let stdout = '';
+  let stderr = debug
+    ? `debug: kept-alive: answered by the daemon (pid ${process.pid}); the server's stderr is in ${serverLogPath(dataDir, server)}\n`
+    : '';
+  const io: CliIo = {
+    stdout: { write: (text: string) => (stdout += text), isTTY: request.tty.stdout, columns: request.columns },
+    stderr: { write: (text: string) => (stderr += text), isTTY: request.tty.stderr },
+    stdin: stdin.stream,
+    env: request.env,
+  };
+  const warm = pool.forRun();
+  let exitCode: number;
+  try {
+    const { runCli } = await import('../main.js');
+    exitCode = await runCli(request.argv, io, { warm });
+  } finally {
+    gate.leave();
+  }
+  if (stdin.wanted()) return { kind: 'fallback', reason: 'the call needs the terminal' };
+  warm.answered();
+  if (exitCode === EXIT.connection) for (const session of warm.used()) await pool.discard(session);
+  return { kind: 'done', stdout, stderr, exitCode };
+}
+
+function isOwnVerb(verb: string): boolean {
+  return ['serve', 'setup', 'servers', 'approvals', 'config', 'state', 'networks', 'completion', 'daemon'].includes(
+    verb,
+  );
+}
+
+/**
+ * A stdin that is never read: the client's stays with the client. Whatever would read it (a
+ * confirmation, a hidden prompt, `--args-json -`) throws, and says so (`wanted`), so that the
+ * daemon hands the call back to the client before anything was sent.
+ */
+function unreadStdin(isTTY: boolean): { stream: CliIo['stdin']; wanted: () => boolean } {
+  let wanted = false;
+  const refuse = (): never => {
+    wanted = true;
+    throw new Error('the call reads stdin: the client makes it itself');
+  };
+  const stream = Object.assign(new Readable({ read: refuse }), { isTTY });
+  const on = stream.on.bind(stream);
+  Object.defineProperties(stream, {
+    resume: { value: refuse },
+    read: { value: refuse },
+    pipe: { value: refuse },
+    setRawMode: { value: refuse },
+    [Symbol.asyncIterator]: { value: refuse },
+    on: {
+      value: (event: string, listener: (...args: unknown[]) => void) =>
+        event === 'data' || event === 'readable' ? refuse() : on(event, listener),
+    },
+  });
+  return { stream, wanted: () => wanted };
+}
+
+/**
+ * The process's directory is the client's for each run (relative paths in flags mean what they
+ * mean to the client). Runs in one directory go side by side; a run in another waits until they
+ * are done.
+ */
+class DirectoryGate {
+  private running = 0;
+  private waiting: (() => void)[] = [];
+
+  async enter(cwd: string): Promise<void> {
+    while (this.running > 0 && process.cwd() !== cwd) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (process.cwd() !== cwd) process.chdir(cwd);
+    this.running++;
+  }
+
+  leave(): void {
+    this.running--;
+    if (this.running > 0) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resume of waiting) resume();
+  }
+}
+
+/** Whether a daemon answers on `path` (a status request, within a second). */
+async function answers(path: string): Promise<boolean> {
+  return (await ask(path, { v: PROTOCOL_VERSION, kind: 'status' }, 1000)) !== undefined;
+}
+
+/** Sends one request to the daemon on `path`; its answer, or undefined when none listens or answers in time. */
+export async function ask(path: string, request: object, timeoutMs: number): Promise<DaemonAnswer | undefined> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    let received = '';
+    const finish = (answer: DaemonAnswer | undefined): void => {
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      const end = received.indexOf('\n');
+      if (end === -1) return;
+      clearTimeout(timer);
+      try {
+        finish(JSON.parse(received.slice(0, end)) as DaemonAnswer);
+      } catch {
+        finish(undefined);
+      }
+    });
+    socket.on('error', () => {
+      clearTimeout(timer);
+      finish(undefined);
+    });
+  });
+}

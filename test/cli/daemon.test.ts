@@ -1,0 +1,345 @@
+/**
+ * Kept-alive servers (issue 39): a saved server marked keep_alive is called through the daemon
+ * (src/cli/daemon/), which the first call starts and which keeps the server running. Everything
+ * here spawns the real `bin/wallet.js` (the thin client runs before the CLI's bundle) against real
+ * servers: the fixture server, `wallet serve` itself and server-everything. Another user's access
+ * to the socket cannot be tried as one user; the modes it rests on (0600 socket in a 0700 folder)
+ * are checked instead.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { startBearerProxy, startEverythingHttp } from '../helpers/everything-http.js';
+import { tempHome } from '../helpers/io.js';
+import { EVERYTHING_SERVER, FIXTURE_SERVER, WALLET_BIN } from '../helpers/paths.js';
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+/** `wallet <args>` as a separate process, as a person or a script runs it (stdin: `input`, or none). */
+function wallet(home: string, args: string[], input?: string): Run {
+  const env: NodeJS.ProcessEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WALLET_'))),
+    WALLET_HOME: home,
+    NO_COLOR: '1',
+  };
+  const run = spawnSync(process.execPath, [WALLET_BIN, ...args], {
+    env,
+    input: input ?? '',
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** `wallet <args>` without blocking this process (which serves an HTTP server of the test), `extraEnv` added. */
+function walletAsync(home: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+  const env: NodeJS.ProcessEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WALLET_'))),
+    WALLET_HOME: home,
+    NO_COLOR: '1',
+    ...extraEnv,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WALLET_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+type Status = { running: boolean; pid?: number; servers?: { name: string; calls: number; log: string }[] };
+
+function status(home: string): Status {
+  const run = wallet(home, ['daemon', 'status', '--json']);
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout) as Status;
+}
+
+/** Waits until the daemon is running (`up`) or not, polling its status. */
+async function daemonIs(home: string, up: boolean, timeoutMs = 20_000): Promise<Status> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const now = status(home);
+    if (now.running === up) return now;
+    if (Date.now() > deadline) throw new Error(`the daemon is ${now.running ? 'still running' : 'not running'}`);
+    await delay(100);
+  }
+}
+
+/** A data directory with the fixture server saved as `fx` (its events in `events`), not yet kept alive. */
+function homeWithFixture(): { home: string; events: string } {
+  const home = tempHome();
+  const events = join(home, 'fixture-events.log');
+  const added = wallet(home, [
+    'servers',
+    'add',
+    'fx',
+    '--server',
+    `"${process.execPath}" "${FIXTURE_SERVER}"`,
+    '--env',
+    `FIXTURE_EVENT_LOG=${events}`,
+  ]);
+  assert.equal(added.code, 0, added.stderr);
+  return { home, events };
+}
+
+function keepAlive(home: string, name: string, on = true): void {
+  const run = wallet(home, ['servers', 'add', name, on ? '--keep-alive' : '--no-keep-alive']);
+  assert.equal(run.code, 0, run.stderr);
+}
+
+/** The fixture's processes that started, by pid. */
+function starts(events: string): string[] {
+  if (!existsSync(events)) return [];
+  return readFileSync(events, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('start '))
+    .map((line) => line.split(' ')[2] ?? '');
+}
+
+/** Ends the daemon (if any) and removes the data directory. */
+async function cleanUp(home: string): Promise<void> {
+  wallet(home, ['daemon', 'stop']);
+  await daemonIs(home, false).catch(() => undefined);
+  rmSync(home, { recursive: true, force: true });
+}
+
+/** Command lines whose output and exit code must not depend on the path the call takes. */
+const LINES: Record<string, string[]> = {
+  'a call, --json': ['shapes-echo', '--id', '7', '--json'],
+  'a call, rendered': ['shapes-echo', '--id', '8', '--tags', 'a', '--tags', 'b'],
+  'a tool error (exit 1)': ['always-fails-now'],
+  'an unknown command (exit 2)': ['no-such-command'],
+  'a bad flag (exit 2)': ['shapes-echo', '--id', 'not-a-number'],
+  'a destructive call without a terminal or --yes (exit 2)': ['funds-burn-now', '--amount', '5'],
+  'a destructive call with --yes': ['funds-burn-now', '--amount', '5', '--yes', '--json'],
+  'the tool list': ['tools'],
+  'a command help': ['shapes-echo', '--help'],
+};
+
+describe('kept-alive servers: the daemon', () => {
+  it('answers warm calls with the bytes and exit codes of direct calls, on one server process', async () => {
+    const { home, events } = homeWithFixture();
+    try {
+      const cold = Object.fromEntries(
+        Object.entries(LINES).map(([name, args]) => [name, wallet(home, ['--server', 'fx', ...args])]),
+      );
+      keepAlive(home, 'fx');
+      // The first call finds no daemon: it starts one for the next calls and is made directly.
+      assert.deepEqual(wallet(home, ['--server', 'fx', ...(LINES['a call, --json'] ?? [])]), cold['a call, --json']);
+      await daemonIs(home, true);
+      const before = starts(events).length;
+      for (const [name, args] of Object.entries(LINES)) {
+        assert.deepEqual(wallet(home, ['--server', 'fx', ...args]), cold[name], name);
+      }
+      const after = status(home);
+      assert.equal(after.servers?.[0]?.name, 'fx');
+      assert.ok((after.servers?.[0]?.calls ?? 0) >= 5, `calls went through the daemon: ${JSON.stringify(after)}`);
+      assert.equal(starts(events).length, before + 1, 'every warm call spoke to one server process');
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('says under --debug that the daemon answered, and where the server writes its stderr', async () => {
+    const { home } = homeWithFixture();
+    try {
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      await daemonIs(home, true);
+      const run = wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1', '--debug']);
+      assert.equal(run.code, 0, run.stderr);
+      const log = join(home, 'daemon', 'fx.log');
+      assert.ok(run.stderr.includes(`answered by the daemon`), run.stderr);
+      assert.ok(run.stderr.includes(log), run.stderr);
+      assert.ok(existsSync(log));
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('lists its servers, keeps its socket owner-only, and ends with them on stop', async () => {
+    const { home, events } = homeWithFixture();
+    try {
+      assert.equal(status(home).running, false);
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      await daemonIs(home, true);
+      assert.equal(wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '2']).code, 0);
+      const running = status(home);
+      assert.deepEqual(
+        running.servers?.map((server) => server.name),
+        ['fx'],
+      );
+      assert.equal(statSync(join(home, 'daemon')).mode & 0o777, 0o700);
+      assert.equal(statSync(join(home, 'daemon', 'daemon.sock')).mode & 0o777, 0o600);
+      assert.equal(statSync(join(home, 'daemon', 'fx.log')).mode & 0o777, 0o600);
+      const text = wallet(home, ['daemon', 'status']);
+      assert.match(text.stdout, new RegExp(`Daemon ${running.pid} .*running since`));
+      assert.match(text.stdout, /fx \(stdio\): \d+ calls?/);
+      const stopped = wallet(home, ['daemon', 'stop']);
+      assert.equal(stopped.stdout, 'Stopped the daemon and the servers it kept.\n');
+      await daemonIs(home, false);
+      assert.equal(existsSync(join(home, 'daemon', 'daemon.sock')), false);
+      // The server it kept got its stdin closed.
+      const deadline = Date.now() + 10_000;
+      while (!readFileSync(events, 'utf8').includes('stdin-end') && Date.now() < deadline) await delay(50);
+      assert.match(readFileSync(events, 'utf8'), /stdin-end/);
+      assert.equal(wallet(home, ['daemon', 'stop']).stdout, 'No daemon was running.\n');
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('ends after daemon.idle_minutes without a call', async () => {
+    const { home } = homeWithFixture();
+    try {
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ daemon: { idle_minutes: 0.02 } }), { mode: 0o600 });
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      const up = await daemonIs(home, true);
+      assert.equal((up as Status & { idleMinutes?: number }).idleMinutes, 0.02);
+      await daemonIs(home, false);
+      assert.match(readFileSync(join(home, 'daemon', 'daemon.log'), 'utf8'), /stopping: no call for 0\.02 minutes/);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('survives kill -9: the next call is made directly and starts a new daemon', async () => {
+    const { home } = homeWithFixture();
+    try {
+      keepAlive(home, 'fx');
+      const expected = wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '3', '--json']);
+      assert.equal(expected.code, 0, expected.stderr);
+      const first = await daemonIs(home, true);
+      process.kill(first.pid ?? 0, 'SIGKILL');
+      // Its socket is left behind, with nobody listening.
+      assert.deepEqual(wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '3', '--json']), expected);
+      const second = await daemonIs(home, true);
+      assert.notEqual(second.pid, first.pid);
+      assert.deepEqual(wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '3', '--json']), expected);
+      assert.equal(status(home).servers?.[0]?.calls, 1);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('hands a call that reads stdin back to the client, which makes it', async () => {
+    const { home } = homeWithFixture();
+    try {
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      await daemonIs(home, true);
+      const run = wallet(home, ['--server', 'fx', 'shapes-echo', '--args-json', '-', '--json'], '{"id": 41}');
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal((JSON.parse(run.stdout) as { received: { id: number } }).received.id, 41);
+      // Made directly: the daemon's session was not used for it.
+      assert.equal(status(home).servers?.[0]?.calls ?? 0, 0);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('opens a new session after its server died, and follows a tool list the server changed', async () => {
+    const { home, events } = homeWithFixture();
+    try {
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      await daemonIs(home, true);
+      assert.equal(wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']).code, 0);
+      const died = wallet(home, ['--server', 'fx', 'process-die-now']);
+      assert.equal(died.code, 3, died.stderr);
+      const before = starts(events).length;
+      assert.equal(wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '2']).code, 0);
+      assert.equal(starts(events).length, before + 1, 'a new server process');
+      assert.equal(wallet(home, ['--server', 'fx', 'tools-grow-now']).code, 0);
+      const grown = wallet(home, ['--server', 'fx', 'grown-tool-now']);
+      assert.equal(grown.code, 0, grown.stderr);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it("keeps an HTTP session, its header read from each call's environment", async () => {
+    const everything = await startEverythingHttp();
+    const proxy = await startBearerProxy(everything.url, 'right-token');
+    const home = tempHome();
+    try {
+      const added = wallet(home, [
+        'servers',
+        'add',
+        'web',
+        '--url',
+        proxy.url,
+        '--header',
+        'Authorization: Bearer ${TOKEN}',
+        '--keep-alive',
+      ]);
+      assert.equal(added.code, 0, added.stderr);
+      const call = ['--server', 'web', 'echo', '--message', 'over http'];
+      const first = await walletAsync(home, call, { TOKEN: 'right-token' });
+      assert.deepEqual(first, { code: 0, stdout: 'Echo: over http\n', stderr: '' });
+      await daemonIs(home, true);
+      assert.deepEqual(await walletAsync(home, call, { TOKEN: 'right-token' }), first);
+      assert.deepEqual(await walletAsync(home, call, { TOKEN: 'right-token' }), first);
+      assert.equal(status(home).servers?.[0]?.calls, 2);
+      // Another token in the caller's environment is another session, which the server refuses.
+      const wrong = await walletAsync(home, call, { TOKEN: 'wrong-token' });
+      assert.equal(wrong.code, 3, wrong.stderr);
+      assert.ok(proxy.seen.includes('Bearer wrong-token'));
+      assert.deepEqual(await walletAsync(home, call, { TOKEN: 'right-token' }), first);
+    } finally {
+      await cleanUp(home);
+      await proxy.stop();
+      await everything.stop();
+    }
+  });
+
+  it('keeps `wallet serve` and server-everything alive as it keeps the fixture', async () => {
+    const home = tempHome();
+    try {
+      const servers: Record<string, { server: string; args: string[] }> = {
+        own: {
+          server: `"${process.execPath}" "${WALLET_BIN}" serve`,
+          args: ['core-address-validate', '--address', 'yRd4FhXfVGHXpsuZXPNkMrfD9GVj46pnjt', '--json'],
+        },
+        everything: { server: `"${process.execPath}" "${EVERYTHING_SERVER}" stdio`, args: ['echo', '--message', 'hi'] },
+      };
+      for (const [name, { server }] of Object.entries(servers)) {
+        assert.equal(wallet(home, ['servers', 'add', name, '--server', server]).code, 0);
+      }
+      const cold = Object.fromEntries(
+        Object.entries(servers).map(([name, { args }]) => [name, wallet(home, ['--server', name, ...args])]),
+      );
+      for (const name of Object.keys(servers)) keepAlive(home, name);
+      wallet(home, ['--server', 'own', ...(servers['own']?.args ?? [])]);
+      await daemonIs(home, true);
+      for (const [name, { args }] of Object.entries(servers)) {
+        assert.equal(cold[name]?.code, 0, cold[name]?.stderr);
+        assert.deepEqual(wallet(home, ['--server', name, ...args]), cold[name], name);
+      }
+      assert.deepEqual(
+        status(home)
+          .servers?.map((server) => server.name)
+          .sort(),
+        ['everything', 'own'],
+      );
+      // No longer kept alive: the call is made directly.
+      keepAlive(home, 'everything', false);
+      assert.deepEqual(
+        wallet(home, ['--server', 'everything', ...(servers['everything']?.args ?? [])]),
+        cold['everything'],
+      );
+      assert.equal(status(home).servers?.find((server) => server.name === 'everything')?.calls, 1);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+});
