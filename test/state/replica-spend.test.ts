@@ -1,7 +1,8 @@
 /**
  * What replicas of `wallet serve --http` spend through one PostgreSQL state store
  * (docs/REPLICAS.md), against a real PostgreSQL cluster and a real anvil: a token's autonomous cap
- * holds exactly across replicas, as the ether cap does (test/state/replicas.test.ts).
+ * holds exactly across replicas, as the ether cap does (test/state/replicas.test.ts); every
+ * replica lists what every replica sent.
  */
 import assert from 'node:assert/strict';
 import { cpSync, rmSync } from 'node:fs';
@@ -162,6 +163,13 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
         const used = `${tx.from.toLowerCase()}:${BigInt(tx.nonce)}`;
         assert.ok(!nonces.has(used), `nonce ${used} used twice`);
         nonces.add(used);
+      }
+      // Every replica lists what every replica sent (the store's sent log, not its data directory's).
+      for (const client of replicas.clients) {
+        const listed = await client.callTool({ name: 'evm_txs_list', arguments: { network: 'local', limit: 50 } });
+        const txs = (listed.structuredContent as { txs: { hash: string; status: string; token: string | null }[] }).txs;
+        assert.deepEqual(txs.map((tx) => tx.hash).sort(), [...hashes].sort());
+        assert.ok(txs.every((tx) => tx.status === 'success' && tx.token?.toLowerCase() === token.toLowerCase()));
       }
       // What reached the recipient on the chain: K payments, no more.
       const balance = await node.rpc<string>('eth_call', [

@@ -10,6 +10,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SCHEMA_VERSION } from '../../src/domain/state/pg/migrate.js';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
 import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
@@ -132,13 +133,17 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
   it('migrates once, and again changes nothing; a password in the URL is refused', async () => {
     const first = await wallet(['state', 'migrate', '--json'], { env });
     assert.equal(first.code, 0, first.stderr);
-    assert.deepEqual(JSON.parse(first.stdout), { store: `127.0.0.1:${pg.port}/wallet`, from: 0, to: 2 });
+    assert.deepEqual(JSON.parse(first.stdout), { store: `127.0.0.1:${pg.port}/wallet`, from: 0, to: SCHEMA_VERSION });
     const again = await wallet(['state', 'migrate', '--json'], { env });
     assert.equal(again.code, 0, again.stderr);
-    assert.deepEqual(JSON.parse(again.stdout), { store: `127.0.0.1:${pg.port}/wallet`, from: 2, to: 2 });
+    assert.deepEqual(JSON.parse(again.stdout), {
+      store: `127.0.0.1:${pg.port}/wallet`,
+      from: SCHEMA_VERSION,
+      to: SCHEMA_VERSION,
+    });
     const status = await wallet(['state', 'status', '--json'], { env });
     assert.equal(status.code, 0, status.stderr);
-    assert.equal((JSON.parse(status.stdout) as { schema_version: number }).schema_version, 2);
+    assert.equal((JSON.parse(status.stdout) as { schema_version: number }).schema_version, SCHEMA_VERSION);
     const withPassword = await wallet(['state', 'status'], {
       env: { ...env, WALLET_STATE_URL: pg.url.replace('wallet@', `wallet:${pg.password}@`) },
     });
@@ -167,6 +172,8 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
       "INSERT INTO wallet_evm_nonces (chain_id, address, nonce) VALUES (1, 'a', 0) ON CONFLICT (chain_id, address, nonce) DO UPDATE SET reserved_at = now(), broadcast_at = NULL",
       "UPDATE wallet_evm_nonces SET broadcast_at = now() WHERE chain_id = 1 AND address = 'a' AND nonce = 0",
       'DELETE FROM wallet_evm_nonces WHERE chain_id = 1',
+      `INSERT INTO wallet_evm_sent (chain_id, hash, from_address, record) VALUES (1, 'h', 'a', '{}') ON CONFLICT (chain_id, hash) DO NOTHING`,
+      'SELECT record FROM wallet_evm_sent WHERE chain_id = 1 ORDER BY id DESC LIMIT 1000',
       "INSERT INTO wallet_policies (key, policy) VALUES ('test', '{}') ON CONFLICT DO NOTHING",
       'SELECT key, policy FROM wallet_policies ORDER BY key',
       'SELECT max(version) FROM wallet_schema',

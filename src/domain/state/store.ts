@@ -1,4 +1,5 @@
 import type { Chain } from '../config/networks.js';
+import type { SentRecord } from '../evm/sent-log.js';
 import type { AuditRecord } from '../policy/audit-log.js';
 import type { LedgerEntry } from '../policy/spend-ledger.js';
 
@@ -13,6 +14,16 @@ export type CapLedger = {
   recent(now?: number): Promise<LedgerEntry[]>;
   update<T>(change: (recent: LedgerEntry[], now: number) => Promise<{ entries: LedgerEntry[]; result: T }>): Promise<T>;
   remove(key: string): Promise<void>;
+};
+
+/** What the wallet broadcast on one EVM chain (evm_txs_list): a file of the data directory, or rows of the store. */
+export type SentRecords = {
+  /** Where it is, for messages. */
+  readonly path: string;
+  /** The newest records (at most SENT_LOG_MAX), oldest first. */
+  records(): Promise<SentRecord[]>;
+  /** Appends `record` (once per hash: a repeated broadcast is not a second transaction). */
+  append(record: SentRecord): Promise<void>;
 };
 
 /** What a payment of one EVM account holds while it plans, signs and broadcasts. */
@@ -41,6 +52,8 @@ export type StateStore = {
   readonly shown: string;
   ledger(chain: Chain, name: string): CapLedger;
   appendAudit(record: AuditRecord): Promise<void>;
+  /** What the wallet broadcast on EVM chain `chainId`, by any replica. */
+  sentLog(chainId: number): SentRecords;
   /**
    * Runs one payment of `address` on EVM chain `chainId` alone (across processes, and across
    * replicas for the store); the slot is undefined where the node's pending count is the nonce

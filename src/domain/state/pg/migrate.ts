@@ -54,6 +54,22 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE wallet_evm_nonces ADD COLUMN IF NOT EXISTS broadcast_at timestamptz;
   `,
+  // 3: keystore records, indexes and passkeys: another branch's step (issue 37), merged here.
+  `SELECT 1`,
+  // ---- 4: payments across replicas (issue 37, branch pgspend); one block, renumbered as a whole on merge.
+  // The EVM sent log (evm_txs_list): what any replica sent, listed by any replica.
+  `
+  CREATE TABLE wallet_evm_sent (
+    id bigserial PRIMARY KEY,
+    chain_id bigint NOT NULL,
+    hash text NOT NULL,
+    from_address text NOT NULL,
+    record jsonb NOT NULL,
+    UNIQUE (chain_id, hash)
+  );
+  CREATE INDEX wallet_evm_sent_chain ON wallet_evm_sent (chain_id, id);
+  `,
+  // ---- end of 4.
 ];
 
 /** The schema version this wallet needs. */

@@ -7,6 +7,7 @@ import { PgSpendLedger } from './ledger.js';
 import { schemaVersion, SCHEMA_VERSION } from './migrate.js';
 import { withAccount } from './nonces.js';
 import { checkPolicies, type StatedPolicy } from './policy.js';
+import { PgSentLog } from './sent-log.js';
 
 /**
  * Opens the PostgreSQL state store: its schema must be this wallet's version (else `wallet state
@@ -27,6 +28,7 @@ export async function openPgStore(location: StateLocation, policies: readonly St
     shown: pools.shown,
     ledger: (chain, name) => new PgSpendLedger(pools, chain, name),
     appendAudit: (record) => appendAudit(pools, record),
+    sentLog: (chainId) => new PgSentLog(pools, chainId),
     withAccount: (chainId, address, task) => withAccount(pools, chainId, address, task),
     close: () => closePools(pools),
   };
