@@ -174,10 +174,16 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
       'DELETE FROM wallet_evm_nonces WHERE chain_id = 1',
       `INSERT INTO wallet_evm_sent (chain_id, hash, from_address, record) VALUES (1, 'h', 'a', '{}') ON CONFLICT (chain_id, hash) DO NOTHING`,
       'SELECT record FROM wallet_evm_sent WHERE chain_id = 1 ORDER BY id DESC LIMIT 1000',
+      "INSERT INTO wallet_evm_nonces (chain_id, address, nonce, spend_key) VALUES (1, 'a', 1, 'k') ON CONFLICT (chain_id, address, nonce) DO UPDATE SET reserved_at = now(), broadcast_at = NULL, spend_key = excluded.spend_key, hash = NULL",
+      "UPDATE wallet_evm_nonces SET broadcast_at = now(), hash = 'h' WHERE chain_id = 1 AND address = 'a' AND nonce = 1 AND spend_key IS NOT DISTINCT FROM 'k'",
+      'DELETE FROM wallet_evm_nonces n USING wallet_evm_sent s WHERE n.chain_id = 1 AND s.chain_id = n.chain_id AND s.hash = n.hash',
+      "DELETE FROM wallet_evm_nonces WHERE chain_id = 1 AND address = 'a' AND broadcast_at IS NULL RETURNING spend_key",
+      "DELETE FROM wallet_ledger_entries WHERE key = ANY('{k}')",
       "INSERT INTO wallet_policies (key, policy) VALUES ('test', '{}') ON CONFLICT DO NOTHING",
       'SELECT key, policy FROM wallet_policies ORDER BY key',
       'SELECT max(version) FROM wallet_schema',
-      "SELECT pg_advisory_xact_lock(1, hashtext('x'))",
+      "SELECT pg_advisory_lock(1, hashtext('x'))",
+      "SELECT pg_advisory_unlock(1, hashtext('x'))",
     ]) {
       pg.sql(statement, app);
     }

@@ -30,16 +30,29 @@ export type SentRecords = {
 export type NonceSlot = {
   /** The nonce to use, given the node's pending count: the first not reserved by another replica. */
   next(pending: number): Promise<number>;
-  /** Records `nonce` as taken (before anything is signed with it). */
-  reserve(nonce: number): Promise<void>;
   /**
-   * Records that `nonce` goes out now, just before the broadcast; throws BUSY (nothing must be
-   * broadcast) when the account's lock was lost meanwhile (the store's connection died).
+   * Records `nonce` as taken (before anything is signed with it), with the spend key its
+   * transaction is counted under in the ledgers: a reservation abandoned before its broadcast
+   * takes that count out again.
    */
-  broadcasting(nonce: number): Promise<void>;
+  reserve(nonce: number, spendKey: string): Promise<void>;
+  /**
+   * Records that `nonce` goes out now as `hash`, just before the broadcast; throws BUSY (nothing
+   * must be broadcast) when the account's lock was lost meanwhile (the store's connection died).
+   */
+  broadcasting(nonce: number, hash: string): Promise<void>;
   /** Gives `nonce` back: nothing was broadcast with it. */
   release(nonce: number): Promise<void>;
 };
+
+/** What the chain says of a reservation marked broadcast, at a replica's start. */
+export type ChainVerdict = 'mined' | 'pending' | 'replaced' | 'absent';
+
+/** A nonce reservation marked broadcast: its account (lower case), nonce and transaction hash. */
+export type MarkedReservation = { address: string; nonce: number; hash: string };
+
+/** What a start's reconciliation did: reservations committed (mined) and released (never mined). */
+export type Reconciled = { committed: MarkedReservation[]; released: MarkedReservation[] };
 
 /**
  * The state every replica must agree on. The files backend is the data directory as it always
@@ -60,6 +73,16 @@ export type StateStore = {
    * (the files backend: one machine, one lock).
    */
   withAccount<T>(chainId: number, address: string, task: (slot: NonceSlot | undefined) => Promise<T>): Promise<T>;
+  /**
+   * Reconciles the nonce reservations of chain `chainId` a replica left marked broadcast but
+   * unrecorded (it died meanwhile) against the chain (`judge`): mined → committed (`mined`
+   * records it as sent), never to be mined → released; none with the files backend.
+   */
+  reconcile(
+    chainId: number,
+    judge: (reservation: MarkedReservation) => Promise<ChainVerdict>,
+    mined: (reservation: MarkedReservation) => Promise<void>,
+  ): Promise<Reconciled>;
   close(): Promise<void>;
 };
 

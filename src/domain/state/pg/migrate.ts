@@ -57,7 +57,9 @@ const MIGRATIONS: readonly string[] = [
   // 3: keystore records, indexes and passkeys: another branch's step (issue 37), merged here.
   `SELECT 1`,
   // ---- 4: payments across replicas (issue 37, branch pgspend); one block, renumbered as a whole on merge.
-  // The EVM sent log (evm_txs_list): what any replica sent, listed by any replica.
+  // The EVM sent log (evm_txs_list): what any replica sent, listed by any replica. What each nonce
+  // reservation signs (its spend key in the ledgers, then its hash), so that the next holder of the
+  // account, or the next start, reconciles one left by a replica that died.
   `
   CREATE TABLE wallet_evm_sent (
     id bigserial PRIMARY KEY,
@@ -68,6 +70,7 @@ const MIGRATIONS: readonly string[] = [
     UNIQUE (chain_id, hash)
   );
   CREATE INDEX wallet_evm_sent_chain ON wallet_evm_sent (chain_id, id);
+  ALTER TABLE wallet_evm_nonces ADD COLUMN spend_key text, ADD COLUMN hash text;
   `,
   // ---- end of 4.
 ];

@@ -5,7 +5,7 @@ import { appendAudit } from './audit.js';
 import { closePools, openPools, type PgPools } from './client.js';
 import { PgSpendLedger } from './ledger.js';
 import { schemaVersion, SCHEMA_VERSION } from './migrate.js';
-import { withAccount } from './nonces.js';
+import { reconcileChain, withAccount } from './nonces.js';
 import { checkPolicies, type StatedPolicy } from './policy.js';
 import { PgSentLog } from './sent-log.js';
 
@@ -30,6 +30,7 @@ export async function openPgStore(location: StateLocation, policies: readonly St
     appendAudit: (record) => appendAudit(pools, record),
     sentLog: (chainId) => new PgSentLog(pools, chainId),
     withAccount: (chainId, address, task) => withAccount(pools, chainId, address, task),
+    reconcile: (chainId, judge, mined) => reconcileChain(pools, chainId, judge, mined),
     close: () => closePools(pools),
   };
 }
