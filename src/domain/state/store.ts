@@ -54,6 +54,24 @@ export type MarkedReservation = { address: string; nonce: number; hash: string }
 /** What a start's reconciliation did: reservations committed (mined) and released (never mined). */
 export type Reconciled = { committed: MarkedReservation[]; released: MarkedReservation[] };
 
+/** Dash coins held by one payment from coin selection to broadcast (see {@link CoinReservations}). */
+export type CoinHold = {
+  /** The payment was broadcast as `txid`: its coins stay held until the node shows them spent. */
+  commit(txid: string): Promise<void>;
+  /** Nothing was broadcast: the coins are free again. */
+  release(): Promise<void>;
+};
+
+/**
+ * Dash coins reserved by payments of any replica, by outpoint (`txid:vout`): a replica's coin
+ * selection skips those `taken` by others, and `hold` takes the chosen ones all or none.
+ */
+export type CoinReservations = {
+  taken(network: string): Promise<ReadonlySet<string>>;
+  /** Holds `outpoints`; when another payment holds some, holds none and names those. */
+  hold(network: string, outpoints: readonly string[]): Promise<CoinHold | { taken: string[] }>;
+};
+
 /**
  * The state every replica must agree on. The files backend is the data directory as it always
  * was; the PostgreSQL backend (src/domain/state/pg/) shares it between replicas. Modules of the
@@ -65,6 +83,11 @@ export type StateStore = {
   readonly shown: string;
   ledger(chain: Chain, name: string): CapLedger;
   appendAudit(record: AuditRecord): Promise<void>;
+  /**
+   * Dash coin reservations across replicas; undefined for the files backend, where one machine's
+   * payments of a wallet take turns under its lock (the node's view of spent coins suffices).
+   */
+  readonly coins: CoinReservations | undefined;
   /** What the wallet broadcast on EVM chain `chainId`, by any replica. */
   sentLog(chainId: number): SentRecords;
   /**

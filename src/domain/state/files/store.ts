@@ -14,6 +14,7 @@ export function fileStateStore(dataDir: string): StateStore {
     shown: dataDir,
     ledger: (chain, name) => new SpendLedger(dataDir, chain, name),
     appendAudit: (record) => appendAuditRecord(dataDir, record),
+    coins: undefined,
     sentLog: (chainId) => new SentLog(dataDir, chainId),
     // The keystore's account lock, across processes of this machine: the node's pending count is the nonce.
     withAccount: (_chainId, address, task) => new Keystore(dataDir).withAccountLock(address, () => task(undefined)),

@@ -59,7 +59,8 @@ const MIGRATIONS: readonly string[] = [
   // ---- 4: payments across replicas (issue 37, branch pgspend); one block, renumbered as a whole on merge.
   // The EVM sent log (evm_txs_list): what any replica sent, listed by any replica. What each nonce
   // reservation signs (its spend key in the ledgers, then its hash), so that the next holder of the
-  // account, or the next start, reconciles one left by a replica that died.
+  // account, or the next start, reconciles one left by a replica that died. Dash coins held by
+  // a payment from coin selection to broadcast, so no two replicas spend one coin.
   `
   CREATE TABLE wallet_evm_sent (
     id bigserial PRIMARY KEY,
@@ -71,6 +72,15 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX wallet_evm_sent_chain ON wallet_evm_sent (chain_id, id);
   ALTER TABLE wallet_evm_nonces ADD COLUMN spend_key text, ADD COLUMN hash text;
+  CREATE TABLE wallet_coin_reservations (
+    network text NOT NULL,
+    outpoint text NOT NULL,
+    reservation text NOT NULL,
+    txid text,
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (network, outpoint)
+  );
+  CREATE INDEX wallet_coin_reservations_by ON wallet_coin_reservations (reservation);
   `,
   // ---- end of 4.
 ];

@@ -8,6 +8,7 @@ import { schemaVersion, SCHEMA_VERSION } from './migrate.js';
 import { reconcileChain, withAccount } from './nonces.js';
 import { checkPolicies, type StatedPolicy } from './policy.js';
 import { PgSentLog } from './sent-log.js';
+import { pgCoinReservations } from './coins.js';
 
 /**
  * Opens the PostgreSQL state store: its schema must be this wallet's version (else `wallet state
@@ -28,6 +29,7 @@ export async function openPgStore(location: StateLocation, policies: readonly St
     shown: pools.shown,
     ledger: (chain, name) => new PgSpendLedger(pools, chain, name),
     appendAudit: (record) => appendAudit(pools, record),
+    coins: pgCoinReservations(pools),
     sentLog: (chainId) => new PgSentLog(pools, chainId),
     withAccount: (chainId, address, task) => withAccount(pools, chainId, address, task),
     reconcile: (chainId, judge, mined) => reconcileChain(pools, chainId, judge, mined),
