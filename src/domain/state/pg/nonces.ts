@@ -6,7 +6,7 @@ import { inTransaction, query, storeError, type PgPools } from './client.js';
 /** A nonce broadcast less than this ago may not show in another node's pending count yet: it is skipped. */
 const FRESH_SECONDS = 120;
 /** A reservation marked broadcast whose transaction the node still does not know this long after is released. */
-export const ABSENT_AFTER_SECONDS = 600;
+const ABSENT_AFTER_SECONDS = 600;
 /** The first key of the advisory locks of EVM accounts (the second is the account's hash). */
 const ACCOUNT_LOCKS = 0x65766d;
 
