@@ -33,6 +33,12 @@ val	-	--format	openai
 val	-	--format	anthropic
 flag	-	--yes	none	Run a destructive tool (a payment, a deletion) without the CLI\'s question; needed without a termina…
 flag	-	-y	none	Run a destructive tool (a payment, a deletion) without the CLI\'s question; needed without a termina…
+flag	-	--pay-from	text	Pay another server\'s tool that asks for x402 payment, from this EVM account (address or alias); see…
+flag	-	--pay-token	text	With --pay-from: the only token to pay in (an EIP-3009 token such as USDC).
+flag	-	--pay-max-price	text	With --pay-from: the most to pay for the call, in the token\'s base units (10000 is 0.01 USDC).
+flag	-	--pay-network	text	With --pay-from: the EVM network to pay on (its chain id must be the one the tool asks for).
+flag	-	--pay-dry-run	none	With --pay-from: show what the tool asks to be paid and its terms digest; sign and pay nothing.
+flag	-	--pay-terms	text	With --pay-from: pay only the terms a --pay-dry-run showed (their digest); other terms are refused.
 flag	-	--detach	none	When another server answers a call with a task: print the task\'s id and exit, without waiting (\'wal…
 flag	-	--accept-defaults	none	Answer another server\'s questions with their defaults, without a terminal.
 flag	-	--qr	none	Show a receive address as a QR code too (default: on a terminal); --no-qr turns it off.
@@ -383,7 +389,7 @@ flag	networks add	--color	none	Colour the output on a terminal.
 flag	networks add	--debug	none	Show error causes and stack traces.
 flag	networks add	--help	none	Show help.
 flag	networks add	-h	none	Show help.
-cmd	-	state	-	The state replicas share: status, migrate, policy-record
+cmd	-	state	-	The state replicas share: status, migrate, policy-record, import
 flag	state	--json	none	Print the result as JSON.
 flag	state	--debug	none	Show error causes and stack traces.
 flag	state	--help	none	Show help.
@@ -403,6 +409,11 @@ flag	state policy-record	--json	none	Print the result as JSON.
 flag	state policy-record	--debug	none	Show error causes and stack traces.
 flag	state policy-record	--help	none	Show help.
 flag	state policy-record	-h	none	Show help.
+cmd	state	import	-	Copy this data directory\'s keystore, ledgers, audit lines and passkeys into the store
+flag	state import	--json	none	Print the result as JSON.
+flag	state import	--debug	none	Show error causes and stack traces.
+flag	state import	--help	none	Show help.
+flag	state import	-h	none	Show help.
 cmd	-	completion	-	Print a shell completion script: bash, zsh or fish
 cmd	completion	bash	-	The bash completion script
 cmd	completion	zsh	-	The zsh completion script

@@ -90,6 +90,17 @@ keystore passphrase (--passphrase-file, --passphrase-stdin, or the hidden prompt
  * machine (same data directory). Approving needs a person at a terminal: without one it refuses.
  */
 export async function runApprovals(argv: readonly string[], io: CliIo, dataDir: string): Promise<number> {
+  // With a state store set, the passkeys are the store's (docs/REPLICAS.md).
+  const { openSharedState } = await import('../domain/state/owner-verbs.js');
+  const close = await asOwnerVerb(() => openSharedState({ dataDir, env: io.env }));
+  try {
+    return await runApprovalsHere(argv, io, dataDir);
+  } finally {
+    await close();
+  }
+}
+
+async function runApprovalsHere(argv: readonly string[], io: CliIo, dataDir: string): Promise<number> {
   const parsed = parseFlags(argv, APPROVALS_FLAGS);
   const positionals = ((parsed['_'] as unknown[] | undefined) ?? []).map(String);
   const [word = 'list', ...words] = positionals.slice(positionals.indexOf('approvals') + 1);

@@ -108,6 +108,42 @@ export const GLOBAL_FLAGS: readonly CliFlag[] = [
       "Run a destructive tool (a payment, a deletion) without the CLI's question; needed without a terminal. A server that asks for itself (wallet serve) still does.",
   },
   {
+    name: 'pay-from',
+    type: 'string',
+    value: 'account',
+    description:
+      "Pay another server's tool that asks for x402 payment, from this EVM account (address or alias); see docs/CLI.md.",
+  },
+  {
+    name: 'pay-token',
+    type: 'string',
+    value: 'address',
+    description: 'With --pay-from: the only token to pay in (an EIP-3009 token such as USDC).',
+  },
+  {
+    name: 'pay-max-price',
+    type: 'string',
+    value: 'base units',
+    description: "With --pay-from: the most to pay for the call, in the token's base units (10000 is 0.01 USDC).",
+  },
+  {
+    name: 'pay-network',
+    type: 'string',
+    value: 'network',
+    description: 'With --pay-from: the EVM network to pay on (its chain id must be the one the tool asks for).',
+  },
+  {
+    name: 'pay-dry-run',
+    type: 'boolean',
+    description: 'With --pay-from: show what the tool asks to be paid and its terms digest; sign and pay nothing.',
+  },
+  {
+    name: 'pay-terms',
+    type: 'string',
+    value: 'digest',
+    description: 'With --pay-from: pay only the terms a --pay-dry-run showed (their digest); other terms are refused.',
+  },
+  {
     name: 'detach',
     type: 'boolean',
     description:
@@ -163,6 +199,18 @@ export type GlobalOptions = {
   debug: boolean;
   help: boolean;
   version: boolean;
+  /** What `--pay-*` says about paying another server's tool with x402; undefined without `--pay-from`. */
+  payment: PaymentFlags | undefined;
+};
+
+/** The `--pay-*` flags, all given (a payment names its account, token, price cap and network). */
+export type PaymentFlags = {
+  from: string;
+  token: string;
+  maxPrice: string;
+  network: string;
+  dryRun: boolean;
+  terms: string | undefined;
 };
 
 /** The CLI's own verbs, shown after the tool commands. */
@@ -179,7 +227,7 @@ export const CLI_VERBS: readonly { name: string; summary: string }[] = [
   { name: 'approvals', summary: 'Answer what agents wait on: list, approve, deny' },
   { name: 'config', summary: 'Read and change config.json: list, get, set, unset' },
   { name: 'networks', summary: 'Add an EVM network of your own: networks add' },
-  { name: 'state', summary: 'The state replicas share: status, migrate, policy-record' },
+  { name: 'state', summary: 'The state replicas share: status, migrate, policy-record, import' },
   { name: 'completion', summary: 'Print a shell completion script: bash, zsh or fish' },
 ];
 
@@ -197,13 +245,15 @@ export function callsTool(globals: GlobalOptions, verb: string | undefined): boo
 
 /** The flags of the built-in server, refused with `--server` or `--url`. */
 export function refuseBuiltInFlags(globals: GlobalOptions): void {
-  if (globals.passphraseFile !== undefined || globals.passphraseStdin) {
+  // Paying another server's tool (--pay-from) unlocks the keystore and reaches the EVM node: then they serve it.
+  const paying = globals.payment !== undefined;
+  if (!paying && (globals.passphraseFile !== undefined || globals.passphraseStdin)) {
     throw new UsageError(
-      '--passphrase-file and --passphrase-stdin unlock the built-in keystore; not with --server or --url.',
+      '--passphrase-file and --passphrase-stdin unlock the built-in keystore; not with --server or --url, but with --pay-from.',
     );
   }
-  if (globals.endpoints.length > 0)
-    throw new UsageError('--endpoint configures the built-in server; not with --server or --url.');
+  if (!paying && globals.endpoints.length > 0)
+    throw new UsageError('--endpoint configures the built-in server; not with --server or --url, but with --pay-from.');
   if (globals.readOnly || globals.profile !== undefined) {
     throw new UsageError(
       "--read-only and --profile choose what the built-in server's --get-tool-definition shows; not with --server or --url.",
@@ -324,5 +374,41 @@ export function readGlobals(parsed: Readonly<Record<string, unknown>>): GlobalOp
     debug: parsed['debug'] === true,
     help: parsed['help'] === true,
     version: parsed['version'] === true,
+    payment: paymentFlags(text, parsed['pay-dry-run'] === true),
   };
+}
+
+/** The `--pay-*` flags: none, or `--pay-from` with the token, price cap and network it needs. */
+function paymentFlags(text: (name: string) => string | undefined, dryRun: boolean): PaymentFlags | undefined {
+  const from = text('pay-from');
+  const token = text('pay-token');
+  const maxPrice = text('pay-max-price');
+  const network = text('pay-network');
+  const terms = text('pay-terms');
+  if (from === undefined) {
+    const stray = [
+      ['pay-token', token],
+      ['pay-max-price', maxPrice],
+      ['pay-network', network],
+      ['pay-terms', terms],
+      ['pay-dry-run', dryRun ? 'yes' : undefined],
+    ].find(([, value]) => value !== undefined)?.[0];
+    if (stray) throw new UsageError(`--${stray} goes with --pay-from, the account that pays.`);
+    return undefined;
+  }
+  const missing = [
+    ['--pay-token', token],
+    ['--pay-max-price', maxPrice],
+    ['--pay-network', network],
+  ].filter(([, value]) => value === undefined);
+  if (token === undefined || maxPrice === undefined || network === undefined) {
+    throw new UsageError(
+      `--pay-from pays only with ${missing.map(([flag]) => flag).join(', ')} too: the token, the most to pay and the network.`,
+      "e.g. --pay-from holder --pay-token 0x036CbD53842c5426634e7929541eC2318f3dCF7e --pay-max-price 10000 --pay-network base-sepolia; see docs/CLI.md ('Paying for tools').",
+    );
+  }
+  if (terms !== undefined && !/^[0-9a-f]{16}$/.test(terms)) {
+    throw new UsageError(`--pay-terms takes the 16 hex digits a --pay-dry-run printed; got '${terms}'.`);
+  }
+  return { from, token, maxPrice, network, dryRun, terms };
 }

@@ -1,4 +1,5 @@
 import type { ListedTool } from '../mcp/session.js';
+import type { PayerSetup } from '../mcp/x402-payer.js';
 import { inDialect, toolDefinitionDocument, type FunctionDialect } from '../shared/function-catalogue.js';
 import { packageInfo } from '../shared/package-info.js';
 import { fullDescriptionOf } from '../shared/protocol-meta.js';
@@ -76,6 +77,7 @@ export async function runCli(
     if (calls) (await import('../shared/one-shot.js')).tuneForOneShotProcess();
     const target = await resolveTarget(globals, dataDir, io);
     if (target.kind !== 'built-in') refuseBuiltInFlags(globals);
+    else if (globals.payment) throw new UsageError("--pay-from pays another server's tool: with --server or --url.");
     const libraryNotes = globals.debug
       ? (text: string) => io.stderr.write(`debug: ${terminalSafe(text)}\n`)
       : undefined;
@@ -91,14 +93,26 @@ export async function runCli(
       const style = await createStyle(colorEnabled(globals.color, io));
       activity = await activityOn(io.stderr);
       const builtIn = target.kind === 'built-in' ? await builtInSetup(globals, io, activity) : undefined;
+      // --pay-from: the wallet's own services pay another server's tool, unlocked as the built-in server is.
+      const payer = !builtIn && globals.payment ? await builtInSetup(globals, io, activity) : undefined;
       if (builtIn && globals.acceptDefaults)
         throw new UsageError('--accept-defaults answers another server; not without --server or --url.');
       const questions = builtIn
         ? undefined
         : (await import('./questions.js')).questionAnswerer(io, activity, globals.acceptDefaults);
       connection = new Connection(target, dataDir, globals.timeoutMs, builtIn?.setup, questions, libraryNotes, early);
-      const interrupted = (): boolean => builtIn?.interrupted() ?? false;
-      const code = await dispatch({ argv, io, globals, verb, connection, style, activity, interrupted });
+      const interrupted = (): boolean => (builtIn ?? payer)?.interrupted() ?? false;
+      const code = await dispatch({
+        argv,
+        io,
+        globals,
+        verb,
+        connection,
+        style,
+        activity,
+        interrupted,
+        payer: payer?.setup,
+      });
       if (interrupted()) throw new PromptInterrupted();
       return code;
     } finally {
@@ -131,6 +145,8 @@ type Run = {
   style: Style;
   activity: Activity;
   interrupted: () => boolean;
+  /** How the wallet unlocks to pay another server's tool (`--pay-from`). */
+  payer: PayerSetup | undefined;
 };
 
 async function dispatch(run: Run): Promise<number> {

@@ -13,6 +13,7 @@ import { argumentsFromFlags, checkRequired, parseArgsJson, secretValue } from '.
 import { flagsOfCommand } from './commands.js';
 import { canAskOnTerminal, confirmDestructive } from './confirm.js';
 import { DEFAULT_TIMEOUT_MS, type Connection } from './connection.js';
+import type { PayerSetup } from '../mcp/x402-payer.js';
 import { GLOBAL_FLAGS, readGlobals, type GlobalOptions, type ParsedFlags } from './global-flags.js';
 import type { ToolCommand } from './help.js';
 import { readAll, type CliIo } from './io.js';
@@ -36,6 +37,8 @@ export type ToolRun = {
   commands: readonly ToolCommand[];
   /** Whether Ctrl-C was pressed at the passphrase prompt: the call's WALLET_LOCKED is then no news. */
   interrupted?: () => boolean;
+  /** How the wallet unlocks to pay the tool with x402 (`--pay-from`, src/cli/x402-pay.ts). */
+  payer?: PayerSetup | undefined;
 };
 
 /** A tool's result that ended the run early (a failed dry run before a confirmation). */
@@ -73,7 +76,7 @@ export async function runToolCommand(
   }
   const args = await collectArguments(specs, withBaseUnits(entry.tool.inputSchema, specs, parsed), globals, io);
   const timeoutMs = globals.timeoutMs ?? (connection.isBuiltIn ? undefined : DEFAULT_TIMEOUT_MS);
-  const call = async (callArgs: Record<string, unknown>): Promise<ToolCallResult> => {
+  const call = async (callArgs: Record<string, unknown>, meta?: Record<string, unknown>): Promise<ToolCallResult> => {
     const session = await connection.open();
     if (entry.tool.annotations?.openWorldHint === true) activity.start(`${entry.tool.title ?? entry.command}…`);
     // Another server's call may become a task: Ctrl-C then cancels it (tasks/cancel) before exit 130.
@@ -84,6 +87,7 @@ export async function runToolCommand(
       return await session.callTool(entry.tool.name, callArgs, {
         // The built-in server may be waiting on the passphrase prompt: only an explicit --timeout applies.
         timeoutMs,
+        meta,
         onProgress: (message) => activity.progress(message),
         signal: interrupt?.signal,
         onTask: (task) => taskStatus(task, run),
@@ -109,7 +113,25 @@ export async function runToolCommand(
     ) {
       await confirmDestructive(io, entry.command, globals.yes, () => planText(entry, specs, args, run, call));
     }
-    return await printResult(entry.tool, await call(args), run);
+    const payment = run.globals.payment;
+    if (payment && run.payer) {
+      const { runPaidCall } = await import('./x402-pay.js');
+      return await runPaidCall(
+        entry,
+        run,
+        run.payer,
+        payment,
+        (meta) => call(args, meta),
+        (result) => printResult(entry.tool, result, run),
+      );
+    }
+    const result = await call(args);
+    if (result.isError && !connection.isBuiltIn) {
+      // Another server's tool that asks for x402 payment: say so, and how --pay-from pays it.
+      const { explainPaymentRequest } = await import('./x402-pay.js');
+      return await printResult(entry.tool, explainPaymentRequest(result, entry), run);
+    }
+    return await printResult(entry.tool, result, run);
   } catch (error) {
     if (error instanceof EarlyResult) return printResult(entry.tool, error.result, run);
     throw error;

@@ -6,13 +6,14 @@ import { rejectUnknownFlags } from './unknown-flags.js';
 import { EXIT, UsageError } from './usage-error.js';
 
 /** The subcommands of `wallet state`, for help and completion. */
-export const STATE_SUBCOMMANDS = ['status', 'migrate', 'policy-record'] as const;
+export const STATE_SUBCOMMANDS = ['status', 'migrate', 'policy-record', 'import'] as const;
 type Subcommand = (typeof STATE_SUBCOMMANDS)[number];
 
 export const STATE_SUMMARIES: Readonly<Record<Subcommand, string>> = {
   status: 'Where the shared state lives, its schema version and counts',
   migrate: 'Create or update the state store schema (versioned, idempotent)',
   'policy-record': "Make this config.json's policies the ones every replica must have",
+  import: "Copy this data directory's keystore, ledgers, audit lines and passkeys into the store",
 };
 
 /** Every flag `wallet state …` takes. */
@@ -29,6 +30,11 @@ Usage:
   wallet state migrate             create or update the store's schema; running it again changes nothing
   wallet state policy-record       record this config.json's policies as the store's (after changing
                                    them on purpose on every replica)
+  wallet state import              copy this data directory's keystore (wallets, address indexes,
+                                   EVM accounts, imported keys), spend ledgers, audit lines and
+                                   passkeys into the store; the files stay where they are. Running
+                                   it again imports nothing twice; a record the store holds
+                                   differently (another passphrase, an alias taken) refuses it all
 
 The store is PostgreSQL when WALLET_STATE_URL (or state.url in config.json) is a postgres:// URL;
 its password comes from PGPASSWORD, a PGPASSFILE, or the owner-only file state.password_file
@@ -76,6 +82,8 @@ export async function runState(argv: readonly string[], io: CliIo, dataDir: stri
         `ledger entries (24 h): ${status.ledger_entries_24h}`,
         `audit lines: ${status.audit_lines}`,
         `nonce reservations: ${status.nonce_reservations}`,
+        `keystore: ${status.keystore_wallets} wallets, ${status.keystore_imported_keys} imported keys`,
+        `passkeys: ${status.passkeys}`,
         `policies recorded: ${status.policies.length === 0 ? 'none' : status.policies.join(', ')}`,
         '',
       ].join('\n'),
@@ -95,6 +103,26 @@ export async function runState(argv: readonly string[], io: CliIo, dataDir: stri
       from === to
         ? `The state store ${store} is at schema version ${to}: nothing to do.\n`
         : `The state store ${store} migrated from schema version ${from} to ${to}.\n`,
+    );
+    return EXIT.ok;
+  }
+  if (subcommand === 'import') {
+    const summary = await asOwnerVerb(() => verbs.stateImport(context));
+    if (!summary) throw noStore;
+    const line = (what: string, count: { imported: number; merged: number; unchanged: number }): string =>
+      `${what}: ${count.imported} imported, ${count.merged} merged, ${count.unchanged} already there`;
+    print(
+      { ...summary, files_left_in_place: true },
+      [
+        `Imported ${summary.from} into the state store ${summary.store}:`,
+        line('  wallets', summary.wallets),
+        line('  imported keys', summary.imported_keys),
+        line('  ledger entries', summary.ledger_entries),
+        line('  audit lines', summary.audit_lines),
+        line('  passkeys', summary.passkeys),
+        `The files are left in place; with WALLET_STATE_URL set the wallet reads and writes the store, not them.`,
+        '',
+      ].join('\n'),
     );
     return EXIT.ok;
   }

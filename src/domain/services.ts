@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { readConfigFile, type ConfigFile } from './config/config-file.js';
 import { resolveDataDir } from '../shared/data-dir.js';
 import { MIN_PASSPHRASE_LENGTH } from '../shared/passphrase.js';
@@ -12,11 +13,12 @@ import {
 } from './config/endpoints.js';
 import type { Chain } from './config/networks.js';
 import { AddressBook } from './dash/address-book.js';
-import { Keystore } from './keystore/keystore.js';
-import { PasskeyStore } from './policy/passkeys.js';
+import type { WalletKeystore } from './keystore/keystore.js';
+import { KEYSTORE_DIR_NAME } from './keystore/keystore-format.js';
 import { resolvePlatformNetworks, type PlatformNetwork } from './platform/network.js';
 import type { AuditRecord } from './policy/audit-log.js';
 import { fileStateStore } from './state/files/store.js';
+import { shareState, unshareState } from './state/shared.js';
 import { resolveStateLocation, type StateLocation } from './state/state-url.js';
 import type { LedgerSource, StateStore } from './state/store.js';
 
@@ -52,7 +54,7 @@ export class WalletServices {
   private config: Promise<ConfigFile> | undefined;
   private readonly passphraseSource: PassphraseSource | undefined;
   private asked: Promise<string | undefined> | undefined;
-  private keystoreInstance: Keystore | undefined;
+  private keystoreInstance: (WalletKeystore & { readonly dir: string }) | undefined;
   private addressBookInstance: AddressBook | undefined;
   private store: Promise<StateStore> | undefined;
 
@@ -114,21 +116,32 @@ export class WalletServices {
 
   /** Closes the state store's connections, if it has any (a server that stops). */
   async closeState(): Promise<void> {
-    const store = this.store;
+    const store = await this.store?.catch(() => undefined);
     this.store = undefined;
-    await (await store?.catch(() => undefined))?.close();
+    if (store) unshareState(this.dataDir, store);
+    await store?.close();
   }
 
   private async openStateStore(): Promise<StateStore> {
     const location = await this.stateLocation();
     if (!location) return fileStateStore(this.dataDir);
     const { openPgStore } = await import('./state/pg/store.js');
-    return openPgStore(location, statedPolicies(await this.configFile()));
+    const store = await openPgStore(location, statedPolicies(await this.configFile()), this.dataDir);
+    // The passkeys and the approval page, handed the data directory only, find the store there.
+    shareState(this.dataDir, store);
+    return store;
   }
 
-  /** The encrypted keystore in the data directory. */
-  get keystore(): Keystore {
-    this.keystoreInstance ??= new Keystore(this.dataDir);
+  /**
+   * The encrypted keystore, from the state store: the data directory's files, or the rows of the
+   * PostgreSQL store (ciphertext only; a replica with an empty data directory serves its wallets).
+   */
+  get keystore(): WalletKeystore & { readonly dir: string } {
+    this.keystoreInstance ??= {
+      ...keystoreOf(async () => (await this.stateStore()).keystore),
+      // The data directory's keystore folder (the files backend's records).
+      dir: join(this.dataDir, KEYSTORE_DIR_NAME),
+    };
     return this.keystoreInstance;
   }
 
@@ -190,7 +203,8 @@ export class WalletServices {
    * passkey assertion on the approval page, and a client's answer approves nothing.
    */
   async trustsElicitation(transport: 'stdio' | 'http'): Promise<boolean> {
-    if (new PasskeyStore(this.dataDir).enrolled()) return false;
+    // The passkeys of the state store: the files', or the store's every replica shares.
+    if ((await this.stateStore()).passkeys.enrolled()) return false;
     const trust = (await this.configFile()).approvals?.trust_elicitation ?? 'stdio';
     return trust === 'always' || (trust === 'stdio' && transport === 'stdio');
   }
@@ -224,6 +238,27 @@ export class WalletServices {
       });
     return this.settings;
   }
+}
+
+/** A keystore whose every call goes to the one `opened` resolves to (the state store's, opened at first use). */
+function keystoreOf(opened: () => Promise<WalletKeystore>): WalletKeystore {
+  return {
+    list: async () => (await opened()).list(),
+    listImportedKeys: async () => (await opened()).listImportedKeys(),
+    resolve: async (walletId) => (await opened()).resolve(walletId),
+    create: async (wallet) => (await opened()).create(wallet),
+    unlock: async (entry, passphrase) => (await opened()).unlock(entry, passphrase),
+    reserve: async (entry, chain, count) => (await opened()).reserve(entry, chain, count),
+    advance: async (entry, next) => (await opened()).advance(entry, next),
+    addEvmAccount: async (entry, request) => (await opened()).addEvmAccount(entry, request),
+    addImportedKey: async (key) => (await opened()).addImportedKey(key),
+    unlockImportedKey: async (key, passphrase) => (await opened()).unlockImportedKey(key, passphrase),
+    checkPassphrase: async (passphrase) => (await opened()).checkPassphrase(passphrase),
+    changePassphrase: async (current, next, only) => (await opened()).changePassphrase(current, next, only),
+    withAccountLock: async (address, task) => (await opened()).withAccountLock(address, task),
+    withWalletLock: async (entry, task) => (await opened()).withWalletLock(entry, task),
+    remove: async (entry) => (await opened()).remove(entry),
+  };
 }
 
 /** Each network's policy as config.json states it, under its config path, for the store to compare. */

@@ -369,7 +369,7 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
           () =>
             scoped(() =>
               client.callTool(
-                { name: toolName, arguments: args },
+                { name: toolName, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) },
                 requestOptions({ ...options, signal: options.signal ? call.sdkAbort.signal : undefined }),
               ),
             ),

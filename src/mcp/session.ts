@@ -90,6 +90,11 @@ export type PromptMessages = {
 
 export type CallOptions = {
   timeoutMs?: number | undefined;
+  /**
+   * The request's `_meta` (tools/call only): what a protocol extension carries beside the
+   * arguments, such as an x402 payment (`x402/payment`).
+   */
+  meta?: Record<string, unknown> | undefined;
   signal?: AbortSignal | undefined;
   /** Asks the server for progress notifications of this call; each one resets the timeout. */
   onProgress?: ((message: string | undefined, progress: number, total: number | undefined) => void) | undefined;

@@ -37,7 +37,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createWallet, unlockMaster } from '../../src/domain/wallet/wallets.js';
 import { createAccount } from '../../src/domain/evm/accounts.js';
 import { IMPORTED_KEY_FILE } from '../../src/domain/keystore/imported-keys.js';
-import type { Keystore } from '../../src/domain/keystore/keystore.js';
 import { LOCK_FILE_NAME } from '../../src/domain/keystore/lock.js';
 import { WalletServices } from '../../src/domain/services.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
@@ -167,7 +166,7 @@ describe('crash safety: writers SIGKILLed at random moments', () => {
   let aux: string;
   let passphraseFile: string;
   let services: WalletServices;
-  let keystore: Keystore;
+  let keystore: WalletServices['keystore'];
   const ledger = new Ledger();
   /** sha256 of each wallet or key file when it last opened with the passphrase. */
   const unlocked = new Map<string, string>();

@@ -8,6 +8,8 @@ export const WALLET_BIN = join(ROOT, 'bin', 'wallet.js');
 export const FIXTURE_SERVER = join(ROOT, 'build', 'test', 'fixtures', 'fixture-server.js');
 /** An MCP server that answers tool calls with tasks (2026-07-28 tasks extension): test/fixtures/task-server.ts. */
 export const TASK_SERVER = join(ROOT, 'build', 'test', 'fixtures', 'task-server.js');
+/** A paid MCP server (x402 over MCP, settling on anvil): test/fixtures/x402-mcp-server.ts. */
+export const X402_MCP_SERVER = join(ROOT, 'build', 'test', 'fixtures', 'x402-mcp-server.js');
 export const EVERYTHING_SERVER = join(
   ROOT,
   'node_modules',

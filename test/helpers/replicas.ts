@@ -1,14 +1,15 @@
 /**
  * Replicas of `wallet serve --http` sharing one PostgreSQL state store, for the tests of
- * test/state/: each replica a copy of one data directory (keystore and config.json), its own
- * process, an MCP client connected to it with the bearer token.
+ * test/state/ and bench/replicas.mjs: each replica its own process and data directory, an MCP
+ * client connected to it with the bearer token.
  */
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { copyFileSync, cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
 import { startHttpServe, type HttpServe } from './http-serve.js';
-import { passphraseFileIn, tempHome } from './io.js';
+import { passphraseFileIn, tempHome, wallet } from './io.js';
 import { importAnvilAccount, localServer } from './mcp.js';
 
 export const REPLICA_PASSPHRASE = 'replica test passphrase';
@@ -50,7 +51,11 @@ export function writeReplicaConfig(home: string, config: Record<string, unknown>
   writeFileSync(join(home, 'config.json'), JSON.stringify(config), { mode: 0o600 });
 }
 
-/** A cluster of replicas: each its own copy of the source data directory, one store, one node. */
+/**
+ * A cluster of replicas, one node. With a state store (`WALLET_STATE_URL` in `env`) the source's
+ * keystore is imported into it (again: nothing twice) and each replica is an empty data directory
+ * with the source's config.json; with the files backend each is a copy of the source.
+ */
 export class Replicas {
   served: HttpServe[] = [];
   clients: Client[] = [];
@@ -62,13 +67,22 @@ export class Replicas {
   ) {}
 
   async start(count: number): Promise<void> {
-    for (let i = 0; i < count; i++) {
-      const home = tempHome();
-      cpSync(this.source, home, { recursive: true });
-      this.homes.push(home);
+    if (this.env['WALLET_STATE_URL'] !== undefined) {
+      const imported = await wallet(['state', 'import'], { env: this.env, home: this.source });
+      assert.equal(imported.code, 0, imported.stderr);
     }
-    this.served = await Promise.all(this.homes.map((home) => this.serve(home)));
+    const homes = Array.from({ length: count }, () => this.newHome());
+    this.served = await Promise.all(homes.map((home) => this.serve(home)));
     this.clients = await Promise.all(this.served.map((served) => connectReplica(served.url)));
+  }
+
+  /** A data directory for one more replica (removed by {@link stop}). */
+  newHome(): string {
+    const home = tempHome();
+    if (this.env['WALLET_STATE_URL'] === undefined) cpSync(this.source, home, { recursive: true });
+    else copyFileSync(join(this.source, 'config.json'), join(home, 'config.json'));
+    this.homes.push(home);
+    return home;
   }
 
   /** Starts (again) the replica of `home`. */

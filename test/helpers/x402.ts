@@ -46,23 +46,23 @@ export type X402Server = {
   close(): Promise<void>;
 };
 
+/** The x402 packages' parts a paid resource needs, settling on anvil. */
+export type X402Settlement = {
+  /** The chain as x402 names it: `eip155:<chain id>`. */
+  network: Network;
+  facilitator: x402Facilitator;
+  /** The resource server's side: requirements, verification and settlement through the facilitator. */
+  resourceServer: x402ResourceServer;
+  /** How many payments the facilitator settled. */
+  settled: () => number;
+};
+
 /**
- * Starts the paid resource server.
- *
- * @example
- * const server = await startX402Server(node, { paid: { '/report': { amount: 10_000n, payTo, token, tokenName: 'Permit Token', body: 'the report' } } });
+ * The facilitator (`@x402/core`'s, with `@x402/evm`'s `exact` scheme, settling from an anvil
+ * account of its own) and a resource server using it, for any transport: HTTP below, MCP in
+ * test/fixtures/x402-mcp-server.ts.
  */
-export async function startX402Server(
-  node: AnvilNode,
-  routes: {
-    paid: Record<string, PaidRoute>;
-    /**
-     * Routes answered by hand (free ones, redirects, malformed requirements, x402 version 1),
-     * with the facilitator at hand.
-     */
-    raw?: Record<string, (c: Context, facilitator: x402Facilitator) => Response | Promise<Response>>;
-  },
-): Promise<X402Server> {
+export function x402Settlement(node: Pick<AnvilNode, 'url' | 'chainId'>): X402Settlement {
   const network = `eip155:${node.chainId}` as const;
   const chain = defineChain({
     id: node.chainId,
@@ -97,6 +97,27 @@ export async function startX402Server(
     getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,
   };
   const resourceServer = new x402ResourceServer(facilitatorClient).register(network, new ExactEvmServerScheme());
+  return { network, facilitator, resourceServer, settled: () => settled };
+}
+
+/**
+ * Starts the paid resource server.
+ *
+ * @example
+ * const server = await startX402Server(node, { paid: { '/report': { amount: 10_000n, payTo, token, tokenName: 'Permit Token', body: 'the report' } } });
+ */
+export async function startX402Server(
+  node: AnvilNode,
+  routes: {
+    paid: Record<string, PaidRoute>;
+    /**
+     * Routes answered by hand (free ones, redirects, malformed requirements, x402 version 1),
+     * with the facilitator at hand.
+     */
+    raw?: Record<string, (c: Context, facilitator: x402Facilitator) => Response | Promise<Response>>;
+  },
+): Promise<X402Server> {
+  const { network, facilitator, resourceServer, settled } = x402Settlement(node);
 
   const app = new Hono();
   const config = Object.fromEntries(
@@ -133,7 +154,7 @@ export async function startX402Server(
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
-    settled: () => settled,
+    settled,
     close: () =>
       new Promise<void>((resolve) => {
         if ('closeAllConnections' in server) server.closeAllConnections();

@@ -256,10 +256,7 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
 
       // A replica starts: it reconciles before it serves.
       proxy.faults.clear();
-      const restartHome = tempHome();
-      cpSync(home, restartHome, { recursive: true });
-      replicas.homes.push(restartHome);
-      const restarted = await replicas.serve(restartHome);
+      const restarted = await replicas.serve(replicas.newHome());
       replicas.served.push(restarted);
       assert.match(
         restarted.stderr(),
@@ -376,10 +373,7 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
       // What a dead connection left half done is settled (a start reconciles; the next payment of
       // each account releases what was never marked): the ledger then counts exactly what was sent.
       await inDb('restart', "UPDATE wallet_evm_nonces SET broadcast_at = now() - interval '1 hour'");
-      const restartHome = tempHome();
-      cpSync(home, restartHome, { recursive: true });
-      replicas.homes.push(restartHome);
-      replicas.served.push(await replicas.serve(restartHome));
+      replicas.served.push(await replicas.serve(replicas.newHome()));
       const settle = await connectReplica(replicas.served.at(-1)?.url ?? '');
       replicas.clients.push(settle);
       for (const address of REPLICA_ACCOUNTS) {

@@ -2,11 +2,11 @@
  * Replicas of `wallet serve --http` sharing one PostgreSQL state store (docs/REPLICAS.md), against
  * a real PostgreSQL cluster and a real anvil: the caps hold whatever the number of replicas, one
  * account's nonces stay contiguous across them, and a store that is down is BUSY, nothing signed.
- * The replicas have data directories of their own holding copies of one keystore (keystore records
- * are not in the store yet).
+ * The keystore is imported into the store (`wallet state import`); each replica's data directory
+ * holds its config.json only, and replicas creating Dash addresses at once never share an index.
  */
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -76,7 +76,10 @@ function writeConfig(home: string, policy: Record<string, unknown>): void {
   });
 }
 
-/** A cluster of replicas: each its own copy of the keystore and config, one store, one node. */
+/**
+ * A cluster of replicas: the source's keystore imported into the store (again: nothing twice),
+ * each replica an empty data directory with the source's config.json, one store, one node.
+ */
 class Replicas {
   served: HttpServe[] = [];
   clients: Client[] = [];
@@ -88,9 +91,11 @@ class Replicas {
   ) {}
 
   async start(count: number): Promise<void> {
+    const imported = await wallet(['state', 'import'], { env: this.env, home: this.source });
+    assert.equal(imported.code, 0, imported.stderr);
     for (let i = 0; i < count; i++) {
       const home = tempHome();
-      cpSync(this.source, home, { recursive: true });
+      copyFileSync(join(this.source, 'config.json'), join(home, 'config.json'));
       this.homes.push(home);
     }
     this.served = await Promise.all(
@@ -133,14 +138,11 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
   it('migrates once, and again changes nothing; a password in the URL is refused', async () => {
     const first = await wallet(['state', 'migrate', '--json'], { env });
     assert.equal(first.code, 0, first.stderr);
-    assert.deepEqual(JSON.parse(first.stdout), { store: `127.0.0.1:${pg.port}/wallet`, from: 0, to: SCHEMA_VERSION });
+    const store = `127.0.0.1:${pg.port}/wallet`;
+    assert.deepEqual(JSON.parse(first.stdout), { store, from: 0, to: SCHEMA_VERSION });
     const again = await wallet(['state', 'migrate', '--json'], { env });
     assert.equal(again.code, 0, again.stderr);
-    assert.deepEqual(JSON.parse(again.stdout), {
-      store: `127.0.0.1:${pg.port}/wallet`,
-      from: SCHEMA_VERSION,
-      to: SCHEMA_VERSION,
-    });
+    assert.deepEqual(JSON.parse(again.stdout), { store, from: SCHEMA_VERSION, to: SCHEMA_VERSION });
     const status = await wallet(['state', 'status', '--json'], { env });
     assert.equal(status.code, 0, status.stderr);
     assert.equal((JSON.parse(status.stdout) as { schema_version: number }).schema_version, SCHEMA_VERSION);
@@ -189,6 +191,18 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
       'SELECT max(version) FROM wallet_schema',
       "SELECT pg_advisory_lock(1, hashtext('x'))",
       "SELECT pg_advisory_unlock(1, hashtext('x'))",
+      // The keystore (import, create, index reservations) and the passkeys.
+      `BEGIN; SELECT pg_advisory_xact_lock(1);
+       INSERT INTO wallet_keystore_wallets (id, network, alias, record) VALUES ('00000000', 'regtest', 'grant-test', '{}');
+       SELECT id, network, record FROM wallet_keystore_wallets WHERE id = '00000000' FOR UPDATE;
+       UPDATE wallet_keystore_wallets SET record = '{}', updated_at = now() WHERE id = '00000000';
+       DELETE FROM wallet_keystore_wallets WHERE id = '00000000'; COMMIT`,
+      `INSERT INTO wallet_keystore_keys (address, alias, record) VALUES ('0x00', NULL, '{}') ON CONFLICT (address) DO NOTHING;
+       UPDATE wallet_keystore_keys SET record = '{}' WHERE address = '0x00'; DELETE FROM wallet_keystore_keys WHERE address = '0x00'`,
+      `INSERT INTO wallet_passkeys (id, name, record) VALUES ('p', 'grant-test', '{}')
+       ON CONFLICT (id) DO UPDATE SET name = excluded.name, record = excluded.record;
+       SELECT EXISTS (SELECT 1 FROM wallet_passkeys); DELETE FROM wallet_passkeys WHERE id = 'p'`,
+      'CREATE TEMP TABLE wallet_import_audit (n integer, line jsonb)',
     ]) {
       pg.sql(statement, app);
     }
@@ -256,6 +270,38 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
       // What was paid on the chain: K payments, no more.
       const audited = Number(pg.sql("SELECT count(*) FROM wallet_audit WHERE line->>'outcome' = 'sent'").trim());
       assert.equal(audited, K);
+    } finally {
+      await replicas.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('replicas with empty data directories hand out Dash addresses from one index, never twice', async () => {
+    const home = tempHome();
+    cpSync(source, home, { recursive: true });
+    // The policy the store recorded for the race above: a replica with another would not start.
+    writeConfig(home, {
+      autonomous: { max_per_tx_wei: (11n * MILLI).toString(), max_per_24h_wei: CAP.toString() },
+    });
+    const replicas = new Replicas(env, home);
+    try {
+      await replicas.start(2);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          replicas.clients[i % 2]?.callTool({ name: 'core_address_create', arguments: { wallet_id: 'w' } }),
+        ),
+      );
+      const made = results.map((result) => {
+        assert.equal(result?.isError, undefined, JSON.stringify(result?.content));
+        return result?.structuredContent as { index: number; address: string };
+      });
+      const indexes = made.map((each) => each.index).sort((a, b) => a - b);
+      const first = indexes[0] ?? 0;
+      assert.deepEqual(
+        indexes,
+        Array.from({ length: 20 }, (_, i) => first + i),
+      );
+      assert.equal(new Set(made.map((each) => each.address)).size, 20);
     } finally {
       await replicas.stop();
       rmSync(home, { recursive: true, force: true });

@@ -15,6 +15,7 @@ import { checkPolicies, recordPolicies } from '../../src/domain/state/pg/policy.
 import { openPgStore } from '../../src/domain/state/pg/store.js';
 import { resolveStateLocation, type StateLocation } from '../../src/domain/state/state-url.js';
 import type { ChainVerdict, StateStore } from '../../src/domain/state/store.js';
+import { tempHome } from '../helpers/io.js';
 import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
 
 const bin = findPostgres();
@@ -35,6 +36,7 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
   let location: StateLocation;
   let pools: PgPools;
   let store: StateStore;
+  let tempDataDir: string;
 
   /** Ends every connection of the wallet, as a restart or an administrator would. */
   const terminate = async (): Promise<void> => {
@@ -45,6 +47,7 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
 
   before(async () => {
     pg = await startPostgres(bin ?? '');
+    tempDataDir = tempHome();
     const found = resolveStateLocation({ WALLET_STATE_URL: pg.url, PGPASSWORD: pg.password }, undefined);
     assert.ok(found);
     location = found;
@@ -55,7 +58,7 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
       { from: SCHEMA_VERSION, to: SCHEMA_VERSION },
       'a second run changes nothing',
     );
-    store = await openPgStore(location, []);
+    store = await openPgStore(location, [], tempDataDir);
   });
   after(async () => {
     await store?.close();
@@ -93,7 +96,7 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
     await assert.rejects(checkPolicies(pools, []), refused(a.key));
     await checkPolicies(pools, [a, b]);
     await assert.rejects(checkPolicies(pools, [a]), refused(b.key));
-    await assert.rejects(openPgStore(location, [b]), refused(a.key));
+    await assert.rejects(openPgStore(location, [b], tempDataDir), refused(a.key));
     // Dropped on purpose, everywhere: policy-record makes this config's set the store's.
     await recordPolicies(pools, [a]);
     await checkPolicies(pools, [a]);

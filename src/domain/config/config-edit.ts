@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ensurePrivateDir, readPrivateText, UnsafeFileError, writeFileAtomic } from '../../shared/private-files.js';
 import { asWalletError, hasSystemCode, WalletError } from '../errors.js';
-import { Keystore } from '../keystore/keystore.js';
+import { WalletServices } from '../services.js';
 import { withNamedLock } from '../keystore/lock.js';
 import { httpJson } from '../net/http.js';
 import { CONFIG_FILE_NAME, parseConfigText, type ConfigFile } from './config-file.js';
@@ -102,7 +102,14 @@ export async function setConfigValue(dataDir: string, key: string, text: string)
 /** The check of `default_wallet`: it names a wallet of the keystore (an id or an alias). */
 function defaultWalletExists(dataDir: string): (config: ConfigFile) => Promise<void> {
   return async (config) => {
-    if (config.default_wallet !== undefined) await new Keystore(dataDir).resolve(config.default_wallet);
+    if (config.default_wallet === undefined) return;
+    // The keystore the wallet reads: the data directory's, or the state store's when one is set.
+    const services = new WalletServices({ dataDir });
+    try {
+      await services.keystore.resolve(config.default_wallet);
+    } finally {
+      await services.closeState();
+    }
   };
 }
 

@@ -19,43 +19,63 @@ import { checkAlias, MAX_ISSUED_ADDRESSES, type EvmAccountRecord, type WalletEnt
 export async function addEvmAccount(
   dir: string,
   entry: WalletEntry,
-  request: { xpub: string; alias: string | null; addressAt: (xpub: string, index: number) => string },
+  request: EvmAccountRequest,
 ): Promise<{ entry: WalletEntry; account: EvmAccountRecord }> {
   if (request.alias !== null) checkAlias(request.alias);
-  const { entry: next, result } = await updateWallet(dir, entry, async (current) => {
-    const evm = current.evm ?? { xpub: request.xpub, accounts: [] };
-    const known = await knownEvmAccounts(dir);
-    checkEvmAliasFree(known, request.alias);
-    const addressAt = (at: number): string => {
-      try {
-        return request.addressAt(evm.xpub, at);
-      } catch (error) {
-        // The chain xpub read from the file (kept in clear) was edited in: the file is named.
-        if (current.evm && error instanceof WalletError && error.code === 'KEYSTORE_DAMAGED') {
-          throw new WalletError(
-            'KEYSTORE_DAMAGED',
-            `The keystore file ${walletPath(dir, current)} holds an EVM chain xpub that is not a chain's extended public key.`,
-            { ...RESTORE, cause: error },
-          );
-        }
-        throw error;
-      }
-    };
-    let index = evm.accounts.reduce((highest, account) => Math.max(highest, account.index + 1), 0);
-    while (index < MAX_ISSUED_ADDRESSES && known.some((other) => sameAddress(other.address, addressAt(index)))) {
-      index += 1;
-    }
-    if (index >= MAX_ISSUED_ADDRESSES) {
-      throw new WalletError(
-        'INVALID_PARAM',
-        `Wallet '${current.alias}' has reached EVM account ${MAX_ISSUED_ADDRESSES}, the most one wallet issues.`,
-        { hint: 'Use an account the wallet already has (evm_accounts_list), or create another wallet.' },
-      );
-    }
-    const account = { index, address: addressAt(index), alias: request.alias };
-    return { next: { ...current, evm: { ...evm, accounts: [...evm.accounts, account] } }, result: account };
-  });
+  const { entry: next, result } = await updateWallet(dir, entry, async (current) =>
+    withEvmAccount(current, await knownEvmAccounts(dir), request, `keystore file ${walletPath(dir, current)}`),
+  );
   return { entry: next, account: result };
+}
+
+/** What a new EVM account of a wallet's seed needs: the chain xpub, an alias, the address at an index. */
+export type EvmAccountRequest = {
+  xpub: string;
+  alias: string | null;
+  addressAt: (xpub: string, index: number) => string;
+};
+
+/**
+ * `current` with its next EVM account recorded, given every account the keystore knows (`known`):
+ * one past its highest index, skipping an index whose address another holder has; `where` names
+ * the record (`keystore file <path>`, a row of the store) when its chain xpub turns out damaged.
+ */
+export function withEvmAccount(
+  current: WalletEntry,
+  known: readonly KnownEvmAccount[],
+  request: EvmAccountRequest,
+  where: string,
+): { next: WalletEntry; result: EvmAccountRecord } {
+  const evm = current.evm ?? { xpub: request.xpub, accounts: [] };
+  checkEvmAliasFree(known, request.alias);
+  const addressAt = (at: number): string => {
+    try {
+      return request.addressAt(evm.xpub, at);
+    } catch (error) {
+      // The chain xpub read from the record (kept in clear) was edited in: the record is named.
+      if (current.evm && error instanceof WalletError && error.code === 'KEYSTORE_DAMAGED') {
+        throw new WalletError(
+          'KEYSTORE_DAMAGED',
+          `The ${where} holds an EVM chain xpub that is not a chain's extended public key.`,
+          { ...RESTORE, cause: error },
+        );
+      }
+      throw error;
+    }
+  };
+  let index = evm.accounts.reduce((highest, account) => Math.max(highest, account.index + 1), 0);
+  while (index < MAX_ISSUED_ADDRESSES && known.some((other) => sameAddress(other.address, addressAt(index)))) {
+    index += 1;
+  }
+  if (index >= MAX_ISSUED_ADDRESSES) {
+    throw new WalletError(
+      'INVALID_PARAM',
+      `Wallet '${current.alias}' has reached EVM account ${MAX_ISSUED_ADDRESSES}, the most one wallet issues.`,
+      { hint: 'Use an account the wallet already has (evm_accounts_list), or create another wallet.' },
+    );
+  }
+  const account = { index, address: addressAt(index), alias: request.alias };
+  return { next: { ...current, evm: { ...evm, accounts: [...evm.accounts, account] } }, result: account };
 }
 
 /** Stores a sealed imported key; refuses an address or alias the keystore already has. */
@@ -63,10 +83,7 @@ export async function addImportedKey(dir: string, key: ImportedKeyEntry): Promis
   if (key.alias !== null) checkAlias(key.alias);
   ensurePrivateDir(dir);
   await locked(dir, async () => {
-    const known = await knownEvmAccounts(dir);
-    const same = known.find((other) => sameAddress(other.address, key.address));
-    if (same) throw new WalletError('INVALID_PARAM', `${same.address} is already in the keystore as ${same.owner}.`);
-    checkEvmAliasFree(known, key.alias);
+    checkImportedKeyFree(await knownEvmAccounts(dir), key);
     const path = importedKeyPath(dir, key);
     // A file of that name that could not be read (so is not listed) is never overwritten.
     if (existsSync(path)) {
@@ -78,12 +95,27 @@ export async function addImportedKey(dir: string, key: ImportedKeyEntry): Promis
   });
 }
 
-type KnownEvmAccount = { address: string; alias: string | null; owner: string };
+/** Refuses an imported key whose address or alias the keystore already has. */
+export function checkImportedKeyFree(known: readonly KnownEvmAccount[], key: ImportedKeyEntry): void {
+  const same = known.find((other) => sameAddress(other.address, key.address));
+  if (same) throw new WalletError('INVALID_PARAM', `${same.address} is already in the keystore as ${same.owner}.`);
+  checkEvmAliasFree(known, key.alias);
+}
+
+export type KnownEvmAccount = { address: string; alias: string | null; owner: string };
 
 /** Every EVM account of the keystore, with who holds it, for uniqueness checks. */
 async function knownEvmAccounts(dir: string): Promise<KnownEvmAccount[]> {
   const { entries } = await listWallets(dir);
   const { keys } = await listImportedKeys(dir);
+  return knownEvmAccountsOf(entries, keys);
+}
+
+/** Every EVM account of these wallets and imported keys, with who holds it. */
+export function knownEvmAccountsOf(
+  entries: readonly WalletEntry[],
+  keys: readonly ImportedKeyEntry[],
+): KnownEvmAccount[] {
   return [
     ...entries.flatMap((wallet) =>
       (wallet.evm?.accounts ?? []).map((other) => ({

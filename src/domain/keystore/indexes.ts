@@ -14,18 +14,28 @@ export async function reserveIndexes(
   chain: 'receive' | 'change',
   count = 1,
 ): Promise<{ entry: WalletEntry; first: number }> {
-  return updateWallet(dir, entry, (current) => {
-    const key = chain === 'receive' ? 'next_receive' : 'next_change';
-    const first = current.account[key];
-    if (first + count > MAX_ISSUED_ADDRESSES) {
-      throw new WalletError(
-        'INVALID_PARAM',
-        `Wallet '${current.alias}' has handed out ${first} ${chain} addresses, the most one account issues (${MAX_ISSUED_ADDRESSES}).`,
-        { hint: 'Reuse an address the wallet already issued (core_addresses_list), or create another wallet.' },
-      );
-    }
-    return { next: { ...current, account: { ...current.account, [key]: first + count } }, result: first };
-  }).then(({ entry: next, result }) => ({ entry: next, first: result }));
+  return updateWallet(dir, entry, (current) => withReserved(current, chain, count)).then(({ entry: next, result }) => ({
+    entry: next,
+    first: result,
+  }));
+}
+
+/** `current` with the next `count` indexes of a chain handed out, and the first of them. */
+export function withReserved(
+  current: WalletEntry,
+  chain: 'receive' | 'change',
+  count: number,
+): { next: WalletEntry; result: number } {
+  const key = chain === 'receive' ? 'next_receive' : 'next_change';
+  const first = current.account[key];
+  if (first + count > MAX_ISSUED_ADDRESSES) {
+    throw new WalletError(
+      'INVALID_PARAM',
+      `Wallet '${current.alias}' has handed out ${first} ${chain} addresses, the most one account issues (${MAX_ISSUED_ADDRESSES}).`,
+      { hint: 'Reuse an address the wallet already issued (core_addresses_list), or create another wallet.' },
+    );
+  }
+  return { next: { ...current, account: { ...current.account, [key]: first + count } }, result: first };
 }
 
 /** Raises a chain's next index to at least `next` (discovery); never lowers it. */
@@ -35,15 +45,20 @@ export async function advanceIndexes(
   next: { receive: number; change: number },
 ): Promise<WalletEntry> {
   const { entry: updated } = await updateWallet(dir, entry, (current) => ({
-    next: {
-      ...current,
-      account: {
-        ...current.account,
-        next_receive: Math.max(current.account.next_receive, next.receive),
-        next_change: Math.max(current.account.next_change, next.change),
-      },
-    },
+    next: withAdvanced(current, next),
     result: undefined,
   }));
   return updated;
+}
+
+/** `current` with each chain's next index raised to at least `next`'s; never lowered. */
+export function withAdvanced(current: WalletEntry, next: { receive: number; change: number }): WalletEntry {
+  return {
+    ...current,
+    account: {
+      ...current.account,
+      next_receive: Math.max(current.account.next_receive, next.receive),
+      next_change: Math.max(current.account.next_change, next.change),
+    },
+  };
 }

@@ -12,6 +12,29 @@ import { checkPassphrase, unlockImportedKey, unlockWallet } from './unlock.js';
 import type { EvmAccountRecord, NewWallet, WalletEntry, WalletSecret } from './wallet-record.js';
 
 /**
+ * What the wallet asks of a keystore, wherever its records live: the data directory's files
+ * ({@link Keystore}) or the rows of a PostgreSQL state store (src/domain/state/pg/keystore.ts).
+ */
+export type WalletKeystore = Pick<
+  Keystore,
+  | 'list'
+  | 'listImportedKeys'
+  | 'resolve'
+  | 'create'
+  | 'unlock'
+  | 'reserve'
+  | 'advance'
+  | 'addEvmAccount'
+  | 'addImportedKey'
+  | 'unlockImportedKey'
+  | 'checkPassphrase'
+  | 'changePassphrase'
+  | 'withAccountLock'
+  | 'withWalletLock'
+  | 'remove'
+>;
+
+/**
  * The encrypted keystore: one owner-only JSON file per wallet in `<dataDir>/keystore/` (0700).
  * Every change takes the writer lock and re-reads the file it changes, so concurrent processes
  * never lose an update or hand out an address index twice. Each method is one job of a module of

@@ -11,8 +11,22 @@ import { associatedData, checkAlias, FORMAT, VERSION, type NewWallet, type Walle
 
 /** Seals and stores a new wallet; refuses a taken alias or the same seed twice on one network. */
 export async function createWalletFile(dir: string, wallet: NewWallet): Promise<WalletEntry> {
-  checkAlias(wallet.alias);
+  const entry = await sealNewWallet(wallet);
   ensurePrivateDir(dir);
+  return locked(dir, async () => {
+    const { entries } = await listWallets(dir);
+    checkNewWallet(entries, entry);
+    writeFileAtomic(walletPath(dir, entry), serialize(entry));
+    return entry;
+  });
+}
+
+/**
+ * A new wallet's record, its secret sealed under the passphrase (scrypt, AES-256-GCM): what a
+ * keystore file holds, and what the state store's row holds (ciphertext only).
+ */
+export async function sealNewWallet(wallet: NewWallet): Promise<WalletEntry> {
+  checkAlias(wallet.alias);
   const base = { id: wallet.id, network: wallet.network, account: wallet.account };
   const plaintext = JSON.stringify({
     mnemonic: wallet.secret.mnemonic,
@@ -21,7 +35,7 @@ export async function createWalletFile(dir: string, wallet: NewWallet): Promise<
   const crypto: SealedSecret = await seal(plaintext, wallet.passphrase, (kdf) =>
     associatedData({ ...base, account: { ...wallet.account, next_receive: 0, next_change: 0 } }, kdf),
   );
-  const entry: WalletEntry = {
+  return {
     format: FORMAT,
     version: VERSION,
     id: wallet.id,
@@ -31,28 +45,27 @@ export async function createWalletFile(dir: string, wallet: NewWallet): Promise<
     account: { ...wallet.account, next_receive: 0, next_change: 0 },
     crypto,
   };
-  return locked(dir, async () => {
-    const { entries } = await listWallets(dir);
-    const taken = entries.find((other) => other.alias === wallet.alias);
-    if (taken) {
-      throw new WalletError(
-        'INVALID_PARAM',
-        `alias '${wallet.alias}' is taken (wallet ${taken.id} on ${taken.network}).`,
-        {
-          hint: 'Choose another alias.',
-        },
-      );
-    }
-    const same = entries.find((other) => other.id === wallet.id && other.network === wallet.network);
-    if (same) {
-      throw new WalletError(
-        'INVALID_PARAM',
-        `This seed is already in the keystore as '${same.alias}' on ${same.network}.`,
-      );
-    }
-    writeFileAtomic(walletPath(dir, entry), serialize(entry));
-    return entry;
-  });
+}
+
+/** Refuses a new wallet whose alias is taken, or whose seed the keystore holds on its network. */
+export function checkNewWallet(entries: readonly WalletEntry[], entry: WalletEntry): void {
+  const taken = entries.find((other) => other.alias === entry.alias);
+  if (taken) {
+    throw new WalletError(
+      'INVALID_PARAM',
+      `alias '${entry.alias}' is taken (wallet ${taken.id} on ${taken.network}).`,
+      {
+        hint: 'Choose another alias.',
+      },
+    );
+  }
+  const same = entries.find((other) => other.id === entry.id && other.network === entry.network);
+  if (same) {
+    throw new WalletError(
+      'INVALID_PARAM',
+      `This seed is already in the keystore as '${same.alias}' on ${same.network}.`,
+    );
+  }
 }
 
 /** Deletes a wallet's file for good. */

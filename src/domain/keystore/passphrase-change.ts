@@ -7,7 +7,7 @@ import { sealImportedKey, type ImportedKeyEntry } from './imported-keys.js';
 import { RESTORE } from './keystore-format.js';
 import { listImportedKeys, listWallets } from './listing.js';
 import { locked } from './locked.js';
-import { unlockImportedKey, unlockWallet } from './unlock.js';
+import { openImportedKeySecret, openWalletSecret } from './unlock.js';
 import { associatedData, type WalletEntry } from './wallet-record.js';
 
 // Every sealed file of the keystore re-sealed under a new passphrase, all or nothing.
@@ -60,29 +60,44 @@ async function resealAll(
   const resealedWallets: WalletEntry[] = [];
   const resealedKeys: ImportedKeyEntry[] = [];
   for (const wallet of wallets) {
-    const secret = await unlockWallet(dir, wallet, current);
-    const plaintext = JSON.stringify({ mnemonic: secret.mnemonic, mnemonic_passphrase: secret.mnemonicPassphrase });
-    const crypto = await seal(plaintext, next, (kdf) => associatedData(wallet, kdf));
-    const resealed = { ...wallet, crypto };
+    const resealed = await resealWallet(`keystore file ${walletPath(dir, wallet)}`, wallet, current, next);
     resealedWallets.push(resealed);
     staged.push(await stage(dir, walletPath(dir, wallet), serialize(resealed)));
   }
   for (const key of keys) {
-    const privateKey = await unlockImportedKey(dir, key, current);
-    try {
-      const sealed = await sealImportedKey({
-        address: key.address,
-        alias: key.alias,
-        privateKey,
-        passphrase: next,
-      });
-      const resealed = { ...sealed, created_at: key.created_at };
-      resealedKeys.push(resealed);
-      staged.push(await stage(dir, importedKeyPath(dir, key), serialize(resealed)));
-    } finally {
-      privateKey.fill(0);
-    }
+    const resealed = await resealKey(`keystore file ${importedKeyPath(dir, key)}`, key, current, next);
+    resealedKeys.push(resealed);
+    staged.push(await stage(dir, importedKeyPath(dir, key), serialize(resealed)));
   }
   await commitStaged(staged, dir);
   return { wallets: resealedWallets, keys: resealedKeys };
+}
+
+/** A wallet's record with its secret opened by `current` and sealed again under `next`. */
+export async function resealWallet(
+  where: string,
+  wallet: WalletEntry,
+  current: string,
+  next: string,
+): Promise<WalletEntry> {
+  const secret = await openWalletSecret(where, wallet, current);
+  const plaintext = JSON.stringify({ mnemonic: secret.mnemonic, mnemonic_passphrase: secret.mnemonicPassphrase });
+  const crypto = await seal(plaintext, next, (kdf) => associatedData(wallet, kdf));
+  return { ...wallet, crypto };
+}
+
+/** An imported key's record with its key opened by `current` and sealed again under `next`. */
+export async function resealKey(
+  where: string,
+  key: ImportedKeyEntry,
+  current: string,
+  next: string,
+): Promise<ImportedKeyEntry> {
+  const privateKey = await openImportedKeySecret(where, key, current);
+  try {
+    const sealed = await sealImportedKey({ address: key.address, alias: key.alias, privateKey, passphrase: next });
+    return { ...sealed, created_at: key.created_at };
+  } finally {
+    privateKey.fill(0);
+  }
 }

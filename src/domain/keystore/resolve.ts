@@ -25,6 +25,17 @@ export async function resolveWallet(
   if (direct) return direct;
   const { entries, unreadable } = await listWallets(dir);
   for (const entry of entries) aliasPaths.set(entry.alias, walletPath(dir, entry));
+  const found = findListed(entries, id);
+  if (found) return found;
+  await refuseDamaged(unreadable, id);
+  throw notFound(entries, unreadable, id, dir);
+}
+
+/**
+ * The wallet of `entries` named by alias or fingerprint `id`, or undefined; a fingerprint of
+ * several wallets (one seed on several networks) is refused, naming them.
+ */
+export function findListed(entries: readonly WalletEntry[], id: string): WalletEntry | undefined {
   const byAlias = entries.find((entry) => entry.alias === id);
   if (byAlias) return byAlias;
   const byFingerprint = entries.filter((entry) => entry.id === id.toLowerCase());
@@ -36,14 +47,23 @@ export async function resolveWallet(
       { hint: 'Name the wallet by its alias.' },
     );
   }
-  await refuseDamaged(unreadable, id);
+  return undefined;
+}
+
+/** `WALLET_NOT_FOUND` for `id` in the keystore `where`, listing the known aliases and what cannot be read. */
+export function notFound(
+  entries: readonly WalletEntry[],
+  unreadable: readonly string[],
+  id: string,
+  where: string,
+): WalletError {
   const known = entries.map((entry) => entry.alias);
   const damaged = unreadable.length > 0 ? ` Unreadable keystore files: ${unreadable.join(', ')}.` : '';
   const advice =
     known.length > 0
       ? `Known wallets: ${known.join(', ')}.`
       : 'Create one with core_wallet_create or core_wallet_import.';
-  throw new WalletError('WALLET_NOT_FOUND', `No wallet ${shownName(id)} in ${dir}.`, {
+  return new WalletError('WALLET_NOT_FOUND', `No wallet ${shownName(id)} in ${where}.`, {
     hint: `${advice}${damaged}`,
   });
 }

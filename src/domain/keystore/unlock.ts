@@ -10,7 +10,12 @@ import { associatedData, Plaintext, type WalletEntry, type WalletSecret } from '
 
 /** Decrypts a wallet's secret; `WALLET_LOCKED` when the passphrase is wrong or the file was altered. */
 export async function unlockWallet(dir: string, entry: WalletEntry, passphrase: string): Promise<WalletSecret> {
-  const text = await openSealed(walletPath(dir, entry), () =>
+  return openWalletSecret(`keystore file ${walletPath(dir, entry)}`, entry, passphrase);
+}
+
+/** A wallet's secret opened; `where` names its record (`keystore file <path>`, a row of the store). */
+export async function openWalletSecret(where: string, entry: WalletEntry, passphrase: string): Promise<WalletSecret> {
+  const text = await openSealed(where, () =>
     open(entry.crypto, passphrase, associatedData(entry, entry.crypto.kdfparams)),
   );
   if (text === undefined) {
@@ -30,7 +35,16 @@ export async function unlockWallet(dir: string, entry: WalletEntry, passphrase: 
 
 /** An imported key's private key; `WALLET_LOCKED` when the passphrase is wrong or the file was altered. */
 export async function unlockImportedKey(dir: string, key: ImportedKeyEntry, passphrase: string): Promise<Uint8Array> {
-  const privateKey = await openSealed(importedKeyPath(dir, key), () => openImportedKey(key, passphrase));
+  return openImportedKeySecret(`keystore file ${importedKeyPath(dir, key)}`, key, passphrase);
+}
+
+/** An imported key's private key opened; `where` names its record. */
+export async function openImportedKeySecret(
+  where: string,
+  key: ImportedKeyEntry,
+  passphrase: string,
+): Promise<Uint8Array> {
+  const privateKey = await openSealed(where, () => openImportedKey(key, passphrase));
   if (!privateKey) {
     throw new WalletError(
       'WALLET_LOCKED',
@@ -48,26 +62,42 @@ export async function unlockImportedKey(dir: string, key: ImportedKeyEntry, pass
 export async function checkPassphrase(dir: string, passphrase: string): Promise<'ok' | 'wrong' | 'empty'> {
   const { entries } = await listWallets(dir);
   const [wallet] = entries;
-  if (wallet) {
-    const opened = await openSealed(walletPath(dir, wallet), () =>
-      open(wallet.crypto, passphrase, associatedData(wallet, wallet.crypto.kdfparams)),
-    );
-    return opened === undefined ? 'wrong' : 'ok';
-  }
+  if (wallet) return checkWalletPassphrase(`keystore file ${walletPath(dir, wallet)}`, wallet, passphrase);
   const { keys } = await listImportedKeys(dir);
   const [key] = keys;
   if (!key) return 'empty';
-  const opened = await openSealed(importedKeyPath(dir, key), () => openImportedKey(key, passphrase));
+  return checkKeyPassphrase(`keystore file ${importedKeyPath(dir, key)}`, key, passphrase);
+}
+
+/** Whether `passphrase` opens this wallet's sealed secret (`where` names its record). */
+export async function checkWalletPassphrase(
+  where: string,
+  wallet: WalletEntry,
+  passphrase: string,
+): Promise<'ok' | 'wrong'> {
+  const opened = await openSealed(where, () =>
+    open(wallet.crypto, passphrase, associatedData(wallet, wallet.crypto.kdfparams)),
+  );
   return opened === undefined ? 'wrong' : 'ok';
 }
 
-/** A sealed secret of the file at `path` opened; the cipher's refusal of it names the file. */
-async function openSealed<T>(path: string, opening: () => Promise<T>): Promise<T> {
+/** Whether `passphrase` opens this imported key (`where` names its record). */
+export async function checkKeyPassphrase(
+  where: string,
+  key: ImportedKeyEntry,
+  passphrase: string,
+): Promise<'ok' | 'wrong'> {
+  const opened = await openSealed(where, () => openImportedKey(key, passphrase));
+  return opened === undefined ? 'wrong' : 'ok';
+}
+
+/** A sealed secret of the record `where` opened; the cipher's refusal of it names the record. */
+async function openSealed<T>(where: string, opening: () => Promise<T>): Promise<T> {
   try {
     return await opening();
   } catch (error) {
     if (!(error instanceof WalletError && error.code === 'KEYSTORE_DAMAGED')) throw error;
-    throw new WalletError('KEYSTORE_DAMAGED', `The keystore file ${path}: ${error.message}`, {
+    throw new WalletError('KEYSTORE_DAMAGED', `The ${where}: ${error.message}`, {
       ...RESTORE,
       cause: error,
     });

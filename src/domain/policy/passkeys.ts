@@ -1,79 +1,44 @@
-import { join } from 'node:path';
-import { z } from 'zod';
-import { ensurePrivateDir, readPrivateText, writeFileAtomic } from '../../shared/private-files.js';
-import { hasSystemCode, WalletError } from '../errors.js';
-import { withNamedLock } from '../keystore/lock.js';
+import { WalletError } from '../errors.js';
+import type { WalletKeystore } from '../keystore/keystore.js';
 import { Keystore } from '../keystore/keystore.js';
-import { readStateFile } from './state-file.js';
+import { filePasskeys } from '../state/files/passkeys.js';
+import { sharedStateOf } from '../state/shared.js';
+import { MAX_PASSKEYS, PasskeySchema, type Passkey, type PasskeyRecords } from './passkey-record.js';
 
-const PASSKEYS_FILE_NAME = 'passkeys.json';
-const FORMAT = 'wallet-passkeys';
-const VERSION = 1;
-/** Passkeys enrolled at once, at most. */
-const MAX_PASSKEYS = 20;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
-
-const PasskeySchema = z.strictObject({
-  /** The credential id, base64url, as the authenticator made it. */
-  id: z.string().regex(BASE64URL).min(16).max(1400),
-  /** The owner's name for it (`laptop`, `yubikey`). */
-  name: z.string().min(1).max(64),
-  /** The COSE public key, base64url. */
-  public_key: z.string().regex(BASE64URL).min(16).max(2000),
-  /** The authenticator's signature counter at its last use (0 for authenticators that keep none). */
-  counter: z.number().int().min(0).max(0xffff_ffff),
-  transports: z.array(z.string().max(32)).max(8).optional(),
-  created: z.iso.datetime(),
-  last_used: z.iso.datetime().optional(),
-});
-
-export type Passkey = z.infer<typeof PasskeySchema>;
-
-const PasskeysFileSchema = z.strictObject({
-  format: z.literal(FORMAT),
-  version: z.literal(VERSION),
-  passkeys: z.array(PasskeySchema).max(MAX_PASSKEYS),
-});
+export type { Passkey } from './passkey-record.js';
 
 /** A name for a passkey: letters, digits, `-`, `_`, `.` and spaces; what `passkey add --name` takes. */
 export const PASSKEY_NAME = /^[\w. -]{1,64}$/;
 
 /**
  * The owner's passkeys: `<dataDir>/passkeys.json` (0600, replaced atomically, changed under a
- * cross-process lock). Once one is enrolled, a human yes to an agent's call is a WebAuthn
+ * cross-process lock), or, when this process opened a PostgreSQL state store for `dataDir`, its
+ * `wallet_passkeys` (src/domain/state/shared.ts): every replica then verifies the same keys and
+ * counters. Once one is enrolled, a human yes to an agent's call is a WebAuthn
  * assertion of one of them: the approvals store refuses any other (see {@link ApprovalStore.decide}),
  * and a client's elicitation answer approves nothing. Only public keys are kept: the file holds no
  * secret, but who may write it decides who approves, so it is the owner's alone.
  */
 export class PasskeyStore {
   readonly path: string;
+  private readonly records: PasskeyRecords;
 
-  constructor(private readonly dataDir: string) {
-    this.path = join(dataDir, PASSKEYS_FILE_NAME);
+  constructor(dataDir: string) {
+    this.records = sharedStateOf(dataDir)?.passkeys ?? filePasskeys(dataDir);
+    this.path = this.records.path;
   }
 
   /** The enrolled passkeys (a damaged file is `POLICY_VIOLATION`, never taken as none). */
   async list(): Promise<Passkey[]> {
-    return (await this.read())?.passkeys ?? [];
+    return this.records.read();
   }
 
   /**
-   * Whether any passkey is enrolled, read synchronously. A file that cannot be read or parsed
+   * Whether any passkey is enrolled, answered synchronously. A file that cannot be read or parsed
    * counts as enrolled: a damaged file must not lift the passkey requirement.
    */
   enrolled(): boolean {
-    let text: string;
-    try {
-      text = readPrivateText(this.path);
-    } catch (error) {
-      return !hasSystemCode(error, 'ENOENT');
-    }
-    try {
-      const parsed = PasskeysFileSchema.safeParse(JSON.parse(text));
-      return !parsed.success || parsed.data.passkeys.length > 0;
-    } catch {
-      return true;
-    }
+    return this.records.enrolled();
   }
 
   /** Enrolls `passkey`; a credential already enrolled, or a name in use, is refused. */
@@ -131,26 +96,8 @@ export class PasskeyStore {
     });
   }
 
-  private async change<T>(update: (passkeys: Passkey[]) => { passkeys: Passkey[]; result: T }): Promise<T> {
-    ensurePrivateDir(this.dataDir);
-    return withNamedLock(this.dataDir, 'passkeys', async () => {
-      const { passkeys, result } = update((await this.read())?.passkeys ?? []);
-      writeFileAtomic(this.path, `${JSON.stringify({ format: FORMAT, version: VERSION, passkeys }, null, 2)}\n`);
-      return result;
-    });
-  }
-
-  private read(): Promise<z.infer<typeof PasskeysFileSchema> | undefined> {
-    return readStateFile(
-      this.path,
-      PasskeysFileSchema,
-      `a ${FORMAT} file of version ${VERSION}`,
-      (reason, cause) =>
-        new WalletError('POLICY_VIOLATION', `The passkeys file ${this.path} is damaged (${reason}).`, {
-          hint: 'Nothing is approved while it is: restore it, or delete it and enroll your passkeys again.',
-          cause,
-        }),
-    );
+  private change<T>(update: (passkeys: Passkey[]) => { passkeys: Passkey[]; result: T }): Promise<T> {
+    return this.records.change(update);
   }
 }
 
@@ -159,7 +106,8 @@ export class PasskeyStore {
  * when `passphrase` is not the keystore's, `INVALID_PARAM` when the keystore holds nothing yet.
  */
 export async function checkOwnerPassphrase(dataDir: string, passphrase: string, what: string): Promise<void> {
-  const check = await new Keystore(dataDir).checkPassphrase(passphrase);
+  const keystore: WalletKeystore = sharedStateOf(dataDir)?.keystore ?? new Keystore(dataDir);
+  const check = await keystore.checkPassphrase(passphrase);
   if (check === 'empty') {
     throw new WalletError('INVALID_PARAM', `The keystore is empty: no passkey was ${what}.`, {
       hint: 'Create or import a wallet first: its passphrase is what guards the passkeys.',

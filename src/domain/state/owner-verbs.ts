@@ -1,5 +1,6 @@
 import { readConfigFile } from '../config/config-file.js';
 import { statedPolicies, WalletServices } from '../services.js';
+import type { ImportSummary } from './pg/import.js';
 import type { PgStatus } from './pg/status.js';
 import type { StateLocation } from './state-url.js';
 
@@ -39,4 +40,26 @@ export async function statePolicyRecord(
   const stated = statedPolicies(await readConfigFile(context.dataDir));
   await (await import('./pg/status.js')).pgRecordPolicies(location, stated);
   return { store: location.shown, policies: stated.map((entry) => entry.key) };
+}
+
+/**
+ * `wallet state import`: the data directory's keystore, spend ledgers, audit lines and passkeys
+ * copied into the store (its files stay); undefined when no store is set.
+ */
+export async function stateImport(context: StateVerbContext): Promise<ImportSummary | undefined> {
+  const location = await locationOf(context);
+  if (!location) return undefined;
+  return (await import('./pg/status.js')).pgImport(location, context.dataDir);
+}
+
+/**
+ * Opens the state store for an owner's command (`wallet approvals …`) when one is set, so that
+ * what it is handed the data directory for (the passkeys, the approval page) reads and writes the
+ * store every replica shares. Returns what closes it.
+ */
+export async function openSharedState(context: StateVerbContext): Promise<() => Promise<void>> {
+  if ((await locationOf(context)) === undefined) return () => Promise.resolve();
+  const services = new WalletServices({ dataDir: context.dataDir, env: context.env });
+  await services.openSharedState();
+  return () => services.closeState();
 }

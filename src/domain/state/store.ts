@@ -1,5 +1,7 @@
 import type { Chain } from '../config/networks.js';
 import type { SentRecord } from '../evm/sent-log.js';
+import type { WalletKeystore } from '../keystore/keystore.js';
+import type { PasskeyRecords } from '../policy/passkey-record.js';
 import type { AuditRecord } from '../policy/audit-log.js';
 import type { LedgerEntry } from '../policy/spend-ledger.js';
 
@@ -82,6 +84,10 @@ export type StateStore = {
   /** Where it is, for messages (a path, or host:port/database). */
   readonly shown: string;
   ledger(chain: Chain, name: string): CapLedger;
+  /** The encrypted keystore: the data directory's files, or the store's rows (ciphertext only). */
+  readonly keystore: WalletKeystore;
+  /** The owner's passkeys (public keys, signature counters). */
+  readonly passkeys: PasskeyRecords;
   appendAudit(record: AuditRecord): Promise<void>;
   /**
    * Dash coin reservations across replicas; undefined for the files backend, where one machine's

@@ -8,7 +8,7 @@ import { resolveAccount } from '../evm/accounts.js';
 import { isEvmAddress, parseEvmAddress, type EvmAddress } from '../evm/address.js';
 import { MAX_UINT256, TOKEN_UNITS_PATTERN } from '../evm/amount.js';
 import { signTypedData, type TypedData } from '../evm/messages.js';
-import { connectNode, evmNetwork } from '../evm/network.js';
+import { connectNode, evmNetwork, type EvmNetwork } from '../evm/network.js';
 import { tokenMovesOfTypedData, type TypedDataInput } from '../evm/token-moves.js';
 import { PLANNING, type ApprovedPlan, type Authority } from '../policy/authority.js';
 import { checkBeforeSigning } from '../policy/spending-policy.js';
@@ -126,88 +126,23 @@ export async function fetchPaid(
   const x402Networks = x402NetworksOf(network.chainId);
 
   let planned: X402Payment | undefined;
-  /** A payment was signed (and so may be settled by whoever holds it). */
-  let signed = false;
-  /** The wallet's own refusal raised inside the x402 client, which would wrap it in a plain Error. */
-  let refusal: WalletError | undefined;
-  const signer = {
-    address: account.address,
-    signTypedData: async (typedData: {
-      domain: Record<string, unknown>;
-      types: Record<string, unknown>;
-      primaryType: string;
-      message: Record<string, unknown>;
-    }): Promise<`0x${string}`> => {
-      try {
-        if (!planned)
-          throw new WalletError('INTERNAL', 'The x402 client asked for a signature before a price was chosen.');
-        checkAuthorization(typedData as unknown as TypedDataInput, planned, account.address, network.chainId);
-        const { signature } = await signTypedData(services, {
-          from: account.address,
-          network: request.network,
-          typedData: typedData as unknown as TypedData,
-          authority: request.authority,
-        });
-        signed = true;
-        return signature;
-      } catch (error) {
-        refusal = error instanceof WalletError ? error : refusal;
-        throw error;
-      }
-    },
-  };
-  const client = new x402Client()
-    // The wallet's policy and this call's max_price bound every payment; the client's default
-    // controls (a US-dollar cap on the assets it knows) know neither.
-    .setSpendControls(false)
-    .registerPolicy((version, requirements) =>
-      requirements.filter((requirement) => verdictOf(version, requirement, token, maxPrice, x402Networks).ok),
-    )
-    .onBeforePaymentCreation(async ({ selectedRequirements }) => {
-      const chosen = planned;
-      if (!chosen || !sameRequirement(selectedRequirements, chosen)) {
-        refusal = new WalletError('INTERNAL', 'The x402 client chose another requirement than the one checked.');
-        return { abort: true, reason: refusal.message };
-      }
-      return undefined;
-    });
-  client.register(`eip155:${network.chainId}`, new ExactEvmScheme(signer));
-  for (const name of x402Networks.v1) client.registerV1(name, new ExactEvmSchemeV1(signer));
-  const http = new x402HTTPClient(client).onPaymentRequired(async ({ paymentRequired }) => {
-    const chosen = choose(paymentRequired, token, maxPrice, x402Networks, url);
+  const signing = signingClient(services, {
+    from: account.address,
+    chainId: network.chainId,
+    network: request.network,
+    authority: request.authority,
+    planned: () => planned,
+    accepts: (version, requirement) => verdictOf(version, requirement, token, maxPrice, x402Networks).ok,
+    v1Networks: x402Networks.v1,
+  });
+  const http = new x402HTTPClient(signing.client).onPaymentRequired(async ({ paymentRequired }) => {
+    const chosen = choose(paymentRequired, token, maxPrice, x402Networks, shownUrl(url));
     if (request.approved && !request.dryRun) checkApprovedPlan(request.approved, chosen, url);
-    const node = await connectNode(network, options.signal);
-    const held = await node.token(chosen.asset, account.address);
-    if (held.balance < chosen.amount) {
-      throw new WalletError(
-        'INSUFFICIENT_FUNDS',
-        `${account.address} holds ${formatUnits(held.balance, held.decimals)} ${held.symbol ?? 'tokens'} (${held.balance} base units) of token ${chosen.asset}; ${shownUrl(url)} asks ${chosen.amount}. Nothing was signed.`,
-        { hint: 'Fund the account with the token first.' },
-      );
-    }
-    const payment: X402Payment = {
-      ...chosen,
-      decimals: held.decimals,
-      symbol: held.symbol,
-      hash: null,
-      settled: false,
-    };
-    // The same rules the signature will meet (a dry run as the owner's, as evm_token_transfer's
-    // does), so a dry run is refused where the payment would be.
-    await checkBeforeSigning(services.ledgers, network.policy, {
-      amount: 0n,
-      recipients: [],
-      tokens: [
-        {
-          kind: 'transferWithAuthorization',
-          token: chosen.asset,
-          counterparty: chosen.payee,
-          role: 'recipient',
-          amount: chosen.amount,
-          unlimited: false,
-        },
-      ],
-      authority: request.dryRun ? PLANNING : request.authority,
+    const payment = await quote(services, network, account.address, chosen, {
+      dryRun: request.dryRun,
+      authority: request.authority,
+      asker: shownUrl(url),
+      signal: options.signal,
     });
     if (request.dryRun) throw new PriceSeen(payment);
     planned = payment;
@@ -239,8 +174,9 @@ export async function fetchPaid(
     response = await paying(url, { method: 'GET' });
   } catch (error) {
     if (error instanceof PriceSeen) return { ...base, answer: null, payment: error.payment };
-    if (signed && planned) throw paidButFailed(planned, url, error);
+    if (signing.signed() && planned) throw paidButFailed(planned, shownUrl(url), error);
     if (error instanceof WalletError) throw error;
+    const refusal = signing.refusal();
     if (refusal) throw refusal;
     throw new WalletError(
       'BACKEND_INVALID',
@@ -271,17 +207,145 @@ export async function fetchPaid(
 }
 
 /**
+ * The payment a chosen requirement makes, checked as its signature will be before anything is
+ * signed: the account holds the amount, and the spending policy (allowlist, token caps, ledger,
+ * autonomy) allows it; a dry run is checked as the owner's, as evm_token_transfer's is, so it is
+ * refused where the payment would be.
+ */
+export async function quote(
+  services: WalletServices,
+  network: EvmNetwork,
+  from: EvmAddress,
+  chosen: ChosenRequirement,
+  options: { dryRun: boolean; authority: Authority; asker: string; signal?: AbortSignal | undefined },
+): Promise<X402Payment> {
+  const node = await connectNode(network, options.signal);
+  const held = await node.token(chosen.asset, from);
+  if (held.balance < chosen.amount) {
+    throw new WalletError(
+      'INSUFFICIENT_FUNDS',
+      `${from} holds ${formatUnits(held.balance, held.decimals)} ${held.symbol ?? 'tokens'} (${held.balance} base units) of token ${chosen.asset}; ${options.asker} asks ${chosen.amount}. Nothing was signed.`,
+      { hint: 'Fund the account with the token first.' },
+    );
+  }
+  await checkBeforeSigning(services.ledgers, network.policy, {
+    amount: 0n,
+    recipients: [],
+    tokens: [
+      {
+        kind: 'transferWithAuthorization',
+        token: chosen.asset,
+        counterparty: chosen.payee,
+        role: 'recipient',
+        amount: chosen.amount,
+        unlimited: false,
+      },
+    ],
+    authority: options.dryRun ? PLANNING : options.authority,
+  });
+  return {
+    x402Version: chosen.x402Version,
+    x402Network: chosen.x402Network,
+    payee: chosen.payee,
+    asset: chosen.asset,
+    amount: chosen.amount,
+    decimals: held.decimals,
+    symbol: held.symbol,
+    hash: null,
+    settled: false,
+  };
+}
+
+/** An x402 client that signs only the payment planned, through the wallet's signTypedData. */
+type SigningClient = {
+  client: x402Client;
+  /** A payment was signed (and so may be settled by whoever holds it). */
+  signed: () => boolean;
+  /** The wallet's own refusal raised inside the x402 client, which would wrap it in a plain Error. */
+  refusal: () => WalletError | undefined;
+};
+
+/**
+ * The official x402 client (`@x402/core`) with `@x402/evm`'s `exact` scheme, signing with a
+ * keystore account: it may choose only requirements `accepts` allows, must choose the one
+ * `planned` names, and its signature is refused unless it is exactly that EIP-3009 authorization;
+ * the signature is `signTypedData`'s, which the policy counts as a transfer of the token.
+ */
+export function signingClient(
+  services: WalletServices,
+  options: {
+    from: EvmAddress;
+    chainId: number;
+    /** The network as the caller named it, for signTypedData. */
+    network: string;
+    authority: Authority;
+    planned: () => X402Payment | undefined;
+    accepts: (version: number, requirement: PaymentRequirements) => boolean;
+    /** The x402 version 1 names of the chain to pay on (none: version 2 only). */
+    v1Networks: readonly string[];
+  },
+): SigningClient {
+  let signed = false;
+  let refusal: WalletError | undefined;
+  const signer = {
+    address: options.from,
+    signTypedData: async (typedData: {
+      domain: Record<string, unknown>;
+      types: Record<string, unknown>;
+      primaryType: string;
+      message: Record<string, unknown>;
+    }): Promise<`0x${string}`> => {
+      try {
+        const planned = options.planned();
+        if (!planned)
+          throw new WalletError('INTERNAL', 'The x402 client asked for a signature before a price was chosen.');
+        checkAuthorization(typedData as unknown as TypedDataInput, planned, options.from, options.chainId);
+        const { signature } = await signTypedData(services, {
+          from: options.from,
+          network: options.network,
+          typedData: typedData as unknown as TypedData,
+          authority: options.authority,
+        });
+        signed = true;
+        return signature;
+      } catch (error) {
+        refusal = error instanceof WalletError ? error : refusal;
+        throw error;
+      }
+    },
+  };
+  const client = new x402Client()
+    // The wallet's policy and the call's max_price bound every payment; the client's default
+    // controls (a US-dollar cap on the assets it knows) know neither.
+    .setSpendControls(false)
+    .registerPolicy((version, requirements) =>
+      requirements.filter((requirement) => options.accepts(version, requirement)),
+    )
+    .onBeforePaymentCreation(async ({ selectedRequirements }) => {
+      const chosen = options.planned();
+      if (!chosen || !sameRequirement(selectedRequirements, chosen)) {
+        refusal = new WalletError('INTERNAL', 'The x402 client chose another requirement than the one checked.');
+        return { abort: true, reason: refusal.message };
+      }
+      return undefined;
+    });
+  client.register(`eip155:${options.chainId}`, new ExactEvmScheme(signer));
+  for (const name of options.v1Networks) client.registerV1(name, new ExactEvmSchemeV1(signer));
+  return { client, signed: () => signed, refusal: () => refusal };
+}
+
+/**
  * The failure of a request sent with a signed payment: the payment may have been settled all the
  * same (the server or anyone holding the signature can settle it until it expires), so the error
  * says what was signed, keeping the code of what failed.
  */
-function paidButFailed(payment: X402Payment, url: URL, error: unknown): WalletError {
+export function paidButFailed(payment: X402Payment, sentTo: string, error: unknown): WalletError {
   const code = error instanceof WalletError ? error.code : 'BACKEND_INVALID';
   // Our own message is one line that quotes no secret; another library's is cut short.
   const why = (error instanceof WalletError ? error.message : firstLine(error)).replace(/\.$/, '');
   return new WalletError(
     code,
-    `A payment of ${payment.amount} base units of token ${payment.asset} to ${payment.payee} was signed and sent to ${shownUrl(url)}, but the request failed (${why}); the payment may be settled all the same.`,
+    `A payment of ${payment.amount} base units of token ${payment.asset} to ${payment.payee} was signed and sent to ${sentTo}, but the request failed (${why}); the payment may be settled all the same.`,
     {
       hint: 'evm_balance_get with token shows whether it was paid; the signature expires within the time the server asked for.',
       cause: error,
@@ -290,21 +354,30 @@ function paidButFailed(payment: X402Payment, url: URL, error: unknown): WalletEr
 }
 
 /** The x402 names of a chain id: `eip155:<id>` (v2) and its v1 names, if any. */
-function x402NetworksOf(chainId: number): { v2: string; v1: string[] } {
+export function x402NetworksOf(chainId: number): { v2: string; v1: string[] } {
   const v1 = Object.entries(EVM_NETWORK_CHAIN_ID_MAP)
     .filter(([, id]) => id === chainId)
     .map(([name]) => name);
   return { v2: `eip155:${chainId}`, v1 };
 }
 
-/** The requirement to pay: the first the call may pay, else the refusal of the one that came closest. */
-function choose(
+/** What a server asks, before the token's decimals and symbol are read. */
+export type ChosenRequirement = Omit<X402Payment, 'decimals' | 'symbol' | 'hash' | 'settled'> & {
+  /** The requirement as the server sent it. */
+  requirement: PaymentRequirements;
+};
+
+/**
+ * The requirement to pay: the first the call may pay, else the refusal of the one that came
+ * closest. `asker` names who asks, as a message shows it (a URL, a server's tool).
+ */
+export function choose(
   required: PaymentRequired,
   token: EvmAddress,
   maxPrice: bigint,
   networks: { v2: string; v1: string[] },
-  url: URL,
-): Omit<X402Payment, 'decimals' | 'symbol' | 'hash' | 'settled'> {
+  asker: string,
+): ChosenRequirement {
   const verdicts = (required.accepts ?? []).map((requirement) =>
     verdictOf(required.x402Version, requirement, token, maxPrice, networks),
   );
@@ -316,14 +389,12 @@ function choose(
       payee: parseEvmAddress(good.requirement.payTo, 'payTo'),
       asset: parseEvmAddress(good.requirement.asset, 'asset'),
       amount: good.amount,
+      requirement: good.requirement,
     };
   }
   const closest = verdicts.filter((verdict) => !verdict.ok).sort((a, b) => (b.ok || a.ok ? 0 : b.rank - a.rank))[0];
   if (closest && !closest.ok) throw closest.error;
-  throw new WalletError(
-    'BACKEND_INVALID',
-    `${shownUrl(url)} answered 402 but offers no way to pay. Nothing was signed.`,
-  );
+  throw new WalletError('BACKEND_INVALID', `${asker} asks for a payment but offers no way to pay. Nothing was signed.`);
 }
 
 /**
@@ -331,7 +402,7 @@ function choose(
  * transfer method), on the network's chain, in `token`, at most `maxPrice`, to a real payee,
  * valid for at most {@link MAX_AUTHORIZATION_SECONDS}.
  */
-function verdictOf(
+export function verdictOf(
   version: number,
   requirement: PaymentRequirements,
   token: EvmAddress,
@@ -464,7 +535,7 @@ function checkAuthorization(typed: TypedDataInput, payment: X402Payment, from: E
   }
 }
 
-function parseMaxPrice(text: string): bigint {
+export function parseMaxPrice(text: string): bigint {
   if (!TOKEN_UNITS_PATTERN.test(text) || BigInt(text) === 0n || BigInt(text) > MAX_UINT256) {
     throw new WalletError('INVALID_PARAM', 'max_price must be a whole number of token base units above 0, in digits.', {
       hint: 'Base units: 0.01 of a token with 6 decimals (USDC) is "10000".',
@@ -493,13 +564,13 @@ function responseOf(answer: FetchedAnswer): Response {
 }
 
 /** A word from the server or the caller, as a message shows it: short, printable, quoted. */
-function shownWord(value: unknown): string {
+export function shownWord(value: unknown): string {
   const text = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : typeof value;
   const clean = text.replace(/[^\x20-\x7e]/g, '?');
   return `"${clean.length > 48 ? `${clean.slice(0, 47)}…` : clean}"`;
 }
 
-function firstLine(error: unknown): string {
+export function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return shownWord(message.split('\n')[0] ?? '').slice(1, -1);
 }

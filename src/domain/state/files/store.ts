@@ -3,6 +3,8 @@ import { Keystore } from '../../keystore/keystore.js';
 import { appendAuditRecord } from '../../policy/audit-log.js';
 import { SpendLedger } from '../../policy/spend-ledger.js';
 import type { StateStore } from '../store.js';
+import { fileKeystore } from './keystore.js';
+import { filePasskeys } from './passkeys.js';
 
 /**
  * The embedded state store: the data directory's files, exactly as before there was a choice (the
@@ -13,6 +15,8 @@ export function fileStateStore(dataDir: string): StateStore {
     kind: 'files',
     shown: dataDir,
     ledger: (chain, name) => new SpendLedger(dataDir, chain, name),
+    keystore: fileKeystore(dataDir),
+    passkeys: filePasskeys(dataDir),
     appendAudit: (record) => appendAuditRecord(dataDir, record),
     coins: undefined,
     sentLog: (chainId) => new SentLog(dataDir, chainId),

@@ -54,9 +54,35 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE wallet_evm_nonces ADD COLUMN IF NOT EXISTS broadcast_at timestamptz;
   `,
-  // 3: keystore records, indexes and passkeys: another branch's step (issue 37), merged here.
-  `SELECT 1`,
-  // ---- 4: payments across replicas (issue 37, branch pgspend); one block, renumbered as a whole on merge.
+  // ---- 3: the keystore and the passkeys (issue 37, branch pgkeys). A block of its own: another
+  // branch's step may take this number (renumber this one; IF NOT EXISTS makes it safe to re-run).
+  // Each keystore row holds what its file would (docs/REPLICAS.md): public fields, address indexes
+  // and EVM accounts in clear, the secret sealed (ciphertext only, never a key). The passkeys are
+  // public keys and their signature counters.
+  `
+  CREATE TABLE IF NOT EXISTS wallet_keystore_wallets (
+    id text NOT NULL,
+    network text NOT NULL,
+    alias text NOT NULL UNIQUE,
+    record jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (id, network)
+  );
+  CREATE TABLE IF NOT EXISTS wallet_keystore_keys (
+    address text PRIMARY KEY CHECK (address = lower(address)),
+    alias text UNIQUE,
+    record jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE TABLE IF NOT EXISTS wallet_passkeys (
+    id text PRIMARY KEY,
+    name text NOT NULL UNIQUE,
+    record jsonb NOT NULL,
+    enrolled_at timestamptz NOT NULL DEFAULT now()
+  );
+  `,
+  // ---- end of step 3 (pgkeys).
+  // ---- 4: payments across replicas (issue 37, branch pgspend).
   // The EVM sent log (evm_txs_list): what any replica sent, listed by any replica. What each nonce
   // reservation signs (its spend key in the ledgers, then its hash), so that the next holder of the
   // account, or the next start, reconciles one left by a replica that died. Dash coins held by

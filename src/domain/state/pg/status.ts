@@ -1,7 +1,9 @@
 import type { StateLocation } from '../state-url.js';
 import { closePools, openPools, query } from './client.js';
+import { importDataDir, type ImportSummary } from './import.js';
 import { migrate, schemaVersion, SCHEMA_VERSION } from './migrate.js';
 import { recordPolicies, type StatedPolicy } from './policy.js';
+import { checkSchema } from './store.js';
 
 /** What `wallet state status` shows of a PostgreSQL store: public counts only, never a key. */
 export type PgStatus = {
@@ -12,6 +14,9 @@ export type PgStatus = {
   ledger_entries_24h: number;
   audit_lines: number;
   nonce_reservations: number;
+  keystore_wallets: number;
+  keystore_imported_keys: number;
+  passkeys: number;
   policies: string[];
 };
 
@@ -32,6 +37,10 @@ export async function pgStatus(location: StateLocation): Promise<PgStatus> {
       ),
       audit_lines: await count('SELECT count(*) AS n FROM wallet_audit'),
       nonce_reservations: await count('SELECT count(*) AS n FROM wallet_evm_nonces'),
+      // Counts only: the keystore's rows are never shown (their secrets are sealed, but still).
+      keystore_wallets: version < 3 ? 0 : await count('SELECT count(*) AS n FROM wallet_keystore_wallets'),
+      keystore_imported_keys: version < 3 ? 0 : await count('SELECT count(*) AS n FROM wallet_keystore_keys'),
+      passkeys: version < 3 ? 0 : await count('SELECT count(*) AS n FROM wallet_passkeys'),
       policies:
         version === 0
           ? []
@@ -47,6 +56,17 @@ export async function pgMigrate(location: StateLocation): Promise<{ from: number
   const pools = await openPools(location);
   try {
     return await migrate(pools);
+  } finally {
+    await closePools(pools);
+  }
+}
+
+/** `wallet state import`: a data directory's keystore, ledgers, audit lines and passkeys into the store. */
+export async function pgImport(location: StateLocation, dataDir: string): Promise<ImportSummary> {
+  const pools = await openPools(location);
+  try {
+    await checkSchema(pools);
+    return await importDataDir(pools, dataDir);
   } finally {
     await closePools(pools);
   }

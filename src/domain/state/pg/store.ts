@@ -5,7 +5,9 @@ import { appendAudit } from './audit.js';
 import { closePools, openPools, type PgPools } from './client.js';
 import { PgSpendLedger } from './ledger.js';
 import { schemaVersion, SCHEMA_VERSION } from './migrate.js';
+import { PgKeystore } from './keystore.js';
 import { reconcileChain, withAccount } from './nonces.js';
+import { PgPasskeys } from './passkeys.js';
 import { checkPolicies, type StatedPolicy } from './policy.js';
 import { PgSentLog } from './sent-log.js';
 import { pgCoinReservations } from './coins.js';
@@ -15,12 +17,19 @@ import { pgCoinReservations } from './coins.js';
  * migrate`), and this replica's policies those the store recorded ({@link checkPolicies}).
  * Unreachable: BUSY.
  */
-export async function openPgStore(location: StateLocation, policies: readonly StatedPolicy[]): Promise<StateStore> {
+export async function openPgStore(
+  location: StateLocation,
+  policies: readonly StatedPolicy[],
+  dataDir: string,
+): Promise<StateStore> {
   const pools = await openPools(location);
+  const passkeys = new PgPasskeys(pools);
   try {
     await checkSchema(pools);
     await checkPolicies(pools, policies);
+    await passkeys.start();
   } catch (error) {
+    passkeys.stop();
     await closePools(pools);
     throw error;
   }
@@ -28,16 +37,22 @@ export async function openPgStore(location: StateLocation, policies: readonly St
     kind: 'postgres',
     shown: pools.shown,
     ledger: (chain, name) => new PgSpendLedger(pools, chain, name),
+    keystore: new PgKeystore(pools, dataDir),
+    passkeys,
     appendAudit: (record) => appendAudit(pools, record),
     coins: pgCoinReservations(pools),
     sentLog: (chainId) => new PgSentLog(pools, chainId),
     withAccount: (chainId, address, task) => withAccount(pools, chainId, address, task),
     reconcile: (chainId, judge, mined) => reconcileChain(pools, chainId, judge, mined),
-    close: () => closePools(pools),
+    close: () => {
+      passkeys.stop();
+      return closePools(pools);
+    },
   };
 }
 
-async function checkSchema(pools: PgPools): Promise<void> {
+/** Refuses a store whose schema is not this wallet's version (BACKEND_INVALID: migrate, or upgrade). */
+export async function checkSchema(pools: PgPools): Promise<void> {
   const version = await schemaVersion(pools);
   if (version !== SCHEMA_VERSION) {
     throw new WalletError(

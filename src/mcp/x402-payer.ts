@@ -1,0 +1,150 @@
+/**
+ * The wallet paying another MCP server's tool with x402 for the CLI (`wallet --server X <tool>
+ * --pay-from …`): the wallet's own services, unlocked as the built-in server's are, run the
+ * domain's payment (src/domain/x402/mcp-payment.ts) around the CLI's call, and the payment gets
+ * its audit line, as a tool call of the wallet would. Its own module: a call that pays nothing
+ * never loads viem or the x402 packages.
+ */
+import { parseEndpointOverride } from '../domain/config/endpoints.js';
+import { asWalletError, WalletError } from '../domain/errors.js';
+import { auditableFields, checkAuditLog, type AuditOutcome, type AuditRecord } from '../domain/policy/audit-log.js';
+import { WalletServices } from '../domain/services.js';
+import { payToolCall, type McpPaymentQuote, type PaidToolResult } from '../domain/x402/mcp-payment.js';
+import { processStderr } from '../shared/std-output.js';
+import { UsageError } from '../shared/usage-error.js';
+import { errorResult } from './results.js';
+import type { WalletServerSetup } from './setup.js';
+import type { ToolCallResult } from './session.js';
+
+export type { McpPaymentQuote };
+
+/** How the paying wallet is opened: the built-in server's environment, endpoints and passphrase. */
+export type PayerSetup = Pick<WalletServerSetup, 'env' | 'endpoints' | 'passphrase'>;
+
+/** The audit log's name for a payment the CLI made to another server's tool. */
+const X402_MCP_AUDIT_TOOL = 'x402_mcp_payment';
+
+export type ToolPayment = {
+  from: string;
+  token: string;
+  maxPrice: string;
+  network: string;
+  dryRun: boolean;
+  terms: string | undefined;
+  /** Who asks, as messages name it: `tool report of server paid-tools`. */
+  asker: string;
+  /** The host of the server's URL (`--url`), for the audit line; none for a stdio server. */
+  host: string | undefined;
+  /** Asks the owner before signing (or takes `--yes`); throws to stop. */
+  confirm: (quote: McpPaymentQuote) => Promise<void>;
+  signal?: AbortSignal | undefined;
+};
+
+export type PaidCall = {
+  /** The tool's answer, or the wallet's refusal as an error result; null for a dry run. */
+  result: ToolCallResult | null;
+  /** What the tool asked for (and unless a dry run, what was paid); null when it asked nothing. */
+  payment: McpPaymentQuote | null;
+};
+
+/**
+ * Makes `call` and pays what it asks for under the owner's policy. The wallet's refusals come
+ * back as error results with their code and hint (the CLI prints them as any tool's); the CLI's
+ * own stops (a "no" at the question) pass through as they were thrown.
+ */
+export async function callPayingX402(
+  setup: PayerSetup,
+  payment: ToolPayment,
+  call: (meta: Record<string, unknown> | undefined) => Promise<ToolCallResult>,
+): Promise<PaidCall> {
+  let endpointOverrides;
+  try {
+    endpointOverrides = (setup.endpoints ?? []).map(parseEndpointOverride);
+  } catch (error) {
+    if (error instanceof WalletError) throw new UsageError(`--endpoint: ${error.message}`, error.hint);
+    throw error;
+  }
+  const services = new WalletServices({ env: setup.env, endpointOverrides, passphrase: setup.passphrase });
+  try {
+    // A payment whose audit line cannot be written safely is refused before anything is asked.
+    try {
+      checkAuditLog(services.dataDir);
+    } catch (error) {
+      throw asWalletError(error);
+    }
+    let toolResult: ToolCallResult | undefined;
+    const outcome = await payToolCall(
+      services,
+      {
+        from: payment.from,
+        token: payment.token,
+        maxPrice: payment.maxPrice,
+        network: payment.network,
+        dryRun: payment.dryRun,
+        authority: 'terminal',
+        asker: payment.asker,
+        expectTerms: payment.terms,
+        confirm: payment.confirm,
+        signal: payment.signal,
+      },
+      async (meta) => {
+        toolResult = await call(meta);
+        return toolResult as PaidToolResult;
+      },
+    ).catch(async (error: unknown) => {
+      const refusal = asWalletError(error);
+      if (!(refusal instanceof WalletError)) throw error;
+      await audit(services, payment, undefined, { error: refusal });
+      return { result: null, payment: null, refusal };
+    });
+    if ('refusal' in outcome) return { result: errorResult(outcome.refusal) as ToolCallResult, payment: null };
+    if (outcome.payment) {
+      await audit(services, payment, outcome.payment, undefined, payment.dryRun ? 'dry_run' : 'sent');
+    }
+    // The tool's own result object, as the session returned it (with a task, if it made one).
+    return { result: outcome.result ? (toolResult ?? null) : null, payment: outcome.payment };
+  } finally {
+    await services.closeState();
+  }
+}
+
+/**
+ * The payment's audit line, in the fields evm_x402_fetch's has (network, the paying account, the
+ * amount in token base units, the token, the payee, the host, the settlement hash). Never throws:
+ * a payment that went out stands when its line cannot be written, and stderr says so.
+ */
+async function audit(
+  services: WalletServices,
+  payment: ToolPayment,
+  paid: McpPaymentQuote | undefined,
+  failure?: { error: WalletError },
+  done: AuditOutcome = 'ok',
+): Promise<void> {
+  const fields = auditableFields({
+    network: paid?.network ?? payment.network,
+    from: paid?.from ?? payment.from,
+    amount: paid?.amount.toString(),
+    unit: 'token',
+    token: paid?.asset ?? payment.token,
+    recipient: paid?.payee,
+    host: payment.host,
+    hash: paid?.hash ?? undefined,
+    dry_run: payment.dryRun || undefined,
+    authority: 'terminal',
+  });
+  const record: AuditRecord = {
+    time: new Date().toISOString(),
+    tool: X402_MCP_AUDIT_TOOL,
+    outcome: failure ? 'error' : done,
+    ...fields,
+    ...(failure ? { error: { code: failure.error.code, message: failure.error.message } } : {}),
+  };
+  try {
+    await services.appendAudit(record);
+  } catch (writeError) {
+    const reason = writeError instanceof Error && 'code' in writeError ? String(writeError.code) : 'unknown error';
+    processStderr().write(
+      `wallet: could not write the audit line of the x402 payment (${reason}); the call ${failure ? 'failed' : 'went through'} all the same.\n`,
+    );
+  }
+}
