@@ -45,7 +45,7 @@ function packageVersion() {
 }
 
 // `wallet --help` and `wallet <command> --help` for a built-in tool's command (either order, or
-// -h) print the text the build recorded for them (dist/help.json, src/cli/help-record.ts: the
+// -h) print the text the build recorded for them (dist/help.json, src/startup/help-record.ts: the
 // CLI's own output for that command line), coloured as the CLI would colour it without --color
 // or --no-color (src/cli/render.ts, colorEnabled): on a terminal, unless NO_COLOR is set. Any
 // other command line, or a record missing or of another version, goes to the CLI.
@@ -102,7 +102,7 @@ function isTerminal(fd) {
 }
 
 // The build bundles the CLI into dist/wallet.cjs and keeps V8's code cache of it beside it
-// (scripts/bundle.mjs): compiling it with that cache skips most of the parsing a start would do.
+// (src/startup/bundle.mjs): compiling it with that cache skips most of the parsing a start would do.
 // V8 ignores a cache of another V8, flags or source length (not text: the build deletes the
 // caches before it writes a bundle). `wallet serve …` has a bundle of its own, dist/serve.cjs
 // (src/cli/serve-main.ts): a third smaller, so an agent's server starts sooner; without it (a
@@ -168,7 +168,7 @@ function exitWhenIdle(toolCallsRunning) {
 
 // A tool call of a stdio server spoken to before (`--server "<command>"`) spawns it here, before
 // the bundle loads, so that the server starts while the CLI does (dist/ahead.cjs, a small bundle
-// of the modules the CLI resolves its server with; src/cli/ahead.ts, with a code cache of its
+// of the modules the CLI resolves its server with; src/startup/ahead.ts, with a code cache of its
 // own). The CLI adopts that process, or ends it. Without the file, or should it fail, the CLI
 // spawns the server itself.
 function spawnAhead(args, writeCache) {

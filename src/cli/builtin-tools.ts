@@ -5,7 +5,7 @@ import { packageInfo, packageRoot } from '../shared/package-info.js';
 
 /**
  * The built-in server's tools/list, as the build recorded it (`dist/builtin-tools.json`, written
- * by scripts/bundle.mjs from a real in-process tools/list). The CLI's own list depends only on
+ * by src/startup/bundle.mjs from a real in-process tools/list). The CLI's own list depends only on
  * the code, so help, completion and `--get-tool-definition` read it instead of loading the
  * server: that is most of a command's start-up. Calls still go to the live server.
  */

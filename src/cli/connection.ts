@@ -219,7 +219,7 @@ export class Connection {
 export type ServerAhead = { process: ServerProcess; era: EraVerdict };
 
 /**
- * A stdio server `bin/wallet.js` spawned before the CLI's bundle loaded (`ahead.ts`), for the
+ * A stdio server `bin/wallet.js` spawned before the CLI's bundle loaded (`src/startup/ahead.ts`), for the
  * server and command it resolved; its stderr lines are held until `relayStderr` says where they go.
  */
 export type SpawnedAhead = {

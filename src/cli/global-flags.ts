@@ -235,7 +235,7 @@ export const CLI_VERBS: readonly { name: string; summary: string }[] = [
  * Whether a run with these flags and first word calls a tool of its server: a verb that is no
  * verb of the CLI's own, without help or `--get-tool-definition`. Such a run connects whatever
  * the cache holds, so a stdio server spoken to before is spawned ahead (`startServerAhead` in
- * connection.ts, and `bin/wallet.js` through ahead.ts).
+ * connection.ts, and `bin/wallet.js` through src/startup/ahead.ts).
  */
 export function callsTool(globals: GlobalOptions, verb: string | undefined): boolean {
   return (

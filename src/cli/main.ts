@@ -132,7 +132,7 @@ export async function runCli(
 }
 
 export type RunOptions = {
-  /** The server `bin/wallet.js` spawned before it loaded the CLI (`ahead.ts`), if it did. */
+  /** The server `bin/wallet.js` spawned before it loaded the CLI (`src/startup/ahead.ts`), if it did. */
   spawnedAhead?: SpawnedAhead | undefined;
 };
 

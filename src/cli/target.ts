@@ -82,7 +82,7 @@ export type StdioTarget = Extract<Target, { kind: 'stdio' }>;
 /**
  * `--server <value>` as a command: the named server's (`named`, resolved) or the command line
  * itself, with `--env`'s variables (`extraEnv`) over its own. Shared with the spawn `bin/wallet.js`
- * makes before the CLI loads (ahead.ts), so that both resolve the same command.
+ * makes before the CLI loads (src/startup/ahead.ts), so that both resolve the same command.
  */
 export function stdioTarget(
   server: string,

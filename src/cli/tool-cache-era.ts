@@ -5,7 +5,7 @@ import { serverCacheKey } from './completion/cache-key.js';
 
 /**
  * Where a server's cached tool list lives (`tool-cache.ts`) and the era it remembers, without
- * zod: shared with the small bundle `bin/wallet.js` runs before the CLI's (`ahead.ts`), which
+ * zod: shared with the small bundle `bin/wallet.js` runs before the CLI's (`src/startup/ahead.ts`), which
  * must load in a few milliseconds.
  */
 
@@ -44,7 +44,7 @@ export function eraStillRemembered(kind: string, seenAt: string, now = Date.now(
 
 /**
  * Whether the cached list of `spec` seems to remember an era to connect in without a probe, read
- * without zod: ahead.ts spawns the server on it, and the CLI checks the file with its schema
+ * without zod: src/startup/ahead.ts spawns the server on it, and the CLI checks the file with its schema
  * (`ToolListCache.readEra`) before it adopts that process, or ends it.
  */
 export function mayRememberEra(dataDir: string, spec: ServerSpec): boolean {

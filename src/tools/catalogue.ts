@@ -13,7 +13,7 @@ import { COMPACT_GROUPS, COMPACT_META_TOOL } from './compact-groups.js';
 import type { AnyTool, ToolAnnotations } from './define.js';
 import type { Profile } from '../shared/profiles.js';
 import { BRIEF_MAX_LENGTH, briefOf, leanSchema } from './lean-schema.js';
-import { recordedSchemas, type RecordedSchemas } from './schema-record.js';
+import { recordedSchemas, type RecordedSchemas } from '../startup/schema-record.js';
 
 const SUMMARY_MAX_LENGTH = 60;
 
@@ -47,7 +47,7 @@ function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 }
 
 /**
- * A tool's schemas as its build converted them, in the bundle (schema-record.ts: converting every
+ * A tool's schemas as its build converted them, in the bundle (src/startup/schema-record.ts: converting every
  * tool's was ~12 ms of `wallet serve`'s first tools/list); undefined elsewhere, where they are
  * converted here.
  */
@@ -283,7 +283,7 @@ function objectMembers(schema: JsonSchema): JsonSchema[] {
 }
 
 /**
- * `true` in the bundle (dist/wallet.cjs), by its build's `define` (scripts/bundle.mjs), whose
+ * `true` in the bundle (dist/wallet.cjs), by its build's `define` (src/startup/bundle.mjs), whose
  * listing of every tool checks every definition first; undefined in the compiled modules the
  * tests and the build itself run. A definition is code, the same at every start of the bundle.
  */

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { describeTool, leanInputSchema } from './catalogue.js';
 import { ALL_TOOLS } from './index.js';
 import { compactTools, describeCompact, describeForAgent } from './profiles.js';
-import type { SchemaRecord } from './schema-record.js';
+import type { SchemaRecord } from '../startup/schema-record.js';
 
 /**
  * 16 hex digits (64 bits) of the SHA-256 of every answer `tool_describe` can give about this
  * build's tools, in both profiles that list it lean (each tool's full description, schemas with
  * their units, hints; the compact profile's actions): the build defines it in the bundle
- * (`WALLET_DEFINITIONS_DIGEST`, see `scripts/bundle.mjs`) and a lean list carries it, so a client
+ * (`WALLET_DEFINITIONS_DIGEST`, see `src/startup/bundle.mjs`) and a lean list carries it, so a client
  * that kept those answers knows when they changed. 64 bits tell a changed definition from an
  * unchanged one; the server vouches for the list and the answers alike.
  */
@@ -24,7 +24,7 @@ export function definitionsDigestOfBuild(): string {
  * Every tool's input and output schema as JSON Schema and its lean input schema, stamped with 16
  * hex digits of the SHA-256 of all of them: the build writes it beside the bundle and defines the
  * stamp in the bundle (`WALLET_SCHEMA_RECORD_DIGEST`), which then converts no schema itself
- * (schema-record.ts) and takes no record but this one.
+ * (src/startup/schema-record.ts) and takes no record but this one.
  */
 export function schemaRecordOfBuild(): SchemaRecord {
   const tools = Object.fromEntries(

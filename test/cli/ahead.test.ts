@@ -1,5 +1,5 @@
 /**
- * The spawn `bin/wallet.js` makes before it loads the CLI (dist/ahead.cjs, src/cli/ahead.ts): for a
+ * The spawn `bin/wallet.js` makes before it loads the CLI (dist/ahead.cjs, src/startup/ahead.ts): for a
  * tool call of a stdio server spoken to before, the server is spawned first and the CLI adopts
  * that process (`startServerAhead`), resolving the same server with the same code; any other
  * command line spawns nothing there, and a process the CLI does not adopt is ended.
@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { spawnAhead } from '../../src/cli/ahead.js';
+import { spawnAhead } from '../../src/startup/ahead.js';
 import { startServerAhead, type SpawnedAhead } from '../../src/cli/connection.js';
 import { GLOBAL_FLAGS, parseFlags, readGlobals } from '../../src/cli/global-flags.js';
 import { runCli } from '../../src/cli/main.js';

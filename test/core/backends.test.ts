@@ -3,314 +3,45 @@
  * the same node without it (scantxoutset), and an Insight explorer, all served by
  * test/fixtures/dash-backends.ts, a local stand-in speaking the documented response shapes (no
  * Dash node runs here). Its mempool checks every P2PKH signature with node:crypto, an
- * implementation independent of the wallet's.
+ * implementation independent of the wallet's. Reading balances and coins is in the tools' own
+ * tests (test/tools/core/: balances-get, utxos-list, addresses-discover, funds-send, tx-sign,
+ * tx-send), on the same backends.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { base64, hex } from '@scure/base';
-import { Transaction } from '@scure/btc-signer';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { WalletError } from '../../src/domain/errors.js';
 import { httpJson } from '../../src/domain/net/http.js';
-import { createWalletServer } from '../../src/mcp/server.js';
-import { walletServerOptions } from '../../src/mcp/setup.js';
-import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
+import { startDashBackends } from '../fixtures/dash-backends.js';
+import {
+  ABANDON,
+  addressAt,
+  dashcore,
+  KINDS,
+  onBackends,
+  scriptOf,
+  STRANGER,
+  type BackendWallet,
+} from '../helpers/dash-backend-wallet.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
-
-const require = createRequire(import.meta.url);
-type Dashcore = {
-  Mnemonic: new (words: string) => {
-    toHDPrivateKey(
-      passphrase: string,
-      network: string,
-    ): { deriveChild(path: string): { privateKey: { toAddress(network: string): { toString(): string } } } };
-  };
-  Script: { fromAddress(address: string): { toHex(): string } };
-  PrivateKey: new () => { toAddress(network: string): { toString(): string } };
-};
-const dashcore = require('@dashevo/dashcore-lib') as Dashcore;
-
-const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-const hd = new dashcore.Mnemonic(ABANDON).toHDPrivateKey('', 'testnet');
-const addressAt = (chain: 0 | 1, index: number): string =>
-  hd.deriveChild(`m/44'/1'/0'/${chain}/${index}`).privateKey.toAddress('testnet').toString();
-const scriptOf = (address: string): Uint8Array => hex.decode(dashcore.Script.fromAddress(address).toHex());
-const STRANGER = new dashcore.PrivateKey().toAddress('testnet').toString();
-
-type Kind = {
-  name: string;
-  index: boolean | 'disabled';
-  url: (backends: DashBackends) => string;
-  readsMempool: boolean;
-  marker: string;
-  /** The backend kind reported, and the call that reads one address's balance. */
-  backend: 'core-rpc' | 'insight';
-  balanceMarker: string;
-};
-const KINDS: Kind[] = [
-  {
-    name: 'core-rpc with -addressindex',
-    index: true,
-    url: (b) => b.rpcUrl,
-    readsMempool: true,
-    marker: 'getaddressutxos',
-    backend: 'core-rpc',
-    balanceMarker: 'getaddressbalance',
-  },
-  {
-    name: 'core-rpc without the index (scantxoutset)',
-    index: 'disabled',
-    url: (b) => b.rpcUrl,
-    readsMempool: false,
-    marker: 'scantxoutset',
-    backend: 'core-rpc',
-    balanceMarker: 'scantxoutset',
-  },
-  {
-    name: 'insight',
-    index: true,
-    url: (b) => `insight+${b.insightUrl}`,
-    readsMempool: true,
-    marker: 'POST /addrs/utxo',
-    backend: 'insight',
-    balanceMarker: 'GET /addr/:addr',
-  },
-];
 
 for (const kind of KINDS) {
   describe(`Dash backend: ${kind.name}`, () => {
-    let backends: DashBackends;
-    let home: string;
-    let passphraseFile: string;
-    let env: Record<string, string>;
-    const ok = async (argv: string[], stdin?: string) => {
-      const result = await wallet([...argv, '--passphrase-file', passphraseFile, '--yes', '--json'], {
-        home,
-        env,
-        ...(stdin === undefined ? {} : { stdin }),
-      });
-      assert.equal(result.code, 0, `${argv[0]}: ${result.stderr}`);
-      return JSON.parse(result.stdout) as Record<string, unknown>;
-    };
-    const fails = async (argv: string[]) => {
-      const result = await wallet([...argv, '--passphrase-file', passphraseFile, '--yes'], { home, env });
-      assert.notEqual(result.code, 0);
-      return result.stderr;
-    };
-
+    let on: BackendWallet;
     before(async () => {
-      backends = await startDashBackends({ chain: 'test', addressIndex: kind.index });
-      home = tempHome();
-      passphraseFile = passphraseFileIn(home, 'backend passphrase');
-      env = { WALLET_CORE_TESTNET_URL: kind.url(backends) };
-      const chain = backends.chain;
-      for (const [address, duffs] of [
-        [addressAt(0, 0), 200_000_000n],
-        [addressAt(0, 7), 100_000_000n],
-        [addressAt(1, 2), 50_000_000n],
-      ] as const) {
-        chain.fund(address, scriptOf(address), duffs);
-      }
-      chain.mine(2);
-      chain.fund(addressAt(0, 0), scriptOf(addressAt(0, 0)), 30_000_000n, { confirmed: false });
+      on = await onBackends(kind);
     });
-    after(async () => {
-      await backends.close();
-      rmSync(home, { recursive: true, force: true });
-    });
+    after(() => on.close());
 
     it('discovers used addresses across gaps on both chains after an import', async () => {
-      const imported = await ok(
+      const imported = await on.ok(
         ['core-wallet-import', '--alias', 'main', '--network', 'testnet', '--mnemonic-stdin'],
         ABANDON,
       );
       assert.equal(imported['discovery'], 'done');
       assert.equal(imported['receive_addresses'], 8, 'receive 0..7 (7 is used)');
       assert.equal(imported['change_addresses'], 3, 'change 0..2 (2 is used)');
-    });
-
-    it('reads balances and unspent outputs', async () => {
-      const balance = await ok(['core-balances-get', '--wallet-id', 'main']);
-      assert.equal(balance['confirmed_duffs'], '350000000');
-      assert.equal(balance['unconfirmed_duffs'], kind.readsMempool ? '30000000' : '0');
-      const utxos = await ok(['core-utxos-list', '--wallet-id', 'main']);
-      const rows = utxos['utxos'] as Array<{ height: number | null; amount_duffs: string; path: string }>;
-      assert.equal(rows.length, kind.readsMempool ? 4 : 3);
-      if (kind.readsMempool) assert.ok(rows.some((row) => row.height === null && row.amount_duffs === '30000000'));
-      assert.ok(rows.some((row) => row.path === "m/44'/1'/0'/1/2" && row.amount_duffs === '50000000'));
-      assert.ok(
-        backends.chain.requests.some((request) => request.method === kind.marker),
-        `read through ${kind.marker}`,
-      );
-    });
-
-    it("reads any address's balance with address, no wallet asked", async () => {
-      backends.chain.requests.length = 0;
-      // No network given: testnet, the default Dash network, whose addresses start with y.
-      const funded = await ok(['core-balances-get', '--address', addressAt(0, 0)]);
-      assert.deepEqual(
-        [
-          funded['wallet_id'],
-          funded['network'],
-          funded['backend'],
-          funded['confirmed_duffs'],
-          funded['unconfirmed_duffs'],
-        ],
-        [null, 'testnet', kind.backend, '200000000', kind.readsMempool ? '30000000' : '0'],
-      );
-      assert.equal(funded['total_duffs'], kind.readsMempool ? '230000000' : '200000000');
-      assert.deepEqual(funded['addresses'], [
-        {
-          address: addressAt(0, 0),
-          path: null,
-          confirmed_duffs: '200000000',
-          unconfirmed_duffs: kind.readsMempool ? '30000000' : '0',
-        },
-      ]);
-      assert.ok(
-        backends.chain.requests.some((request) => request.method === kind.balanceMarker),
-        `read through ${kind.balanceMarker}`,
-      );
-      const empty = await ok(['core-balances-get', '--address', STRANGER, '--network', 'testnet']);
-      assert.deepEqual([empty['confirmed_duffs'], empty['unconfirmed_duffs'], empty['total_dash']], ['0', '0', '0']);
-      assert.match(
-        await fails(['core-balances-get', '--wallet-id', 'main', '--address', STRANGER]),
-        /INVALID_PARAM.*wallet_id or address, not both/s,
-      );
-      const mainnet = new dashcore.PrivateKey().toAddress('livenet').toString();
-      assert.match(
-        await fails(['core-balances-get', '--address', mainnet, '--network', 'testnet']),
-        /NETWORK_MISMATCH/,
-      );
-    });
-
-    it('a refused or previewed payment uses up no change address and signs nothing', async () => {
-      const changeCount = async () =>
-        ((await ok(['core-wallets-list']))['wallets'] as Array<{ change_addresses: number }>)[0]?.change_addresses;
-      const before = await changeCount();
-      const pay = ['core-funds-send', '--wallet-id', 'main', '--network', 'testnet', '--address', STRANGER];
-      const dry = await ok([...pay, '--amount-duffs', '120000000', '--dry-run']);
-      assert.deepEqual([dry['sent'], dry['hex'], dry['txid']], [false, null, null]);
-      assert.equal(dry['change_address'], addressAt(1, 3), 'shows the change address it would use');
-      assert.match(await fails([...pay, '--amount-duffs', '120000000', '--max-fee-duffs', '10']), /POLICY_VIOLATION/);
-      const locked = await wallet([...pay, '--amount-duffs', '120000000', '--passphrase-stdin', '--yes'], {
-        home,
-        env,
-        stdin: 'not the passphrase',
-      });
-      assert.match(locked.stderr, /WALLET_LOCKED/);
-      assert.equal(await changeCount(), before);
-      assert.equal(backends.chain.broadcasts.length, 0);
-    });
-
-    it('pays an address: the node accepts the signatures; change comes back', async () => {
-      const sent = await ok([
-        'core-funds-send',
-        '--wallet-id',
-        'main',
-        '--network',
-        'testnet',
-        '--address',
-        STRANGER,
-        '--amount-duffs',
-        '120000000',
-      ]);
-      assert.equal(sent['sent'], true);
-      assert.equal(backends.chain.broadcasts.length, 1);
-      const change = (sent['outputs'] as Array<{ change: boolean; address: string }>).find((output) => output.change);
-      assert.equal(change?.address, addressAt(1, 3), 'change to the next change address (3, after discovery)');
-      const spent = new Set(
-        (sent['inputs'] as Array<{ txid: string; vout: number }>).map((i) => `${i.txid}:${i.vout}`),
-      );
-      const pending = (await ok(['core-utxos-list', '--wallet-id', 'main']))['utxos'] as Array<{
-        txid: string;
-        vout: number;
-      }>;
-      assert.ok(
-        pending.every((utxo) => !spent.has(`${utxo.txid}:${utxo.vout}`)),
-        'coins spent in the mempool are not offered again',
-      );
-      backends.chain.mine(1);
-      const balance = await ok(['core-balances-get', '--wallet-id', 'main']);
-      const fee = BigInt(sent['fee_duffs'] as string);
-      assert.equal(BigInt(balance['confirmed_duffs'] as string), 380_000_000n - 120_000_000n - fee);
-      assert.equal(balance['unconfirmed_duffs'], '0');
-    });
-
-    it('refuses to sign a PSBT that understates an input amount, or whose fee is above max_fee_duffs', async () => {
-      const created = await ok([
-        'core-tx-create',
-        '--wallet-id',
-        'main',
-        '--network',
-        'testnet',
-        '--outputs',
-        JSON.stringify({ address: STRANGER, amount_duffs: '1000000' }),
-      ]);
-      const tx = Transaction.fromPSBT(base64.decode(created['psbt'] as string), {
-        version: 3,
-        allowLegacyWitnessUtxo: true,
-      });
-      const input = tx.getInput(0);
-      assert.ok(input.witnessUtxo);
-      // A forger lowers the amount the PSBT records for an input and the change by as much: the PSBT's
-      // fee looks unchanged, while the real fee (legacy signatures do not commit to amounts) grows.
-      const forged = 50_000_000n;
-      tx.updateInput(
-        0,
-        { witnessUtxo: { script: input.witnessUtxo.script, amount: input.witnessUtxo.amount - forged } },
-        true,
-      );
-      const last = tx.outputsLength - 1;
-      const change = tx.getOutput(last);
-      assert.ok(change.amount !== undefined && change.amount > forged);
-      tx.updateOutput(last, { amount: change.amount - forged }, true);
-      const sign = ['core-tx-sign', '--wallet-id', 'main', '--network', 'testnet', '--psbt'];
-      assert.match(
-        await fails([...sign, base64.encode(tx.toPSBT())]),
-        /INVALID_PARAM: psbt input 0 claims .* the chain says/,
-      );
-      assert.match(await fails([...sign, created['psbt'] as string, '--max-fee-duffs', '10']), /POLICY_VIOLATION/);
-    });
-
-    it('creates, signs, and refuses to send above max_fee_duffs; then sends', async () => {
-      const created = await ok([
-        'core-tx-create',
-        '--wallet-id',
-        'main',
-        '--network',
-        'testnet',
-        '--outputs',
-        JSON.stringify({ address: STRANGER, amount_duffs: '1000000' }),
-      ]);
-      const signed = await ok([
-        'core-tx-sign',
-        '--wallet-id',
-        'main',
-        '--network',
-        'testnet',
-        '--psbt',
-        created['psbt'] as string,
-      ]);
-      const refused = await fails([
-        'core-tx-send',
-        '--network',
-        'testnet',
-        '--hex',
-        signed['hex'] as string,
-        '--max-fee-duffs',
-        '100',
-      ]);
-      assert.match(refused, /POLICY_VIOLATION/);
-      assert.equal(backends.chain.broadcasts.length, 1, 'nothing new broadcast');
-      const sent = await ok(['core-tx-send', '--network', 'testnet', '--hex', signed['hex'] as string]);
-      assert.equal(sent['txid'], signed['txid']);
-      assert.equal(sent['fee_duffs'], created['fee_duffs']);
-      assert.equal(backends.chain.broadcasts.length, 2);
     });
   });
 }
@@ -412,52 +143,6 @@ describe('Dash backend safety and plumbing', () => {
       );
       assert.match(send.stderr, /INSUFFICIENT_FUNDS/);
     } finally {
-      await backends.close();
-      rmSync(home, { recursive: true, force: true });
-    }
-  });
-
-  it('reports discovery progress to an MCP client that asks for it', async () => {
-    const backends = await startDashBackends({ chain: 'test' });
-    const home = tempHome();
-    const server = createWalletServer(
-      walletServerOptions({
-        localOnly: true,
-        caller: 'owner',
-        readOnly: false,
-        passphrase: 'backend passphrase',
-        env: { WALLET_HOME: home, WALLET_CORE_TESTNET_URL: backends.rpcUrl },
-      }),
-    );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: 'progress-test', version: '1' });
-    await client.connect(clientSide);
-    try {
-      // 15 is inside the first window of 20, 30 inside the second: discovery must walk three windows.
-      backends.chain.fund(addressAt(0, 15), scriptOf(addressAt(0, 15)), 100_000n);
-      backends.chain.mine(1);
-      backends.chain.fund(addressAt(0, 30), scriptOf(addressAt(0, 30)), 100_000n);
-      const imported = await client.callTool({
-        name: 'core_wallet_import',
-        arguments: { alias: 'main', network: 'testnet', mnemonic: ABANDON, discover: false },
-      });
-      assert.notEqual(imported.isError, true);
-      const messages: string[] = [];
-      const result = await client.callTool(
-        { name: 'core_addresses_discover', arguments: { wallet_id: 'main' } },
-        { onprogress: (progress) => messages.push(progress.message ?? '') },
-      );
-      assert.equal((result.structuredContent as { receive_addresses: number }).receive_addresses, 31);
-      assert.deepEqual(messages, [
-        'scanning receive addresses 0-19',
-        'scanning receive addresses 20-39',
-        'scanning receive addresses 40-59',
-        'scanning change addresses 0-19',
-        'discovery done',
-      ]);
-    } finally {
-      await client.close();
       await backends.close();
       rmSync(home, { recursive: true, force: true });
     }

@@ -3,7 +3,7 @@
  * litecoind in regtest has no getaddresstxids/getaddressdeltas/getaddressmempool (-32601), so the
  * wallet must say it cannot list history there (BACKEND_INVALID, naming the address index), not
  * fail with INTERNAL or list nothing. The listing itself is tested on the recorded Dash shapes
- * (history.test.ts).
+ * (test/tools/core/txs-list.test.ts).
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { Module } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Script } from 'node:vm';
-import type { HelpRecord } from '../../src/cli/help-record.js';
+import type { HelpRecord } from '../../src/startup/help-record.js';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 

@@ -13,20 +13,21 @@ import { FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
  * A command pays at start-up for every module it initialises, so each loads only what it uses
  * (docs/PERFORMANCE.md): checked on the bundle, not the sources, since a static import of one name
  * from a big library initialises all of it there. On a twin of dist/wallet.cjs, built from the
- * same modules with the same options (scripts/bundle-options.mjs) but its identifiers kept: the
+ * same modules with the same options (src/startup/bundle-options.mjs) but its identifiers kept: the
  * shipped bundle's are minified, and with them the paths its lazy modules are known by. Which
  * modules are lazy, and what initialises them, is the same in both.
  */
 const BUNDLE = join(ROOT, 'build', 'lazy-modules', 'wallet.cjs');
 const RUNNER = join(ROOT, 'build', 'test', 'helpers', 'bundle-inits.js');
-const EVM_LIBRARIES = /^node_modules\/(viem|ox|abitype)\//;
+/** viem, which the bundle requires from dist/viem.cjs (the module that does is `beside:viem.cjs#…`). */
+const EVM_LIBRARIES = /^(node_modules\/(viem|ox|abitype)\/|beside:viem\.cjs#)/;
 const DASH_TX_LIBRARY = /^node_modules\/@scure\/btc-signer\//;
 // The chain backends (core-rpc, Insight, EVM JSON-RPC) and their response schemas: for calls that ask a node.
 const BACKENDS = /^dist\/domain\/net\//;
 const BUILT_IN_SERVER = /^dist\/(mcp\/(server|in-process|setup)|tools|domain)\//;
-const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/)/;
+const X402 = /^(node_modules\/@x402\/|dist\/domain\/x402\/|beside:x402\.cjs#)/;
 // node-postgres and the state store's PostgreSQL backend: only with a state URL set.
-const POSTGRES = /^(node_modules\/(pg|pg-[a-z-]+|pgpass|postgres-[a-z-]+)\/|dist\/domain\/state\/pg\/|beside:pg\.cjs$)/;
+const POSTGRES = /^(node_modules\/(pg|pg-[a-z-]+|pgpass|postgres-[a-z-]+)\/|dist\/domain\/state\/pg\/|beside:pg\.cjs#)/;
 // The one module that imports Dash Platform's SDK (which the bundle leaves out: 27 MB with its wasm).
 const PLATFORM_SDK = /^dist\/domain\/platform\/sdk\.js/;
 const AJV =

@@ -28,21 +28,26 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 
-/** What bin/wallet.js loads from dist/ (scripts/bundle.mjs writes each): nothing else ships from it. */
+/** What bin/wallet.js loads from dist/ (src/startup/bundle.mjs writes each): nothing else ships from it. */
 const DIST_AT_RUN_TIME = [
   'dist/ahead.cjs',
   'dist/ahead.cjs.cache',
   'dist/builtin-tools.json',
   'dist/help.json',
+  'dist/jose.cjs',
+  'dist/ora.cjs',
   'dist/pg.cjs',
+  'dist/qrcode.cjs',
   'dist/serve.cjs',
   'dist/serve.cjs.cache',
   'dist/tool-schemas.json',
+  'dist/viem.cjs',
   'dist/wallet.cjs',
   'dist/wallet.cjs.cache',
   'dist/wallet.cjs.help.cache',
   'dist/wallet.cjs.remote.cache',
   'dist/webauthn.cjs',
+  'dist/x402.cjs',
 ];
 
 function npm(args: string[], cwd: string, cache: string) {
@@ -110,8 +115,8 @@ describe('the published package', () => {
     assert.equal(PACKAGE.dependencies, undefined, 'every library is bundled into dist/*.cjs');
     assert.deepEqual(PACKAGE.peerDependencies, { [SDK_PACKAGE]: SDK_VERSION });
     assert.deepEqual(PACKAGE.peerDependenciesMeta, { [SDK_PACKAGE]: { optional: true } });
-    // The one package the bundles leave out (scripts/bundle-options.mjs) is that SDK.
-    const options = readFileSync(join(ROOT, 'scripts', 'bundle-options.mjs'), 'utf8');
+    // The one package the bundles leave out (src/startup/bundle-options.mjs) is that SDK.
+    const options = readFileSync(join(ROOT, 'src', 'startup', 'bundle-options.mjs'), 'utf8');
     assert.match(options, /external: \['@dashevo\/evo-sdk'\]/);
   });
 
@@ -168,12 +173,30 @@ describe('the published package', () => {
         assert.ok(!source.includes('@simplewebauthn/'), `${bundle} requires no WebAuthn package by name`);
         assert.ok(source.includes('require("./webauthn.cjs")'), `${bundle} requires the library from beside it`);
       }
+      // The file exports each entry point the bundles import, by name (src/startup/bundle-options.mjs).
       const script =
-        "const w = require(process.argv[1]); w.generateRegistrationOptions({ rpName: 'wallet', rpID: 'localhost'," +
-        " userName: 'owner' }).then((o) => console.log(o.rp.id, typeof w.isoBase64URL.fromBuffer));";
+        "const { server, helpers } = require(process.argv[1]); server.generateRegistrationOptions({ rpName: 'wallet'," +
+        " rpID: 'localhost', userName: 'owner' }).then((o) => console.log(o.rp.id, typeof helpers.isoBase64URL.fromBuffer));";
       const made = spawnSync(process.execPath, ['-e', script, join(dist, 'webauthn.cjs')], { encoding: 'utf8' });
       assert.equal(made.status, 0, made.stderr);
       assert.equal(made.stdout, 'localhost function\n');
+    });
+
+    it('carries viem in dist/viem.cjs, only what the wallet and x402 import of it', () => {
+      const dist = join(prefix, 'node_modules', PACKAGE.name, 'dist');
+      for (const bundle of ['wallet.cjs', 'serve.cjs']) {
+        const source = readFileSync(join(dist, bundle), 'latin1');
+        assert.ok(source.includes('require("./viem.cjs")'), `${bundle} requires viem from beside it`);
+        assert.ok(source.includes('require("./x402.cjs")'), `${bundle} requires x402 from beside it`);
+      }
+      // Anvil's first well-known key and its address: the library runs from the installed file.
+      const script =
+        "const { accounts } = require(process.argv[1]); console.log(accounts.privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80').address);";
+      const made = spawnSync(process.execPath, ['-e', script, join(dist, 'viem.cjs')], { encoding: 'utf8' });
+      assert.equal(made.status, 0, made.stderr);
+      assert.equal(made.stdout, '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266\n');
+      // x402's viem is that file too, not a second copy.
+      assert.ok(readFileSync(join(dist, 'x402.cjs'), 'latin1').includes('require("./viem.cjs")'));
     });
 
     it('serves every tool to a real MCP client', async () => {

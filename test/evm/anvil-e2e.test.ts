@@ -99,43 +99,6 @@ describe('EVM tools against anvil, through MCP', () => {
     );
   });
 
-  it('sends ether to a fresh account, waits for the receipt, and both balances move by value and fee exactly', async () => {
-    const before = await balanceOf(ANVIL_FIRST_ACCOUNT);
-    const sent = await wallet.call<Funds>('evm_funds_send', {
-      address: 'funded',
-      to: fresh,
-      value_wei: ((3n * ETHER) / 2n).toString(),
-      network: 'local',
-      wait: true,
-    });
-    assert.equal(sent.status, 'success');
-    assert.equal(sent.sent, true);
-    const freshBalance = await wallet.call<Balance>('evm_balance_get', { address: 'fresh', network: 'local' });
-    assert.equal(freshBalance.wei, ((3n * ETHER) / 2n).toString());
-    assert.equal(freshBalance.ether, '1.5');
-    const funded = await wallet.call<Balance>('evm_balance_get', { address: ANVIL_FIRST_ACCOUNT, network: 'local' });
-    assert.equal(BigInt(funded.wei), before - (3n * ETHER) / 2n - BigInt(sent.fee_wei ?? 'x'));
-    assert.equal(BigInt(funded.wei), await balanceOf(ANVIL_FIRST_ACCOUNT));
-    const receipt = await node.rpc<{ status: string; from: string }>('eth_getTransactionReceipt', [sent.hash]);
-    assert.equal(receipt.status, '0x1');
-  });
-
-  it('a dry run plans and signs nothing: no transaction, same nonce, same balance', async () => {
-    const before = await balanceOf(ANVIL_FIRST_ACCOUNT);
-    const nonce = await node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'pending']);
-    const planned = await wallet.call<Funds>('evm_funds_send', {
-      address: 'funded',
-      to: fresh,
-      value_wei: '1000',
-      network: 'local',
-      dry_run: true,
-    });
-    assert.deepEqual([planned.sent, planned.hash, planned.status], [false, null, 'planned']);
-    assert.equal(planned.nonce, Number(nonce));
-    assert.equal(await node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'pending']), nonce);
-    assert.equal(await balanceOf(ANVIL_FIRST_ACCOUNT), before);
-  });
-
   it('create -> sign -> send as three calls; ethers decodes and recovers the signed transaction', async () => {
     const created = await wallet.call<{ unsigned_tx: string; nonce: number; chain_id: number; gas_limit: string }>(
       'evm_tx_create',

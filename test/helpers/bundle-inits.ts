@@ -8,7 +8,7 @@
  *   node build/test/helpers/bundle-inits.js <bundle> <wallet arguments…>
  *
  * The bundle is a twin of dist/wallet.cjs that keeps its identifiers (the shipped one's are
- * minified, and with them the paths), built by scripts/bundle-options.mjs as the build does, from
+ * minified, and with them the paths), built by src/startup/bundle-options.mjs as the build does, from
  * the same compiled modules and stamps, to a path under the repository (the bundle finds its
  * package.json, and the build's records, by walking up):
  *
@@ -36,16 +36,24 @@ type BundleOptions = {
   ) => Promise<unknown>;
 };
 
-/** esbuild's helpers as the bundle spells them; the test fails loudly if esbuild changes them. */
+/**
+ * esbuild's helpers as the bundle spells them (its second parameter's name varies with the
+ * bundle's other names); the test fails loudly if esbuild changes them.
+ */
 const HELPERS = [
-  ['var __esm=(fn,res,err)=>function(){', 'if(fn)globalThis.__bundleInits.push(__getOwnPropNames(fn)[0]);'],
-  ['var __commonJS=(cb,mod4)=>function(){', 'if(!mod4)globalThis.__bundleInits.push(__getOwnPropNames(cb)[0]);'],
+  [/var __esm=\(fn,res,err\)=>function\(\)\{/, () => 'if(fn)globalThis.__bundleInits.push(__getOwnPropNames(fn)[0]);'],
+  [
+    /var __commonJS=\(cb,(mod\d*)\)=>function\(\)\{/,
+    (mod: string) => `if(!${mod})globalThis.__bundleInits.push(__getOwnPropNames(cb)[0]);`,
+  ],
 ] as const;
 
 const [bundle, ...argv] = process.argv.slice(2);
 const isMain = import.meta.url === `file://${process.argv[1] ?? ''}`;
 if (isMain && bundle === TWIN_FLAG && argv[0]) {
-  const options = (await import(pathToFileURL(join(ROOT, 'scripts', 'bundle-options.mjs')).href)) as BundleOptions;
+  const options = (await import(
+    pathToFileURL(join(ROOT, 'src', 'startup', 'bundle-options.mjs')).href
+  )) as BundleOptions;
   const { definitionsDigestOfBuild, schemaRecordOfBuild } = await import('../../src/tools/definitions-digest.js');
   const stamps = { definitionsDigest: definitionsDigestOfBuild(), schemaRecordDigest: schemaRecordOfBuild().digest };
   await options.buildBundle('main.js', argv[0], stamps, { keepIdentifiers: true });
@@ -54,8 +62,9 @@ if (isMain && bundle === TWIN_FLAG && argv[0]) {
 } else if (isMain && bundle) {
   let source = readFileSync(bundle, 'utf8');
   for (const [helper, probe] of HELPERS) {
-    if (!source.includes(helper)) throw new Error(`${bundle} has no \`${helper}\`: esbuild's output changed`);
-    source = source.replace(helper, helper + probe);
+    const found = helper.exec(source);
+    if (!found) throw new Error(`${bundle} has no \`${helper.source}\`: esbuild's output changed`);
+    source = source.replace(found[0], found[0] + probe(found[1] ?? ''));
   }
   const inits: string[] = [];
   Object.assign(globalThis, { __bundleInits: inits });

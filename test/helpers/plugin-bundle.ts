@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { ROOT } from './paths.js';
 
-/** The build's plugins that defer schemas (scripts/bundle-options.mjs). */
+/** The build's plugins that defer schemas (src/startup/bundle-options.mjs). */
 type SchemaPlugin = 'lazySdkSchemas' | 'lazyOwnSchemas';
 
 /**
@@ -21,7 +21,7 @@ export async function bundleWithPlugin<T>(
   contents: string,
   name: string,
 ): Promise<{ exports: T; source: string }> {
-  const plugins = (await import(pathToFileURL(join(ROOT, 'scripts', 'bundle-options.mjs')).href)) as Record<
+  const plugins = (await import(pathToFileURL(join(ROOT, 'src', 'startup', 'bundle-options.mjs')).href)) as Record<
     SchemaPlugin,
     Plugin
   >;

@@ -22,7 +22,7 @@ import {
   FULL_DESCRIPTION_META_KEY,
 } from '../../src/shared/protocol-meta.js';
 import { ALL_TOOLS, compactTools, describeTool } from '../../src/tools/index.js';
-import { isSchemaRecord, SCHEMA_RECORD_FILE, type SchemaRecord } from '../../src/tools/schema-record.js';
+import { isSchemaRecord, SCHEMA_RECORD_FILE, type SchemaRecord } from '../../src/startup/schema-record.js';
 import { tempHome } from '../helpers/io.js';
 import { listingProblems, resultBytes, type Listed } from '../helpers/listing-budgets.js';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';

@@ -61,20 +61,6 @@ describe('MCP server', () => {
     }
   });
 
-  it('calls a tool: structuredContent plus the same JSON as text, credentials redacted', async () => {
-    const result = await client.callTool({ name: 'network_info', arguments: { chain: 'core' } });
-    assert.equal(result.isError, undefined);
-    const structured = result.structuredContent as { networks: { network: string; endpoint: string | null }[] };
-    assert.deepEqual(structured, JSON.parse((result.content[0] as { text: string }).text));
-    assert.deepEqual(
-      structured.networks.map((entry) => entry.network),
-      ['mainnet', 'testnet', 'regtest'],
-    );
-    const regtest = structured.networks.find((entry) => entry.network === 'regtest');
-    assert.equal(regtest?.endpoint, 'http://***@127.0.0.1:19443/');
-    assert.ok(!JSON.stringify(result).includes('rpcpass'));
-  });
-
   it('answers invalid input with an isError result that names the field and carries the code', async () => {
     const result = await client.callTool({ name: 'network_info', arguments: { chain: 'bitcoin' } });
     assert.equal(result.isError, true);
@@ -111,36 +97,6 @@ describe('MCP server', () => {
       assert.match(error.message, /Unknown tool: no_such_tool/);
       return true;
     });
-  });
-
-  it('tool_describe returns the full definition and the CLI command', async () => {
-    const result = await client.callTool({ name: 'tool_describe', arguments: { name: 'tool-describe' } });
-    const [described, ...others] = (result.structuredContent as { tools: Record<string, unknown>[] }).tools;
-    assert.equal(others.length, 0);
-    assert.ok(described);
-    assert.equal(described['name'], 'tool_describe');
-    assert.equal(described['command'], 'tool-describe');
-    assert.match(String(described['description']), /Examples: wallet tool-describe --name network_info/);
-    assert.deepEqual(Object.keys(described['input_schema'] as object).includes('properties'), true);
-    assert.deepEqual(described['annotations'], {
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    });
-  });
-
-  it('get_tool_definition describes every tool as a function', async () => {
-    const result = await client.callTool({ name: 'get_tool_definition', arguments: {} });
-    const document = result.structuredContent as {
-      tool: { name: string; functions: { name: string; parameters: { type: string } }[] };
-    };
-    assert.equal(document.tool.name, 'wallet');
-    assert.deepEqual(
-      document.tool.functions.map((fn) => fn.name),
-      SERVED.map((tool) => tool.name),
-    );
-    for (const fn of document.tool.functions) assert.equal(fn.parameters.type, 'object');
   });
 
   it('reports a broken config file as a clear tool error', async () => {

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { BUILTIN_TOOLS_FILE, readBuiltInTools } from '../../src/cli/builtin-tools.js';
 import { toolCommands } from '../../src/cli/commands.js';
 import { COMPLETION_FILES, COMPLETION_SHELLS, completionScript } from '../../src/cli/completion/index.js';
-import { HELP_RECORD_FILE, recordHelp, type HelpRecord } from '../../src/cli/help-record.js';
+import { HELP_RECORD_FILE, recordHelp, type HelpRecord } from '../../src/startup/help-record.js';
 import { runCli } from '../../src/cli/main.js';
 import { openInProcessSession } from '../../src/mcp/in-process.js';
 import { COMPACT_GROUPS, COMPACT_META_TOOL } from '../../src/tools/compact-groups.js';

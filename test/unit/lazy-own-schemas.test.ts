@@ -20,7 +20,7 @@ const parsed = (tool: AnyTool, input: unknown): unknown => JSON.parse(JSON.strin
 
 /**
  * The build's plugin that defers the top-level zod schemas of the wallet's own modules but the
- * tools' (scripts/bundle-options.mjs), on the tool catalogue bundled with it (which imports the
+ * tools' (src/startup/bundle-options.mjs), on the tool catalogue bundled with it (which imports the
  * domain modules), against the compiled modules: the domain's schemas are stand-ins that parse
  * as the schemas do; the tools' schemas, which are converted to JSON Schema, are left as written,
  * and every tool describes itself, lists its lean input and checks its input as it does unbundled.

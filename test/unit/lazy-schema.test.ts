@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { lazySchema } from '../../src/shared/lazy-schema.js';
+import { lazySchema } from '../../src/startup/lazy-schema.js';
 
 /** A schema built as the MCP SDK builds its protocol schemas, and a stand-in for it that counts builds. */
 function pair() {

@@ -22,7 +22,7 @@ function converted(zod: typeof z, schema: z.ZodType, io: 'input' | 'output'): un
 const isSchema = (value: unknown): value is z.ZodType => typeof value === 'object' && value !== null && '_zod' in value;
 
 /**
- * The build's plugin that defers the MCP SDK's protocol schemas (scripts/bundle-options.mjs), on
+ * The build's plugin that defers the MCP SDK's protocol schemas (src/startup/bundle-options.mjs), on
  * the SDK's core package bundled with it: every exported schema must be a stand-in (but the
  * `z.lazy` it leaves alone), convert to the same JSON Schema as the SDK's own, keep the aliases
  * the same object and parse alike.

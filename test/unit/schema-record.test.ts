@@ -1,5 +1,5 @@
 /**
- * The build's record of every tool's JSON Schemas (src/tools/schema-record.ts), which the bundle
+ * The build's record of every tool's JSON Schemas (src/startup/schema-record.ts), which the bundle
  * takes instead of converting: the build writes this build's schemas, and a record that is not
  * this build's, or not a record at all, is not taken (the schemas are converted then).
  * test/mcp/profiles.test.ts checks that the bundle, from the record its build wrote, serves what
@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import { describeTool, leanInputSchema } from '../../src/tools/catalogue.js';
 import { schemaRecordOfBuild } from '../../src/tools/definitions-digest.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
-import { recordedSchemas, SCHEMA_RECORD_FILE } from '../../src/tools/schema-record.js';
+import { recordedSchemas, SCHEMA_RECORD_FILE } from '../../src/startup/schema-record.js';
 import { tempHome } from '../helpers/io.js';
 
 /** A package root whose record file holds `content`. */

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { lineRelay, spawnServer } from '../mcp/stdio-child.js';
 import { resolveDataDir } from '../shared/data-dir.js';
-import type { SpawnedAhead } from './connection.js';
-import { readCommandLine } from './command-line.js';
-import { callsTool, refuseBuiltInFlags } from './global-flags.js';
-import { SERVER_NAME, serversFilePath } from './servers/names.js';
-import { parseEnvFlags } from './servers/pairs.js';
-import { stdioTarget, type StdioTarget } from './target.js';
-import { mayRememberEra } from './tool-cache-era.js';
+import type { SpawnedAhead } from '../cli/connection.js';
+import { readCommandLine } from '../cli/command-line.js';
+import { callsTool, refuseBuiltInFlags } from '../cli/global-flags.js';
+import { SERVER_NAME, serversFilePath } from '../cli/servers/names.js';
+import { parseEnvFlags } from '../cli/servers/pairs.js';
+import { stdioTarget, type StdioTarget } from '../cli/target.js';
+import { mayRememberEra } from '../cli/tool-cache-era.js';
 
 /**
  * The entry of `dist/ahead.cjs`, a small bundle (no zod, no MCP SDK) that `bin/wallet.js` runs

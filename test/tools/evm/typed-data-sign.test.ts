@@ -10,11 +10,11 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import type { Address, Hex } from 'viem';
-import { tokenMovesOfTypedData, type TypedDataInput } from '../../src/domain/evm/token-moves.js';
-import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
-import { compilePermitToken, deployPermitToken, sendAndWait } from '../helpers/erc20.js';
-import { tempHome } from '../helpers/io.js';
-import { localServer, type ToolCaller } from '../helpers/mcp.js';
+import { tokenMovesOfTypedData, type TypedDataInput } from '../../../src/domain/evm/token-moves.js';
+import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
+import { compilePermitToken, deployPermitToken, sendAndWait } from '../../helpers/erc20.js';
+import { tempHome } from '../../helpers/io.js';
+import { localServer, type ToolCaller } from '../../helpers/mcp.js';
 
 const PASSPHRASE = 'permit passphrase';
 const oracleAccount = (index: number) =>

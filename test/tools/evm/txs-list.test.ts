@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import type { Address } from 'viem';
-import { SENT_LOG_MAX, SentLog, type SentRecord } from '../../src/domain/evm/sent-log.js';
-import { ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
-import { deployToken } from '../helpers/erc20.js';
-import { tempHome } from '../helpers/io.js';
-import { failureCode, localServer, type ToolCaller } from '../helpers/mcp.js';
+import { SENT_LOG_MAX, SentLog, type SentRecord } from '../../../src/domain/evm/sent-log.js';
+import { ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
+import { deployToken } from '../../helpers/erc20.js';
+import { tempHome } from '../../helpers/io.js';
+import { failureCode, localServer, type ToolCaller } from '../../helpers/mcp.js';
 
 const PASSPHRASE = 'evm history passphrase';
 const oracleAccount = (index: number) =>

@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cliHarness, type CliHarness } from '../helpers/cli-harness.js';
-import { passphraseFileIn } from '../helpers/io.js';
-import { ROOT, WALLET_BIN } from '../helpers/paths.js';
+import { cliHarness, type CliHarness } from '../../helpers/cli-harness.js';
+import { passphraseFileIn } from '../../helpers/io.js';
+import { ROOT, WALLET_BIN } from '../../helpers/paths.js';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';

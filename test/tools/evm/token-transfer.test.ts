@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import type { Address } from 'viem';
-import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
-import { deployContract, deployToken } from '../helpers/erc20.js';
-import { tempHome } from '../helpers/io.js';
-import { failureCode, localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
-import { auditLines } from '../helpers/policy.js';
+import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
+import { deployContract, deployToken } from '../../helpers/erc20.js';
+import { tempHome } from '../../helpers/io.js';
+import { failureCode, localServer, ToolFailure, type ToolCaller } from '../../helpers/mcp.js';
+import { auditLines } from '../../helpers/policy.js';
 
 const PASSPHRASE = 'token transfer passphrase';
 const SUPPLY = 1_000_000_000_000n;

@@ -6,25 +6,26 @@
 //                          completion and --get-tool-definition need not load the server;
 //   dist/tool-schemas.json every tool's input and output JSON Schema, so the bundle converts none;
 //   dist/ahead.cjs         what bin/wallet.js runs first for a --server call: it spawns the server;
-//   dist/webauthn.cjs      the WebAuthn library, which the bundles require only for passkey ceremonies;
-//   dist/pg.cjs            node-postgres, which they require only for a PostgreSQL state store;
+//   dist/viem.cjs, x402.cjs, webauthn.cjs, pg.cjs, jose.cjs, qrcode.cjs, ora.cjs
+//                          the libraries only some commands use, which the bundles require from
+//                          beside themselves when first used (BESIDE in bundle-options.mjs);
 //   dist/help.json         the CLI's help for the built-in tools, which bin/wallet.js prints itself;
 //   dist/*.cache           V8's code cache of each bundle, taken after a run of each kind that
 //                          bin/wallet.js tells apart (a built-in call, help, a call of another
 //                          server; serve; the early spawn), so a run skips most parsing and
 //                          compiling (V8 ignores a cache if Node changes).
-// See docs/PERFORMANCE.md for what each one saves.
+// See docs/STARTUP.md for what each one saves and the rule the rest of the code follows.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildAheadBundle, buildBundle, buildLibrariesBeside } from './bundle-options.mjs';
-import { HELP_RECORD_FILE, recordHelp } from '../dist/cli/help-record.js';
-import { openInProcessSession } from '../dist/mcp/in-process.js';
-import { definitionsDigestOfBuild, schemaRecordOfBuild } from '../dist/tools/definitions-digest.js';
-import { SCHEMA_RECORD_FILE } from '../dist/tools/schema-record.js';
+import { HELP_RECORD_FILE, recordHelp } from '../../dist/startup/help-record.js';
+import { openInProcessSession } from '../../dist/mcp/in-process.js';
+import { definitionsDigestOfBuild, schemaRecordOfBuild } from '../../dist/tools/definitions-digest.js';
+import { SCHEMA_RECORD_FILE } from '../../dist/startup/schema-record.js';
 
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '..', '..');
 const dist = join(root, 'dist');
 
 // First of all, what a previous build derived from its bundles: V8 checks a code cache against
@@ -56,7 +57,7 @@ try {
   await session.close();
 }
 const definitionsDigest = definitionsDigestOfBuild();
-// Every tool's JSON Schemas, which the bundle takes instead of converting (src/tools/schema-record.ts):
+// Every tool's JSON Schemas, which the bundle takes instead of converting (src/startup/schema-record.ts):
 // the bundle carries the record's stamp, so it takes no record of another build.
 const schemaRecord = schemaRecordOfBuild();
 writeFileSync(join(root, SCHEMA_RECORD_FILE), JSON.stringify(schemaRecord) + '\n');
@@ -64,7 +65,7 @@ writeFileSync(join(root, SCHEMA_RECORD_FILE), JSON.stringify(schemaRecord) + '\n
 // The CLI's bundle, and `wallet serve`'s own (src/cli/serve-main.ts: a third smaller, without the
 // CLI's commands, its MCP client and the rest), built alike: bin/wallet.js picks one. Then
 // dist/ahead.cjs, which bin/wallet.js runs before the bundle when a command line has --server
-// (src/cli/ahead.ts): it spawns a stdio server the cache knows, so that it starts while the CLI
+// (src/startup/ahead.ts): it spawns a stdio server the cache knows, so that it starts while the CLI
 // loads.
 const stamps = { definitionsDigest, schemaRecordDigest: schemaRecord.digest };
 await buildBundle('main.js', join(dist, 'wallet.cjs'), stamps);
@@ -82,7 +83,7 @@ for (const file of ['wallet.cjs', 'serve.cjs', 'ahead.cjs']) {
 
 writeFileSync(join(dist, 'builtin-tools.json'), builtInTools);
 
-// `wallet --help` and `wallet <tool command> --help`, as the CLI prints them (src/cli/help-record.ts,
+// `wallet --help` and `wallet <tool command> --help`, as the CLI prints them (src/startup/help-record.ts,
 // from the list just written): bin/wallet.js prints these without loading the bundle.
 writeFileSync(join(root, HELP_RECORD_FILE), JSON.stringify(await recordHelp()) + '\n');
 

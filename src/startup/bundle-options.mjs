@@ -1,14 +1,14 @@
-// How the bundles are built (esbuild): scripts/bundle.mjs builds dist/wallet.cjs, dist/serve.cjs
+// How the bundles are built (esbuild): src/startup/bundle.mjs builds dist/wallet.cjs, dist/serve.cjs
 // and dist/ahead.cjs with these, and test/e2e/lazy-modules.test.ts a twin of dist/wallet.cjs that
 // keeps its identifiers, where each lazy module still names its path; test/unit/lazy-sdk-schemas.test.ts
 // checks the plugin that defers the MCP SDK's schemas.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { parse } from 'acorn';
 import { build } from 'esbuild';
 
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '..', '..');
 const dist = join(root, 'dist');
 
 // The MCP SDK's Node shims (the server's and the client's) import its Ajv validator statically,
@@ -66,7 +66,7 @@ const englishOnly = {
 // modules load (~15 ms of every start that loads its server or client), and each era's wire set
 // (~140, ~7 ms) at the first request its server checks or its client sends in that era. A CLI
 // call uses ~30 of the first and a few of the second. In the bundle each is a stand-in, built on
-// first use (src/shared/lazy-schema.ts): every `const …Schema = <call>` at the top of those core
+// first use (src/startup/lazy-schema.ts): every `const …Schema = <call>` at the top of those core
 // modules, and at the top of the era builders (`function build…()`) of the server's and the
 // client's main chunk, found with a parser (acorn), becomes
 // `const …Schema = lazySchema(() => (<call>))`. Not an alias of another schema (`= OtherSchema`:
@@ -153,7 +153,7 @@ const deferred = (source, inits) => {
   for (const { start, end } of [...inits].sort((one, other) => other.start - one.start)) {
     contents = `${contents.slice(0, start)}__lazySchema(() => (${contents.slice(start, end)}))${contents.slice(end)}`;
   }
-  const helper = JSON.stringify(join(dist, 'shared', 'lazy-schema.js'));
+  const helper = JSON.stringify(join(dist, 'startup', 'lazy-schema.js'));
   return `import { lazySchema as __lazySchema } from ${helper};\n${contents}`;
 };
 export const lazySdkSchemas = {
@@ -189,7 +189,7 @@ export const lazySdkSchemas = {
 // than a schema (`parse`, `toJSONSchema`…). One derived from another (`= Other.extend(…)`) or held
 // in an object stays as written, and builds what it uses. Not src/tools: the catalogue converts the
 // tools' schemas, and the fields they are made of, to JSON Schema, which zod cannot do through a
-// stand-in for an optional, a default or a pipe (src/shared/lazy-schema.ts); a tool's own schemas
+// stand-in for an optional, a default or a pipe (src/startup/lazy-schema.ts); a tool's own schemas
 // are built on its first read already (src/tools/define.ts). A build where no module had one
 // fails: the wallet's modules or the compiler's output changed shape.
 const OWN_MODULES = /[\\/]dist[\\/](cli|domain|mcp|shared)[\\/][\w/\\.-]+\.js$/;
@@ -261,51 +261,140 @@ const bundled = {
 
 // Libraries only a few commands need are bundled on their own, each into a file of dist/ the
 // bundles require from beside themselves, so that every other start reads and deserialises less
-// (docs/PERFORMANCE.md) and the package still ships them (it has no dependencies to install):
+// (docs/STARTUP.md) and the package still ships them (it has no dependencies to install):
 // - dist/webauthn.cjs: the WebAuthn library (with its ASN.1 and CBOR parsers, a third of the
 //   bundle), for the approval page's passkey ceremonies alone (src/mcp/page/passkey.ts);
-// - dist/pg.cjs: node-postgres, for a PostgreSQL state store alone (src/domain/state/pg/client.ts).
+// - dist/pg.cjs: node-postgres, for a PostgreSQL state store alone (src/domain/state/pg/client.ts);
+// - dist/viem.cjs: viem (with ox and abitype), for the EVM calls that sign, send or read a chain;
+// - dist/x402.cjs: the x402 client libraries, for evm_x402_fetch alone (src/domain/x402/);
+// - dist/jose.cjs: the MCP SDK's JOSE library, for OAuth of an HTTP server alone;
+// - dist/qrcode.cjs and dist/ora.cjs: `--qr` and the spinner of a terminal.
+// `modules` maps each specifier the bundles import to the name the file exports it under: one
+// file may hold several entry points of a package (viem and viem/accounts share their code).
 const BESIDE = [
   {
     file: 'webauthn.cjs',
-    filter: /^@simplewebauthn\/server(\/helpers)?$/,
-    contents:
-      "export * from '@simplewebauthn/server';\nexport { isoBase64URL } from '@simplewebauthn/server/helpers';\n",
+    modules: { '@simplewebauthn/server': 'server', '@simplewebauthn/server/helpers': 'helpers' },
   },
   // pg-native is node-postgres's optional native driver, which the wallet never asks for.
-  { file: 'pg.cjs', filter: /^pg$/, contents: "module.exports = require('pg');\n", external: ['pg-native'] },
+  { file: 'pg.cjs', modules: { pg: 'pg' }, external: ['pg-native'] },
+  {
+    file: 'x402.cjs',
+    modules: {
+      '@x402/core/client': 'coreClient',
+      '@x402/evm/exact/client': 'evmExactClient',
+      '@x402/evm/v1': 'evmV1',
+      '@x402/fetch': 'fetch',
+    },
+  },
+  // After x402.cjs, whose imports of viem it serves too.
+  { file: 'viem.cjs', modules: { viem: 'viem', 'viem/accounts': 'accounts' } },
+  { file: 'jose.cjs', modules: { jose: 'jose' } },
+  { file: 'qrcode.cjs', modules: { qrcode: 'qrcode' } },
+  { file: 'ora.cjs', modules: { ora: 'ora' } },
 ];
 // Each import of such a library becomes a small CommonJS module of the bundle that requires the
 // file: so `await import('pg')` stays lazy and becomes a require() (an import() would fail in the
-// vm.Script bin/wallet.js runs the bundle in), and a static import is a require() anyway.
+// vm.Script bin/wallet.js runs the bundle in), and a static import is a require() when its module
+// initialises (a module reached by `await import()` initialises on first use). A file beside
+// requires another the same way (x402's viem is dist/viem.cjs).
 /** The files of dist/ the bundles require from beside themselves (a twin of a bundle needs them too). */
 export const FILES_BESIDE = BESIDE.map(({ file }) => file);
 
-const librariesBeside = {
+/**
+ * The modules that imported each specifier of {@link BESIDE} in the builds so far (the bundles,
+ * then each file beside, in order): a file beside exports only the names they import, so esbuild
+ * drops the rest of the library (viem whole is three times what the wallet and x402 use).
+ */
+const importers = new Map();
+/**
+ * The names `importer` (a path) imports from `specifier`, or undefined when it takes the whole
+ * module (`import * as`, `export *`, a default, or an `import()`).
+ */
+const namesImported = (importer, specifier) => {
+  const source = readFileSync(importer, 'utf8');
+  const { body } = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+  const names = new Set();
+  let whole = new RegExp(`import\\(\\s*['"]${escapeRegex(specifier)}['"]`).test(source);
+  for (const statement of body) {
+    if (!/^(Import|ExportNamed|ExportAll)Declaration$/.test(statement.type) || statement.source?.value !== specifier)
+      continue;
+    if (statement.type === 'ExportAllDeclaration') whole = true;
+    for (const item of statement.specifiers ?? []) {
+      const imported =
+        item.type === 'ImportSpecifier' ? item.imported : item.type === 'ExportSpecifier' ? item.local : undefined;
+      if (imported === undefined || imported.name === 'default') whole = true;
+      else names.add(imported.name);
+    }
+  }
+  return whole ? undefined : names;
+};
+/**
+ * A whole module, marked as an ES module's namespace, so that the bundle's `await import()` of it
+ * takes its `default` as the module's default export (ora), not the namespace itself.
+ */
+const whole = (specifier, name) =>
+  `import * as ${name}_all from ${JSON.stringify(specifier)};\nexport const ${name} = { __esModule: true, ...${name}_all };\n`;
+/** What a file beside holds for one specifier: `export * as name`, or an object of the names used. */
+const entryOf = (specifier, name) => {
+  const names = new Set();
+  // No build seen importing it (the files beside built alone): the whole module.
+  if (!importers.has(specifier)) return whole(specifier, name);
+  for (const importer of importers.get(specifier)) {
+    const used = namesImported(importer, specifier);
+    if (used === undefined) return whole(specifier, name);
+    for (const used_ of used) names.add(used_);
+  }
+  const list = [...names].sort();
+  const locals = list.map((used, i) => `${used} as ${name}_${i}`).join(', ');
+  const fields = list.map((used, i) => `${used}: ${name}_${i}`).join(', ');
+  return `import { ${locals} } from ${JSON.stringify(specifier)};\nexport const ${name} = { ${fields} };\n`;
+};
+
+const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** The plugin that sends each import of a library of `beside` to its file. */
+const librariesBeside = (beside = BESIDE) => ({
   name: 'libraries-beside',
   setup(build) {
-    for (const { file, filter } of BESIDE) {
-      build.onResolve({ filter }, () => ({ path: file, namespace: 'beside' }));
+    for (const { file, modules } of beside) {
+      for (const [specifier, name] of Object.entries(modules)) {
+        build.onResolve({ filter: new RegExp(`^${escapeRegex(specifier)}$`) }, (args) => {
+          if (!importers.has(specifier)) importers.set(specifier, new Set());
+          importers.get(specifier).add(args.importer);
+          return { path: `${file}#${name}`, namespace: 'beside' };
+        });
+      }
     }
-    build.onLoad({ filter: /.*/, namespace: 'beside' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(`./${args.path}`)});`,
-      loader: 'js',
-    }));
-    build.onResolve({ filter: /^\.\/[a-z]+\.cjs$/, namespace: 'beside' }, (args) => ({
+    build.onLoad({ filter: /.*/, namespace: 'beside' }, (args) => {
+      const [file, name] = args.path.split('#');
+      return {
+        contents: `module.exports = require(${JSON.stringify(`./${file}`)})[${JSON.stringify(name)}];`,
+        loader: 'js',
+      };
+    });
+    build.onResolve({ filter: /^\.\/[a-z0-9]+\.cjs$/, namespace: 'beside' }, (args) => ({
       path: args.path,
       external: true,
     }));
   },
-};
+});
 
-/** The files of {@link BESIDE}: each library as one CommonJS module. */
+/**
+ * The files of {@link BESIDE}: each library as one CommonJS module whose exports are its entry
+ * points' module objects, by name. What one of them imports of another library beside (x402's
+ * viem) is required from that file.
+ */
 export async function buildLibrariesBeside() {
-  for (const { file, contents, external = [] } of BESIDE) {
+  for (const { file, modules, external = [] } of BESIDE) {
+    const contents = Object.entries(modules)
+      .map(([specifier, name]) => entryOf(specifier, name))
+      .join('');
     await buildAndWrite({
       ...bundled,
       stdin: { contents, resolveDir: join(dist, '..'), loader: 'js' },
       banner: undefined,
       external,
+      plugins: [librariesBeside(BESIDE.filter((other) => other.file !== file))],
       outfile: join(dist, file),
     });
   }
@@ -326,7 +415,7 @@ async function buildAndWrite(options) {
 /**
  * The CLI's bundle (entry `main.js`) or `wallet serve`'s (`serve-main.js`), from the compiled
  * modules in dist/cli, stamped with the build's digests (src/tools/definitions-digest.ts and
- * schema-record.ts). `keepIdentifiers` builds the lazy-modules test's twin.
+ * src/startup/schema-record.ts). `keepIdentifiers` builds the lazy-modules test's twin.
  */
 export function buildBundle(
   entry,
@@ -338,7 +427,7 @@ export function buildBundle(
     ...bundled,
     minifyIdentifiers: !keepIdentifiers,
     entryPoints: [join(dist, 'cli', entry)],
-    plugins: [lazyAjv, englishOnly, lazySdkSchemas, lazyOwnSchemas, librariesBeside],
+    plugins: [lazyAjv, englishOnly, lazySdkSchemas, lazyOwnSchemas, librariesBeside()],
     // jsonc-parser's main file is UMD, whose inner require() calls esbuild cannot follow (the
     // bundle would ask Node for './impl/format' at run time): its ES module build instead.
     alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
@@ -356,7 +445,7 @@ export function buildBundle(
 export function buildAheadBundle() {
   return buildAndWrite({
     ...bundled,
-    entryPoints: [join(dist, 'cli', 'ahead.js')],
+    entryPoints: [join(dist, 'startup', 'ahead.js')],
     plugins: [englishOnly],
     outfile: join(dist, 'ahead.cjs'),
     define: { 'import.meta.url': '__bundleUrl' },

@@ -14,7 +14,7 @@ import { z } from 'zod';
  * cannot be frozen; `util.inspect` shows `{}`. The build wraps no `z.lazy`, no alias and none of
  * the tools' schemas, which the catalogue converts; the SDK converts none of its protocol schemas.
  *
- * Only the bundles use it (scripts/bundle-options.mjs): the build wraps the MCP SDK's protocol
+ * Only the bundles use it (src/startup/bundle-options.mjs): the build wraps the MCP SDK's protocol
  * schemas in it, ~180 the SDK builds with zod when its modules load and ~140 per protocol era at
  * the era's first request, of which a CLI call uses a few dozen, and the constants its server and
  * client derive from them as they load; and the schemas the wallet's own modules (the CLI's and

@@ -9,8 +9,8 @@ import { createRequire } from 'node:module';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { hex } from '@scure/base';
-import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
-import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { startDashBackends, type DashBackends } from '../../fixtures/dash-backends.js';
+import { passphraseFileIn, tempHome, wallet } from '../../helpers/io.js';
 
 const require = createRequire(import.meta.url);
 type Dashcore = {

@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { readBuiltInTools } from './builtin-tools.js';
-import { toolCommands } from './commands.js';
-import { CLI_VERBS } from './global-flags.js';
-import type { CliIo } from './io.js';
-import { runCli } from './main.js';
+import { readBuiltInTools } from '../cli/builtin-tools.js';
+import { toolCommands } from '../cli/commands.js';
+import { CLI_VERBS } from '../cli/global-flags.js';
+import type { CliIo } from '../cli/io.js';
+import { runCli } from '../cli/main.js';
 
 /**
  * The CLI's help for the built-in server, as the build recorded it (`dist/help.json`, written by
- * scripts/bundle.mjs): `wallet --help` and `wallet <tool command> --help` print text that depends
+ * src/startup/bundle.mjs): `wallet --help` and `wallet <tool command> --help` print text that depends
  * only on the code (the recorded tool list, the flags, the layout), so `bin/wallet.js` prints the
  * recorded text without loading the 2.2 MB bundle (docs/PERFORMANCE.md). Each text is the CLI's own
  * output for that command line, asked of `runCli` in-process; the record holds it twice, as

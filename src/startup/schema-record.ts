@@ -5,7 +5,7 @@ import { packageRoot } from '../shared/package-info.js';
 
 /**
  * Every tool's input and output schema as JSON Schema, and the lean input schema the default
- * profile lists, converted by the build from the compiled definitions (`scripts/bundle.mjs`, with
+ * profile lists, converted by the build from the compiled definitions (`src/startup/bundle.mjs`, with
  * `schemaRecordOfBuild` in definitions-digest.ts) and stamped with a hash of them all, which the
  * bundle of the same build carries (`WALLET_SCHEMA_RECORD_DIGEST`). The bundle takes its schemas
  * from here instead of converting the zod schemas at the first tools/list (`wallet serve`'s, every
