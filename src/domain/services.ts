@@ -98,12 +98,20 @@ export class WalletServices {
    * Opens the state store now when one is set (a server's start: it refuses to start on a store it
    * cannot use, nor a state setting that is wrong: a password in the URL, a password file others
    * can read, an unknown sslmode); with none, nothing is read now (a config file that cannot be read
-   * fails the first call that needs it, as before).
+   * fails the first call that needs it, as before). With a store, the EVM payments a replica left
+   * half done are reconciled (evm/reconcile.ts); returns what that did, for stderr.
    */
-  async openSharedState(): Promise<void> {
+  async openSharedState(): Promise<string[]> {
     const config = await this.configFile().catch(() => undefined);
-    if (config === undefined) return;
-    if (resolveStateLocation(this.env, config.state)) await this.stateStore();
+    if (config === undefined || !resolveStateLocation(this.env, config.state)) return [];
+    await this.stateStore();
+    // What a replica that died mid-payment left: reconciled against the chain before serving.
+    const { reconcileReservations } = await import('./evm/reconcile.js');
+    return (await reconcileReservations(this)).map(({ network, committed, released, failed }) =>
+      failed === undefined
+        ? `state store: on ${network}, ${committed} payment(s) a stopped replica left were found mined (recorded), ${released} never sent (released)`
+        : `state store: the payments a stopped replica left on ${network} are not reconciled yet (${failed}); the next start tries again`,
+    );
   }
 
   /** Closes the state store's connections, if it has any (a server that stops). */

@@ -14,7 +14,9 @@ export type Fault =
   /** Drop the connection without forwarding. */
   | { kind: 'drop' }
   /** Never answer (until the proxy closes). */
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Forward to the node, then never answer (the node acted; the caller never hears of it). */
+  | { kind: 'forward-then-hang' };
 
 export type RpcProxy = {
   url: string;
@@ -61,6 +63,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         request.socket.destroy();
         return;
       }
+      if (fault?.kind === 'forward-then-hang') return;
       response.writeHead(answer.status, { 'content-type': 'application/json' });
       response.end(reply);
     })();

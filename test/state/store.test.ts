@@ -3,7 +3,8 @@
  * fault on its own, without replicas: a connection lost mid-payment is BUSY and the process lives
  * on; all connections in use is said as such; a spend key re-recorded after its old row left the
  * window counts; a recorded policy missing from a replica's config refuses it; an abandoned
- * nonce reservation is reusable at once.
+ * nonce reservation is reusable at once and its spend uncounted; a start reconciles the
+ * reservations a replica left marked broadcast against the chain.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -13,7 +14,7 @@ import { migrate, SCHEMA_VERSION } from '../../src/domain/state/pg/migrate.js';
 import { checkPolicies, recordPolicies } from '../../src/domain/state/pg/policy.js';
 import { openPgStore } from '../../src/domain/state/pg/store.js';
 import { resolveStateLocation, type StateLocation } from '../../src/domain/state/state-url.js';
-import type { StateStore } from '../../src/domain/state/store.js';
+import type { ChainVerdict, StateStore } from '../../src/domain/state/store.js';
 import { tempHome } from '../helpers/io.js';
 import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
 
@@ -104,18 +105,106 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
 
   it('reuses an abandoned nonce reservation at once, and skips one marked broadcast', async () => {
     // A holder that reserved 7 and stopped before the broadcast (a crash): nothing marks it.
+    const ledger = store.ledger('evm', 'abandoned');
     await store.withAccount(1, ACCOUNT, async (slot) => {
       assert.equal(await slot?.next(7), 7);
-      await slot?.reserve(7);
+      await slot?.reserve(7, 'key-7');
+      // Signed and counted under its spend key, then the replica died before its broadcast.
+      await ledger.update(async (recent, now) => ({
+        entries: [...recent, { key: 'key-7', txid: '0x07', amount: 9n, time: now, by: 'agent' }],
+        result: 0,
+      }));
     });
+    assert.equal((await ledger.recent()).length, 1);
     await store.withAccount(1, ACCOUNT, async (slot) => {
+      assert.deepEqual(await ledger.recent(), [], 'the spend of an abandoned reservation is still counted');
       assert.equal(await slot?.next(7), 7, 'an abandoned reservation left a gap');
-      await slot?.reserve(7);
-      await slot?.broadcasting(7);
+      await slot?.reserve(7, 'key-7b');
+      await slot?.broadcasting(7, '0x7b');
     });
     await store.withAccount(1, ACCOUNT, async (slot) => {
       assert.equal(await slot?.next(7), 8, 'a nonce broadcast a moment ago, which the node may not show yet');
     });
+  });
+
+  it('reconciles reservations marked broadcast but unrecorded: mined committed, never mined released', async () => {
+    const chainId = 5;
+    const ledger = store.ledger('evm', 'reconcile');
+    /** A payment of nonce `n` whose replica died after marking it broadcast (before recording it sent). */
+    const leave = async (n: number): Promise<void> => {
+      await store.withAccount(chainId, ACCOUNT, async (slot) => {
+        await slot?.reserve(n, `key-${n}`);
+        await ledger.update(async (recent, now) => ({
+          entries: [...recent, { key: `key-${n}`, txid: `0x${n}`, amount: 1n, time: now, by: 'agent' }],
+          result: 0,
+        }));
+        await slot?.broadcasting(n, `0x${n}`);
+      });
+    };
+    for (const n of [1, 2, 3, 4, 5]) await leave(n);
+    // 5 went out and was recorded: nothing to ask the chain.
+    await store.sentLog(chainId).append({
+      hash: `0x${'5'.repeat(64)}`,
+      from: ACCOUNT,
+      to: null,
+      value: '0',
+      nonce: 5,
+      sent_at: new Date().toISOString(),
+      token: null,
+    });
+    pg.sql(`UPDATE wallet_evm_nonces SET hash = '0x${'5'.repeat(64)}' WHERE chain_id = ${chainId} AND nonce = 5`);
+    const verdicts: Record<string, ChainVerdict> = {
+      '0x1': 'mined',
+      '0x2': 'pending',
+      '0x3': 'replaced',
+      '0x4': 'absent',
+    };
+    const judged: string[] = [];
+    const recorded: string[] = [];
+    const reconcile = () =>
+      store.reconcile(
+        chainId,
+        async ({ hash }) => {
+          judged.push(hash);
+          return verdicts[hash] ?? 'absent';
+        },
+        async ({ hash }) => {
+          recorded.push(hash);
+        },
+      );
+    const first = await reconcile();
+    assert.deepEqual(judged.sort(), ['0x1', '0x2', '0x3', '0x4'], 'a recorded payment was asked of the chain');
+    assert.deepEqual(recorded, ['0x1']);
+    assert.deepEqual(
+      first.committed.map((r) => r.hash),
+      ['0x1'],
+    );
+    // Absent, but broadcast a moment ago (the node may not have it yet): kept until the deadline.
+    assert.deepEqual(
+      first.released.map((r) => r.hash),
+      ['0x3'],
+    );
+    assert.deepEqual(
+      (await ledger.recent()).map((entry) => entry.key).sort(),
+      ['key-1', 'key-2', 'key-4', 'key-5'],
+      'mined, pending, absent for now and recorded stay counted; the replaced one is taken out',
+    );
+    const nextFrom = (pending: number) => store.withAccount(chainId, ACCOUNT, async (slot) => slot?.next(pending));
+    assert.equal(await nextFrom(3), 3, 'the replaced nonce 3 is not refilled');
+    assert.equal(await nextFrom(4), 6, 'nonce 4 (absent for now) is not skipped');
+    // The deadline passes (the store's clock decides): the absent one is released, its nonce free.
+    pg.sql(
+      `UPDATE wallet_evm_nonces SET broadcast_at = now() - interval '1 hour' WHERE chain_id = ${chainId} AND nonce = 4`,
+    );
+    judged.length = 0;
+    const second = await reconcile();
+    assert.deepEqual(judged.sort(), ['0x2', '0x4']);
+    assert.deepEqual(
+      second.released.map((r) => r.hash),
+      ['0x4'],
+    );
+    assert.deepEqual((await ledger.recent()).map((entry) => entry.key).sort(), ['key-1', 'key-2', 'key-5']);
+    assert.equal(await nextFrom(4), 4, 'the released nonce 4 is not refilled');
   });
 
   it("is BUSY, nothing broadcast, when the account lock's connection dies mid-payment; the process lives", async () => {
@@ -123,9 +212,9 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
     await assert.rejects(
       store.withAccount(1, ACCOUNT, async (slot) => {
         const nonce = (await slot?.next(20)) ?? 20;
-        await slot?.reserve(nonce);
+        await slot?.reserve(nonce, `key-${nonce}`);
         await terminate();
-        await slot?.broadcasting(nonce);
+        await slot?.broadcasting(nonce, '0x20');
         broadcast = true;
       }),
       busy(/lock was lost; nothing was broadcast/),

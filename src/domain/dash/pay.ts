@@ -1,6 +1,8 @@
 import { PLANNING, type Authority } from '../policy/authority.js';
-import { broadcastReserved, reserveSpend } from '../policy/spending-policy.js';
+import { broadcastReserved, definitelyRefused, reserveSpend } from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
+import type { CoinHold } from '../state/store.js';
+import { chooseHeldCoins } from './coin-holds.js';
 import { wipe } from './keys.js';
 import { policyOf } from './network.js';
 import { finalizeSpend, prepareSpend, preview, type CreatedTransaction, type SpendRequest } from './plan.js';
@@ -32,7 +34,34 @@ async function spendFunds(
   services: WalletServices,
   request: SpendRequest & { maxFee?: bigint | undefined; dryRun: boolean; authority: Authority },
 ): Promise<FundsSent> {
-  const prepared = await prepareSpend(services, request);
+  // Across replicas the coins chosen are held in the state store until the broadcast (a dry run holds none).
+  const coins = request.dryRun ? undefined : (await services.stateStore()).coins;
+  const { prepared, hold } = await chooseHeldCoins(coins, request.network, (exclude) =>
+    prepareSpend(services, request, exclude),
+  );
+  // Committed once broadcast (or once a broadcast got no answer: it may have gone out).
+  let committed = false;
+  const held: CoinHold = {
+    commit: async (txid) => {
+      committed = true;
+      await hold.commit(txid);
+    },
+    release: () => hold.release(),
+  };
+  try {
+    return await spendPrepared(services, request, prepared, held);
+  } finally {
+    // Not broadcast (refused, failed, a dry run): the coins are free again.
+    if (!committed) await hold.release().catch(() => undefined);
+  }
+}
+
+async function spendPrepared(
+  services: WalletServices,
+  request: SpendRequest & { maxFee?: bigint | undefined; dryRun: boolean; authority: Authority },
+  prepared: Awaited<ReturnType<typeof prepareSpend>>,
+  hold: CoinHold,
+): Promise<FundsSent> {
   const policy = await policyOf(services, request.network);
   // A dry run signs nothing: only the owner's rules apply, so it shows what an approval would ask for.
   const authority = request.dryRun ? PLANNING : request.authority;
@@ -51,7 +80,16 @@ async function spendFunds(
     });
     const { created, signed } = reservation.value;
     // The fee was checked above on the backend's own amounts: broadcast through the same backend.
-    const txid = await broadcastReserved(reservation, () => prepared.backend.broadcast(signed.hex, request.signal));
+    const txid = await broadcastReserved(reservation, async () => {
+      try {
+        return await prepared.backend.broadcast(signed.hex, request.signal);
+      } catch (error) {
+        // No answer: it may have gone out, so its coins stay held (until the hold expires).
+        if (!definitelyRefused(error)) await hold.commit(signed.txid).catch(() => undefined);
+        throw error;
+      }
+    });
+    await hold.commit(txid).catch(() => undefined);
     return { ...created, hex: signed.hex, txid, sent: true };
   } finally {
     wipe(master);

@@ -67,8 +67,15 @@ type PreparedSpend = {
   backend: CoreChainBackend;
 };
 
-/** Plans a payment from the wallet's spendable coins; reserves nothing. */
-export async function prepareSpend(services: WalletServices, request: SpendRequest): Promise<PreparedSpend> {
+/**
+ * Plans a payment from the wallet's spendable coins, but those in `exclude` (outpoints `txid:vout`
+ * another replica's payment holds); reserves nothing.
+ */
+export async function prepareSpend(
+  services: WalletServices,
+  request: SpendRequest,
+  exclude: ReadonlySet<string> = new Set(),
+): Promise<PreparedSpend> {
   const feeRate = parseFeeRate(request.feeRate);
   checkPayments(request.payments, request.network);
   const entry = await openWallet(services, request.walletId, request.network);
@@ -76,7 +83,7 @@ export async function prepareSpend(services: WalletServices, request: SpendReque
   const tip = await checkBackendNetwork(backend, entry.network);
   const addresses = await issuedAddresses(services, entry);
   const { utxos, unchecked } = await backend.spendCandidates(watched(addresses), request.signal);
-  let spendable = utxos.filter((utxo) => isSpendable(utxo, tip));
+  let spendable = utxos.filter((utxo) => isSpendable(utxo, tip) && !exclude.has(`${utxo.txid}:${utxo.vout}`));
   const provisional = walletAddress(entry, watcherOf(entry, services.dataDir), 'change', entry.account.next_change);
   // Only the coins chosen are checked with the backend; one found spent or immature is set
   // aside and the choice made again, so the calls grow with the inputs, not the coins held.

@@ -3,7 +3,7 @@ import type { WalletServices } from '../services.js';
 import { resolveAddress } from './accounts.js';
 import type { EvmAddress } from './address.js';
 import { connectNode, evmNetwork } from './network.js';
-import { SentLog, type SentRecord } from './sent-log.js';
+import type { SentRecord } from './sent-log.js';
 
 /** The most transactions one page lists (each costs a receipt lookup). */
 export const SENT_PAGE_MAX = 50;
@@ -20,7 +20,7 @@ export type SentTx = SentRecord & {
 
 /**
  * What this wallet broadcast on an EVM network, newest first, from its own record
- * ({@link SentLog}; plain JSON-RPC has no history by address), each with its live status from the
+ * (the state store's sent log: the data directory's file, or every replica's rows; plain JSON-RPC has no history by address), each with its live status from the
  * node's receipt. `address` (an address or a keystore alias) keeps only what that account sent.
  *
  * @example
@@ -34,7 +34,7 @@ export async function listSent(
   const network = await evmNetwork(services, request.network);
   const from: EvmAddress | undefined =
     request.address === undefined ? undefined : await resolveAddress(services, request.address, 'address');
-  const records = (await new SentLog(services.dataDir, network.chainId).records())
+  const records = (await (await services.stateStore()).sentLog(network.chainId).records())
     .filter((record) => from === undefined || record.from === from)
     .reverse();
   const limit = Math.min(request.limit, SENT_PAGE_MAX);

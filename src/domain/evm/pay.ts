@@ -99,19 +99,20 @@ export async function pay(
     const planned = await plan(node, nonce === undefined ? parsed : { ...parsed, nonce });
     checkFeeCap(planned.maxFee, terms.maxFee, policy);
     const { simulation, counted } = await simulateWith(planned);
-    await slot?.reserve(planned.nonce);
+    const transaction = parseTransaction(planned.unsigned);
+    const key = spendKey(account.address, transaction);
+    await slot?.reserve(planned.nonce, key);
     let broadcasting = false;
     try {
-      const transaction = parseTransaction(planned.unsigned);
       const reservation = await signReserved(services, account, transaction, policy, {
         ...counted,
-        key: spendKey(account.address, transaction),
+        key,
         fee: planned.maxFee,
       });
       // Described from the transaction it signed: the signed hex is never decoded again.
       const summary = describeSigned(reservation.value, account.address, transaction);
       // Marked broadcast in the store, which refuses (BUSY, nothing sent) if the account's lock was lost.
-      await slot?.broadcasting(planned.nonce);
+      await slot?.broadcasting(planned.nonce, summary.hash);
       broadcasting = true;
       await broadcastReserved(reservation, () => broadcast(services, node, summary));
       return { planned, summary, simulation };

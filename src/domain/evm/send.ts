@@ -12,7 +12,7 @@ import {
 import { PLANNING, type Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
 import { checkChainId, connectNode, evmNetwork } from './network.js';
-import { SentLog } from './sent-log.js';
+import type { SentRecord } from './sent-log.js';
 import { planned, type TxPlanned } from './sign.js';
 import { checkSimulatedSpend, simulateCall, simulatedCallOf } from './simulate.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
@@ -109,7 +109,7 @@ export async function planSending(
 
 /**
  * Broadcasts unless the node already has the transaction, then records it in the chain's
- * {@link SentLog} (evm_txs_list). When the broadcast itself fails to get an answer, the
+ * sent log in the state store (evm_txs_list, sent-log.ts). When the broadcast itself fails to get an answer, the
  * transaction may still have gone out: the node is asked again, and if it still cannot tell, the
  * error names the hash so nobody pays twice by retrying blindly.
  */
@@ -125,21 +125,29 @@ export async function broadcast(services: WalletServices, node: EvmNode, tx: Sig
  * that would invite paying twice.
  */
 async function recordSent(services: WalletServices, tx: SignedTx): Promise<void> {
-  const [move] = tx.to === null ? [] : tokenMovesOfCalldata(tx.to, tx.data).moves;
-  await new SentLog(services.dataDir, tx.chainId)
-    .append({
-      hash: tx.hash,
-      from: tx.from,
-      to: tx.to,
-      value: tx.value.toString(),
-      nonce: tx.nonce,
-      sent_at: new Date().toISOString(),
-      token:
-        move?.kind === 'transfer'
-          ? { address: move.token, to: move.counterparty, amount: move.amount.toString() }
-          : null,
-    })
+  const store = await services.stateStore().catch(() => undefined);
+  await store
+    ?.sentLog(tx.chainId)
+    .append(sentRecordOf(tx, new Date()))
     .catch(() => undefined);
+}
+
+/** The sent log's record of a transaction broadcast at `sentAt`: public facts only. */
+export function sentRecordOf(
+  tx: Pick<SignedTx, 'hash' | 'from' | 'to' | 'value' | 'nonce' | 'data'>,
+  sentAt: Date,
+): SentRecord {
+  const [move] = tx.to === null ? [] : tokenMovesOfCalldata(tx.to, tx.data).moves;
+  return {
+    hash: tx.hash,
+    from: tx.from,
+    to: tx.to,
+    value: tx.value.toString(),
+    nonce: tx.nonce,
+    sent_at: sentAt.toISOString(),
+    token:
+      move?.kind === 'transfer' ? { address: move.token, to: move.counterparty, amount: move.amount.toString() } : null,
+  };
 }
 
 async function send(node: EvmNode, signed: Hex, hash: Hash): Promise<void> {

@@ -14,7 +14,7 @@ const SENT_LOG_DIR_NAME = 'history';
 const DIGITS = /^(0|[1-9][0-9]*)$/;
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 
-const SentRecordSchema = z.object({
+export const SentRecordSchema = z.object({
   hash: z.string().regex(/^0x[0-9a-f]{64}$/),
   from: Address,
   to: Address.nullable(),
@@ -39,7 +39,8 @@ export type SentRecord = z.infer<typeof SentRecordSchema>;
 /**
  * What this wallet broadcast on one EVM chain, newest last: `<data dir>/history/evm-<chain id>.json`
  * (0600), replaced atomically under a lock, at most {@link SENT_LOG_MAX} records. Plain JSON-RPC
- * keeps no history by address, so this is the wallet's own memory of what it sent.
+ * keeps no history by address, so this is the wallet's own memory of what it sent. The files
+ * backend's record (state/files/store.ts); replicas share the store's (state/pg/sent-log.ts).
  */
 export class SentLog {
   private readonly dir: string;

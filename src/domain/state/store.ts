@@ -1,4 +1,5 @@
 import type { Chain } from '../config/networks.js';
+import type { SentRecord } from '../evm/sent-log.js';
 import type { WalletKeystore } from '../keystore/keystore.js';
 import type { PasskeyRecords } from '../policy/passkey-record.js';
 import type { AuditRecord } from '../policy/audit-log.js';
@@ -17,19 +18,60 @@ export type CapLedger = {
   remove(key: string): Promise<void>;
 };
 
+/** What the wallet broadcast on one EVM chain (evm_txs_list): a file of the data directory, or rows of the store. */
+export type SentRecords = {
+  /** Where it is, for messages. */
+  readonly path: string;
+  /** The newest records (at most SENT_LOG_MAX), oldest first. */
+  records(): Promise<SentRecord[]>;
+  /** Appends `record` (once per hash: a repeated broadcast is not a second transaction). */
+  append(record: SentRecord): Promise<void>;
+};
+
 /** What a payment of one EVM account holds while it plans, signs and broadcasts. */
 export type NonceSlot = {
   /** The nonce to use, given the node's pending count: the first not reserved by another replica. */
   next(pending: number): Promise<number>;
-  /** Records `nonce` as taken (before anything is signed with it). */
-  reserve(nonce: number): Promise<void>;
   /**
-   * Records that `nonce` goes out now, just before the broadcast; throws BUSY (nothing must be
-   * broadcast) when the account's lock was lost meanwhile (the store's connection died).
+   * Records `nonce` as taken (before anything is signed with it), with the spend key its
+   * transaction is counted under in the ledgers: a reservation abandoned before its broadcast
+   * takes that count out again.
    */
-  broadcasting(nonce: number): Promise<void>;
+  reserve(nonce: number, spendKey: string): Promise<void>;
+  /**
+   * Records that `nonce` goes out now as `hash`, just before the broadcast; throws BUSY (nothing
+   * must be broadcast) when the account's lock was lost meanwhile (the store's connection died).
+   */
+  broadcasting(nonce: number, hash: string): Promise<void>;
   /** Gives `nonce` back: nothing was broadcast with it. */
   release(nonce: number): Promise<void>;
+};
+
+/** What the chain says of a reservation marked broadcast, at a replica's start. */
+export type ChainVerdict = 'mined' | 'pending' | 'replaced' | 'absent';
+
+/** A nonce reservation marked broadcast: its account (lower case), nonce and transaction hash. */
+export type MarkedReservation = { address: string; nonce: number; hash: string };
+
+/** What a start's reconciliation did: reservations committed (mined) and released (never mined). */
+export type Reconciled = { committed: MarkedReservation[]; released: MarkedReservation[] };
+
+/** Dash coins held by one payment from coin selection to broadcast (see {@link CoinReservations}). */
+export type CoinHold = {
+  /** The payment was broadcast as `txid`: its coins stay held until the node shows them spent. */
+  commit(txid: string): Promise<void>;
+  /** Nothing was broadcast: the coins are free again. */
+  release(): Promise<void>;
+};
+
+/**
+ * Dash coins reserved by payments of any replica, by outpoint (`txid:vout`): a replica's coin
+ * selection skips those `taken` by others, and `hold` takes the chosen ones all or none.
+ */
+export type CoinReservations = {
+  taken(network: string): Promise<ReadonlySet<string>>;
+  /** Holds `outpoints`; when another payment holds some, holds none and names those. */
+  hold(network: string, outpoints: readonly string[]): Promise<CoinHold | { taken: string[] }>;
 };
 
 /**
@@ -48,11 +90,28 @@ export type StateStore = {
   readonly passkeys: PasskeyRecords;
   appendAudit(record: AuditRecord): Promise<void>;
   /**
+   * Dash coin reservations across replicas; undefined for the files backend, where one machine's
+   * payments of a wallet take turns under its lock (the node's view of spent coins suffices).
+   */
+  readonly coins: CoinReservations | undefined;
+  /** What the wallet broadcast on EVM chain `chainId`, by any replica. */
+  sentLog(chainId: number): SentRecords;
+  /**
    * Runs one payment of `address` on EVM chain `chainId` alone (across processes, and across
    * replicas for the store); the slot is undefined where the node's pending count is the nonce
    * (the files backend: one machine, one lock).
    */
   withAccount<T>(chainId: number, address: string, task: (slot: NonceSlot | undefined) => Promise<T>): Promise<T>;
+  /**
+   * Reconciles the nonce reservations of chain `chainId` a replica left marked broadcast but
+   * unrecorded (it died meanwhile) against the chain (`judge`): mined → committed (`mined`
+   * records it as sent), never to be mined → released; none with the files backend.
+   */
+  reconcile(
+    chainId: number,
+    judge: (reservation: MarkedReservation) => Promise<ChainVerdict>,
+    mined: (reservation: MarkedReservation) => Promise<void>,
+  ): Promise<Reconciled>;
   close(): Promise<void>;
 };
 

@@ -159,7 +159,7 @@ export async function startHttpServer(
   const options = walletServerOptions({ ...setup, localOnly: false });
   // A replica sharing a state store opens it before it listens: unreachable (BUSY), not migrated,
   // or a policy that differs from the store's, and it does not start (docs/REPLICAS.md).
-  await options.services.openSharedState();
+  for (const line of await options.services.openSharedState()) announce?.(line);
   return serveWalletHttp({
     ...options,
     listen,

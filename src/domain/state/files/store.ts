@@ -1,3 +1,4 @@
+import { SentLog } from '../../evm/sent-log.js';
 import { Keystore } from '../../keystore/keystore.js';
 import { appendAuditRecord } from '../../policy/audit-log.js';
 import { SpendLedger } from '../../policy/spend-ledger.js';
@@ -17,8 +18,12 @@ export function fileStateStore(dataDir: string): StateStore {
     keystore: fileKeystore(dataDir),
     passkeys: filePasskeys(dataDir),
     appendAudit: (record) => appendAuditRecord(dataDir, record),
+    coins: undefined,
+    sentLog: (chainId) => new SentLog(dataDir, chainId),
     // The keystore's account lock, across processes of this machine: the node's pending count is the nonce.
     withAccount: (_chainId, address, task) => new Keystore(dataDir).withAccountLock(address, () => task(undefined)),
+    // No reservations: the node's pending count is the nonce, and a ledger entry counts 24 hours.
+    reconcile: () => Promise.resolve({ committed: [], released: [] }),
     close: () => Promise.resolve(),
   };
 }

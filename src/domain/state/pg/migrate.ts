@@ -82,6 +82,33 @@ const MIGRATIONS: readonly string[] = [
   );
   `,
   // ---- end of step 3 (pgkeys).
+  // ---- 4: payments across replicas (issue 37, branch pgspend).
+  // The EVM sent log (evm_txs_list): what any replica sent, listed by any replica. What each nonce
+  // reservation signs (its spend key in the ledgers, then its hash), so that the next holder of the
+  // account, or the next start, reconciles one left by a replica that died. Dash coins held by
+  // a payment from coin selection to broadcast, so no two replicas spend one coin.
+  `
+  CREATE TABLE wallet_evm_sent (
+    id bigserial PRIMARY KEY,
+    chain_id bigint NOT NULL,
+    hash text NOT NULL,
+    from_address text NOT NULL,
+    record jsonb NOT NULL,
+    UNIQUE (chain_id, hash)
+  );
+  CREATE INDEX wallet_evm_sent_chain ON wallet_evm_sent (chain_id, id);
+  ALTER TABLE wallet_evm_nonces ADD COLUMN spend_key text, ADD COLUMN hash text;
+  CREATE TABLE wallet_coin_reservations (
+    network text NOT NULL,
+    outpoint text NOT NULL,
+    reservation text NOT NULL,
+    txid text,
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (network, outpoint)
+  );
+  CREATE INDEX wallet_coin_reservations_by ON wallet_coin_reservations (reservation);
+  `,
+  // ---- end of 4.
 ];
 
 /** The schema version this wallet needs. */

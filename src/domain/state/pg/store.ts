@@ -6,9 +6,11 @@ import { closePools, openPools, type PgPools } from './client.js';
 import { PgSpendLedger } from './ledger.js';
 import { schemaVersion, SCHEMA_VERSION } from './migrate.js';
 import { PgKeystore } from './keystore.js';
-import { withAccount } from './nonces.js';
+import { reconcileChain, withAccount } from './nonces.js';
 import { PgPasskeys } from './passkeys.js';
 import { checkPolicies, type StatedPolicy } from './policy.js';
+import { PgSentLog } from './sent-log.js';
+import { pgCoinReservations } from './coins.js';
 
 /**
  * Opens the PostgreSQL state store: its schema must be this wallet's version (else `wallet state
@@ -38,7 +40,10 @@ export async function openPgStore(
     keystore: new PgKeystore(pools, dataDir),
     passkeys,
     appendAudit: (record) => appendAudit(pools, record),
+    coins: pgCoinReservations(pools),
+    sentLog: (chainId) => new PgSentLog(pools, chainId),
     withAccount: (chainId, address, task) => withAccount(pools, chainId, address, task),
+    reconcile: (chainId, judge, mined) => reconcileChain(pools, chainId, judge, mined),
     close: () => {
       passkeys.stop();
       return closePools(pools);
