@@ -54,10 +54,9 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE wallet_evm_nonces ADD COLUMN IF NOT EXISTS broadcast_at timestamptz;
   `,
-  // ---- 3: the keystore and the passkeys (issue 37, branch pgkeys). A block of its own: another
-  // branch's step may take this number (renumber this one; IF NOT EXISTS makes it safe to re-run).
-  // Each keystore row holds what its file would (docs/REPLICAS.md): public fields, address indexes
-  // and EVM accounts in clear, the secret sealed (ciphertext only, never a key). The passkeys are
+  // 3: the keystore and the passkeys (IF NOT EXISTS: running it twice changes nothing). Each
+  // keystore row holds what its file would (docs/REPLICAS.md): public fields, address indexes and
+  // EVM accounts in clear, the secret sealed (ciphertext only, never a key). The passkeys are
   // public keys and their signature counters.
   `
   CREATE TABLE IF NOT EXISTS wallet_keystore_wallets (
@@ -81,8 +80,7 @@ const MIGRATIONS: readonly string[] = [
     enrolled_at timestamptz NOT NULL DEFAULT now()
   );
   `,
-  // ---- end of step 3 (pgkeys).
-  // ---- 4: payments across replicas (issue 37, branch pgspend).
+  // 4: payments across replicas.
   // The EVM sent log (evm_txs_list): what any replica sent, listed by any replica. What each nonce
   // reservation signs (its spend key in the ledgers, then its hash), so that the next holder of the
   // account, or the next start, reconciles one left by a replica that died. Dash coins held by
@@ -108,7 +106,6 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX wallet_coin_reservations_by ON wallet_coin_reservations (reservation);
   `,
-  // ---- end of 4.
 ];
 
 /** The schema version this wallet needs. */
