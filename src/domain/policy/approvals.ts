@@ -225,6 +225,21 @@ export class ApprovalStore {
     });
   }
 
+  /**
+   * Withdraws the request `id` while it still waits (its agent no longer wants it: an MCP task
+   * cancelled), or a yes not yet used: the call it was for is not run on it. Returns whether there
+   * was one to withdraw.
+   */
+  async withdraw(id: string): Promise<boolean> {
+    return this.change((approvals) => {
+      const open = approvals.find(
+        (approval) => approval.id === id && (approval.status === 'pending' || approval.status === 'approved'),
+      );
+      if (!open) return { approvals, result: false };
+      return { approvals: approvals.filter((approval) => approval !== open), result: true };
+    });
+  }
+
   private checkDecidable(approval: Approval | undefined, id: string, now: number): Approval {
     if (!approval) {
       throw new WalletError('INVALID_PARAM', `No approval '${id.slice(0, 32)}'.`, {
