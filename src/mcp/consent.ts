@@ -57,6 +57,8 @@ export type ConsentCall = {
   askEveryCall: boolean;
   /** The client declared MCP tasks: a call that waits for the owner is a task, not an error. */
   canTask: boolean;
+  /** The session the call came from (see sessionOf): a task is bound to it. */
+  session: string;
 };
 
 /**
@@ -110,6 +112,7 @@ export class ConsentGate {
     canOpenUrl,
     askEveryCall,
     canTask,
+    session,
   }: ConsentCall): Promise<ConsentOutcome> {
     const input = validated.data;
     const run = async (authority: Authority, approvedPlan?: ApprovedPlan): Promise<ConsentOutcome> => ({
@@ -140,7 +143,7 @@ export class ConsentGate {
     // Still waiting for the owner: the same request again, unless this client can ask its user now.
     if (lookup.kind === 'pending' && !canAsk) {
       await auditStoppedCall(tool, input, owner, { asked: undefined, approval: lookup.approval.id });
-      return this.waitForOwner(lookup.approval, { canOpenUrl, canTask, validated }, context);
+      return this.waitForOwner(lookup.approval, { canOpenUrl, canTask, validated, session }, context);
     }
     // One plan, one decision: the policy's answer is data, and only then does anything sign.
     const { planned, decision } = await this.decide(tool, validated, owner, askEveryCall);
@@ -168,7 +171,7 @@ export class ConsentGate {
       approvalSummary(tool, fields, feeOf(tool, fields, planned), text, why),
     );
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
-    return this.waitForOwner(approval, { canOpenUrl, canTask, validated }, context);
+    return this.waitForOwner(approval, { canOpenUrl, canTask, validated, session }, context);
   }
 
   /**
@@ -226,7 +229,7 @@ export class ConsentGate {
    */
   private async waitForOwner(
     approval: Approval,
-    client: { canOpenUrl: boolean; canTask: boolean; validated: ToolInput },
+    client: { canOpenUrl: boolean; canTask: boolean; validated: ToolInput; session: string },
     context: ServerContext,
   ): Promise<ConsentOutcome> {
     const url = await this.page?.urlFor(approval.id);
@@ -236,7 +239,10 @@ export class ConsentGate {
         /, then repeat this exact call \(same arguments\)/,
         '; this task then runs the call',
       );
-      return { kind: 'task', result: await this.tasks.start({ input: client.validated, approval, message }) };
+      return {
+        kind: 'task',
+        result: await this.tasks.start({ input: client.validated, approval, message, session: client.session }),
+      };
     }
     const back = inputResponse(context.mcpReq.inputResponses, PAGE_KEY).kind !== 'missing';
     if (url && client.canOpenUrl && !back) {

@@ -1,5 +1,12 @@
 import type { ProgressReporter } from '../domain/net/chain-backend.js';
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import { causeChain, WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
 import {
@@ -38,7 +45,8 @@ import {
   requestClientCapabilities,
 } from './confirmation.js';
 import { ConsentGate } from './consent.js';
-import { ApprovalTasks, approvalTasksFor, canTask, TASKS_EXTENSION } from './tasks.js';
+import { ApprovalTasks, approvalTasksFor, canTask, sessionOf, TASKS_EXTENSION } from './tasks.js';
+import { nodeCrypto } from '../shared/node-crypto.js';
 import type { ApprovalPageHost } from './page/host.js';
 import { createLogger, type Logger } from './logger.js';
 
@@ -110,7 +118,7 @@ export function createWalletServer({
       ? approvalTasksFor(
           services,
           () =>
-            new ApprovalTasks(services, catalogue, approvals, (input, approval) =>
+            new ApprovalTasks(services, approvals, (input, approval) =>
               ConsentGate.runApproved(input, approval, {
                 services,
                 catalogue,
@@ -121,6 +129,9 @@ export function createWalletServer({
         )
       : undefined;
   const gate = new ConsentGate(confirmations, approvals, approvalPage, tasks);
+  // The session a task is bound to: this instance is one stdio connection or one 2025-era HTTP session.
+  const instance = nodeCrypto().randomBytes(16).toString('hex');
+  const sessionFor = (context: ServerContext): string => sessionOf(context, transport, instance);
   const { name, version } = packageInfo();
   const listing = toolListing(catalogue);
   const server = new Server(
@@ -194,6 +205,7 @@ export function createWalletServer({
           canOpenUrl: canOpenUrl(client),
           askEveryCall: declaresConsent(client),
           canTask: canTask(client),
+          session: sessionFor(context),
         });
         if (outcome.kind === 'task') return outcome.result as CallToolResult;
         return outcome.kind === 'ask' ? outcome.result : successResult(outcome.output);
@@ -207,7 +219,7 @@ export function createWalletServer({
       await progress.flushed();
     }
   });
-  tasks?.register(server);
+  tasks?.register(server, sessionFor);
   return server;
 }
 

@@ -11,10 +11,10 @@ import { WalletError } from '../domain/errors.js';
 import type { Approval, ApprovalStore } from '../domain/policy/approvals.js';
 import { TASK_TTL_MS, TaskStore, type ApprovalTask } from '../domain/policy/tasks.js';
 import type { WalletServices } from '../domain/services.js';
-import type { ToolCatalogue } from '../tools/index.js';
-import { validateInput, type ToolInput } from '../tools/invoke.js';
+import type { ToolInput } from '../tools/invoke.js';
 import { ERROR_META_KEY, type ToolErrorMeta } from '../shared/protocol-meta.js';
-import { requestClientCapabilities } from './confirmation.js';
+import { nodeCrypto } from '../shared/node-crypto.js';
+import { callDigest, requestClientCapabilities } from './confirmation.js';
 import { errorResult, successResult } from './results.js';
 
 /** The MCP tasks extension (2026-07-28: `io.modelcontextprotocol/tasks`, SEP-2663). */
@@ -36,61 +36,106 @@ export function canTask(capabilities: ClientCapabilities | undefined): boolean {
   return extensions?.[TASKS_EXTENSION] !== undefined;
 }
 
-/** The fields of a call's approval a task needs to run it: the approval and how it was planned. */
-export type TaskCall = { input: ToolInput; approval: Approval; message: string };
+/**
+ * The session a request comes from, as a task is bound to it (hashed: the file keeps no id of a
+ * connection): a 2025-era HTTP session by its id; a 2026-07-28 HTTP request, which has no session
+ * and is authenticated by the bearer token alone, as every holder of that token (one principal);
+ * a stdio client as the server instance it talks to (`instance`: one per connection).
+ */
+export function sessionOf(
+  context: ServerContext,
+  transport: 'stdio' | 'http' | 'in-process',
+  instance: string,
+): string {
+  const key =
+    context.sessionId !== undefined
+      ? `session\0${context.sessionId}`
+      : transport === 'http'
+        ? 'http-bearer'
+        : `${transport}\0${instance}`;
+  return nodeCrypto().createHash('sha256').update(key).digest('hex');
+}
+
+/** The fields of a call's approval a task needs to run it: the approval, how it was planned, whose it is. */
+export type TaskCall = { input: ToolInput; approval: Approval; message: string; session: string };
 
 /** Runs an approved call as the owner's yes allows (see ConsentGate): its output, or its failure. */
 export type ApprovedRun = (input: ToolInput, approval: Approval) => Promise<Record<string, unknown>>;
 
 /**
  * The calls that wait for the owner as MCP tasks, for one process (every server instance of it):
- * a task is made where an agent without tasks would get `APPROVAL_REQUIRED`; it is moved on when
- * the client polls it (`tasks/get`), from the approvals store, so any approve path (the page, the
- * terminal) completes it. The owner's yes is spent when the run starts, under the tasks' lock:
- * the call runs once, in one process. Tasks and approvals are files, so a restart loses neither.
+ * a task is made where an agent without tasks would get `APPROVAL_REQUIRED`, bound to the session
+ * that made the call (another session's `tasks/get`, `tasks/cancel` or deduplicated call never
+ * sees it); it is moved on when its client polls it (`tasks/get`), from the approvals store, so
+ * any approve path (the page, the terminal) completes it. The task takes its own approval, by id,
+ * when its run starts, under the tasks' lock: the call runs once, in one process.
+ *
+ * The call's arguments and the tool's result stay in this process's memory, never on disk (an
+ * x402 URL may hold a secret in its query; a result may hold a paid resource): the tasks file
+ * keeps what the task waits on and how it ended. A task whose process stopped before its run is
+ * failed with `APPROVAL_REQUIRED` (repeat the exact call: the owner's approval still stands and
+ * runs it once); one stopped during its run is failed as interrupted, and the audit log says so.
  */
 export class ApprovalTasks {
   private readonly store: TaskStore;
   /** Inputs validated where the call entered, kept for its run in this process. */
   private readonly inputs = new Map<string, ToolInput>();
+  /** Results of the runs this process made, by task: kept in memory for the task's time to live. */
+  private readonly results = new Map<string, { result: Record<string, unknown>; until: number }>();
   /** Runs under way in this process. */
   private readonly running = new Map<string, Promise<void>>();
+  /** The tasks a stopped process left open, ended once (see {@link ApprovalTasks.sweep}). */
+  private swept: Promise<void> | undefined;
 
   constructor(
-    services: WalletServices,
-    private readonly catalogue: ToolCatalogue,
+    private readonly services: WalletServices,
     private readonly approvals: ApprovalStore,
     private readonly runApproved: ApprovedRun,
   ) {
     this.store = new TaskStore(services.dataDir);
   }
 
-  /** A task for a call that waits for `approval` (the one already open for it, asked again): its handle. */
-  async start({ input, approval, message }: TaskCall): Promise<Record<string, unknown>> {
+  /** A task for a call that waits for `approval` (the session's own one already open for it, asked again): its handle. */
+  async start({ input, approval, message, session }: TaskCall): Promise<Record<string, unknown>> {
+    await this.sweep();
     const task = await this.store.create({
+      session,
       approval: approval.id,
       digest: approval.digest,
       tool: input.tool.name,
-      arguments: input.data,
       message,
+      pid: process.pid,
     });
     this.inputs.set(task.id, input);
-    return { resultType: 'task', ...wireTask(task) };
+    return { resultType: 'task', ...this.wire(task) };
   }
 
-  /** `tasks/get`: the task as it stands now, moved on first if the owner has answered. */
-  async get(taskId: string): Promise<Record<string, unknown>> {
+  /** `tasks/get`: the session's task as it stands now, moved on first if the owner has answered. */
+  async get(taskId: string, session: string): Promise<Record<string, unknown>> {
+    await this.sweep();
     let claimed: Approval | undefined;
-    const task = await this.store.advance(taskId, async (current) => {
+    let interrupted: ApprovalTask | undefined;
+    const task = await this.store.advance(taskId, session, async (current) => {
       if (current.state === 'running' && !this.running.has(current.id) && !alive(current)) {
-        return failed('INTERNAL', `The run of ${current.tool} was interrupted (the server stopped while it ran).`, {
-          hint: 'Check the account or wallet for whether it was sent before asking again; the audit log has the call.',
-        });
+        interrupted = current;
+        return interruptedRun(current);
       }
       if (current.state !== 'working') return undefined;
-      const lookup = await this.approvals.take(current.digest);
+      if (!this.inputs.has(current.id)) {
+        // Another live process holds the call: it runs it when its client asks there.
+        if (alive(current)) return undefined;
+        return argumentsLost(current);
+      }
+      const lookup = await this.approvals.take(current.digest, current.approval);
       if (lookup.kind === 'pending') return undefined;
       if (lookup.kind === 'refused') return failedWith(lookup.error);
+      if (lookup.kind === 'used') {
+        return failed(
+          'POLICY_VIOLATION',
+          `Approval ${current.approval} was used by another call of ${current.tool} with the same arguments (repeated outside this task); this task signed nothing.`,
+          { hint: 'The audit log has the call that used it; call again only if another is wanted.' },
+        );
+      }
       if (lookup.kind === 'none') {
         return failed('POLICY_VIOLATION', `Approval ${current.approval} is no longer there; nothing was signed.`, {
           hint: 'Call again to ask the owner for a new approval.',
@@ -100,41 +145,85 @@ export class ApprovalTasks {
       return { state: 'running', message: `Approved: ${current.tool} is running.`, pid: process.pid };
     });
     if (!task) throw unknownTask(taskId);
+    if (interrupted) await this.auditInterrupted(interrupted);
     if (claimed) this.execute(task, claimed);
-    return wireTask(task);
+    return this.wire(task);
   }
 
-  /** `tasks/cancel`: a task still waiting withdraws its approval request; any other is left as it is. */
-  async cancel(taskId: string): Promise<void> {
-    let withdraw: string | undefined;
-    const task = await this.store.advance(taskId, (current) => {
-      if (current.state !== 'working') return Promise.resolve(undefined);
-      withdraw = current.approval;
-      return Promise.resolve({
+  /**
+   * `tasks/cancel`: a task of the session still waiting withdraws its approval request (unless
+   * another open task waits on the same approval), atomically: under the tasks' lock, so no poll
+   * can take the approval between the two; any other task is left as it is.
+   */
+  async cancel(taskId: string, session: string): Promise<void> {
+    let withdrawn: Approval | undefined;
+    let cancelled: ApprovalTask | undefined;
+    const task = await this.store.advance(taskId, session, async (current, others) => {
+      if (current.state !== 'working') return undefined;
+      const shared = others.some((other) => other.approval === current.approval && other.state === 'working');
+      if (!shared) withdrawn = await this.approvals.withdraw(current.approval);
+      cancelled = current;
+      return {
         state: 'cancelled' as const,
-        message: 'Cancelled by the client: the approval request was withdrawn.',
-      });
+        message: `Cancelled by the client: ${shared ? 'another call still waits on' : 'withdrawn'} approval ${current.approval}; nothing was signed.`,
+      };
     });
     if (!task) throw unknownTask(taskId);
-    if (withdraw) await this.approvals.withdraw(withdraw);
+    if (cancelled) {
+      this.inputs.delete(cancelled.id);
+      await this.audit(cancelled, {
+        code: 'POLICY_VIOLATION',
+        message: `Cancelled by the client while it waited for approval ${cancelled.approval}${withdrawn ? ', which was withdrawn' : ''}. Nothing was signed.`,
+      });
+    }
+  }
+
+  /**
+   * Ends, once per process, the open tasks a stopped process left (their session is gone with
+   * it, so no client would poll them): a run cut off is failed as interrupted, with an audit line.
+   */
+  private sweep(): Promise<void> {
+    this.swept ??= (async () => {
+      for (const left of await this.store.openElsewhere()) {
+        if (alive(left)) continue;
+        let ended: ApprovalTask | undefined;
+        await this.store.advance(left.id, undefined, (current) => {
+          if (!(current.state === 'working' || current.state === 'running') || alive(current)) {
+            return Promise.resolve(undefined);
+          }
+          ended = current;
+          return Promise.resolve(current.state === 'running' ? interruptedRun(current) : argumentsLost(current));
+        });
+        if (ended?.state === 'running') await this.auditInterrupted(ended);
+      }
+    })().catch(() => undefined);
+    return this.swept;
   }
 
   /** Runs the claimed call once and keeps its result; a tool's error is a result too (isError). */
   private execute(task: ApprovalTask, approval: Approval): void {
     const run = (async () => {
-      let change: Partial<ApprovalTask>;
+      let result: Record<string, unknown>;
+      let isError = false;
       try {
-        const input = this.inputs.get(task.id) ?? this.revalidated(task);
-        const output = await this.runApproved(input, approval);
-        change = {
-          state: 'completed',
-          message: `${task.tool} ran with the owner's yes.`,
-          result: completeResult(successResult(output)),
-        };
+        const input = this.inputs.get(task.id);
+        // The call run is the one approved: its digest is the approval's, or nothing runs.
+        if (!input || callDigest(input.tool.name, input.data) !== approval.digest || approval.digest !== task.digest) {
+          throw new WalletError('INTERNAL', `The call of task ${task.id} is not the one approved; nothing was signed.`);
+        }
+        result = completeResult(successResult(await this.runApproved(input, approval)));
       } catch (error) {
-        change = { state: 'completed', message: `${task.tool} failed.`, result: completeResult(errorResult(error)) };
+        isError = true;
+        result = completeResult(errorResult(error));
       }
-      await this.store.advance(task.id, () => Promise.resolve(change));
+      this.results.set(task.id, { result, until: Date.now() + TASK_TTL_MS });
+      await this.store.advance(task.id, task.session, () =>
+        Promise.resolve({
+          state: 'completed' as const,
+          message: `${task.tool} ${isError ? 'failed' : "ran with the owner's yes"}.`,
+          is_error: isError,
+        }),
+      );
     })()
       .catch(() => undefined)
       .finally(() => {
@@ -144,16 +233,56 @@ export class ApprovalTasks {
     this.running.set(task.id, run);
   }
 
-  /** A task's input after a restart: read back from the file, it is checked again at this boundary. */
-  private revalidated(task: ApprovalTask): ToolInput {
-    const tool = this.catalogue.get(task.tool);
-    const validation = tool ? validateInput(tool, task.arguments) : undefined;
-    if (!validation?.ok) throw new WalletError('INTERNAL', `The kept call of task ${task.id} no longer validates.`);
-    return validation.input;
+  /** A task as the wire shows it (`running` is `working` there: the client waits either way). */
+  private wire(task: ApprovalTask): Record<string, unknown> {
+    const now = Date.now();
+    for (const [id, kept] of this.results) if (kept.until <= now) this.results.delete(id);
+    let shown = task;
+    const result = this.results.get(task.id)?.result;
+    if (task.state === 'completed' && !result) {
+      // Completed by a process since stopped: its result went with it (it is never on disk).
+      shown = {
+        ...task,
+        ...failed('INTERNAL', `${task.tool} ran, but its result was not kept past the server that ran it.`, {
+          hint: 'The audit log and the account or wallet show what it did; do not call again to find out.',
+        }),
+      };
+    }
+    return {
+      taskId: shown.id,
+      status: shown.state === 'running' ? 'working' : shown.state,
+      ...(shown.message ? { statusMessage: shown.message } : {}),
+      createdAt: shown.created,
+      lastUpdatedAt: shown.updated,
+      ttlMs: TASK_TTL_MS,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      ...(shown.state === 'completed' && result ? { result } : {}),
+      ...(shown.state === 'failed' && shown.error ? { error: shown.error } : {}),
+    };
+  }
+
+  private auditInterrupted(task: ApprovalTask): Promise<void> {
+    return this.audit(task, {
+      code: 'INTERNAL',
+      message: `The run of ${task.tool} on approval ${task.approval} was interrupted: the server stopped while it ran; it may have been sent.`,
+    });
+  }
+
+  /** An audit line for a task's call that ended without a run of its own: no arguments, the approval it was for. */
+  private async audit(task: ApprovalTask, error: { code: string; message: string }): Promise<void> {
+    await this.services
+      .appendAudit({
+        time: new Date().toISOString(),
+        tool: task.tool,
+        outcome: 'error',
+        approval: task.approval,
+        error,
+      })
+      .catch(() => undefined);
   }
 
   /** Registers `tasks/get`, `tasks/update` and `tasks/cancel` on a server (declared in its capabilities). */
-  register(server: Server): void {
+  register(server: Server, sessionFor: (context: ServerContext) => string): void {
     const gate = (context: ServerContext): void => {
       if (!canTask(requestClientCapabilities(context, server.getClientCapabilities()))) {
         throw new MissingRequiredClientCapabilityError(
@@ -165,7 +294,7 @@ export class ApprovalTasks {
     const TaskParams = z.looseObject({ taskId: z.string().max(64) });
     server.setRequestHandler('tasks/get', { params: TaskParams }, async (params, context) => {
       gate(context);
-      return this.get(params.taskId);
+      return this.get(params.taskId, sessionFor(context));
     });
     server.setRequestHandler(
       'tasks/update',
@@ -174,13 +303,13 @@ export class ApprovalTasks {
       async (params, context) => {
         gate(context);
         // No task of the wallet asks its client for input: responses are ignored, as the spec asks.
-        if (!(await this.store.get(params.taskId))) throw unknownTask(params.taskId);
+        if (!(await this.store.get(params.taskId, sessionFor(context)))) throw unknownTask(params.taskId);
         return {};
       },
     );
     server.setRequestHandler('tasks/cancel', { params: TaskParams }, async (params, context) => {
       gate(context);
-      await this.cancel(params.taskId);
+      await this.cancel(params.taskId, sessionFor(context));
       return {};
     });
   }
@@ -195,31 +324,42 @@ export function approvalTasksFor(services: WalletServices, make: () => ApprovalT
   return tasks;
 }
 
-/** A task as the wire shows it (`running` is `working` there: the client waits either way). */
-function wireTask(task: ApprovalTask): Record<string, unknown> {
-  return {
-    taskId: task.id,
-    status: task.state === 'running' ? 'working' : task.state,
-    ...(task.message ? { statusMessage: task.message } : {}),
-    createdAt: task.created,
-    lastUpdatedAt: task.updated,
-    ttlMs: TASK_TTL_MS,
-    pollIntervalMs: POLL_INTERVAL_MS,
-    ...(task.state === 'completed' && task.result ? { result: task.result } : {}),
-    ...(task.state === 'failed' && task.error ? { error: task.error } : {}),
-  };
-}
-
 function failed(
-  code: 'POLICY_VIOLATION' | 'INTERNAL',
+  code: 'POLICY_VIOLATION' | 'INTERNAL' | 'APPROVAL_REQUIRED',
   message: string,
   { hint }: { hint: string },
 ): Partial<ApprovalTask> {
   return failedWith(new WalletError(code, message, { hint }));
 }
 
+/** A task whose call this process does not hold (its server stopped before the run): the approval stands. */
+function argumentsLost(task: ApprovalTask): Partial<ApprovalTask> {
+  return failedWith(
+    new WalletError(
+      'APPROVAL_REQUIRED',
+      `The server that took this call of ${task.tool} stopped before the owner's answer, and a call's arguments are never kept on disk; nothing was signed.`,
+      {
+        hint: `Repeat the exact call (same arguments): approval ${task.approval} still stands, and once the owner approves it the call runs once.`,
+        details: { approval_id: task.approval },
+      },
+    ),
+  );
+}
+
+/** A run cut off by its server stopping: whether it was sent is not known here. */
+function interruptedRun(task: ApprovalTask): Partial<ApprovalTask> {
+  return failed('INTERNAL', `The run of ${task.tool} was interrupted (the server stopped while it ran).`, {
+    hint: 'Check the account or wallet for whether it was sent before asking again; the audit log has the call.',
+  });
+}
+
 function failedWith(error: WalletError): Partial<ApprovalTask> {
-  const data: ToolErrorMeta = { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  const data: ToolErrorMeta = {
+    code: error.code,
+    message: error.message,
+    ...(error.hint ? { hint: error.hint } : {}),
+    ...(error.details ? { details: error.details } : {}),
+  };
   return {
     state: 'failed',
     message: error.message,

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
@@ -25,6 +25,7 @@ import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/shared/protocol-me
 import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
+import { auditLines } from '../helpers/policy.js';
 import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
@@ -221,6 +222,20 @@ function taskOf(execution: { kind: string; handle?: { taskId: TaskId } | undefin
 
 const PAYER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
+/** A client without the tasks extension (the SDK's), on its own `wallet serve` over stdio. */
+async function legacyClient(home: string, node: AnvilNode): Promise<Client> {
+  const client = new Client({ name: 'legacy', version: '1' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [WALLET_BIN, 'serve', '--passphrase-file', passphraseFileIn(home, PASSPHRASE, 'legacy-pw')],
+      env: { ...(process.env as Record<string, string>), WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
+      stderr: 'ignore',
+    }),
+  );
+  return client;
+}
+
 for (const transport of ['stdio', 'http'] as const) {
   describe(`MCP tasks over ${transport}: a call that waits for the owner, as a task`, () => {
     let node: AnvilNode;
@@ -265,6 +280,10 @@ for (const transport of ['stdio', 'http'] as const) {
         // Polled again: the same result, nothing sent twice.
         assert.equal((await task.snapshot()).status, 'completed');
         assert.equal(await transactionsFrom(node, PAYER), before + 1n);
+        // The result stays in the server's memory: the tasks file has how it ended, not what it returned.
+        const kept = readFileSync(join(home, 'approval-tasks.json'), 'utf8');
+        assert.match(kept, /"state": "completed"/);
+        assert.doesNotMatch(kept, new RegExp(`structuredContent|${String(result.structuredContent?.['hash'])}`));
       } finally {
         await session.close();
         await port.close();
@@ -303,6 +322,10 @@ for (const transport of ['stdio', 'http'] as const) {
         assert.doesNotMatch(listed.stdout, new RegExp(id), "the approval is gone from the owner's list");
         const late = await wallet(['approvals', 'approve', id], { home, tty: true, stdin: 'y\n' });
         assert.notEqual(late.code, 0, 'nothing left to approve');
+        // The audit log says the call was withdrawn, with the approval it waited on.
+        const withdrawn = auditLines(home).filter((line) => line['approval'] === id && line['outcome'] === 'error');
+        assert.equal(withdrawn.length, 1, JSON.stringify(withdrawn));
+        assert.match(String((withdrawn[0]?.['error'] as { message?: string }).message), /Cancelled by the client/);
         assert.equal(await transactionsFrom(node, PAYER), before);
       } finally {
         await session.close();
@@ -310,18 +333,40 @@ for (const transport of ['stdio', 'http'] as const) {
       }
     });
 
-    it('survives a restart of serve between the request and the approval; runs once', async () => {
+    it('a restart of serve between request and approval: the approval stands, the repeated call runs once', async () => {
       const first = await requester(home, node, transport);
       const before = await transactionsFrom(node, PAYER);
       const execution = await first.session.callTool('evm_funds_send', pay(6n * MILLI));
       const taskId = taskOf(execution);
       const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      // The call's arguments are not on disk: the tasks file names the approval, not the payment.
+      const kept = readFileSync(join(home, 'approval-tasks.json'), 'utf8');
+      assert.match(kept, new RegExp(id));
+      assert.doesNotMatch(kept, new RegExp(`${6n * MILLI}|${RECIPIENT}|value_wei`, 'i'));
       // serve stops (the requester's own session is left as a crash would leave it: nothing cancelled).
       await first.port.close();
       await decide(home, 'approve', id);
       const second = await requester(home, node, transport);
       try {
-        const outcome = await second.session.task(taskId).result();
+        const old = await second.port.dispatch({ method: 'tasks/get', params: { taskId } });
+        if (transport === 'stdio') {
+          // Another stdio connection is another session: the old task is not its to see.
+          assert.equal(old.kind, 'error', JSON.stringify(old));
+        } else {
+          // Stateless HTTP: the bearer token's holder sees its task fail honestly, the approval named.
+          const failed = (
+            old as unknown as { result: { status: string; error: { data: Record<string, ToolErrorMeta> } } }
+          ).result;
+          assert.equal(failed.status, 'failed');
+          const error = failed.error.data[ERROR_META_KEY];
+          assert.equal(error?.code, 'APPROVAL_REQUIRED');
+          assert.equal(error?.details?.['approval_id'], id);
+          assert.match(error?.hint ?? '', /Repeat the exact call/);
+        }
+        assert.equal(await transactionsFrom(node, PAYER), before, 'nothing sent by the restart');
+        // The agent repeats the exact call: the owner's yes runs it, once.
+        const repeated = await second.session.callTool('evm_funds_send', pay(6n * MILLI));
+        const { outcome } = await repeated.settle();
         assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
         assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
       } finally {
@@ -330,16 +375,107 @@ for (const transport of ['stdio', 'http'] as const) {
       }
     });
 
+    it('a task takes its own approval: a plain repeat that spent the yes leaves it "used by another call"', async () => {
+      const { session, port } = await requester(home, node, transport);
+      try {
+        const before = await transactionsFrom(node, PAYER);
+        const execution = await session.callTool('evm_funds_send', pay(8n * MILLI));
+        const task = session.task(taskOf(execution));
+        const id = approvalIn((await task.snapshot()).statusMessage);
+        await decide(home, 'approve', id);
+        // The same call from a client without tasks takes the yes first and runs.
+        const legacy = await legacyClient(home, node);
+        try {
+          const plain = await legacy.callTool({ name: 'evm_funds_send', arguments: pay(8n * MILLI) });
+          assert.notEqual(plain.isError, true, JSON.stringify(plain._meta));
+        } finally {
+          await legacy.close();
+        }
+        const { outcome } = await execution.settle();
+        assert.equal(outcome.status, 'failed');
+        const raw = await port.dispatch({ method: 'tasks/get', params: { taskId: task.taskId } });
+        const error = (raw as unknown as { result: { error: { data: Record<string, ToolErrorMeta> } } }).result.error
+          .data[ERROR_META_KEY];
+        assert.equal(error?.code, 'POLICY_VIOLATION');
+        assert.match(error?.message ?? '', new RegExp(`Approval ${id} was used by another call`));
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, "one transaction, the plain call's");
+      } finally {
+        await session.close();
+        await port.close();
+      }
+    });
+
+    it("a task is its session's: another client neither sees, cancels nor is handed it", async (t) => {
+      if (transport === 'http') {
+        // Stateless 2026-07-28 HTTP has no session: its one principal is the bearer token's holder.
+        t.skip('no sessions on stateless HTTP: one principal, the bearer token');
+        return;
+      }
+      const mine = await requester(home, node, transport);
+      const theirs = await requester(home, node, transport);
+      try {
+        const before = await transactionsFrom(node, PAYER);
+        const taskId = taskOf(await mine.session.callTool('evm_funds_send', pay(9n * MILLI)));
+        for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
+          const answer = await theirs.port.dispatch({ method, params: { taskId } });
+          assert.equal(answer.kind, 'error', `${method} of another session's task: ${JSON.stringify(answer)}`);
+        }
+        // The same call from the other session waits on the same approval, as a task of its own.
+        const other = taskOf(await theirs.session.callTool('evm_funds_send', pay(9n * MILLI)));
+        assert.notEqual(other, taskId, "deduplication never hands over another session's task");
+        assert.equal((await mine.session.task(taskId).snapshot()).status, 'working', 'not cancelled by the other');
+        const id = approvalIn((await mine.session.task(taskId).snapshot()).statusMessage);
+        await decide(home, 'approve', id);
+        const outcomes = [
+          (await mine.session.task(taskId).result()).status,
+          (await theirs.session.task(other).result()).status,
+        ];
+        // One yes, one run: the task that polled first ran; the other says its approval was used.
+        assert.deepEqual([...outcomes].sort(), ['completed', 'failed']);
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+      } finally {
+        await mine.session.close();
+        await mine.port.close();
+        await theirs.session.close();
+        await theirs.port.close();
+      }
+    });
+
+    it('a run a stopped server left is failed as interrupted, with an audit line', async () => {
+      // A task as a server killed during its run leaves it: running, its process gone.
+      const path = join(home, 'approval-tasks.json');
+      const file = JSON.parse(readFileSync(path, 'utf8')) as { tasks: Record<string, unknown>[] };
+      const time = new Date().toISOString();
+      const approval = 'ap-interruptd';
+      file.tasks.push({
+        id: `tk-${'a'.repeat(26)}`,
+        session: '0'.repeat(64),
+        approval,
+        digest: 'x'.repeat(43),
+        tool: 'evm_funds_send',
+        state: 'running',
+        created: time,
+        updated: time,
+        pid: 2 ** 22 + 12345,
+      });
+      writeFileSync(path, JSON.stringify(file), { mode: 0o600 });
+      const { session, port } = await requester(home, node, transport);
+      try {
+        // Any task request of a new server ends what a stopped one left.
+        await port.dispatch({ method: 'tasks/get', params: { taskId: `tk-${'b'.repeat(26)}` } });
+        const line = auditLines(home).find((each) => each['approval'] === approval);
+        assert.ok(line, 'an audit line for the interrupted run');
+        assert.equal((line['error'] as { code?: string }).code, 'INTERNAL');
+        assert.match(String((line['error'] as { message?: string }).message), /interrupted/);
+        assert.match(readFileSync(path, 'utf8'), /"state": "failed"/);
+      } finally {
+        await session.close();
+        await port.close();
+      }
+    });
+
     it("a client without tasks keeps today's flow: APPROVAL_REQUIRED, no task", async () => {
-      const client = new Client({ name: 'legacy', version: '1' });
-      await client.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [WALLET_BIN, 'serve', '--passphrase-file', passphraseFileIn(home, PASSPHRASE, 'legacy-pw')],
-          env: { ...(process.env as Record<string, string>), WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
-          stderr: 'ignore',
-        }),
-      );
+      const client = await legacyClient(home, node);
       try {
         const result = await client.callTool({ name: 'evm_funds_send', arguments: pay(7n * MILLI) });
         assert.equal(result.isError, true);
