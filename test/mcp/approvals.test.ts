@@ -306,9 +306,17 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     for (let tries = 0; id === undefined && tries < 300; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const listed = await wallet(['approvals', 'list', '--json'], { home });
+      // This call's approval (earlier tests leave others waiting): the payment of 6 milliether.
       id = (
-        JSON.parse(listed.stdout || '{"approvals":[]}') as { approvals: { id: string; status: string }[] }
-      ).approvals.find((approval) => approval.status === 'pending')?.id;
+        JSON.parse(listed.stdout || '{"approvals":[]}') as {
+          approvals: { id: string; status: string; tool: string; amount?: string }[];
+        }
+      ).approvals.find(
+        (approval) =>
+          approval.status === 'pending' &&
+          approval.tool === 'evm_funds_send' &&
+          approval.amount === (6n * MILLI).toString(),
+      )?.id;
     }
     assert.ok(id, 'the call waits on a pending approval');
     assert.deepEqual(await chainState(), before, 'nothing is sent before the yes');
