@@ -29,7 +29,7 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 /** A request of an extension the client did not declare (the tasks extension's methods). */
-export const MISSING_CLIENT_CAPABILITY = -32021;
+const MISSING_CLIENT_CAPABILITY = -32021;
 
 /** The WalletError codes a tool result may carry, INTERNAL excluded: that one is a bug. */
 export const TYPED_TOOL_ERROR_CODES: readonly string[] = ERROR_CODES.filter((code) => code !== 'INTERNAL');
