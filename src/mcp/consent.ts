@@ -4,6 +4,8 @@ import type { ApprovalStore } from '../domain/policy/approvals.js';
 import { type Approval, type ApprovalSummary } from '../domain/policy/approvals.js';
 import type { AuditFields } from '../domain/policy/audit-log.js';
 import { PLANNING, type ApprovedPlan, type Authority } from '../domain/policy/authority.js';
+import { collectPlannedSpends, type PlannedSpend } from '../domain/policy/planning.js';
+import { decideForAgent, type AgentDecision } from '../domain/policy/spending-policy.js';
 import type { AnyTool, ToolContext } from '../tools/index.js';
 import { asDryRun, auditFields, auditStoppedCall, invokeValidated, type ToolInput } from '../tools/invoke.js';
 import {
@@ -16,10 +18,26 @@ import {
   type Confirmations,
 } from './confirmation.js';
 import type { ApprovalPageHost } from './page/host.js';
+import type { ApprovalTasks } from './tasks.js';
+
+/**
+ * What `wallet serve` decided a call that needs consent on: the policy's answer for an agent
+ * alone, or, for a tool with no plan to decide on (no dry run), that the signing path decides.
+ */
+type CallDecision = AgentDecision | { kind: 'at-signing' };
+
+/** Why the owner is needed, when `error` is the signing path's refusal of an agent alone. */
+function ownerNeeded(error: unknown): string | undefined {
+  if (!(error instanceof WalletError) || error.code !== 'APPROVAL_REQUIRED') return undefined;
+  return typeof error.details?.['reason'] === 'string' ? error.details['reason'] : error.message;
+}
 
 /** What a call that needs consent came to: its result, or a question for the client to ask. */
 export type ConsentOutcome =
-  { kind: 'done'; output: Record<string, unknown> } | { kind: 'ask'; result: InputRequiredResult };
+  | { kind: 'done'; output: Record<string, unknown> }
+  | { kind: 'ask'; result: InputRequiredResult }
+  /** A task handle (the client declared MCP tasks): the call runs when the owner says yes. */
+  | { kind: 'task'; result: Record<string, unknown> };
 
 export type ConsentCall = {
   tool: AnyTool;
@@ -37,6 +55,10 @@ export type ConsentCall = {
    * itself): every call is asked, the policy's autonomy (for unattended agents) aside.
    */
   askEveryCall: boolean;
+  /** The client declared MCP tasks: a call that waits for the owner is a task, not an error. */
+  canTask: boolean;
+  /** The session the call came from (see sessionOf): a task is bound to it. */
+  session: string;
 };
 
 /**
@@ -45,11 +67,12 @@ export type ConsentCall = {
  * 1. the user's yes to our elicitation question about this exact call;
  * 2. the owner's out-of-band approval of this exact call (`wallet approvals approve`, or the
  *    approval page), used once, run with the authority of where it was given;
- * 3. the policy: the call runs as the agent's, and the domain refuses (`APPROVAL_REQUIRED`),
- *    before signing, whatever the `autonomous` caps do not cover;
+ * 3. the policy, decided once on one plan (the dry run) as data: an autonomous call runs as the
+ *    agent's (the signing path checks again); a tool with no dry run is decided where it signs;
  * 4. otherwise a question: through elicitation where the client offers it, else an approval
- *    request the call ends with (`APPROVAL_REQUIRED`, its id and what it would sign), or to which
- *    a client that can open a URL sends its user (URL-mode elicitation of the approval page).
+ *    request: a task for a client that declared MCP tasks (it runs the call once the owner says
+ *    yes), a URL-mode elicitation of the approval page for a client that can open one, or the
+ *    call ends with `APPROVAL_REQUIRED` (its id and what it would sign).
  * A denied, expired or declined one is `POLICY_VIOLATION`. Nothing is signed on the way.
  */
 export class ConsentGate {
@@ -58,7 +81,27 @@ export class ConsentGate {
     private readonly approvals: ApprovalStore,
     /** The owner's approval page, where `wallet serve` serves one: its address goes with each request. */
     private readonly page?: ApprovalPageHost,
+    /** The process's calls that wait for the owner as MCP tasks. */
+    private readonly tasks?: ApprovalTasks,
   ) {}
+
+  /**
+   * Runs a call the owner approved out of band (`approval`, already spent): with the authority of
+   * where the yes was given, bound to the plan the owner was shown.
+   */
+  static runApproved(
+    validated: ToolInput,
+    approval: Approval,
+    toolContext: Omit<ToolContext, 'authority'>,
+  ): Promise<Record<string, unknown>> {
+    // Approvals filed before the page existed were all approved at a terminal.
+    const authority = approval.approved_by ?? 'terminal';
+    return invokeValidated(
+      { ok: true, input: validated },
+      { ...toolContext, authority, approvedPlan: planOf(approval.summary) },
+      { approval: approval.id },
+    );
+  }
 
   async call({
     tool,
@@ -68,18 +111,15 @@ export class ConsentGate {
     canAsk,
     canOpenUrl,
     askEveryCall,
+    canTask,
+    session,
   }: ConsentCall): Promise<ConsentOutcome> {
     const input = validated.data;
-    const run = async (
-      authority: Authority,
-      approval?: string,
-      approvedPlan?: ApprovedPlan,
-    ): Promise<ConsentOutcome> => ({
+    const run = async (authority: Authority, approvedPlan?: ApprovedPlan): Promise<ConsentOutcome> => ({
       kind: 'done',
       output: await invokeValidated(
         { ok: true, input: validated },
         { ...toolContext, authority, ...(approvedPlan ? { approvedPlan } : {}) },
-        approval ? { approval } : {},
       ),
     });
     // The audit lines and the dry run of a call stopped here: nothing signs under this context.
@@ -87,16 +127,14 @@ export class ConsentGate {
     const digest = callDigest(tool.name, input);
     // An answer counts only from a client this server may ask (trusted, with form elicitation).
     const answer = canAsk ? this.confirmations.answer(tool, digest, context) : { kind: 'none' as const };
-    if (answer.kind === 'yes') return run('client', undefined, answer.plan);
+    if (answer.kind === 'yes') return run('client', answer.plan);
     if (answer.kind === 'declined') {
       await auditStoppedCall(tool, input, owner, { error: answer.error });
       throw answer.error;
     }
     const lookup = await this.approvals.take(digest);
     if (lookup.kind === 'approved') {
-      // Approvals filed before the page existed were all approved at a terminal.
-      const by = lookup.approval.approved_by ?? 'terminal';
-      return run(by, lookup.approval.id, planOf(lookup.approval.summary));
+      return { kind: 'done', output: await ConsentGate.runApproved(validated, lookup.approval, toolContext) };
     }
     if (lookup.kind === 'refused') {
       await auditStoppedCall(tool, input, owner, { error: lookup.error });
@@ -105,33 +143,23 @@ export class ConsentGate {
     // Still waiting for the owner: the same request again, unless this client can ask its user now.
     if (lookup.kind === 'pending' && !canAsk) {
       await auditStoppedCall(tool, input, owner, { asked: undefined, approval: lookup.approval.id });
-      return this.waitForOwner(lookup.approval, canOpenUrl, context);
+      return this.waitForOwner(lookup.approval, { canOpenUrl, canTask, validated, session }, context);
     }
-    let reason = `${tool.name} always needs a human yes`;
-    // A client whose user answers every question (the wallet CLI on a terminal) is never run as
-    // an agent alone, asked or not: untrusted, it waits for the owner like any other.
-    if (tool.consent === 'policy' && !askEveryCall) {
+    // One plan, one decision: the policy's answer is data, and only then does anything sign.
+    const { planned, decision } = await this.decide(tool, validated, owner, askEveryCall);
+    let why: string;
+    if (decision.kind === 'needs-owner') why = decision.why;
+    else {
       try {
         return await run('agent');
       } catch (error) {
-        if (!(error instanceof WalletError) || error.code !== 'APPROVAL_REQUIRED') throw error;
-        reason = typeof error.details?.['reason'] === 'string' ? error.details['reason'] : error.message;
+        // The signing path checks the policy again: where the plan could not see everything (a
+        // tool with no dry run, a fee that rose since), its refusal asks the owner like a decision.
+        const reason = ownerNeeded(error);
+        if (reason === undefined) throw error;
+        why = reason;
       }
     }
-    // A call bound to fail (no such wallet, a confirmation that does not match) ends here, before
-    // anyone is asked: a tool without a dry run says what it would refuse in its precheck.
-    try {
-      await tool.precheck?.(input, owner);
-    } catch (error) {
-      // Refused before anyone was asked: the audit log still has the attempt (a fingerprint guessed).
-      if (error instanceof WalletError) await auditStoppedCall(tool, input, owner, { error });
-      throw error;
-    }
-    // The plan the question shows: a dry run signs nothing, so it runs as the owner's (the policy's
-    // own refusals still end the call here, before anyone is asked).
-    const planned = tool.dryRunField
-      ? await invokeValidated({ ok: true, input: asDryRun(validated) }, owner, { audited: false })
-      : undefined;
     const text = await confirmationMessage(tool, input, planned);
     const fields = await auditFields(tool, input, planned);
     if (canAsk) {
@@ -140,25 +168,88 @@ export class ConsentGate {
     }
     const approval = await this.approvals.request(
       digest,
-      approvalSummary(tool, fields, feeOf(tool, fields, planned), text, reason),
+      approvalSummary(tool, fields, feeOf(tool, fields, planned), text, why),
     );
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
-    return this.waitForOwner(approval, canOpenUrl, context);
+    return this.waitForOwner(approval, { canOpenUrl, canTask, validated, session }, context);
   }
 
   /**
-   * A call that waits for the owner: a client that can open a URL is sent to the page of its
-   * approval (once: its retry, the user back from the page, finds the answer in the store or ends
-   * here); any other gets `APPROVAL_REQUIRED`, which names the page where one is served.
+   * Plans the call once and decides it once. A call bound to fail (no such wallet, a confirmation
+   * that does not match, a payment the policy refuses whoever says yes) ends here, audited, before
+   * anyone is asked. The plan is the tool's dry run, run as the owner's (it signs nothing, and so
+   * that only the rules no yes passes can refuse it); the spends the policy checked on its way,
+   * with the planned fee, are what the policy then decides for an agent acting alone.
    */
-  private async waitForOwner(approval: Approval, canOpenUrl: boolean, context: ServerContext): Promise<ConsentOutcome> {
+  private async decide(
+    tool: AnyTool,
+    validated: ToolInput,
+    owner: ToolContext,
+    askEveryCall: boolean,
+  ): Promise<{ planned: Record<string, unknown> | undefined; decision: CallDecision }> {
+    let planned: Record<string, unknown> | undefined;
+    let spends: PlannedSpend[] = [];
+    try {
+      // A tool without a dry run says what it would refuse in its precheck.
+      await tool.precheck?.(validated.data, owner);
+      if (tool.dryRunField) {
+        ({ value: planned, spends } = await collectPlannedSpends(() =>
+          invokeValidated({ ok: true, input: asDryRun(validated) }, owner, { audited: false }),
+        ));
+      }
+    } catch (error) {
+      // Refused before anyone was asked: the audit log still has the attempt (a fingerprint guessed).
+      if (error instanceof WalletError) await auditStoppedCall(tool, validated.data, owner, { error });
+      throw error;
+    }
+    // A client whose user answers every question (the wallet CLI on a terminal) is never run as
+    // an agent alone, asked or not: untrusted, it waits for the owner like any other.
+    if (tool.consent !== 'policy' || askEveryCall) {
+      return { planned, decision: { kind: 'needs-owner', why: `${tool.name} always needs a human yes` } };
+    }
+    if (!tool.dryRunField) return { planned, decision: { kind: 'at-signing' } };
+    const fee = plannedFee(tool, planned);
+    for (const [index, { place, policy, spend }] of spends.entries()) {
+      // The planned fee is the first spend's: an agent alone spends it too.
+      const withFee =
+        index === 0 && fee && policy?.unit === fee.unit && spend.fee === undefined
+          ? { ...spend, fee: BigInt(fee.units) }
+          : spend;
+      const decision = await decideForAgent(place, policy, withFee);
+      if (decision.kind === 'needs-owner') return { planned, decision };
+    }
+    return { planned, decision: { kind: 'autonomous' } };
+  }
+
+  /**
+   * A call that waits for the owner: a client that declared MCP tasks gets a task that runs the
+   * call once the owner says yes; a client that can open a URL is sent to the page of its approval
+   * (once: its retry, the user back from the page, finds the answer in the store or ends here);
+   * any other gets `APPROVAL_REQUIRED`, which names the page where one is served.
+   */
+  private async waitForOwner(
+    approval: Approval,
+    client: { canOpenUrl: boolean; canTask: boolean; validated: ToolInput; session: string },
+    context: ServerContext,
+  ): Promise<ConsentOutcome> {
     const url = await this.page?.urlFor(approval.id);
+    const waiting = approvalRequired(approval, url);
+    if (client.canTask && this.tasks) {
+      const message = `Waiting for the owner's approval ${approval.id}. ${waiting.hint ?? ''}`.replace(
+        /, then repeat this exact call \(same arguments\)/,
+        '; this task then runs the call',
+      );
+      return {
+        kind: 'task',
+        result: await this.tasks.start({ input: client.validated, approval, message, session: client.session }),
+      };
+    }
     const back = inputResponse(context.mcpReq.inputResponses, PAGE_KEY).kind !== 'missing';
-    if (url && canOpenUrl && !back) {
-      const message = `${approvalRequired(approval, url).message} The owner approves or denies it on the wallet's approval page.`;
+    if (url && client.canOpenUrl && !back) {
+      const message = `${waiting.message} The owner approves or denies it on the wallet's approval page.`;
       return { kind: 'ask', result: askToOpenPage(url, message) };
     }
-    throw approvalRequired(approval, url);
+    throw waiting;
   }
 }
 

@@ -1,5 +1,12 @@
 import type { ProgressReporter } from '../domain/net/chain-backend.js';
-import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import { causeChain, WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
 import {
@@ -38,6 +45,8 @@ import {
   requestClientCapabilities,
 } from './confirmation.js';
 import { ConsentGate } from './consent.js';
+import { ApprovalTasks, approvalTasksFor, canTask, sessionOf, TASKS_EXTENSION } from './tasks.js';
+import { nodeCrypto } from '../shared/node-crypto.js';
 import type { ApprovalPageHost } from './page/host.js';
 import { createLogger, type Logger } from './logger.js';
 
@@ -102,7 +111,27 @@ export function createWalletServer({
   transport = 'stdio',
   approvalPage,
 }: WalletServerOptions): Server {
-  const gate = new ConsentGate(confirmations, new ApprovalStore(services.dataDir), approvalPage);
+  const approvals = new ApprovalStore(services.dataDir);
+  // Calls that wait for the owner as MCP tasks: one set for the process, whichever instance asks.
+  const tasks =
+    caller === 'agent'
+      ? approvalTasksFor(
+          services,
+          () =>
+            new ApprovalTasks(services, approvals, (input, approval) =>
+              ConsentGate.runApproved(input, approval, {
+                services,
+                catalogue,
+                signal: new AbortController().signal,
+                progress: () => undefined,
+              }),
+            ),
+        )
+      : undefined;
+  const gate = new ConsentGate(confirmations, approvals, approvalPage, tasks);
+  // The session a task is bound to: this instance is one stdio connection or one 2025-era HTTP session.
+  const instance = nodeCrypto().randomBytes(16).toString('hex');
+  const sessionFor = (context: ServerContext): string => sessionOf(context, transport, instance);
   const { name, version } = packageInfo();
   const listing = toolListing(catalogue);
   const server = new Server(
@@ -112,7 +141,9 @@ export function createWalletServer({
       // client that knows the marker (our CLI) does not ask its user a second time.
       capabilities: {
         tools: { listChanged: false },
-        ...(caller === 'agent' ? { experimental: { [CONSENT_CAPABILITY]: {} } } : {}),
+        ...(caller === 'agent'
+          ? { experimental: { [CONSENT_CAPABILITY]: {} }, extensions: { [TASKS_EXTENSION]: {} } }
+          : {}),
       },
       instructions: catalogue.profile === 'compact' ? COMPACT_INSTRUCTIONS : INSTRUCTIONS,
       requestState: { verify: confirmations.verify },
@@ -173,7 +204,10 @@ export function createWalletServer({
           canAsk: canAskForm(client) && (await services.trustsElicitation(transport)),
           canOpenUrl: canOpenUrl(client),
           askEveryCall: declaresConsent(client),
+          canTask: canTask(client),
+          session: sessionFor(context),
         });
+        if (outcome.kind === 'task') return outcome.result as CallToolResult;
         return outcome.kind === 'ask' ? outcome.result : successResult(outcome.output);
       }
       return successResult(await invokeValidated(validation, { ...toolContext, authority: caller }));
@@ -185,6 +219,7 @@ export function createWalletServer({
       await progress.flushed();
     }
   });
+  tasks?.register(server, sessionFor);
   return server;
 }
 

@@ -4,19 +4,24 @@
  * the server signs only after that yes; the CLI, told by the server's `wallet/consent` capability
  * that the server asks for itself, asks nothing first, and the server, told by the CLI's that a
  * person answers, asks even within the owner's autonomy. A no sends nothing; without a terminal
- * the CLI refuses unless --yes, and then the policy decides. Against anvil;
- * balances read with ethers, not through the wallet.
+ * the CLI refuses unless --yes, and then the policy decides: above the agent's autonomy the CLI,
+ * a client of the MCP tasks extension, waits on serve's task (its news on stderr) until the owner
+ * approves in another process, then prints the result; with --detach it prints the task's id.
+ * (A client without tasks gets APPROVAL_REQUIRED, exit 4, as before: test/mcp/tasks.test.ts.)
+ * Against anvil; balances read with ethers, not through the wallet.
  */
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
-import { ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
+import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
 const SAVINGS = ethers.HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/1").address;
+/** 0.02 ether: above the 0.01 the owner lets agents pay alone. */
+const ABOVE_AUTONOMY = '20000000000000000';
 
 describe('wallet --server "wallet serve": a spend confirmed through the server\'s question', () => {
   let node: AnvilNode;
@@ -98,6 +103,19 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
     );
     assert.equal(account.code, 0, account.stderr);
   });
+  /** The id of the approval waiting for the owner (the newest), once there is one. */
+  const pendingApproval = async (): Promise<string> => {
+    for (let tries = 0; tries < 300; tries++) {
+      const listed = await wallet(['approvals', 'list', '--json'], { home });
+      const pending = (
+        JSON.parse(listed.stdout || '{"approvals":[]}') as { approvals: { id: string; status: string }[] }
+      ).approvals.filter((approval) => approval.status === 'pending');
+      const id = pending.at(-1)?.id;
+      if (id) return id;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.fail('no approval waits for the owner');
+  };
   after(async () => {
     provider.destroy();
     rmSync(home, { recursive: true, force: true });
@@ -138,10 +156,57 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
     const refused = await send('', { tty: false });
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /no terminal to confirm on; nothing was done/);
-    // Above the autonomy: the server's APPROVAL_REQUIRED, naming the approval the owner can grant.
-    const above = await send('', { tty: false, yes: true, wei: '20000000000000000' });
-    assert.equal(above.code, 4, above.stderr);
-    assert.match(above.stderr, /APPROVAL_REQUIRED/);
+    assert.equal(await provider.getBalance(SAVINGS), before);
+  });
+
+  it('above the autonomy, the CLI (a tasks client) waits on the task until the owner approves elsewhere', async () => {
+    const before = await provider.getBalance(SAVINGS);
+    const nonce = await provider.getTransactionCount(ANVIL_FIRST_ACCOUNT);
+    // The CLI declares MCP tasks: serve answers with a task waiting for the owner; the CLI says
+    // so on stderr (the approval's id and command) and polls until the owner answers.
+    const called = send('', { tty: false, yes: true, wei: ABOVE_AUTONOMY });
+    const id = await pendingApproval();
+    assert.equal(await provider.getBalance(SAVINGS), before, 'nothing is sent before the yes');
+    const approved = await wallet(['approvals', 'approve', id], { home, tty: true, stdin: 'y\n' });
+    assert.equal(approved.code, 0, approved.stderr);
+    const result = await called;
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `task tk-[a-z2-7]{26}: working — Waiting for the owner's approval ${id}\\.[^\\n]*wallet approvals approve ${id}`,
+      ),
+    );
+    assert.match(result.stdout, /0x[0-9a-f]{64}/, 'the result, on stdout');
+    assert.doesNotMatch(result.stdout, /task tk-/, 'the task news stays off stdout');
+    assert.equal((await provider.getBalance(SAVINGS)) - before, BigInt(ABOVE_AUTONOMY));
+    assert.equal(await provider.getTransactionCount(ANVIL_FIRST_ACCOUNT), nonce + 1, 'exactly one transaction');
+  });
+
+  it('with --detach, the task id prints and nothing is sent; the approval waits for the owner', async () => {
+    const before = await provider.getBalance(SAVINGS);
+    const detached = await wallet(
+      [
+        '--server',
+        serve(),
+        '--detach',
+        '--yes',
+        'evm-funds-send',
+        '--address',
+        'funded',
+        '--to',
+        SAVINGS,
+        '--value-wei',
+        '20000000000000001',
+        '--network',
+        'local',
+      ],
+      { home, tty: false, stdin: '' },
+    );
+    assert.equal(detached.code, 0, detached.stderr);
+    assert.match(detached.stdout, /^tk-[a-z2-7]{26}\n$/);
+    assert.match(detached.stderr, /over stdio the server is this command's child/);
+    assert.ok(await pendingApproval(), 'the approval request stands for the owner');
     assert.equal(await provider.getBalance(SAVINGS), before);
   });
 });

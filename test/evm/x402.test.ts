@@ -19,6 +19,7 @@ import { tempHome, wallet } from '../helpers/io.js';
 import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
 import { paymentRequiredAnswer, startX402Server, type X402Server } from '../helpers/x402.js';
 import { auditLines } from '../helpers/policy.js';
+import { readToolErrorMeta } from '../../src/shared/protocol-meta.js';
 
 const PASSPHRASE = 'x402 passphrase';
 const account = (index: number) =>
@@ -56,6 +57,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
   let server: X402Server;
   let owner: ToolCaller;
   let agent: ToolCaller;
+  let baitServer: { price: bigint; requests: number; signed: number };
   const env = () => ({ WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url });
   const balanceOf = async (who: Address) => (await contract.getFunction('balanceOf').staticCall(who)) as bigint;
   const balances = async (): Promise<[bigint, bigint, bigint]> => [
@@ -112,7 +114,9 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
       extra: { name: 'Permit Token', version: '1' },
       ...overrides,
     });
-    let baited = 0;
+    // What /bait asks: 5 cents until the test raises it (after the owner approved 5); each request counted.
+    const bait = { price: 5n * CENT, requests: 0, signed: 0 };
+    baitServer = bait;
     server = await startX402Server(node, {
       paid: {
         '/report': paid(CENT),
@@ -130,9 +134,12 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
         '/to-private': (c) => c.redirect('https://10.20.30.40/report', 302),
         '/to-metadata': (c) => c.redirect('http://169.254.169.254/latest/meta-data', 302),
         '/to-report': (c) => c.redirect('/report', 307),
-        // Shows one price while the owner is asked (the agent's attempt, the dry run), then asks more.
-        '/bait': (c) =>
-          paymentRequiredAnswer(c.req.url, [requirement({ amount: ((++baited <= 2 ? 5n : 6n) * CENT).toString() })]),
+        // Shows one price while the owner is asked, then (raised by the test once the owner said yes) asks more.
+        '/bait': (c) => {
+          bait.requests++;
+          if (c.req.header('PAYMENT-SIGNATURE')) bait.signed++;
+          return paymentRequiredAnswer(c.req.url, [requirement({ amount: bait.price.toString() })]);
+        },
         // Asks a valid price, then answers the paid request with redirects to itself, for ever.
         '/pay-then-loop': (c) =>
           c.req.header('PAYMENT-SIGNATURE')
@@ -326,12 +333,43 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
     assert.deepEqual(await balances(), [payer - 6n * CENT, payee + 6n * CENT, 0n]);
   });
 
+  it('an agent above its autonomy is planned once: one request, the owner asked, nothing signed as its own', async () => {
+    // The gate decides on one plan (a dry run) and never runs the call as the agent's to see
+    // whether the policy refuses it: the resource is requested once, unpaid, before the owner is
+    // asked, and no line of the audit log says the agent signed. (The old gate requested it twice
+    // here; the test below counted on that and so read the owner's approved payment as the agent's.)
+    const before = [await balances(), server.settled()];
+    const { requests, signed } = baitServer;
+    const lines = x402AuditLines().length;
+    const asked = await agent.client.callTool({ name: 'evm_x402_fetch', arguments: args('/bait') });
+    assert.ok(asked.isError, 'above autonomy (5 cents, the agent may pay 2 alone): the owner is asked');
+    assert.equal(readToolErrorMeta(asked._meta)?.code, 'APPROVAL_REQUIRED');
+    assert.deepEqual([baitServer.requests - requests, baitServer.signed - signed], [1, 0], 'one plan, nothing signed');
+    const added = x402AuditLines().slice(lines);
+    assert.deepEqual(
+      added.map((line) => [line['outcome'], line['amount'], line['authority']]),
+      [['asked', (5n * CENT).toString(), undefined]],
+    );
+    assert.deepEqual([await balances(), server.settled()], before, 'nothing paid');
+    // Withdrawn, so the next test asks afresh: the owner denies it.
+    const id = String(readToolErrorMeta(asked._meta)?.details?.['approval_id']);
+    const denied = await wallet(['approvals', 'deny', id], { home });
+    assert.equal(denied.code, 0, denied.stderr);
+    const again = await agent.client.callTool({ name: 'evm_x402_fetch', arguments: args('/bait') });
+    assert.equal(readToolErrorMeta(again._meta)?.code, 'POLICY_VIOLATION', 'denied: refused, not run as the agent');
+    assert.deepEqual([await balances(), server.settled()], before, 'nothing paid');
+  });
+
   it('an approved payment is the one the owner saw: a server that then asks more gets nothing', async () => {
     const before = await balances();
-    const call = () => agent.client.callTool({ name: 'evm_x402_fetch', arguments: args('/bait') });
+    baitServer.price = 5n * CENT;
+    const call = () =>
+      agent.client.callTool({ name: 'evm_x402_fetch', arguments: args('/bait', { max_price: '99999' }) });
     const asked = await call();
     assert.ok(asked.isError, 'above autonomy: the owner is asked');
     await approveAsOwner(home, asked);
+    // The owner saw and approved 5 cents; now the server asks 6.
+    baitServer.price = 6n * CENT;
     const switched = await call();
     assert.ok(switched.isError, JSON.stringify(switched.structuredContent));
     const error = (switched._meta as Record<string, { code: string; message: string }>)['wallet/error'];

@@ -13,7 +13,9 @@
  * - a notification (no id) is never answered, nor is a response; a request always is:
  *   -32601 for a method the server does not have, -32602 for invalid params (an unknown tool,
  *   a tools/call whose name or arguments have the wrong type, a tools/list cursor that is not a
- *   string, MCP's "Invalid cursors SHOULD result in -32602"), else the method's result;
+ *   string, MCP's "Invalid cursors SHOULD result in -32602"), else the method's result; the tasks
+ *   extension's tasks/get, update and cancel: -32602 without a task id, else -32021 (extension not
+ *   declared) or -32602 (no such task of this connection);
  * - argument problems of a known tool are tool execution errors (isError), not -32602 (SEP-1303).
  *
  * Where the specifications leave a choice (extra members, an ambiguous object that is neither a
@@ -26,6 +28,8 @@ export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
+/** A request of an extension the client did not declare (the tasks extension's methods). */
+const MISSING_CLIENT_CAPABILITY = -32021;
 
 /** The WalletError codes a tool result may carry, INTERNAL excluded: that one is a bug. */
 export const TYPED_TOOL_ERROR_CODES: readonly string[] = ERROR_CODES.filter((code) => code !== 'INTERNAL');
@@ -192,6 +196,22 @@ function expectForRequest(method: string, id: RequestId, params: unknown, contex
       }
       if (!context.tools.has(name)) return errorWith('tools/call of an unknown tool', [id], [INVALID_PARAMS]);
       return answer(`tools/call ${name}`, (result) => context.toolResult(name, result));
+    }
+    case 'tasks/get':
+    case 'tasks/update':
+    case 'tasks/cancel': {
+      // Methods of the tasks extension (a task of a call that waits for the owner): without a
+      // task id of at most 64 characters, invalid params; with one, this fuzzer's connection owns
+      // no task, so: the extension not declared (-32021), or no such task (-32602).
+      const taskId = isRecord(params) ? params['taskId'] : undefined;
+      if (typeof taskId !== 'string' || taskId.length > 64) {
+        return errorWith(`${method} without a task id`, [id], [INVALID_PARAMS]);
+      }
+      return errorWith(
+        `${method} of a task this connection does not have`,
+        [id],
+        [MISSING_CLIENT_CAPABILITY, INVALID_PARAMS],
+      );
     }
     case 'initialize':
       // Only ever sent here with params that are not InitializeRequestParams.

@@ -868,6 +868,8 @@ const KNOWN_METHODS = [
   'logging/setLevel',
   'server/discover',
   'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
   'constructor',
   '__proto__',
 ];

@@ -281,8 +281,11 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     assert.equal(dry.result?.['status'], 'planned', 'a dry run signs nothing: no approval needed');
   });
 
-  it('the CLI against serve exits 4 on APPROVAL_REQUIRED, printing the command', async () => {
-    const result = await wallet(
+  it('the CLI against serve waits for the approval as a task, then prints the result', async () => {
+    const before = await chainState();
+    // The CLI declares MCP tasks, so serve answers with a task that waits for the owner; the CLI
+    // says on stderr what it waits on and polls until the owner approves out of band.
+    const called = wallet(
       [
         '--server',
         `env WALLET_HOME="${home}" WALLET_EVM_LOCAL_URL=${node.url} "${process.execPath}" "${WALLET_BIN}" serve --passphrase-file "${passphraseFileIn(home, PASSPHRASE, 'cli-pw')}"`,
@@ -299,12 +302,33 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
       ],
       { home },
     );
-    assert.equal(result.code, 4, result.stderr);
-    assert.match(result.stderr, /APPROVAL_REQUIRED: .*waits for the owner's approval ap-/);
-    assert.match(
-      result.stderr,
-      /hint: Ask the owner to approve it on the approval page \(http:\/\/127\.0\.0\.1:\d+\/approvals\/(ap-[a-z2-7]{10})\) or to run "wallet approvals approve \1"/,
-    );
+    let id: string | undefined;
+    for (let tries = 0; id === undefined && tries < 300; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const listed = await wallet(['approvals', 'list', '--json'], { home });
+      // This call's approval (earlier tests leave others waiting): the payment of 6 milliether.
+      id = (
+        JSON.parse(listed.stdout || '{"approvals":[]}') as {
+          approvals: { id: string; status: string; tool: string; amount?: string }[];
+        }
+      ).approvals.find(
+        (approval) =>
+          approval.status === 'pending' &&
+          approval.tool === 'evm_funds_send' &&
+          approval.amount === (6n * MILLI).toString(),
+      )?.id;
+    }
+    assert.ok(id, 'the call waits on a pending approval');
+    assert.deepEqual(await chainState(), before, 'nothing is sent before the yes');
+    const approved = await wallet(['approvals', 'approve', id], { home, tty: true, stdin: 'y\n' });
+    assert.equal(approved.code, 0, approved.stderr);
+    const result = await called;
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, new RegExp(`wallet approvals approve ${id}`));
+    assert.match(result.stdout, /0x[0-9a-f]{64}/);
+    const [nonceBefore] = before;
+    const [nonceAfter] = await chainState();
+    assert.equal(BigInt(nonceAfter ?? '0x0') - BigInt(nonceBefore ?? '0x0'), 1n, 'exactly one transaction');
   });
 });
 

@@ -8,6 +8,8 @@ import { CONFORMANCE_DIR, NODE_22, startHttpServe } from '../helpers/http-serve.
 
 const SUITE = join(CONFORMANCE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const BASELINE = join(CONFORMANCE_DIR, 'expected-failures.yaml');
+/** The suite's newest line (0.2), which has the 2026-07-28 tasks extension's scenarios. */
+const NEXT_SUITE = join(CONFORMANCE_DIR, 'node_modules', 'conformance-next', 'dist', 'index.js');
 
 /** The scenarios the issue names, which must pass outright (not merely match the baseline). */
 const REQUIRED = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection', 'server-sse-multiple-streams'];
@@ -62,6 +64,55 @@ describe('the official MCP conformance suite (@modelcontextprotocol/conformance,
         }
       }
       assert.ok(results.size >= REQUIRED.length + baseline.length, `ran ${results.size} scenarios`);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('passes the tasks extension checks that apply (the 0.2 line)', async () => {
+    const served = await startHttpServe(['--read-only', '--no-auth']);
+    // Each scenario, and its checks that apply to the wallet: they must pass.
+    const scenarios: Record<string, string[]> = {
+      // The extension is declared, and tasks/* are refused (-32021) to a client that did not declare it.
+      'tasks-capability-negotiation': ['tasks-extension-advertised', 'sep-2663-tasks-methods-non-declaring'],
+      // No tasks/result or tasks/list (-32601); an unknown task id is -32602.
+      'tasks-dispatch-and-envelope': [
+        'sep-2663-tasks-result-removed-method-not-found',
+        'tasks-removed-tasks-list',
+        'sep-2663-tasks-get-invalid-task-id-32602',
+      ],
+      // A Mcp-Method header that does not match the body is refused.
+      'tasks-request-headers': ['tasks-headers-reject-mismatched-method'],
+    };
+    try {
+      for (const [scenario, required] of Object.entries(scenarios)) {
+        const out = mkdtempSync(join(tmpdir(), 'wallet-conformance-tasks-'));
+        const run = spawnSync(
+          NODE_22,
+          [NEXT_SUITE, 'server', '--url', served.url, '--scenario', scenario, '--output-dir', out],
+          {
+            encoding: 'utf8',
+            timeout: 120_000,
+          },
+        );
+        const [dir] = readdirSync(out);
+        assert.ok(dir, `${scenario}: no results\n${run.stdout}\n${run.stderr}`);
+        const checks = JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[];
+        const status = new Map(checks.map((check) => [check.id, check]));
+        for (const id of required) {
+          assert.equal(status.get(id)?.status, 'SUCCESS', `${scenario}/${id}: ${status.get(id)?.errorMessage}`);
+        }
+        // The rest call the suite's fixture tools (slow_compute, greet, failing_job, …), which the
+        // wallet does not have: they fail for that reason only (the wallet's own tasks are tested in
+        // test/mcp/tasks.test.ts).
+        for (const check of checks.filter((c) => c.status !== 'SUCCESS' && c.status !== 'SKIPPED')) {
+          assert.match(
+            check.errorMessage ?? '',
+            /Unknown tool: \w+\.|fixture .* unavailable|tools\/call for \w+ returned error code -32602/,
+            `${scenario}/${check.id}`,
+          );
+        }
+      }
     } finally {
       await served.stop();
     }

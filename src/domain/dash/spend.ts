@@ -8,6 +8,7 @@ import {
   type SpendingPolicy,
 } from '../policy/spending-policy.js';
 import { isOwners, type Authority } from '../policy/authority.js';
+import { notePlannedSpend } from '../policy/planning.js';
 import type { WalletServices } from '../services.js';
 import { confirmOwned, issuedAddresses } from './addresses.js';
 import { formatDash } from '../../shared/amounts.js';
@@ -90,7 +91,12 @@ export async function checkPolicy(
   authority: Authority,
   key?: string,
 ): Promise<LedgerSpend> {
-  if (!policy && isOwners(authority)) return { amount: 0n, recipients: [], authority, key };
+  if (!policy && isOwners(authority)) {
+    // No rules to check, but a plan still spends: with no policy, an agent may do nothing alone.
+    const spend: LedgerSpend = { amount: 0n, recipients: [], authority, key };
+    notePlannedSpend(services.ledgers, null, spend);
+    return spend;
+  }
   const own = await keystoreAddresses(
     services,
     network,

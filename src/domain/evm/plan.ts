@@ -88,13 +88,15 @@ export async function parseTxRequestFrom(
 
 export async function plan(node: EvmNode, request: ParsedTxRequest): Promise<EvmTxPlan> {
   const { from, to, value, data } = request;
-  const call = { from, to, value, data: data === '0x' ? undefined : data };
-  const [nonce, gasLimit, fees, balance] = await Promise.all([
+  const [nonce, fees, balance] = await Promise.all([
     request.nonce ?? node.nonce(from),
-    request.gasLimit === undefined ? node.estimateGas(call) : parseWei(request.gasLimit, 'gas_limit'),
     node.fees(),
     node.balance(from),
   ]);
+  // Estimated with the fee fields it will be signed with: the node runs it as it will run.
+  const call = { from, to, value, data: data === '0x' ? undefined : data, ...fees };
+  const gasLimit =
+    request.gasLimit === undefined ? await node.estimateGas(call) : parseWei(request.gasLimit, 'gas_limit');
   const maxFee = gasLimit * fees.maxFeePerGas;
   if (balance < value + maxFee) {
     throw new WalletError(

@@ -35,7 +35,19 @@ export type TokenInfo = { symbol: string | null; decimals: number; balance: bigi
 
 export type FeeEstimate = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 
-export type CallRequest = { from: Hex; to: Hex | null; value: bigint; data: Hex | undefined };
+/**
+ * A call to estimate: with the fee fields the transaction will be signed with, so the node
+ * estimates it as it will run (a contract may read the gas price or base fee, and the sender must
+ * afford the gas at that price).
+ */
+export type CallRequest = {
+  from: Hex;
+  to: Hex | null;
+  value: bigint;
+  data: Hex | undefined;
+  maxFeePerGas?: bigint | undefined;
+  maxPriorityFeePerGas?: bigint | undefined;
+};
 
 /**
  * An EVM node reached over JSON-RPC, through viem's actions and our own HTTP layer (timeouts,
@@ -136,6 +148,9 @@ export class EvmNode {
           ...(call.to === null ? {} : { to: call.to }),
           value: call.value,
           ...(call.data === undefined ? {} : { data: call.data }),
+          ...(call.maxFeePerGas === undefined
+            ? {}
+            : { maxFeePerGas: call.maxFeePerGas, maxPriorityFeePerGas: call.maxPriorityFeePerGas }),
         }),
       'request',
     );

@@ -72,6 +72,8 @@ export type ApprovalLookup =
   | { kind: 'approved'; approval: Approval }
   | { kind: 'pending'; approval: Approval }
   | { kind: 'refused'; error: WalletError }
+  /** The approval asked for by id was spent already: by another call of the same digest. */
+  | { kind: 'used'; approval: Approval }
   | { kind: 'none' };
 
 /**
@@ -120,12 +122,18 @@ export class ApprovalStore {
 
   /**
    * Looks up a call an agent repeats: an approved one is spent here (used once, under the lock,
-   * so two processes cannot both take it); a denied or expired one refuses the call.
+   * so two processes cannot both take it); a denied or expired one refuses the call. With `id`
+   * (an MCP task waits for that approval) only that approval is looked at: another of the same
+   * call is not this task's, and one already spent is `used` (by another call), not `none`.
    */
-  async take(digest: string): Promise<ApprovalLookup> {
+  async take(digest: string, id?: string): Promise<ApprovalLookup> {
     return this.change<ApprovalLookup>((approvals, now) => {
-      const open = approvals.filter((approval) => approval.digest === digest && approval.status !== 'used');
-      const latest = open.at(-1);
+      const open = approvals.filter(
+        (approval) => approval.digest === digest && (id === undefined || approval.id === id),
+      );
+      const spent = open.at(-1);
+      if (id !== undefined && spent?.status === 'used') return { approvals, result: { kind: 'used', approval: spent } };
+      const latest = open.filter((approval) => approval.status !== 'used').at(-1);
       if (!latest) return { approvals, result: { kind: 'none' } };
       if (expired(latest, now)) {
         // Reported once; the next call asks again.
@@ -222,6 +230,21 @@ export class ApprovalStore {
         expires: new Date(now + this.ttlMs).toISOString(),
       };
       return { approvals: approvals.map((each) => (each === approval ? decided : each)), result: decided };
+    });
+  }
+
+  /**
+   * Withdraws the request `id` while it still waits (its agent no longer wants it: an MCP task
+   * cancelled), or a yes not yet used: the call it was for is not run on it. Returns the one
+   * withdrawn, if there was one.
+   */
+  async withdraw(id: string): Promise<Approval | undefined> {
+    return this.change((approvals) => {
+      const open = approvals.find(
+        (approval) => approval.id === id && (approval.status === 'pending' || approval.status === 'approved'),
+      );
+      if (!open) return { approvals, result: undefined };
+      return { approvals: approvals.filter((approval) => approval !== open), result: open };
     });
   }
 

@@ -5,6 +5,7 @@ import { WalletError } from '../errors.js';
 import { checksumEvmAddress } from '../evm/address.js';
 import { isOwners, needsHuman, type Authority } from './authority.js';
 import type { CapLedger, LedgerSource } from '../state/store.js';
+import { notePlannedSpend } from './planning.js';
 import { SpendLedger, totalOf, type LedgerEntry } from './spend-ledger.js';
 
 /** The base unit a network's amounts are counted in. */
@@ -253,39 +254,78 @@ export function checkSpend(policy: SpendingPolicy | null, spend: CountedSpend): 
 }
 
 /**
- * Refuses, for an agent acting alone, what the policy does not grant it without the per-day
- * history: no `autonomous` block, an amount above its per-transaction cap, a token without
- * autonomous caps or above them, an unlimited approval, a payment with no address to check, or
- * a transaction the wallet cannot read. The owner passes.
+ * What the policy answers for an agent acting alone, as data: `autonomous` (within what the owner
+ * granted it), or `needs-owner` with why. Refusals that no yes passes are not decided here: they
+ * are the plan's (checkSpend, the 24-hour caps), and end the call.
  */
-export function checkAutonomy(policy: SpendingPolicy | null, spend: CountedSpend, authority: Authority): void {
-  if (isOwners(authority)) return;
+export type AgentDecision = { kind: 'autonomous' } | { kind: 'needs-owner'; why: string };
+
+const AUTONOMOUS: AgentDecision = { kind: 'autonomous' };
+const needsOwner = (why: string): AgentDecision => ({ kind: 'needs-owner', why });
+
+/**
+ * Whether an agent acting alone may make this spend, without the per-day history: not without an
+ * `autonomous` block, an amount above its per-transaction cap, a token without autonomous caps or
+ * above them, an unlimited approval, a payment with no address to check, or a transaction the
+ * wallet cannot read.
+ */
+function autonomyOf(policy: SpendingPolicy | null, spend: CountedSpend): AgentDecision {
   if (!policy?.autonomy) {
-    throw needsHuman(
+    return needsOwner(
       `${policy ? `${policy.chain}.networks.${policy.network}.policy` : 'this network'} grants an agent no autonomy (no autonomous caps)`,
     );
   }
-  if (spend.unreadable !== undefined) throw needsHuman(spend.unreadable);
+  if (spend.unreadable !== undefined) return needsOwner(spend.unreadable);
   const blind = spend.recipients.find((recipient) => recipient.address === null);
-  if (blind) throw needsHuman(`${blind.what} has no address the policy can check`);
+  if (blind) return needsOwner(`${blind.what} has no address the policy can check`);
   const cost = spend.amount + (spend.fee ?? 0n);
   if (cost > policy.autonomy.maxPerTx) {
-    throw needsHuman(
+    return needsOwner(
       `${shown(policy, cost)}${spend.fee ? ' (fee included)' : ''} is above what an agent may spend alone in one transaction (${ruleName(policy, 'max_per_tx', true)} ${shown(policy, policy.autonomy.maxPerTx)})`,
     );
   }
   for (const move of spend.tokens ?? []) {
-    if (move.unlimited) throw needsHuman(`an unlimited ${move.kind} of token ${move.token} is never autonomous`);
+    if (move.unlimited) return needsOwner(`an unlimited ${move.kind} of token ${move.token} is never autonomous`);
   }
   for (const [token, amount] of tokenTotals(spend, policy)) {
     const autonomy = policy.tokens.get(token)?.autonomy;
-    if (!autonomy) throw needsHuman(`token ${token} has no autonomous caps in the policy`);
+    if (!autonomy) return needsOwner(`token ${token} has no autonomous caps in the policy`);
     if (amount > autonomy.maxPerTx) {
-      throw needsHuman(
+      return needsOwner(
         `${amount} base units of token ${token} is above what an agent may move alone in one transaction (${tokenRuleName(policy, token, 'max_per_tx', true)} ${autonomy.maxPerTx})`,
       );
     }
   }
+  return AUTONOMOUS;
+}
+
+/**
+ * The policy's whole answer for an agent acting alone ({@link autonomyOf}, then its 24-hour
+ * autonomous caps as the ledgers stand), read without reserving anything: what `wallet serve`
+ * decides a planned call on, before anyone is asked and before anything is signed.
+ */
+export async function decideForAgent(
+  place: LedgerPlace,
+  policy: SpendingPolicy | null,
+  spend: CountedSpend,
+): Promise<AgentDecision> {
+  const alone = autonomyOf(policy, spend);
+  if (alone.kind === 'needs-owner') return alone;
+  for (const counter of await countersOf(place, policy, { ...spend, authority: 'agent' })) {
+    const short = agentShortfall(counter, await counter.ledger.recent());
+    if (short !== undefined) return needsOwner(short);
+  }
+  return AUTONOMOUS;
+}
+
+/**
+ * Refuses, for an agent acting alone, what {@link autonomyOf} does not grant it (`APPROVAL_REQUIRED`,
+ * nothing signed): the signing path's own check, after `wallet serve` decided. The owner passes.
+ */
+export function checkAutonomy(policy: SpendingPolicy | null, spend: CountedSpend, authority: Authority): void {
+  if (isOwners(authority)) return;
+  const decision = autonomyOf(policy, spend);
+  if (decision.kind === 'needs-owner') throw needsHuman(decision.why);
 }
 
 /**
@@ -388,6 +428,7 @@ export async function checkBeforeSigning(
   spend: LedgerSpend,
 ): Promise<void> {
   checkSpend(policy, spend);
+  notePlannedSpend(place, policy, spend);
   checkAutonomy(policy, spend, spend.authority);
   await checkDailyCap(place, policy, spend);
 }
@@ -498,14 +539,16 @@ function checkRoom(counter: Counter, recent: readonly LedgerEntry[]): void {
       );
     }
   }
-  if (counter.agentCap !== null) {
-    const alone = totalOf(recent.filter((entry) => entry.by === 'agent')) + counter.amount;
-    if (alone > counter.agentCap) {
-      throw needsHuman(
-        `it would bring what an agent spent alone in the last 24 hours to ${counter.show(alone)}, above ${counter.agentCapName} ${counter.show(counter.agentCap)}`,
-      );
-    }
-  }
+  const short = agentShortfall(counter, recent);
+  if (short !== undefined) throw needsHuman(short);
+}
+
+/** Why an agent alone has no room left under the counter's autonomous 24-hour cap, or undefined. */
+function agentShortfall(counter: Counter, recent: readonly LedgerEntry[]): string | undefined {
+  if (counter.agentCap === null) return undefined;
+  const alone = totalOf(recent.filter((entry) => entry.by === 'agent')) + counter.amount;
+  if (alone <= counter.agentCap) return undefined;
+  return `it would bring what an agent spent alone in the last 24 hours to ${counter.show(alone)}, above ${counter.agentCapName} ${counter.show(counter.agentCap)}`;
 }
 
 /**

@@ -1,0 +1,391 @@
+import {
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ClientCapabilities,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { WalletError } from '../domain/errors.js';
+import type { Approval, ApprovalStore } from '../domain/policy/approvals.js';
+import { TASK_TTL_MS, TaskStore, type ApprovalTask } from '../domain/policy/tasks.js';
+import type { WalletServices } from '../domain/services.js';
+import type { ToolInput } from '../tools/invoke.js';
+import { ERROR_META_KEY, type ToolErrorMeta } from '../shared/protocol-meta.js';
+import { nodeCrypto } from '../shared/node-crypto.js';
+import { callDigest, requestClientCapabilities } from './confirmation.js';
+import { errorResult, successResult } from './results.js';
+
+/** The MCP tasks extension (2026-07-28: `io.modelcontextprotocol/tasks`, SEP-2663). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** How often a client is asked to poll a task that waits for a person. */
+const POLL_INTERVAL_MS = 2_000;
+
+/**
+ * The JSON-RPC error code of a task that failed because the owner's yes did not come (denied,
+ * expired, withdrawn) or its run was cut off: an implementation-defined server error; its data
+ * carries the wallet's error (`POLICY_VIOLATION`, …) as a tool error's `_meta` does.
+ */
+const TASK_FAILED_CODE = -32000;
+
+/** Whether the client declared the tasks extension, on this request (2026-07-28) or at initialize. */
+export function canTask(capabilities: ClientCapabilities | undefined): boolean {
+  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  return extensions?.[TASKS_EXTENSION] !== undefined;
+}
+
+/**
+ * The session a request comes from, as a task is bound to it (hashed: the file keeps no id of a
+ * connection): a 2025-era HTTP session by its id; a 2026-07-28 HTTP request, which has no session
+ * and is authenticated by the bearer token alone, as every holder of that token (one principal);
+ * a stdio client as the server instance it talks to (`instance`: one per connection).
+ */
+export function sessionOf(
+  context: ServerContext,
+  transport: 'stdio' | 'http' | 'in-process',
+  instance: string,
+): string {
+  const key =
+    context.sessionId !== undefined
+      ? `session\0${context.sessionId}`
+      : transport === 'http'
+        ? 'http-bearer'
+        : `${transport}\0${instance}`;
+  return nodeCrypto().createHash('sha256').update(key).digest('hex');
+}
+
+/** The fields of a call's approval a task needs to run it: the approval, how it was planned, whose it is. */
+export type TaskCall = { input: ToolInput; approval: Approval; message: string; session: string };
+
+/** Runs an approved call as the owner's yes allows (see ConsentGate): its output, or its failure. */
+export type ApprovedRun = (input: ToolInput, approval: Approval) => Promise<Record<string, unknown>>;
+
+/**
+ * The calls that wait for the owner as MCP tasks, for one process (every server instance of it):
+ * a task is made where an agent without tasks would get `APPROVAL_REQUIRED`, bound to the session
+ * that made the call (another session's `tasks/get`, `tasks/cancel` or deduplicated call never
+ * sees it); it is moved on when its client polls it (`tasks/get`), from the approvals store, so
+ * any approve path (the page, the terminal) completes it. The task takes its own approval, by id,
+ * when its run starts, under the tasks' lock: the call runs once, in one process.
+ *
+ * The call's arguments and the tool's result stay in this process's memory, never on disk (an
+ * x402 URL may hold a secret in its query; a result may hold a paid resource): the tasks file
+ * keeps what the task waits on and how it ended. A task whose process stopped before its run is
+ * failed with `APPROVAL_REQUIRED` (repeat the exact call: the owner's approval still stands and
+ * runs it once); one stopped during its run is failed as interrupted, and the audit log says so.
+ */
+export class ApprovalTasks {
+  private readonly store: TaskStore;
+  /** Inputs validated where the call entered, kept for its run in this process. */
+  private readonly inputs = new Map<string, ToolInput>();
+  /** Results of the runs this process made, by task: kept in memory for the task's time to live. */
+  private readonly results = new Map<string, { result: Record<string, unknown>; until: number }>();
+  /** Runs under way in this process. */
+  private readonly running = new Map<string, Promise<void>>();
+  /** The tasks a stopped process left open, ended once (see {@link ApprovalTasks.sweep}). */
+  private swept: Promise<void> | undefined;
+
+  constructor(
+    private readonly services: WalletServices,
+    private readonly approvals: ApprovalStore,
+    private readonly runApproved: ApprovedRun,
+  ) {
+    this.store = new TaskStore(services.dataDir);
+  }
+
+  /** A task for a call that waits for `approval` (the session's own one already open for it, asked again): its handle. */
+  async start({ input, approval, message, session }: TaskCall): Promise<Record<string, unknown>> {
+    await this.sweep();
+    const task = await this.store.create({
+      session,
+      approval: approval.id,
+      digest: approval.digest,
+      tool: input.tool.name,
+      message,
+      pid: process.pid,
+    });
+    this.inputs.set(task.id, input);
+    return { resultType: 'task', ...this.wire(task) };
+  }
+
+  /** `tasks/get`: the session's task as it stands now, moved on first if the owner has answered. */
+  async get(taskId: string, session: string): Promise<Record<string, unknown>> {
+    await this.sweep();
+    let claimed: Approval | undefined;
+    let interrupted: ApprovalTask | undefined;
+    const task = await this.store.advance(taskId, session, async (current) => {
+      if (current.state === 'running' && !this.running.has(current.id) && !alive(current)) {
+        interrupted = current;
+        return interruptedRun(current);
+      }
+      if (current.state !== 'working') return undefined;
+      if (!this.inputs.has(current.id)) {
+        // Another live process holds the call: it runs it when its client asks there.
+        if (alive(current)) return undefined;
+        return argumentsLost(current);
+      }
+      const lookup = await this.approvals.take(current.digest, current.approval);
+      if (lookup.kind === 'pending') return undefined;
+      if (lookup.kind === 'refused') return failedWith(lookup.error);
+      if (lookup.kind === 'used') {
+        return failed(
+          'POLICY_VIOLATION',
+          `Approval ${current.approval} was used by another call of ${current.tool} with the same arguments (repeated outside this task); this task signed nothing.`,
+          { hint: 'The audit log has the call that used it; call again only if another is wanted.' },
+        );
+      }
+      if (lookup.kind === 'none') {
+        return failed('POLICY_VIOLATION', `Approval ${current.approval} is no longer there; nothing was signed.`, {
+          hint: 'Call again to ask the owner for a new approval.',
+        });
+      }
+      claimed = lookup.approval;
+      return { state: 'running', message: `Approved: ${current.tool} is running.`, pid: process.pid };
+    });
+    if (!task) throw unknownTask(taskId);
+    if (interrupted) await this.auditInterrupted(interrupted);
+    if (claimed) this.execute(task, claimed);
+    return this.wire(task);
+  }
+
+  /**
+   * `tasks/cancel`: a task of the session still waiting withdraws its approval request (unless
+   * another open task waits on the same approval), atomically: under the tasks' lock, so no poll
+   * can take the approval between the two; any other task is left as it is.
+   */
+  async cancel(taskId: string, session: string): Promise<void> {
+    let withdrawn: Approval | undefined;
+    let cancelled: ApprovalTask | undefined;
+    const task = await this.store.advance(taskId, session, async (current, others) => {
+      if (current.state !== 'working') return undefined;
+      const shared = others.some((other) => other.approval === current.approval && other.state === 'working');
+      if (!shared) withdrawn = await this.approvals.withdraw(current.approval);
+      cancelled = current;
+      return {
+        state: 'cancelled' as const,
+        message: `Cancelled by the client: ${shared ? 'another call still waits on' : 'withdrawn'} approval ${current.approval}; nothing was signed.`,
+      };
+    });
+    if (!task) throw unknownTask(taskId);
+    if (cancelled) {
+      this.inputs.delete(cancelled.id);
+      await this.audit(cancelled, {
+        code: 'POLICY_VIOLATION',
+        message: `Cancelled by the client while it waited for approval ${cancelled.approval}${withdrawn ? ', which was withdrawn' : ''}. Nothing was signed.`,
+      });
+    }
+  }
+
+  /**
+   * Ends, once per process, the open tasks a stopped process left (their session is gone with
+   * it, so no client would poll them): a run cut off is failed as interrupted, with an audit line.
+   */
+  private sweep(): Promise<void> {
+    this.swept ??= (async () => {
+      for (const left of await this.store.openElsewhere()) {
+        if (alive(left)) continue;
+        let ended: ApprovalTask | undefined;
+        await this.store.advance(left.id, undefined, (current) => {
+          if (!(current.state === 'working' || current.state === 'running') || alive(current)) {
+            return Promise.resolve(undefined);
+          }
+          ended = current;
+          return Promise.resolve(current.state === 'running' ? interruptedRun(current) : argumentsLost(current));
+        });
+        if (ended?.state === 'running') await this.auditInterrupted(ended);
+      }
+    })().catch(() => undefined);
+    return this.swept;
+  }
+
+  /** Runs the claimed call once and keeps its result; a tool's error is a result too (isError). */
+  private execute(task: ApprovalTask, approval: Approval): void {
+    const run = (async () => {
+      let result: Record<string, unknown>;
+      let isError = false;
+      try {
+        const input = this.inputs.get(task.id);
+        // The call run is the one approved: its digest is the approval's, or nothing runs.
+        if (!input || callDigest(input.tool.name, input.data) !== approval.digest || approval.digest !== task.digest) {
+          throw new WalletError('INTERNAL', `The call of task ${task.id} is not the one approved; nothing was signed.`);
+        }
+        result = completeResult(successResult(await this.runApproved(input, approval)));
+      } catch (error) {
+        isError = true;
+        result = completeResult(errorResult(error));
+      }
+      this.results.set(task.id, { result, until: Date.now() + TASK_TTL_MS });
+      await this.store.advance(task.id, task.session, () =>
+        Promise.resolve({
+          state: 'completed' as const,
+          message: `${task.tool} ${isError ? 'failed' : "ran with the owner's yes"}.`,
+          is_error: isError,
+        }),
+      );
+    })()
+      .catch(() => undefined)
+      .finally(() => {
+        this.running.delete(task.id);
+        this.inputs.delete(task.id);
+      });
+    this.running.set(task.id, run);
+  }
+
+  /** A task as the wire shows it (`running` is `working` there: the client waits either way). */
+  private wire(task: ApprovalTask): Record<string, unknown> {
+    const now = Date.now();
+    for (const [id, kept] of this.results) if (kept.until <= now) this.results.delete(id);
+    let shown = task;
+    const result = this.results.get(task.id)?.result;
+    if (task.state === 'completed' && !result) {
+      // Completed by a process since stopped: its result went with it (it is never on disk).
+      shown = {
+        ...task,
+        ...failed('INTERNAL', `${task.tool} ran, but its result was not kept past the server that ran it.`, {
+          hint: 'The audit log and the account or wallet show what it did; do not call again to find out.',
+        }),
+      };
+    }
+    return {
+      taskId: shown.id,
+      status: shown.state === 'running' ? 'working' : shown.state,
+      ...(shown.message ? { statusMessage: shown.message } : {}),
+      createdAt: shown.created,
+      lastUpdatedAt: shown.updated,
+      ttlMs: TASK_TTL_MS,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      ...(shown.state === 'completed' && result ? { result } : {}),
+      ...(shown.state === 'failed' && shown.error ? { error: shown.error } : {}),
+    };
+  }
+
+  private auditInterrupted(task: ApprovalTask): Promise<void> {
+    return this.audit(task, {
+      code: 'INTERNAL',
+      message: `The run of ${task.tool} on approval ${task.approval} was interrupted: the server stopped while it ran; it may have been sent.`,
+    });
+  }
+
+  /** An audit line for a task's call that ended without a run of its own: no arguments, the approval it was for. */
+  private async audit(task: ApprovalTask, error: { code: string; message: string }): Promise<void> {
+    await this.services
+      .appendAudit({
+        time: new Date().toISOString(),
+        tool: task.tool,
+        outcome: 'error',
+        approval: task.approval,
+        error,
+      })
+      .catch(() => undefined);
+  }
+
+  /** Registers `tasks/get`, `tasks/update` and `tasks/cancel` on a server (declared in its capabilities). */
+  register(server: Server, sessionFor: (context: ServerContext) => string): void {
+    const gate = (context: ServerContext): void => {
+      if (!canTask(requestClientCapabilities(context, server.getClientCapabilities()))) {
+        throw new MissingRequiredClientCapabilityError(
+          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+          `Missing required client capability: the ${TASKS_EXTENSION} extension.`,
+        );
+      }
+    };
+    const TaskParams = z.looseObject({ taskId: z.string().max(64) });
+    server.setRequestHandler('tasks/get', { params: TaskParams }, async (params, context) => {
+      gate(context);
+      return this.get(params.taskId, sessionFor(context));
+    });
+    server.setRequestHandler(
+      'tasks/update',
+      // inputResponses is lifted out of params by the SDK (as on any request): only the task is named here.
+      { params: TaskParams },
+      async (params, context) => {
+        gate(context);
+        // No task of the wallet asks its client for input: responses are ignored, as the spec asks.
+        if (!(await this.store.get(params.taskId, sessionFor(context)))) throw unknownTask(params.taskId);
+        return {};
+      },
+    );
+    server.setRequestHandler('tasks/cancel', { params: TaskParams }, async (params, context) => {
+      gate(context);
+      await this.cancel(params.taskId, sessionFor(context));
+      return {};
+    });
+  }
+}
+
+const RUNNERS = new WeakMap<WalletServices, ApprovalTasks>();
+
+/** The process's tasks for these services (one for every server instance that shares them). */
+export function approvalTasksFor(services: WalletServices, make: () => ApprovalTasks): ApprovalTasks {
+  let tasks = RUNNERS.get(services);
+  if (!tasks) RUNNERS.set(services, (tasks = make()));
+  return tasks;
+}
+
+function failed(
+  code: 'POLICY_VIOLATION' | 'INTERNAL' | 'APPROVAL_REQUIRED',
+  message: string,
+  { hint }: { hint: string },
+): Partial<ApprovalTask> {
+  return failedWith(new WalletError(code, message, { hint }));
+}
+
+/** A task whose call this process does not hold (its server stopped before the run): the approval stands. */
+function argumentsLost(task: ApprovalTask): Partial<ApprovalTask> {
+  return failedWith(
+    new WalletError(
+      'APPROVAL_REQUIRED',
+      `The server that took this call of ${task.tool} stopped before the owner's answer, and a call's arguments are never kept on disk; nothing was signed.`,
+      {
+        hint: `Repeat the exact call (same arguments): approval ${task.approval} still stands, and once the owner approves it the call runs once.`,
+        details: { approval_id: task.approval },
+      },
+    ),
+  );
+}
+
+/** A run cut off by its server stopping: whether it was sent is not known here. */
+function interruptedRun(task: ApprovalTask): Partial<ApprovalTask> {
+  return failed('INTERNAL', `The run of ${task.tool} was interrupted (the server stopped while it ran).`, {
+    hint: 'Check the account or wallet for whether it was sent before asking again; the audit log has the call.',
+  });
+}
+
+function failedWith(error: WalletError): Partial<ApprovalTask> {
+  const data: ToolErrorMeta = {
+    code: error.code,
+    message: error.message,
+    ...(error.hint ? { hint: error.hint } : {}),
+    ...(error.details ? { details: error.details } : {}),
+  };
+  return {
+    state: 'failed',
+    message: error.message,
+    error: { code: TASK_FAILED_CODE, message: error.message, data: { [ERROR_META_KEY]: data } },
+  };
+}
+
+/** Whether the process that started a task's run is still alive (it may be another `wallet serve`). */
+function alive(task: ApprovalTask): boolean {
+  if (task.pid === undefined || task.pid === process.pid) return false;
+  try {
+    process.kill(task.pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function unknownTask(taskId: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Failed to retrieve task: no task '${taskId.slice(0, 64)}'.`,
+  );
+}
+
+/** A tool result as the call itself would have returned it on the 2026-07-28 wire (a plain JSON object). */
+function completeResult(result: object): Record<string, unknown> {
+  return { ...(JSON.parse(JSON.stringify(result)) as Record<string, unknown>), resultType: 'complete' };
+}

@@ -1,0 +1,101 @@
+/**
+ * The approval tasks file (src/domain/policy/tasks.ts) on its own: a task is its session's (found,
+ * advanced and deduplicated only there), the file is the owner's (0600) and never holds a call's
+ * arguments, a session's open tasks are bounded, and a full file makes room from ended tasks, never
+ * from open ones, so churn cannot fill it.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { WalletError } from '../../src/domain/errors.js';
+import { TaskStore } from '../../src/domain/policy/tasks.js';
+import { tempHome } from '../helpers/io.js';
+
+const session = (letter: string) => letter.repeat(64);
+/** `n` in the ids' base32 letters, `width` of them. */
+const base32 = (n: number, width: number) =>
+  [...n.toString(32).padStart(width, '0')]
+    .map((digit) => 'abcdefghijklmnopqrstuvwxyz234567'[parseInt(digit, 32)])
+    .join('');
+const approval = (n: number) => `ap-${base32(n, 10)}`;
+
+describe('the approval tasks file', () => {
+  const homes: string[] = [];
+  const store = () => {
+    const home = tempHome();
+    homes.push(home);
+    return new TaskStore(home);
+  };
+  after(() => homes.forEach((home) => rmSync(home, { recursive: true, force: true })));
+  const fields = (who: string, n: number) => ({
+    session: session(who),
+    approval: approval(n),
+    digest: `digest-of-call-${n}`.padEnd(43, 'x'),
+    tool: 'evm_funds_send',
+    message: 'waiting',
+    pid: process.pid,
+  });
+
+  it('is bound to its session: deduplicated, found and changed only there; 0600; no arguments', async () => {
+    const tasks = store();
+    const mine = await tasks.create(fields('a', 1));
+    assert.equal((await tasks.create(fields('a', 1))).id, mine.id, 'the same session asking again: the same task');
+    const theirs = await tasks.create(fields('b', 1));
+    assert.notEqual(theirs.id, mine.id, "another session is never handed this one's task");
+    assert.equal(await tasks.get(mine.id, session('b')), undefined);
+    assert.equal(await tasks.advance(mine.id, session('b'), () => Promise.resolve({ state: 'cancelled' })), undefined);
+    assert.equal((await tasks.get(mine.id, session('a')))?.state, 'working');
+    assert.equal(statSync(tasks.path).mode & 0o777, 0o600);
+    assert.doesNotMatch(readFileSync(tasks.path, 'utf8'), /arguments|result/);
+  });
+
+  it("bounds a session's open tasks; another session still gets one", async () => {
+    const tasks = store();
+    for (let n = 0; n < 50; n++) await tasks.create(fields('a', n));
+    await assert.rejects(
+      () => tasks.create(fields('a', 50)),
+      (error: unknown) =>
+        error instanceof WalletError &&
+        error.code === 'POLICY_VIOLATION' &&
+        /50 approval tasks open/.test(error.message),
+    );
+    assert.equal((await tasks.create(fields('b', 50))).state, 'working');
+  });
+
+  it('a full file makes room from ended tasks, oldest first, never from open ones', async () => {
+    const tasks = store();
+    const time = (n: number) => new Date(Date.now() - (1000 - n) * 1000).toISOString();
+    // 499 ended tasks of many sessions and one open one: the file is full.
+    const kept = Array.from({ length: 500 }, (_, n) => ({
+      id: `tk-${base32(n, 26)}`,
+      ...fields(String.fromCharCode(97 + (n % 6)), n),
+      state: n === 0 ? 'working' : 'completed',
+      created: time(n),
+      updated: time(n),
+    }));
+    writeFileSync(tasks.path, JSON.stringify({ format: 'wallet-approval-tasks', version: 2, tasks: kept }), {
+      mode: 0o600,
+    });
+    const fresh = await tasks.create(fields('f', 600));
+    const ids = (JSON.parse(readFileSync(tasks.path, 'utf8')) as { tasks: { id: string }[] }).tasks.map(
+      (task) => task.id,
+    );
+    assert.equal(ids.length, 500);
+    assert.ok(ids.includes(fresh.id));
+    assert.ok(ids.includes(kept[0]?.id ?? ''), 'the open task (the oldest) is kept');
+    assert.ok(!ids.includes(kept[1]?.id ?? ''), 'the oldest ended task made room');
+  });
+
+  it('a version 1 file (with arguments) is read as no tasks and replaced at the next change', async () => {
+    const tasks = store();
+    writeFileSync(
+      tasks.path,
+      JSON.stringify({ format: 'wallet-approval-tasks', version: 1, tasks: [{ arguments: { secret_url: 'x' } }] }),
+      { mode: 0o600 },
+    );
+    await tasks.create(fields('a', 1));
+    const text = readFileSync(tasks.path, 'utf8');
+    assert.doesNotMatch(text, /secret_url/);
+    assert.match(text, /"version": 2/);
+  });
+});

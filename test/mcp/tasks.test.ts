@@ -1,0 +1,488 @@
+/**
+ * MCP tasks (the 2026-07-28 `io.modelcontextprotocol/tasks` extension) for calls that wait for the
+ * owner: the official requester (`@modelcontextprotocol/ext-tasks`) against `wallet serve` over
+ * stdio, next to a legacy client, against a real anvil. A task waits `working` with the approval's
+ * command in its status; the owner approves at a real terminal and the call runs once; denied →
+ * failed with POLICY_VIOLATION; the client's cancel withdraws the approval; a restart of serve
+ * between request and approval loses nothing. What was sent is read off the node.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import {
+  withTasks,
+  type ConnectedMcpSessionPort,
+  type JsonRpcResponse,
+  type TaskEnabledSession,
+} from '@modelcontextprotocol/ext-tasks/client';
+import type { JsonValue, TaskId } from '@modelcontextprotocol/ext-tasks/core';
+import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/shared/protocol-meta.js';
+import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { importAnvilAccount } from '../helpers/mcp.js';
+import { auditLines } from '../helpers/policy.js';
+import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
+import { WALLET_BIN } from '../helpers/paths.js';
+
+const PASSPHRASE = 'tasks passphrase';
+const RECIPIENT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+const TASKS = 'io.modelcontextprotocol/tasks';
+const MILLI = 10n ** 15n;
+/** The bearer token `serve --http` is started with (what the agent's configuration would hold). */
+const API_KEY = 'tasks-test-bearer-token-0123456789abcdefghij';
+
+/** A request as a 2026-07-28 client frames it: the per-request envelope declares the tasks extension. */
+function framed(id: number, request: JsonValue): { method: string; body: Record<string, JsonValue> } {
+  const { method, params } = request as { method: string; params?: Record<string, JsonValue> };
+  return {
+    method,
+    body: {
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          ...(params?.['_meta'] as Record<string, JsonValue> | undefined),
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'tasks-requester', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+        },
+      },
+    },
+  };
+}
+
+/** A JSON-RPC answer as the requester reads it. */
+function answered(message: { result?: JsonValue; error?: { code: number; message: string } }): JsonRpcResponse {
+  return message.error ? { kind: 'error', error: message.error } : { kind: 'result', result: message.result ?? null };
+}
+
+/**
+ * `wallet serve` as a raw 2026-07-28 peer: the port the requester drives (the SDK client's codec
+ * does not carry task results). Server-to-client traffic is none: the wallet's tasks ask nothing.
+ */
+abstract class RawPort implements ConnectedMcpSessionPort {
+  readonly endpointId = 'wallet-serve';
+  readonly taskCapabilities = { generation: 'v2' as const, capabilities: {} };
+  invalidated = false;
+  protected nextId = 1;
+  abstract dispatch(request: JsonValue): Promise<JsonRpcResponse>;
+  abstract close(): Promise<void>;
+  onServerRequest(): () => void {
+    return () => undefined;
+  }
+  onNotification(): () => void {
+    return () => undefined;
+  }
+  onInvalidated(): () => void {
+    return () => undefined;
+  }
+}
+
+/** Over stdio: `wallet serve` spawned, one JSON-RPC message a line. */
+class StdioPort extends RawPort {
+  private readonly child: ChildProcessByStdio<Writable, Readable, null>;
+  private readonly waiting = new Map<number, (response: JsonRpcResponse) => void>();
+  private buffer = '';
+
+  constructor(home: string, node: AnvilNode) {
+    super();
+    this.child = spawn(
+      process.execPath,
+      [WALLET_BIN, 'serve', '--passphrase-file', passphraseFileIn(home, PASSPHRASE, 'tasks-pw')],
+      { env: { ...process.env, WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url }, stdio: ['pipe', 'pipe', 'ignore'] },
+    );
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      this.buffer += chunk.toString();
+      for (let end = this.buffer.indexOf('\n'); end >= 0; end = this.buffer.indexOf('\n')) {
+        const message = JSON.parse(this.buffer.slice(0, end)) as {
+          id?: number;
+          result?: JsonValue;
+          error?: { code: number; message: string };
+        };
+        this.buffer = this.buffer.slice(end + 1);
+        if (typeof message.id !== 'number') continue;
+        this.waiting.get(message.id)?.(answered(message));
+        this.waiting.delete(message.id);
+      }
+    });
+  }
+
+  dispatch(request: JsonValue): Promise<JsonRpcResponse> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.stdin.write(`${JSON.stringify(framed(id, request).body)}\n`);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.invalidated = true;
+    this.child.stdin.end();
+    await new Promise((resolve) => this.child.once('exit', resolve));
+  }
+}
+
+/** Over Streamable HTTP: `wallet serve --http`, stateless 2026-07-28 POSTs with the routing headers. */
+class HttpPort extends RawPort {
+  private constructor(private readonly served: HttpServe) {
+    super();
+  }
+
+  static async start(home: string, node: AnvilNode): Promise<HttpPort> {
+    const served = await startHttpServe(['--passphrase-file', passphraseFileIn(home, PASSPHRASE, 'http-pw')], {
+      home,
+      env: { WALLET_EVM_LOCAL_URL: node.url, MCP_API_KEY: API_KEY },
+    });
+    return new HttpPort(served);
+  }
+
+  async dispatch(request: JsonValue): Promise<JsonRpcResponse> {
+    const { method, body } = framed(this.nextId++, request);
+    const params = body['params'] as Record<string, JsonValue>;
+    const name = params['taskId'] ?? params['name'];
+    const response = await fetch(this.served.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${API_KEY}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    // A JSON body, or an event stream whose last data line is the answer.
+    const data = response.headers.get('content-type')?.includes('text/event-stream')
+      ? (text
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .at(-1)
+          ?.slice(6) ?? '')
+      : text;
+    return answered(JSON.parse(data) as { result?: JsonValue; error?: { code: number; message: string } });
+  }
+
+  async close(): Promise<void> {
+    this.invalidated = true;
+    await this.served.stop();
+  }
+}
+
+type Transport = 'stdio' | 'http';
+
+async function requester(
+  home: string,
+  node: AnvilNode,
+  transport: Transport,
+): Promise<{ session: TaskEnabledSession; port: RawPort }> {
+  const port = transport === 'stdio' ? new StdioPort(home, node) : await HttpPort.start(home, node);
+  const discovered = await port.dispatch({ method: 'server/discover', params: {} });
+  assert.equal(discovered.kind, 'result');
+  const capabilities = (discovered.result as { capabilities: { extensions?: Record<string, unknown> } }).capabilities;
+  assert.ok(capabilities.extensions?.[TASKS], 'the server declares the tasks extension');
+  return { session: withTasks(port), port };
+}
+
+/** `wallet approvals approve|deny <id>` in the in-process CLI on a fake terminal answering y. */
+async function decide(home: string, verb: 'approve' | 'deny', id: string): Promise<void> {
+  const answered = await wallet(['approvals', verb, id], { home, tty: true, stdin: 'y\n' });
+  assert.equal(answered.code, 0, `${answered.stdout}\n${answered.stderr}`);
+}
+
+const approvalIn = (message: string | undefined): string => {
+  const id = /ap-[a-z2-7]{10}/.exec(message ?? '')?.[0];
+  assert.ok(id, `no approval id in ${message}`);
+  return id;
+};
+
+async function transactionsFrom(node: AnvilNode, address: string): Promise<bigint> {
+  const response = await fetch(node.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [address, 'latest'] }),
+  });
+  return BigInt(((await response.json()) as { result: string }).result);
+}
+
+/** The task id of an execution the server made a task of. */
+function taskOf(execution: { kind: string; handle?: { taskId: TaskId } | undefined }): TaskId {
+  assert.equal(execution.kind, 'task', 'the call became a task');
+  assert.ok(execution.handle);
+  return execution.handle.taskId;
+}
+
+const PAYER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+
+/** A client without the tasks extension (the SDK's), on its own `wallet serve` over stdio. */
+async function legacyClient(home: string, node: AnvilNode): Promise<Client> {
+  const client = new Client({ name: 'legacy', version: '1' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [WALLET_BIN, 'serve', '--passphrase-file', passphraseFileIn(home, PASSPHRASE, 'legacy-pw')],
+      env: { ...(process.env as Record<string, string>), WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
+      stderr: 'ignore',
+    }),
+  );
+  return client;
+}
+
+for (const transport of ['stdio', 'http'] as const) {
+  describe(`MCP tasks over ${transport}: a call that waits for the owner, as a task`, () => {
+    let node: AnvilNode;
+    let home: string;
+
+    before(async () => {
+      node = await startAnvil({ chainId: 31337 });
+      home = tempHome();
+      await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
+    });
+    after(async () => {
+      await node.stop();
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    const pay = (value: bigint): Record<string, JsonValue> => ({
+      address: 'payer',
+      to: RECIPIENT,
+      value_wei: value.toString(),
+      network: 'local',
+    });
+
+    it('approved by the owner: the task completes with the result, one transaction on the node', async () => {
+      const { session, port } = await requester(home, node, transport);
+      try {
+        const before = await transactionsFrom(node, PAYER);
+        const execution = await session.callTool('evm_funds_send', pay(3n * MILLI));
+        assert.equal(execution.kind, 'task');
+        const task = session.task(taskOf(execution));
+        const waiting = await task.snapshot();
+        assert.equal(waiting.status, 'working');
+        assert.match(waiting.statusMessage ?? '', /wallet approvals approve ap-[a-z2-7]{10}/);
+        assert.equal(await transactionsFrom(node, PAYER), before, 'nothing sent while it waits');
+        // The tasks file is the owner's alone.
+        assert.equal(statSync(join(home, 'approval-tasks.json')).mode & 0o777, 0o600);
+        await decide(home, 'approve', approvalIn(waiting.statusMessage));
+        const { outcome } = await execution.settle();
+        assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+        const result = (outcome as { result: { structuredContent?: Record<string, unknown> } }).result;
+        assert.equal(result.structuredContent?.['sent'], true);
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+        // Polled again: the same result, nothing sent twice.
+        assert.equal((await task.snapshot()).status, 'completed');
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n);
+        // The result stays in the server's memory: the tasks file has how it ended, not what it returned.
+        const kept = readFileSync(join(home, 'approval-tasks.json'), 'utf8');
+        assert.match(kept, /"state": "completed"/);
+        assert.doesNotMatch(kept, new RegExp(`structuredContent|${String(result.structuredContent?.['hash'])}`));
+      } finally {
+        await session.close();
+        await port.close();
+      }
+    });
+
+    it('denied: the task fails with POLICY_VIOLATION and nothing is sent', async () => {
+      const { session, port } = await requester(home, node, transport);
+      try {
+        const before = await transactionsFrom(node, PAYER);
+        const execution = await session.callTool('evm_funds_send', pay(4n * MILLI));
+        const task = session.task(taskOf(execution));
+        await decide(home, 'deny', approvalIn((await task.snapshot()).statusMessage));
+        const { outcome } = await execution.settle();
+        assert.equal(outcome.status, 'failed');
+        const raw = await port.dispatch({ method: 'tasks/get', params: { taskId: task.taskId } });
+        const failed = (raw as unknown as { result: { error: { data: Record<string, ToolErrorMeta> } } }).result;
+        assert.equal(failed.error.data[ERROR_META_KEY]?.code, 'POLICY_VIOLATION');
+        assert.equal(await transactionsFrom(node, PAYER), before);
+      } finally {
+        await session.close();
+        await port.close();
+      }
+    });
+
+    it('cancelled by the client: the approval request is withdrawn, nothing is sent', async () => {
+      const { session, port } = await requester(home, node, transport);
+      try {
+        const before = await transactionsFrom(node, PAYER);
+        const execution = await session.callTool('evm_funds_send', pay(5n * MILLI));
+        const task = session.task(taskOf(execution));
+        const id = approvalIn((await task.snapshot()).statusMessage);
+        await task.cancel();
+        assert.equal((await task.snapshot()).status, 'cancelled');
+        const listed = await wallet(['approvals', '--json'], { home });
+        assert.doesNotMatch(listed.stdout, new RegExp(id), "the approval is gone from the owner's list");
+        const late = await wallet(['approvals', 'approve', id], { home, tty: true, stdin: 'y\n' });
+        assert.notEqual(late.code, 0, 'nothing left to approve');
+        // The audit log says the call was withdrawn, with the approval it waited on.
+        const withdrawn = auditLines(home).filter((line) => line['approval'] === id && line['outcome'] === 'error');
+        assert.equal(withdrawn.length, 1, JSON.stringify(withdrawn));
+        assert.match(String((withdrawn[0]?.['error'] as { message?: string }).message), /Cancelled by the client/);
+        assert.equal(await transactionsFrom(node, PAYER), before);
+      } finally {
+        await session.close();
+        await port.close();
+      }
+    });
+
+    it('a restart of serve between request and approval: the approval stands, the repeated call runs once', async () => {
+      const first = await requester(home, node, transport);
+      const before = await transactionsFrom(node, PAYER);
+      const execution = await first.session.callTool('evm_funds_send', pay(6n * MILLI));
+      const taskId = taskOf(execution);
+      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      // The call's arguments are not on disk: the tasks file names the approval, not the payment.
+      const kept = readFileSync(join(home, 'approval-tasks.json'), 'utf8');
+      assert.match(kept, new RegExp(id));
+      assert.doesNotMatch(kept, new RegExp(`${6n * MILLI}|${RECIPIENT}|value_wei`, 'i'));
+      // serve stops (the requester's own session is left as a crash would leave it: nothing cancelled).
+      await first.port.close();
+      await decide(home, 'approve', id);
+      const second = await requester(home, node, transport);
+      try {
+        const old = await second.port.dispatch({ method: 'tasks/get', params: { taskId } });
+        if (transport === 'stdio') {
+          // Another stdio connection is another session: the old task is not its to see.
+          assert.equal(old.kind, 'error', JSON.stringify(old));
+        } else {
+          // Stateless HTTP: the bearer token's holder sees its task fail honestly, the approval named.
+          const failed = (
+            old as unknown as { result: { status: string; error: { data: Record<string, ToolErrorMeta> } } }
+          ).result;
+          assert.equal(failed.status, 'failed');
+          const error = failed.error.data[ERROR_META_KEY];
+          assert.equal(error?.code, 'APPROVAL_REQUIRED');
+          assert.equal(error?.details?.['approval_id'], id);
+          assert.match(error?.hint ?? '', /Repeat the exact call/);
+        }
+        assert.equal(await transactionsFrom(node, PAYER), before, 'nothing sent by the restart');
+        // The agent repeats the exact call: the owner's yes runs it, once.
+        const repeated = await second.session.callTool('evm_funds_send', pay(6n * MILLI));
+        const { outcome } = await repeated.settle();
+        assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+      } finally {
+        await second.session.close();
+        await second.port.close();
+      }
+    });
+
+    it('a task takes its own approval: a plain repeat that spent the yes leaves it "used by another call"', async () => {
+      const { session, port } = await requester(home, node, transport);
+      try {
+        const before = await transactionsFrom(node, PAYER);
+        const execution = await session.callTool('evm_funds_send', pay(8n * MILLI));
+        const task = session.task(taskOf(execution));
+        const id = approvalIn((await task.snapshot()).statusMessage);
+        await decide(home, 'approve', id);
+        // The same call from a client without tasks takes the yes first and runs.
+        const legacy = await legacyClient(home, node);
+        try {
+          const plain = await legacy.callTool({ name: 'evm_funds_send', arguments: pay(8n * MILLI) });
+          assert.notEqual(plain.isError, true, JSON.stringify(plain._meta));
+        } finally {
+          await legacy.close();
+        }
+        const { outcome } = await execution.settle();
+        assert.equal(outcome.status, 'failed');
+        const raw = await port.dispatch({ method: 'tasks/get', params: { taskId: task.taskId } });
+        const error = (raw as unknown as { result: { error: { data: Record<string, ToolErrorMeta> } } }).result.error
+          .data[ERROR_META_KEY];
+        assert.equal(error?.code, 'POLICY_VIOLATION');
+        assert.match(error?.message ?? '', new RegExp(`Approval ${id} was used by another call`));
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, "one transaction, the plain call's");
+      } finally {
+        await session.close();
+        await port.close();
+      }
+    });
+
+    it("a task is its session's: another client neither sees, cancels nor is handed it", async (t) => {
+      if (transport === 'http') {
+        // Stateless 2026-07-28 HTTP has no session: its one principal is the bearer token's holder.
+        t.skip('no sessions on stateless HTTP: one principal, the bearer token');
+        return;
+      }
+      const mine = await requester(home, node, transport);
+      const theirs = await requester(home, node, transport);
+      try {
+        const before = await transactionsFrom(node, PAYER);
+        const taskId = taskOf(await mine.session.callTool('evm_funds_send', pay(9n * MILLI)));
+        for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
+          const answer = await theirs.port.dispatch({ method, params: { taskId } });
+          assert.equal(answer.kind, 'error', `${method} of another session's task: ${JSON.stringify(answer)}`);
+        }
+        // The same call from the other session waits on the same approval, as a task of its own.
+        const other = taskOf(await theirs.session.callTool('evm_funds_send', pay(9n * MILLI)));
+        assert.notEqual(other, taskId, "deduplication never hands over another session's task");
+        assert.equal((await mine.session.task(taskId).snapshot()).status, 'working', 'not cancelled by the other');
+        const id = approvalIn((await mine.session.task(taskId).snapshot()).statusMessage);
+        await decide(home, 'approve', id);
+        const outcomes = [
+          (await mine.session.task(taskId).result()).status,
+          (await theirs.session.task(other).result()).status,
+        ];
+        // One yes, one run: the task that polled first ran; the other says its approval was used.
+        assert.deepEqual([...outcomes].sort(), ['completed', 'failed']);
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+      } finally {
+        await mine.session.close();
+        await mine.port.close();
+        await theirs.session.close();
+        await theirs.port.close();
+      }
+    });
+
+    it('a run a stopped server left is failed as interrupted, with an audit line', async () => {
+      // A task as a server killed during its run leaves it: running, its process gone.
+      const path = join(home, 'approval-tasks.json');
+      const file = JSON.parse(readFileSync(path, 'utf8')) as { tasks: Record<string, unknown>[] };
+      const time = new Date().toISOString();
+      const approval = 'ap-interruptd';
+      file.tasks.push({
+        id: `tk-${'a'.repeat(26)}`,
+        session: '0'.repeat(64),
+        approval,
+        digest: 'x'.repeat(43),
+        tool: 'evm_funds_send',
+        state: 'running',
+        created: time,
+        updated: time,
+        pid: 2 ** 22 + 12345,
+      });
+      writeFileSync(path, JSON.stringify(file), { mode: 0o600 });
+      const { session, port } = await requester(home, node, transport);
+      try {
+        // Any task request of a new server ends what a stopped one left.
+        await port.dispatch({ method: 'tasks/get', params: { taskId: `tk-${'b'.repeat(26)}` } });
+        const line = auditLines(home).find((each) => each['approval'] === approval);
+        assert.ok(line, 'an audit line for the interrupted run');
+        assert.equal((line['error'] as { code?: string }).code, 'INTERNAL');
+        assert.match(String((line['error'] as { message?: string }).message), /interrupted/);
+        assert.match(readFileSync(path, 'utf8'), /"state": "failed"/);
+      } finally {
+        await session.close();
+        await port.close();
+      }
+    });
+
+    it("a client without tasks keeps today's flow: APPROVAL_REQUIRED, no task", async () => {
+      const client = await legacyClient(home, node);
+      try {
+        const result = await client.callTool({ name: 'evm_funds_send', arguments: pay(7n * MILLI) });
+        assert.equal(result.isError, true);
+        assert.equal((result._meta?.[ERROR_META_KEY] as ToolErrorMeta).code, 'APPROVAL_REQUIRED');
+      } finally {
+        await client.close();
+      }
+    });
+  });
+}
