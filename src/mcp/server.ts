@@ -129,9 +129,11 @@ export function createWalletServer({
         )
       : undefined;
   const gate = new ConsentGate(confirmations, approvals, approvalPage, tasks);
-  // The session a task is bound to: this instance is one stdio connection or one 2025-era HTTP session.
-  const instance = nodeCrypto().randomBytes(16).toString('hex');
-  const sessionFor = (context: ServerContext): string => sessionOf(context, transport, instance);
+  // The session a task is bound to: this instance is one stdio connection or one 2025-era HTTP
+  // session. Drawn at the first call that asks, so a start that decides nothing loads no crypto.
+  let instance: string | undefined;
+  const sessionFor = (context: ServerContext): string =>
+    sessionOf(context, transport, (instance ??= nodeCrypto().randomBytes(16).toString('hex')));
   const { name, version } = packageInfo();
   const listing = toolListing(catalogue);
   const server = new Server(
