@@ -87,6 +87,47 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
     assert.equal((await query(pools, 'SELECT 1 AS one'))[0]?.['one'], 1);
   });
 
+  it('reserves a change index inside a ledger update without a second connection (all held)', async () => {
+    // A Dash payment reserves its change index while its ledger update holds a connection, and as
+    // many payments as the pool has connections wait for that ledger's lock, each holding one.
+    const entry = await store.keystore.create({
+      alias: 'pool',
+      network: 'regtest',
+      id: '0a1b2c3d',
+      account: { index: 0, path: "m/44'/1'/0'", xpub: 'tpubPoolTest' },
+      secret: { mnemonic: 'not a real mnemonic', mnemonicPassphrase: '' },
+      passphrase: 'pool test passphrase',
+    });
+    const ledger = store.ledger('core', 'pool');
+    const payments = 8;
+    const firsts = await Promise.all(
+      Array.from({ length: payments }, (_, i) =>
+        ledger.update(async (recent, now) => {
+          const { first } = await store.keystore.reserve(entry, 'change');
+          return {
+            entries: [...recent, { key: `pool-${i}`, txid: null, amount: 1n, time: now, by: 'agent' }],
+            result: first,
+          };
+        }),
+      ),
+    );
+    assert.deepEqual(
+      [...firsts].sort((a, b) => a - b),
+      Array.from({ length: payments }, (_, i) => i),
+    );
+    assert.equal((await ledger.recent()).length, payments);
+    // A ledger update that fails after the reservation uses up no index: one transaction.
+    await assert.rejects(
+      ledger.update(async () => {
+        await store.keystore.reserve(entry, 'change');
+        throw new Error('refused after the change was reserved');
+      }),
+      /refused after/,
+    );
+    const [stored] = (await store.keystore.list()).entries.filter((each) => each.alias === 'pool');
+    assert.equal(stored?.account.next_change, payments);
+  });
+
   it('refuses a replica whose config lacks a policy the store recorded, naming it', async () => {
     const a = { key: 'evm.networks.a.policy', policy: { max_per_tx_wei: '1' } };
     const b = { key: 'evm.networks.b.policy', policy: { max_per_tx_wei: '2' } };
