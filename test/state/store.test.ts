@@ -7,9 +7,12 @@
  * reservations a replica left marked broadcast against the chain.
  */
 import assert from 'node:assert/strict';
+import nodePostgres from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { WalletError } from '../../src/domain/errors.js';
+import { Keystore } from '../../src/domain/keystore/keystore.js';
 import { closePools, openPools, query, type PgPools } from '../../src/domain/state/pg/client.js';
+import { importDataDir } from '../../src/domain/state/pg/import.js';
 import { migrate, SCHEMA_VERSION } from '../../src/domain/state/pg/migrate.js';
 import { checkPolicies, recordPolicies } from '../../src/domain/state/pg/policy.js';
 import { openPgStore } from '../../src/domain/state/pg/store.js';
@@ -126,6 +129,46 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
     );
     const [stored] = (await store.keystore.list()).entries.filter((each) => each.alias === 'pool');
     assert.equal(stored?.account.next_change, payments);
+  });
+
+  it('imports a data directory without lowering an index a replica raised meanwhile', async () => {
+    // A data directory imported once, whose wallet then moved on in both places: the store's
+    // receive index (a replica) and the file's change index.
+    const dataDir = tempHome();
+    const files = new Keystore(dataDir);
+    const entry = await files.create({
+      alias: 'raced',
+      network: 'regtest',
+      id: '0d0e0f10',
+      account: { index: 0, path: "m/44'/1'/0'", xpub: 'tpubImportRace' },
+      secret: { mnemonic: 'not a real mnemonic either', mnemonicPassphrase: '' },
+      passphrase: 'import race passphrase',
+    });
+    await importDataDir(pools, dataDir);
+    await store.keystore.reserve(entry, 'receive', 5);
+    await files.reserve(entry, 'change', 2);
+    // A replica handing out receive index 5 right now: its row held, its raise not yet committed.
+    const url = new URL(pg.url);
+    url.password = encodeURIComponent(pg.password);
+    const replica = new nodePostgres.Client({ connectionString: url.toString() });
+    await replica.connect();
+    try {
+      await replica.query('BEGIN');
+      await replica.query("SELECT record FROM wallet_keystore_wallets WHERE id = '0d0e0f10' FOR UPDATE");
+      await replica.query(
+        `UPDATE wallet_keystore_wallets SET record = jsonb_set(record, '{account,next_receive}', '6')
+         WHERE id = '0d0e0f10'`,
+      );
+      const imported = importDataDir(pools, dataDir);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await replica.query('COMMIT');
+      assert.equal((await imported).wallets.merged, 1);
+    } finally {
+      await replica.end();
+    }
+    const [stored] = (await store.keystore.list()).entries.filter((each) => each.alias === 'raced');
+    assert.equal(stored?.account.next_receive, 6, 'the import wrote back an index a replica had raised');
+    assert.equal(stored?.account.next_change, 2);
   });
 
   it('refuses a replica whose config lacks a policy the store recorded, naming it', async () => {

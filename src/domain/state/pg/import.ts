@@ -62,12 +62,15 @@ export async function importDataDir(pools: PgPools, dataDir: string): Promise<Im
     await client.query('SELECT pg_advisory_xact_lock($1)', [KEYSTORE_LOCK]);
     await client.query('SELECT pg_advisory_xact_lock($1)', [PASSKEYS_LOCK]);
     const conflicts: string[] = [];
+    // The ledgers' rows before the wallets' rows, in the order a Dash payment takes them (its
+    // ledger, then its wallet's row for the change index): neither waits for the other in a cycle.
+    const ledgerEntries = await importLedgers(client, ledgers);
     const summary: ImportSummary = {
       from: dataDir,
       store: pools.shown,
       wallets: await importWallets(client, wallets.entries, conflicts),
       imported_keys: await importKeys(client, keys.keys, conflicts),
-      ledger_entries: await importLedgers(client, ledgers),
+      ledger_entries: ledgerEntries,
       audit_lines: await importAudit(client, audit),
       passkeys: await importPasskeys(client, passkeys, conflicts),
     };
@@ -105,7 +108,10 @@ async function importWallets(
   conflicts: string[],
 ): Promise<ImportCount> {
   const count = counted();
-  const rows = await client.query('SELECT record FROM wallet_keystore_wallets');
+  // Held until the import commits: a replica handing out an address meanwhile (which holds only
+  // its wallet's row, not the keystore's lock) waits, and the merge never writes back an index
+  // lower than the one it raised.
+  const rows = await client.query('SELECT record FROM wallet_keystore_wallets FOR UPDATE');
   const stored = (rows.rows as { record: unknown }[]).flatMap((row) => {
     const parsed = EntrySchema.safeParse(row.record);
     return parsed.success ? [parsed.data] : [];
