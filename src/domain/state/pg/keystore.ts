@@ -30,7 +30,7 @@ import {
   type WalletEntry,
   type WalletSecret,
 } from '../../keystore/wallet-record.js';
-import { fromStore, inTransaction, query, storeError, type PgPools } from './client.js';
+import { inTransaction, query, type PgPools } from './client.js';
 import { openLedgerUpdate } from './ledger.js';
 
 /** The key of the transaction-scoped advisory lock that serializes the keystore's writes. */
@@ -286,11 +286,10 @@ export class PgKeystore implements WalletKeystore {
       );
       return { entry: next, result };
     };
+    // Joined, its failures are the update's: a deadlock or a serialization failure tries the
+    // whole update again, and a lost store is BUSY, nothing signed.
     const joined = openLedgerUpdate();
-    if (!joined) return inTransaction(this.pools, task);
-    return task(joined).catch((error: unknown) => {
-      throw fromStore(error) ? storeError(error, this.pools.shown) : error;
-    });
+    return joined ? task(joined) : inTransaction(this.pools, task);
   }
 
   private async walletsOn(client: PoolClient): Promise<KeystoreListing> {
