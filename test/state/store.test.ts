@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import nodePostgres from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { WalletError } from '../../src/domain/errors.js';
+import { SentLog } from '../../src/domain/evm/sent-log.js';
 import { Keystore } from '../../src/domain/keystore/keystore.js';
 import { closePools, openPools, query, type PgPools } from '../../src/domain/state/pg/client.js';
 import { importDataDir } from '../../src/domain/state/pg/import.js';
@@ -169,6 +170,30 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
     const [stored] = (await store.keystore.list()).entries.filter((each) => each.alias === 'raced');
     assert.equal(stored?.account.next_receive, 6, 'the import wrote back an index a replica had raised');
     assert.equal(stored?.account.next_change, 2);
+  });
+
+  it("imports a data directory's sent transactions once, for evm_txs_list on every replica", async () => {
+    const dataDir = tempHome();
+    const sent = {
+      hash: `0x${'ab'.repeat(32)}`,
+      from: ACCOUNT,
+      to: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
+      value: '1000',
+      nonce: 3,
+      sent_at: '2026-11-01T10:00:00.000Z',
+      token: null,
+    };
+    await new SentLog(dataDir, 31337).append(sent);
+    await new SentLog(dataDir, 31337).append({ ...sent, hash: `0x${'cd'.repeat(32)}`, nonce: 4 });
+    const first = await importDataDir(pools, dataDir);
+    assert.deepEqual(first.sent_transactions, { imported: 2, merged: 0, unchanged: 0 });
+    assert.deepEqual(
+      (await store.sentLog(31337).records()).map((record) => record.nonce),
+      [3, 4],
+    );
+    const again = await importDataDir(pools, dataDir);
+    assert.deepEqual(again.sent_transactions, { imported: 0, merged: 0, unchanged: 2 });
+    assert.equal((await store.sentLog(31337).records()).length, 2);
   });
 
   it('refuses a replica whose config lacks a policy the store recorded, naming it', async () => {
