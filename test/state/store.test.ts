@@ -333,6 +333,32 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
     assert.equal(await store.withAccount(1, ACCOUNT, async (slot) => slot?.next(30)), 30);
   });
 
+  it("reserves a nonce only while its lock is held: a lost lock never overwrites another's broadcast", async () => {
+    await assert.rejects(
+      store.withAccount(1, ACCOUNT, async (slot) => {
+        const nonce = (await slot?.next(40)) ?? 40;
+        // The lock's connection ends (a restart, a failover) before this process has heard of it
+        // (psql runs synchronously: no event is handled until the reservation starts)...
+        pg.sql(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wallet' AND query LIKE 'SELECT pg_advisory_lock%'",
+        );
+        // ...and another replica, holding the lock now, broadcast that nonce.
+        pg.sql(
+          `INSERT INTO wallet_evm_nonces (chain_id, address, nonce, spend_key, broadcast_at, hash)
+           VALUES (1, '${ACCOUNT.toLowerCase()}', ${nonce}, 'key-other', now(), '0xother')`,
+        );
+        await slot?.reserve(nonce, `key-${nonce}`);
+      }),
+      busy(/lock was lost; nothing was broadcast/),
+    );
+    const row = await query(
+      pools,
+      'SELECT spend_key, hash, broadcast_at IS NOT NULL AS marked FROM wallet_evm_nonces WHERE chain_id = 1 AND address = $1 AND nonce = 40',
+      [ACCOUNT.toLowerCase()],
+    );
+    assert.deepEqual(row, [{ spend_key: 'key-other', hash: '0xother', marked: true }]);
+  });
+
   it('is BUSY, saying it signed and did not broadcast, when the ledger connection dies mid-update', async () => {
     const ledger = store.ledger('evm', 'lost');
     await assert.rejects(
