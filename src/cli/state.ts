@@ -31,8 +31,8 @@ Usage:
   wallet state policy-record       record this config.json's policies as the store's (after changing
                                    them on purpose on every replica)
   wallet state import              copy this data directory's keystore (wallets, address indexes,
-                                   EVM accounts, imported keys), spend ledgers, audit lines and
-                                   passkeys into the store; the files stay where they are. Running
+                                   EVM accounts, imported keys), spend ledgers, audit lines,
+                                   passkeys and EVM sent logs into the store; the files stay. Running
                                    it again imports nothing twice; a record the store holds
                                    differently (another passphrase, an alias taken) refuses it all
 
@@ -120,6 +120,7 @@ export async function runState(argv: readonly string[], io: CliIo, dataDir: stri
         line('  ledger entries', summary.ledger_entries),
         line('  audit lines', summary.audit_lines),
         line('  passkeys', summary.passkeys),
+        line('  sent transactions', summary.sent_transactions),
         `The files are left in place; with WALLET_STATE_URL set the wallet reads and writes the store, not them.`,
         '',
       ].join('\n'),

@@ -7,9 +7,13 @@
  * reservations a replica left marked broadcast against the chain.
  */
 import assert from 'node:assert/strict';
+import nodePostgres from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { WalletError } from '../../src/domain/errors.js';
+import { SentLog } from '../../src/domain/evm/sent-log.js';
+import { Keystore } from '../../src/domain/keystore/keystore.js';
 import { closePools, openPools, query, type PgPools } from '../../src/domain/state/pg/client.js';
+import { importDataDir } from '../../src/domain/state/pg/import.js';
 import { migrate, SCHEMA_VERSION } from '../../src/domain/state/pg/migrate.js';
 import { checkPolicies, recordPolicies } from '../../src/domain/state/pg/policy.js';
 import { openPgStore } from '../../src/domain/state/pg/store.js';
@@ -85,6 +89,111 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
       for (const client of held) client.release();
     }
     assert.equal((await query(pools, 'SELECT 1 AS one'))[0]?.['one'], 1);
+  });
+
+  it('reserves a change index inside a ledger update without a second connection (all held)', async () => {
+    // A Dash payment reserves its change index while its ledger update holds a connection, and as
+    // many payments as the pool has connections wait for that ledger's lock, each holding one.
+    const entry = await store.keystore.create({
+      alias: 'pool',
+      network: 'regtest',
+      id: '0a1b2c3d',
+      account: { index: 0, path: "m/44'/1'/0'", xpub: 'tpubPoolTest' },
+      secret: { mnemonic: 'not a real mnemonic', mnemonicPassphrase: '' },
+      passphrase: 'pool test passphrase',
+    });
+    const ledger = store.ledger('core', 'pool');
+    const payments = 8;
+    const firsts = await Promise.all(
+      Array.from({ length: payments }, (_, i) =>
+        ledger.update(async (recent, now) => {
+          const { first } = await store.keystore.reserve(entry, 'change');
+          return {
+            entries: [...recent, { key: `pool-${i}`, txid: null, amount: 1n, time: now, by: 'agent' }],
+            result: first,
+          };
+        }),
+      ),
+    );
+    assert.deepEqual(
+      [...firsts].sort((a, b) => a - b),
+      Array.from({ length: payments }, (_, i) => i),
+    );
+    assert.equal((await ledger.recent()).length, payments);
+    // A ledger update that fails after the reservation uses up no index: one transaction.
+    await assert.rejects(
+      ledger.update(async () => {
+        await store.keystore.reserve(entry, 'change');
+        throw new Error('refused after the change was reserved');
+      }),
+      /refused after/,
+    );
+    const [stored] = (await store.keystore.list()).entries.filter((each) => each.alias === 'pool');
+    assert.equal(stored?.account.next_change, payments);
+  });
+
+  it('imports a data directory without lowering an index a replica raised meanwhile', async () => {
+    // A data directory imported once, whose wallet then moved on in both places: the store's
+    // receive index (a replica) and the file's change index.
+    const dataDir = tempHome();
+    const files = new Keystore(dataDir);
+    const entry = await files.create({
+      alias: 'raced',
+      network: 'regtest',
+      id: '0d0e0f10',
+      account: { index: 0, path: "m/44'/1'/0'", xpub: 'tpubImportRace' },
+      secret: { mnemonic: 'not a real mnemonic either', mnemonicPassphrase: '' },
+      passphrase: 'import race passphrase',
+    });
+    await importDataDir(pools, dataDir);
+    await store.keystore.reserve(entry, 'receive', 5);
+    await files.reserve(entry, 'change', 2);
+    // A replica handing out receive index 5 right now: its row held, its raise not yet committed.
+    const url = new URL(pg.url);
+    url.password = encodeURIComponent(pg.password);
+    const replica = new nodePostgres.Client({ connectionString: url.toString() });
+    await replica.connect();
+    try {
+      await replica.query('BEGIN');
+      await replica.query("SELECT record FROM wallet_keystore_wallets WHERE id = '0d0e0f10' FOR UPDATE");
+      await replica.query(
+        `UPDATE wallet_keystore_wallets SET record = jsonb_set(record, '{account,next_receive}', '6')
+         WHERE id = '0d0e0f10'`,
+      );
+      const imported = importDataDir(pools, dataDir);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await replica.query('COMMIT');
+      assert.equal((await imported).wallets.merged, 1);
+    } finally {
+      await replica.end();
+    }
+    const [stored] = (await store.keystore.list()).entries.filter((each) => each.alias === 'raced');
+    assert.equal(stored?.account.next_receive, 6, 'the import wrote back an index a replica had raised');
+    assert.equal(stored?.account.next_change, 2);
+  });
+
+  it("imports a data directory's sent transactions once, for evm_txs_list on every replica", async () => {
+    const dataDir = tempHome();
+    const sent = {
+      hash: `0x${'ab'.repeat(32)}`,
+      from: ACCOUNT,
+      to: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
+      value: '1000',
+      nonce: 3,
+      sent_at: '2026-11-01T10:00:00.000Z',
+      token: null,
+    };
+    await new SentLog(dataDir, 31337).append(sent);
+    await new SentLog(dataDir, 31337).append({ ...sent, hash: `0x${'cd'.repeat(32)}`, nonce: 4 });
+    const first = await importDataDir(pools, dataDir);
+    assert.deepEqual(first.sent_transactions, { imported: 2, merged: 0, unchanged: 0 });
+    assert.deepEqual(
+      (await store.sentLog(31337).records()).map((record) => record.nonce),
+      [3, 4],
+    );
+    const again = await importDataDir(pools, dataDir);
+    assert.deepEqual(again.sent_transactions, { imported: 0, merged: 0, unchanged: 2 });
+    assert.equal((await store.sentLog(31337).records()).length, 2);
   });
 
   it('refuses a replica whose config lacks a policy the store recorded, naming it', async () => {
@@ -222,6 +331,32 @@ describe('the PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, 
     assert.equal(broadcast, false);
     // The pools come back on their own.
     assert.equal(await store.withAccount(1, ACCOUNT, async (slot) => slot?.next(30)), 30);
+  });
+
+  it("reserves a nonce only while its lock is held: a lost lock never overwrites another's broadcast", async () => {
+    await assert.rejects(
+      store.withAccount(1, ACCOUNT, async (slot) => {
+        const nonce = (await slot?.next(40)) ?? 40;
+        // The lock's connection ends (a restart, a failover) before this process has heard of it
+        // (psql runs synchronously: no event is handled until the reservation starts)...
+        pg.sql(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wallet' AND query LIKE 'SELECT pg_advisory_lock%'",
+        );
+        // ...and another replica, holding the lock now, broadcast that nonce.
+        pg.sql(
+          `INSERT INTO wallet_evm_nonces (chain_id, address, nonce, spend_key, broadcast_at, hash)
+           VALUES (1, '${ACCOUNT.toLowerCase()}', ${nonce}, 'key-other', now(), '0xother')`,
+        );
+        await slot?.reserve(nonce, `key-${nonce}`);
+      }),
+      busy(/lock was lost; nothing was broadcast/),
+    );
+    const row = await query(
+      pools,
+      'SELECT spend_key, hash, broadcast_at IS NOT NULL AS marked FROM wallet_evm_nonces WHERE chain_id = 1 AND address = $1 AND nonce = 40',
+      [ACCOUNT.toLowerCase()],
+    );
+    assert.deepEqual(row, [{ spend_key: 'key-other', hash: '0xother', marked: true }]);
   });
 
   it('is BUSY, saying it signed and did not broadcast, when the ledger connection dies mid-update', async () => {

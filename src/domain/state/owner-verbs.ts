@@ -43,8 +43,8 @@ export async function statePolicyRecord(
 }
 
 /**
- * `wallet state import`: the data directory's keystore, spend ledgers, audit lines and passkeys
- * copied into the store (its files stay); undefined when no store is set.
+ * `wallet state import`: the data directory's keystore, spend ledgers, audit lines, passkeys and
+ * EVM sent logs copied into the store (its files stay); undefined when no store is set.
  */
 export async function stateImport(context: StateVerbContext): Promise<ImportSummary | undefined> {
   const location = await locationOf(context);

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PoolClient } from 'pg';
 import { readPrivateText } from '../../../shared/private-files.js';
+import { SentLog, type SentRecord } from '../../evm/sent-log.js';
 import { hasSystemCode, WalletError } from '../../errors.js';
 import type { ImportedKeyEntry } from '../../keystore/imported-keys.js';
 import { KEYSTORE_DIR_NAME, RESTORE } from '../../keystore/keystore-format.js';
@@ -28,14 +29,17 @@ export type ImportSummary = {
   ledger_entries: ImportCount;
   audit_lines: ImportCount;
   passkeys: ImportCount;
+  /** The EVM sent log (`history/evm-<chain id>.json`), what evm_txs_list lists. */
+  sent_transactions: ImportCount;
 };
 
 const LEDGER_FILE = /^(core|evm)-([a-z0-9][a-z0-9x-]*)\.json$/;
+const SENT_LOG_FILE = /^evm-(0|[1-9][0-9]{0,15})\.json$/;
 
 /**
  * Moves a data directory's keystore (wallets with their address indexes and EVM accounts,
- * imported keys), spend ledgers, audit lines and passkeys into the store, in one transaction: all
- * of it, or nothing. The files stay where they are. Idempotent: a record the store has already is
+ * imported keys), spend ledgers, audit lines, passkeys and EVM sent logs into the store, in one
+ * transaction: all of it, or nothing. The files stay where they are. Idempotent: a record the store has already is
  * left alone (an audit line is added as many times as the file has it more than the store), and
  * records of one wallet or passkey that moved on separately are merged, never lowered: the higher
  * address index, the union of EVM accounts, the higher signature counter. A record that cannot be
@@ -58,18 +62,23 @@ export async function importDataDir(pools: PgPools, dataDir: string): Promise<Im
   const ledgers = await readLedgers(dataDir);
   const audit = readAuditLines(dataDir);
   const passkeys = (await readPasskeysFile(join(dataDir, 'passkeys.json')))?.passkeys ?? [];
+  const sent = await readSentLogs(dataDir);
   return inTransaction(pools, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [KEYSTORE_LOCK]);
     await client.query('SELECT pg_advisory_xact_lock($1)', [PASSKEYS_LOCK]);
     const conflicts: string[] = [];
+    // The ledgers' rows before the wallets' rows, in the order a Dash payment takes them (its
+    // ledger, then its wallet's row for the change index): neither waits for the other in a cycle.
+    const ledgerEntries = await importLedgers(client, ledgers);
     const summary: ImportSummary = {
       from: dataDir,
       store: pools.shown,
       wallets: await importWallets(client, wallets.entries, conflicts),
       imported_keys: await importKeys(client, keys.keys, conflicts),
-      ledger_entries: await importLedgers(client, ledgers),
+      ledger_entries: ledgerEntries,
       audit_lines: await importAudit(client, audit),
       passkeys: await importPasskeys(client, passkeys, conflicts),
+      sent_transactions: await importSent(client, sent),
     };
     if (conflicts.length > 0) {
       throw new WalletError(
@@ -105,7 +114,10 @@ async function importWallets(
   conflicts: string[],
 ): Promise<ImportCount> {
   const count = counted();
-  const rows = await client.query('SELECT record FROM wallet_keystore_wallets');
+  // Held until the import commits: a replica handing out an address meanwhile (which holds only
+  // its wallet's row, not the keystore's lock) waits, and the merge never writes back an index
+  // lower than the one it raised.
+  const rows = await client.query('SELECT record FROM wallet_keystore_wallets FOR UPDATE');
   const stored = (rows.rows as { record: unknown }[]).flatMap((row) => {
     const parsed = EntrySchema.safeParse(row.record);
     return parsed.success ? [parsed.data] : [];
@@ -280,6 +292,44 @@ async function importLedgers(client: PoolClient, ledgers: readonly FileLedger[])
         `INSERT INTO wallet_ledger_entries (ledger, key, txid, amount, at_ms, by_whom)
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (ledger, key) DO NOTHING`,
         [name, entry.key, entry.txid, entry.amount.toString(), entry.time, entry.by ?? 'owner'],
+      );
+      if ((inserted.rowCount ?? 0) > 0) count.imported++;
+      else count.unchanged++;
+    }
+  }
+  return count;
+}
+
+/** Every EVM sent log of the data directory (`history/evm-<chain id>.json`), each read and checked as the wallet reads it. */
+async function readSentLogs(dataDir: string): Promise<{ chainId: number; records: SentRecord[] }[]> {
+  let names: string[];
+  try {
+    names = readdirSync(join(dataDir, 'history'));
+  } catch (error) {
+    if (hasSystemCode(error, 'ENOENT')) return [];
+    throw error;
+  }
+  const logs: { chainId: number; records: SentRecord[] }[] = [];
+  for (const name of names.sort()) {
+    const chainId = Number(SENT_LOG_FILE.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isSafeInteger(chainId)) continue;
+    logs.push({ chainId, records: await new SentLog(dataDir, chainId).records() });
+  }
+  return logs;
+}
+
+/** The sent transactions the store lacks (one row per chain and hash, as a broadcast writes it), oldest first. */
+async function importSent(
+  client: PoolClient,
+  logs: readonly { chainId: number; records: readonly SentRecord[] }[],
+): Promise<ImportCount> {
+  const count = counted();
+  for (const { chainId, records } of logs) {
+    for (const record of records) {
+      const inserted = await client.query(
+        `INSERT INTO wallet_evm_sent (chain_id, hash, from_address, record) VALUES ($1, $2, $3, $4::jsonb)
+         ON CONFLICT (chain_id, hash) DO NOTHING`,
+        [chainId, record.hash, record.from.toLowerCase(), JSON.stringify(record)],
       );
       if ((inserted.rowCount ?? 0) > 0) count.imported++;
       else count.unchanged++;

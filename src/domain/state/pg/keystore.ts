@@ -31,6 +31,7 @@ import {
   type WalletSecret,
 } from '../../keystore/wallet-record.js';
 import { inTransaction, query, type PgPools } from './client.js';
+import { openLedgerUpdate } from './ledger.js';
 
 /** The key of the transaction-scoped advisory lock that serializes the keystore's writes. */
 export const KEYSTORE_LOCK = 0x6b657973;
@@ -254,7 +255,9 @@ export class PgKeystore implements WalletKeystore {
 
   /**
    * Changes a wallet's row in one transaction, holding it (`FOR UPDATE`) from the read to the
-   * write, and the keystore's lock first when `whole` (the change looks at other records).
+   * write, and the keystore's lock first when `whole` (the change looks at other records). Inside
+   * a ledger update (a Dash payment reserving its change index as it signs) it joins that
+   * transaction: one connection, and the index is used up only if the spend is recorded.
    */
   private updateWallet<T>(
     entry: WalletEntry,
@@ -264,7 +267,7 @@ export class PgKeystore implements WalletKeystore {
       client: PoolClient,
     ) => { next: WalletEntry; result: T } | Promise<{ next: WalletEntry; result: T }>,
   ): Promise<{ entry: WalletEntry; result: T }> {
-    return inTransaction(this.pools, async (client) => {
+    const task = async (client: PoolClient): Promise<{ entry: WalletEntry; result: T }> => {
       if (whole) await client.query('SELECT pg_advisory_xact_lock($1)', [KEYSTORE_LOCK]);
       const rows = await client.query(
         'SELECT id, network, record FROM wallet_keystore_wallets WHERE id = $1 AND network = $2 FOR UPDATE',
@@ -282,7 +285,11 @@ export class PgKeystore implements WalletKeystore {
         [entry.id, entry.network, JSON.stringify(next)],
       );
       return { entry: next, result };
-    });
+    };
+    // Joined, its failures are the update's: a deadlock or a serialization failure tries the
+    // whole update again, and a lost store is BUSY, nothing signed.
+    const joined = openLedgerUpdate();
+    return joined ? task(joined) : inTransaction(this.pools, task);
   }
 
   private async walletsOn(client: PoolClient): Promise<KeystoreListing> {

@@ -17,6 +17,15 @@ const SIGNED_NOT_SENT = 'the transaction was signed, but neither counted nor bro
 const open = new AsyncLocalStorage<PoolClient>();
 
 /**
+ * The connection of the ledger update in progress in this call, its transaction open, if any: a
+ * change made while it signs (a Dash payment's change index) joins it rather than wait for another
+ * connection of the pool, which the payments waiting for this ledger's lock may all hold.
+ */
+export function openLedgerUpdate(): PoolClient | undefined {
+  return open.getStore();
+}
+
+/**
  * One 24-hour count in the store: its entries are rows of `wallet_ledger_entries`, and an update
  * holds the ledger's row of `wallet_ledgers` locked (`SELECT … FOR UPDATE`) from reading the
  * entries to recording the new one, so two replicas never both fit into the same room. The store's

@@ -138,10 +138,11 @@ function slotOf(
       return nonce;
     },
     reserve: async (nonce, spendKey) => {
-      held();
+      // On the lock's connection too: a reservation made once the lock was lost (its connection
+      // ended before this process heard of it) could overwrite the one another replica, holding
+      // the lock now, marked broadcast; it fails (BUSY, nothing signed) instead.
       keys.set(nonce, spendKey);
-      await query(
-        pools,
+      await onLock(
         `INSERT INTO wallet_evm_nonces (chain_id, address, nonce, spend_key) VALUES ($1, $2, $3, $4)
          ON CONFLICT (chain_id, address, nonce) DO UPDATE
            SET reserved_at = now(), broadcast_at = NULL, spend_key = excluded.spend_key, hash = NULL`,

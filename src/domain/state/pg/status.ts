@@ -61,7 +61,7 @@ export async function pgMigrate(location: StateLocation): Promise<{ from: number
   }
 }
 
-/** `wallet state import`: a data directory's keystore, ledgers, audit lines and passkeys into the store. */
+/** `wallet state import`: a data directory's keystore, ledgers, audit lines, passkeys and sent logs into the store. */
 export async function pgImport(location: StateLocation, dataDir: string): Promise<ImportSummary> {
   const pools = await openPools(location);
   try {
