@@ -97,7 +97,7 @@ export class ConsentGate {
     // Approvals filed before the page existed were all approved at a terminal.
     const authority = approval.approved_by ?? 'terminal';
     return invokeValidated(
-      { ok: true, input: validated },
+      { ok: true, input: withApprovedFee(validated, approval.summary) },
       { ...toolContext, authority, approvedPlan: planOf(approval.summary) },
       { approval: approval.id },
     );
@@ -251,6 +251,24 @@ export class ConsentGate {
     }
     throw waiting;
   }
+}
+
+/**
+ * The call as approved, its fee bound to the one the owner was shown: a tool whose plan names the
+ * most its fee can be (`feeField` with `atMost`, an input of that name: max_fee_wei) runs with that
+ * cap, lowered to the approval's fee, so fees that rose between the yes and the run refuse the call
+ * unsigned instead of signing a fee nobody saw. The digest was checked on the arguments as given.
+ */
+function withApprovedFee(validated: ToolInput, summary: ApprovalSummary): ToolInput {
+  const declared = validated.tool.feeField;
+  const shown = summary.fee;
+  if (!declared?.atMost || shown === undefined || !/^\d+$/.test(shown)) return validated;
+  // The cap is an input in the fee's own unit (max_fee_wei for a fee in wei).
+  if (summary.fee_unit === undefined || !declared.field.endsWith(`_${summary.fee_unit}`)) return validated;
+  if (!(declared.field in validated.tool.input.shape)) return validated;
+  const given = validated.data[declared.field];
+  if (typeof given === 'string' && /^\d+$/.test(given) && BigInt(given) <= BigInt(shown)) return validated;
+  return { ...validated, data: { ...validated.data, [declared.field]: shown } };
 }
 
 /**
