@@ -97,7 +97,7 @@ export class ConsentGate {
     // Approvals filed before the page existed were all approved at a terminal.
     const authority = approval.approved_by ?? 'terminal';
     return invokeValidated(
-      { ok: true, input: validated },
+      { ok: true, input: withApprovedFee(validated, approval.summary) },
       { ...toolContext, authority, approvedPlan: planOf(approval.summary) },
       { approval: approval.id },
     );
@@ -118,7 +118,7 @@ export class ConsentGate {
     const run = async (authority: Authority, approvedPlan?: ApprovedPlan): Promise<ConsentOutcome> => ({
       kind: 'done',
       output: await invokeValidated(
-        { ok: true, input: validated },
+        { ok: true, input: approvedPlan ? withApprovedFee(validated, approvedPlan) : validated },
         { ...toolContext, authority, ...(approvedPlan ? { approvedPlan } : {}) },
       ),
     });
@@ -164,7 +164,8 @@ export class ConsentGate {
     const fields = await auditFields(tool, input, planned);
     if (canAsk) {
       await auditStoppedCall(tool, input, owner, { asked: planned });
-      return { kind: 'ask', result: await this.confirmations.ask(digest, text, planOf(fields)) };
+      const plan = planOf(fields, feeOf(tool, fields, planned));
+      return { kind: 'ask', result: await this.confirmations.ask(digest, text, plan) };
     }
     const approval = await this.approvals.request(
       digest,
@@ -254,6 +255,27 @@ export class ConsentGate {
 }
 
 /**
+ * The call as approved, its fee bound to the one the owner was shown: a tool whose plan names the
+ * most its fee can be (`feeField` with `atMost`, an input of that name: max_fee_wei) runs with that
+ * cap, lowered to the approval's fee, so fees that rose between the yes and the run refuse the call
+ * unsigned instead of signing a fee nobody saw. The digest was checked on the arguments as given.
+ */
+function withApprovedFee(
+  validated: ToolInput,
+  summary: { fee?: string | undefined; fee_unit?: string | undefined },
+): ToolInput {
+  const declared = validated.tool.feeField;
+  const shown = summary.fee;
+  if (!declared?.atMost || shown === undefined || !/^\d+$/.test(shown)) return validated;
+  // The cap is an input in the fee's own unit (max_fee_wei for a fee in wei).
+  if (summary.fee_unit === undefined || !declared.field.endsWith(`_${summary.fee_unit}`)) return validated;
+  if (!(declared.field in validated.tool.input.shape)) return validated;
+  const given = validated.data[declared.field];
+  if (typeof given === 'string' && /^\d+$/.test(given) && BigInt(given) <= BigInt(shown)) return validated;
+  return { ...validated, data: { ...validated.data, [declared.field]: shown } };
+}
+
+/**
  * The fee an approval names, with its own unit: the dry run's declared fee field first; else the
  * audit's fee when the amount is in the chain's coin (a token amount's unit is not the fee's).
  */
@@ -296,13 +318,17 @@ function approvalSummary(
 
 /**
  * The plan a human is shown, as the tool's audit fields name it: one recipient, the amount and the
- * token. The approved call of a tool whose payee and price come from a server keeps to it.
+ * token, and the most fee shown (see withApprovedFee). The approved call of a tool whose payee and price come from a server keeps to it.
  */
-function planOf(fields: { recipient?: unknown; amount?: unknown; token?: unknown }): ApprovedPlan {
+function planOf(
+  fields: { recipient?: unknown; amount?: unknown; token?: unknown },
+  fee?: { fee?: string | undefined; fee_unit?: string | undefined },
+): ApprovedPlan {
   return {
     ...(typeof fields.recipient === 'string' ? { recipient: fields.recipient } : {}),
     ...(typeof fields.amount === 'string' ? { amount: fields.amount } : {}),
     ...(typeof fields.token === 'string' ? { token: fields.token } : {}),
+    ...(fee?.fee !== undefined && fee.fee_unit !== undefined ? { fee: fee.fee, fee_unit: fee.fee_unit } : {}),
   };
 }
 

@@ -330,6 +330,27 @@ describe('safe by default: approvals out of band, autonomy by policy', () => {
     const [nonceAfter] = await chainState();
     assert.equal(BigInt(nonceAfter ?? '0x0') - BigInt(nonceBefore ?? '0x0'), 1n, 'exactly one transaction');
   });
+
+  it('an approved call signs with no more fee than the owner was shown: fees that rose since refuse it', async () => {
+    const asked = await pay(7n * MILLI);
+    const id = String(asked.error?.details?.['approval_id']);
+    const shownFee = BigInt(String(asked.error?.details?.['fee']));
+    assert.equal((await wallet(['approvals', 'approve', id], { home, tty: true, stdin: 'y\n' })).code, 0);
+    // The base fee rises a hundredfold between the owner's yes and the run.
+    const baseFee = BigInt(await node.rpc<string>('eth_gasPrice', []));
+    await node.rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(baseFee * 100n).toString(16)}`]);
+    await node.rpc('evm_mine', []);
+    try {
+      const before = await chainState();
+      const { error } = await pay(7n * MILLI);
+      assert.equal(error?.code, 'POLICY_VIOLATION', JSON.stringify(error));
+      assert.match(error?.message ?? '', new RegExp(`above max_fee_wei ${shownFee}`));
+      assert.deepEqual(await chainState(), before, 'nothing signed with a fee the owner never saw');
+    } finally {
+      await node.rpc('anvil_setNextBlockBaseFeePerGas', [`0x${baseFee.toString(16)}`]);
+      await node.rpc('evm_mine', []);
+    }
+  });
 });
 
 describe('autonomy: what the policy lets an agent do alone', () => {

@@ -74,7 +74,7 @@ describe('destructive calls ask the user through elicitation', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  async function overHttp(answer: () => Answer) {
+  async function overHttp(answer: () => Answer | Promise<Answer>) {
     const { client, asked } = elicitingClient(answer, 'auto');
     await client.connect(
       new StreamableHTTPClientTransport(new URL(http.url), {
@@ -106,6 +106,29 @@ describe('destructive calls ask the user through elicitation', () => {
     assert.equal(question.requestedSchema.properties['confirm']?.type, 'boolean', 'only a yes/no, never a secret');
     assert.ok(!question.message.includes(PASSPHRASE));
     assert.equal(await nonce(), before + 1);
+  });
+
+  it('a yes binds the fee shown: fees that rose while the user read the question refuse the call', async () => {
+    const before = await nonce();
+    const baseFee = BigInt(await node.rpc<string>('eth_gasPrice', []));
+    const { client, asked } = await overHttp(async () => {
+      // The base fee rises a hundredfold while the question is on the screen.
+      await node.rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(baseFee * 100n).toString(16)}`]);
+      await node.rpc('evm_mine', []);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    try {
+      const result = await client.callTool({ name: 'evm_funds_send', arguments: PAYMENT });
+      assert.equal(codeOf(result), 'POLICY_VIOLATION', JSON.stringify(result.content));
+      const shown = /fee at most: [\d.]+ ether \((\d+) wei\)/.exec(asked[0]?.message ?? '')?.[1];
+      assert.ok(shown, asked[0]?.message);
+      assert.match(JSON.stringify(result.content), new RegExp(`above max_fee_wei ${shown}`));
+      assert.equal(await nonce(), before, 'nothing signed with a fee the user never saw');
+    } finally {
+      await client.close();
+      await node.rpc('anvil_setNextBlockBaseFeePerGas', [`0x${baseFee.toString(16)}`]);
+      await node.rpc('evm_mine', []);
+    }
   });
 
   it('2026-07-28 over HTTP: a decline sends nothing (POLICY_VIOLATION) and is in the audit log', async () => {

@@ -32,7 +32,14 @@ export const PLANNING: Authority = 'terminal';
  * server names payee and price on each request). A tool whose plan comes from elsewhere refuses to
  * sign anything but this plan when a yes came with one.
  */
-export type ApprovedPlan = { recipient?: string; amount?: string; token?: string };
+export type ApprovedPlan = {
+  recipient?: string;
+  amount?: string;
+  token?: string;
+  /** The most fee the human was shown, in `fee_unit`: the approved call signs with no more. */
+  fee?: string;
+  fee_unit?: string;
+};
 
 /**
  * The refusal of an agent's call that needs a human yes. `wallet serve` turns it into an
