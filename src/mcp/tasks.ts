@@ -146,6 +146,9 @@ export class ApprovalTasks {
     });
     if (!task) throw unknownTask(taskId);
     if (interrupted) await this.auditInterrupted(interrupted);
+    // A task ended without a run (denied, expired, its approval used elsewhere) drops its call's
+    // arguments now: they may hold a secret (an x402 URL's query), and nothing will run them.
+    if (task.state === 'failed' || task.state === 'cancelled') this.inputs.delete(task.id);
     if (claimed) this.execute(task, claimed);
     return this.wire(task);
   }
