@@ -121,7 +121,7 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
               policy: {
                 allowed_recipients: [PAYEE],
                 tokens: {
-                  [token.toLowerCase()]: { max_per_tx: TOKEN.toString(), max_per_24h: (10n * CENT).toString() },
+                  [token.toLowerCase()]: { max_per_tx: TOKEN.toString(), max_per_24h: (12n * CENT).toString() },
                 },
               },
             },
@@ -309,6 +309,21 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.deepEqual([line?.outcome, line?.['amount'], line?.['hash']], ['sent', CENT.toString(), undefined]);
   });
 
+  it('a paid call answered by a payment request it cannot read: says the payment was signed and sent', async () => {
+    const [payer, payee] = await balances();
+    const { code, stdout, stderr } = await run([...at(CENT), 'pocket-and-ask', ...pay(), '--yes']);
+    assert.equal(code, 7, stderr);
+    assert.equal(stdout, '');
+    assert.match(
+      stderr,
+      /BACKEND_INVALID: A payment of 10000 base units of token 0x[0-9a-fA-F]{40} to 0x[0-9a-fA-F]{40} was signed and sent to tool pocket-and-ask/,
+    );
+    assert.match(stderr, /x402 payment of version "1"/);
+    assert.match(stderr, /the payment may be settled all the same/);
+    assert.deepEqual((await balances()).slice(0, 2), [payer - CENT, payee + CENT], 'the server settled it');
+    assert.deepEqual(calls().slice(-2), ['pocket_and_ask unpaid', 'pocket_and_ask paid'], 'no second payment');
+  });
+
   it('asks on a terminal, and needs --yes without one', async () => {
     const stderr = await refused(
       [...at(CENT), 'report', '--topic', 'z', ...pay()],
@@ -388,9 +403,9 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
   });
 
   it('the 24-hour ledger counts the payments: a price that fits one payment but not what is left is refused', async () => {
-    // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 each signed for moving_target and broken_report (a
-    // signature counts, whoever settles it): 8 of the 10 a day; 4 more fits max_per_tx and the
-    // day's cap, not what is left.
+    // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 each signed for moving_target, broken_report
+    // and pocket_and_ask (a signature counts, whoever settles it): 9 of the 12 a day; 4 more fits
+    // max_per_tx and the day's cap, not what is left.
     await refused(
       [...at(4n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
       1,

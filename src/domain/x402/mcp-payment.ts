@@ -174,7 +174,13 @@ export async function payToolCall(
   } catch (error) {
     throw paidButFailed(priced, request.asker, error);
   }
-  const again = paymentRequiredOf(second, request.asker, true);
+  let again: PaymentRequired | undefined;
+  try {
+    again = paymentRequiredOf(second, request.asker, true);
+  } catch (error) {
+    // A request this wallet cannot read answers a call that carried the signature: say it went out.
+    throw paidButFailed(priced, request.asker, error);
+  }
   if (again) throw refusedPayment(again, chosen, priced, request.asker);
   const settlement = SettlementSchema.safeParse(second._meta?.[MCP_PAYMENT_RESPONSE_META_KEY]);
   const transaction = settlement.success ? settlement.data.transaction : undefined;
