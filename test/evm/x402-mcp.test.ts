@@ -324,6 +324,19 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.deepEqual(calls().slice(-2), ['pocket_and_ask unpaid', 'pocket_and_ask paid'], 'no second payment');
   });
 
+  it('a settlement the server reports failed is not called settled, whatever hash it names', async () => {
+    const before = await balances();
+    const { code, stdout, stderr } = await run([...at(CENT), 'failed-settlement', ...pay(), '--yes']);
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout.trim(), 'Done.');
+    assert.doesNotMatch(stderr, /settled in/);
+    assert.match(
+      stderr,
+      new RegExp(`paid 0\\.01 PTK .* to ${PAYEE} from ${ANVIL_FIRST_ACCOUNT}; the server did not report it settled`),
+    );
+    assert.deepEqual(await balances(), before, 'nothing was settled');
+  });
+
   it('asks on a terminal, and needs --yes without one', async () => {
     const stderr = await refused(
       [...at(CENT), 'report', '--topic', 'z', ...pay()],
@@ -403,9 +416,9 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
   });
 
   it('the 24-hour ledger counts the payments: a price that fits one payment but not what is left is refused', async () => {
-    // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 each signed for moving_target, broken_report
-    // and pocket_and_ask (a signature counts, whoever settles it): 9 of the 12 a day; 4 more fits
-    // max_per_tx and the day's cap, not what is left.
+    // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 each signed for moving_target, broken_report,
+    // pocket_and_ask and failed_settlement (a signature counts, whoever settles it): 10 of the 12 a
+    // day; 4 more fits max_per_tx and the day's cap, not what is left.
     await refused(
       [...at(4n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
       1,
