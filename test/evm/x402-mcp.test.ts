@@ -290,6 +290,12 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
       'one payment offered, no second',
     );
     assert.deepEqual(await balances(), before, 'the server did not settle it');
+    // The signature went out with the call: the refusal's audit line says what it paid.
+    const line = paymentLines().at(-1);
+    assert.deepEqual(
+      [line?.outcome, line?.['from'], line?.['recipient'], line?.['amount'], line?.['token'], line?.['error']?.code],
+      ['error', ANVIL_FIRST_ACCOUNT, PAYEE, CENT.toString(), token, 'POLICY_VIOLATION'],
+    );
   });
 
   it('a tool that fails once paid: its error, and a warning that the payment went out unsettled', async () => {
@@ -322,6 +328,11 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.match(stderr, /the payment may be settled all the same/);
     assert.deepEqual((await balances()).slice(0, 2), [payer - CENT, payee + CENT], 'the server settled it');
     assert.deepEqual(calls().slice(-2), ['pocket_and_ask unpaid', 'pocket_and_ask paid'], 'no second payment');
+    const line = paymentLines().at(-1);
+    assert.deepEqual(
+      [line?.outcome, line?.['recipient'], line?.['amount'], line?.['error']?.code],
+      ['error', PAYEE, CENT.toString(), 'BACKEND_INVALID'],
+    );
   });
 
   it('a settlement the server reports failed is not called settled, whatever hash it names', async () => {
