@@ -156,6 +156,15 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.deepEqual(calls().slice(-1), ['free_echo unpaid']);
   });
 
+  it('refuses --pay-from with what calls no tool, rather than ignore it', async () => {
+    for (const verb of [['tools'], ['resources'], ['prompts'], ['report', '--get-tool-definition']]) {
+      const { code, stdout, stderr } = await run([...at(CENT), ...verb, ...pay()]);
+      assert.equal(code, 2, stderr);
+      assert.equal(stdout, '');
+      assert.match(stderr, /--pay-from pays a tool call/);
+    }
+  });
+
   it('without --pay-from, says the tool asks for a payment and how to pay it', async () => {
     const { code, stdout, stderr } = await run([...at(CENT), 'report', '--topic', 'tides']);
     assert.equal(code, 1, stderr);
