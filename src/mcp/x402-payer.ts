@@ -19,7 +19,7 @@ import { processStderr } from '../shared/std-output.js';
 import { UsageError } from '../shared/usage-error.js';
 import { errorResult } from './results.js';
 import type { WalletServerSetup } from './setup.js';
-import type { ToolCallResult } from './session.js';
+import { CallInterrupted, type ToolCallResult } from './session.js';
 
 export type { McpPaymentQuote };
 
@@ -102,6 +102,9 @@ export async function callPayingX402(
       // A payment signed and sent before the call failed: its line names what it paid.
       const sent = refusal instanceof PaymentSentError ? refusal.payment : undefined;
       await audit(services, payment, sent, { error: refusal });
+      // Ctrl-C while the paid call ran: exit 130 as any interrupted call, saying what went out.
+      if (sent && refusal.cause instanceof CallInterrupted)
+        throw new CallInterrupted(refusal.message, { cause: refusal });
       return { result: null, payment: null, refusal };
     });
     if ('refusal' in outcome) return { result: errorResult(outcome.refusal) as ToolCallResult, payment: null };

@@ -357,6 +357,32 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.deepEqual(await balances(), before, 'nothing was settled');
   });
 
+  it('Ctrl-C during the paid call: exit 130, saying the payment went out, and its audit line', async () => {
+    const child = spawn(process.execPath, [WALLET_BIN, ...at(CENT), 'slow-report', ...pay(), '--yes'], {
+      env: { ...process.env, WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (let waited = 0; calls().at(-1) !== 'slow_report paid'; waited += 50) {
+      assert.ok(waited < 30_000, `the paid call never reached the server: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.equal(stdout, '');
+    assert.match(
+      stderr,
+      new RegExp(`A payment of ${CENT} base units of token ${token} to ${PAYEE} was signed and sent`),
+    );
+    assert.match(stderr, /interrupted/);
+    const line = paymentLines().at(-1);
+    assert.deepEqual([line?.outcome, line?.['recipient'], line?.['amount']], ['error', PAYEE, CENT.toString()]);
+  });
+
   it('asks on a terminal, and needs --yes without one', async () => {
     const stderr = await refused(
       [...at(CENT), 'report', '--topic', 'z', ...pay()],
@@ -437,8 +463,8 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
 
   it('the 24-hour ledger counts the payments: a price that fits one payment but not what is left is refused', async () => {
     // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 each signed for moving_target, broken_report,
-    // pocket_and_ask and failed_settlement (a signature counts, whoever settles it): 10 of the 12 a
-    // day; 4 more fits max_per_tx and the day's cap, not what is left.
+    // pocket_and_ask, failed_settlement and slow_report (a signature counts, whoever settles it):
+    // 11 of the 12 a day; 4 more fits max_per_tx and the day's cap, not what is left.
     await refused(
       [...at(4n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
       1,
