@@ -80,6 +80,12 @@ export async function runCli(
     const target = await resolveTarget(globals, dataDir, io);
     if (target.kind !== 'built-in') refuseBuiltInFlags(globals);
     else if (globals.payment) throw new UsageError("--pay-from pays another server's tool: with --server or --url.");
+    // Anything but a tool call would read the passphrase for nothing and pay nothing: say so.
+    if (globals.payment && !calls && !globals.help) {
+      throw new UsageError(
+        `--pay-from pays a tool call; ${verb === undefined || globals.getToolDefinition ? 'this command calls no tool' : `'${verb}' calls no tool`}.`,
+      );
+    }
     const libraryNotes = globals.debug
       ? (text: string) => io.stderr.write(`debug: ${terminalSafe(text)}\n`)
       : undefined;

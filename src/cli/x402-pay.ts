@@ -92,7 +92,9 @@ export async function runPaidCall(
   if (payment) {
     io.stderr.write(
       `paid ${terminalSafe(priceText(payment))} to ${payment.payee} from ${payment.from}; ` +
-        (payment.hash ? `settled in ${payment.hash}\n` : 'the server reported no settlement transaction\n'),
+        (payment.settled && payment.hash
+          ? `settled in ${payment.hash}\n`
+          : 'the server did not report it settled; it may still settle it until the authorization expires\n'),
     );
   }
   return print(result);

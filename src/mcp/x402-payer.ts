@@ -9,12 +9,17 @@ import { parseEndpointOverride } from '../domain/config/endpoints.js';
 import { asWalletError, WalletError } from '../domain/errors.js';
 import { auditableFields, checkAuditLog, type AuditOutcome, type AuditRecord } from '../domain/policy/audit-log.js';
 import { WalletServices } from '../domain/services.js';
-import { payToolCall, type McpPaymentQuote, type PaidToolResult } from '../domain/x402/mcp-payment.js';
+import {
+  payToolCall,
+  PaymentSentError,
+  type McpPaymentQuote,
+  type PaidToolResult,
+} from '../domain/x402/mcp-payment.js';
 import { processStderr } from '../shared/std-output.js';
 import { UsageError } from '../shared/usage-error.js';
 import { errorResult } from './results.js';
 import type { WalletServerSetup } from './setup.js';
-import type { ToolCallResult } from './session.js';
+import { CallInterrupted, type ToolCallResult } from './session.js';
 
 export type { McpPaymentQuote };
 
@@ -94,7 +99,12 @@ export async function callPayingX402(
     ).catch(async (error: unknown) => {
       const refusal = asWalletError(error);
       if (!(refusal instanceof WalletError)) throw error;
-      await audit(services, payment, undefined, { error: refusal });
+      // A payment signed and sent before the call failed: its line names what it paid.
+      const sent = refusal instanceof PaymentSentError ? refusal.payment : undefined;
+      await audit(services, payment, sent, { error: refusal });
+      // Ctrl-C while the paid call ran: exit 130 as any interrupted call, saying what went out.
+      if (sent && refusal.cause instanceof CallInterrupted)
+        throw new CallInterrupted(refusal.message, { cause: refusal });
       return { result: null, payment: null, refusal };
     });
     if ('refusal' in outcome) return { result: errorResult(outcome.refusal) as ToolCallResult, payment: null };

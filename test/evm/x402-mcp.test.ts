@@ -121,7 +121,7 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
               policy: {
                 allowed_recipients: [PAYEE],
                 tokens: {
-                  [token.toLowerCase()]: { max_per_tx: TOKEN.toString(), max_per_24h: (10n * CENT).toString() },
+                  [token.toLowerCase()]: { max_per_tx: TOKEN.toString(), max_per_24h: (12n * CENT).toString() },
                 },
               },
             },
@@ -154,6 +154,15 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.equal(stdout.trim(), 'hello');
     assert.doesNotMatch(stderr, /paid/);
     assert.deepEqual(calls().slice(-1), ['free_echo unpaid']);
+  });
+
+  it('refuses --pay-from with what calls no tool, rather than ignore it', async () => {
+    for (const verb of [['tools'], ['resources'], ['prompts'], ['report', '--get-tool-definition']]) {
+      const { code, stdout, stderr } = await run([...at(CENT), ...verb, ...pay()]);
+      assert.equal(code, 2, stderr);
+      assert.equal(stdout, '');
+      assert.match(stderr, /--pay-from pays a tool call/);
+    }
   });
 
   it('without --pay-from, says the tool asks for a payment and how to pay it', async () => {
@@ -290,6 +299,12 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
       'one payment offered, no second',
     );
     assert.deepEqual(await balances(), before, 'the server did not settle it');
+    // The signature went out with the call: the refusal's audit line says what it paid.
+    const line = paymentLines().at(-1);
+    assert.deepEqual(
+      [line?.outcome, line?.['from'], line?.['recipient'], line?.['amount'], line?.['token'], line?.['error']?.code],
+      ['error', ANVIL_FIRST_ACCOUNT, PAYEE, CENT.toString(), token, 'POLICY_VIOLATION'],
+    );
   });
 
   it('a tool that fails once paid: its error, and a warning that the payment went out unsettled', async () => {
@@ -307,6 +322,65 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.deepEqual(await balances(), before, 'the server did not settle it');
     const line = paymentLines().at(-1);
     assert.deepEqual([line?.outcome, line?.['amount'], line?.['hash']], ['sent', CENT.toString(), undefined]);
+  });
+
+  it('a paid call answered by a payment request it cannot read: says the payment was signed and sent', async () => {
+    const [payer, payee] = await balances();
+    const { code, stdout, stderr } = await run([...at(CENT), 'pocket-and-ask', ...pay(), '--yes']);
+    assert.equal(code, 7, stderr);
+    assert.equal(stdout, '');
+    assert.match(
+      stderr,
+      /BACKEND_INVALID: A payment of 10000 base units of token 0x[0-9a-fA-F]{40} to 0x[0-9a-fA-F]{40} was signed and sent to tool pocket-and-ask/,
+    );
+    assert.match(stderr, /x402 payment of version "1"/);
+    assert.match(stderr, /the payment may be settled all the same/);
+    assert.deepEqual((await balances()).slice(0, 2), [payer - CENT, payee + CENT], 'the server settled it');
+    assert.deepEqual(calls().slice(-2), ['pocket_and_ask unpaid', 'pocket_and_ask paid'], 'no second payment');
+    const line = paymentLines().at(-1);
+    assert.deepEqual(
+      [line?.outcome, line?.['recipient'], line?.['amount'], line?.['error']?.code],
+      ['error', PAYEE, CENT.toString(), 'BACKEND_INVALID'],
+    );
+  });
+
+  it('a settlement the server reports failed is not called settled, whatever hash it names', async () => {
+    const before = await balances();
+    const { code, stdout, stderr } = await run([...at(CENT), 'failed-settlement', ...pay(), '--yes']);
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout.trim(), 'Done.');
+    assert.doesNotMatch(stderr, /settled in/);
+    assert.match(
+      stderr,
+      new RegExp(`paid 0\\.01 PTK .* to ${PAYEE} from ${ANVIL_FIRST_ACCOUNT}; the server did not report it settled`),
+    );
+    assert.deepEqual(await balances(), before, 'nothing was settled');
+  });
+
+  it('Ctrl-C during the paid call: exit 130, saying the payment went out, and its audit line', async () => {
+    const child = spawn(process.execPath, [WALLET_BIN, ...at(CENT), 'slow-report', ...pay(), '--yes'], {
+      env: { ...process.env, WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (let waited = 0; calls().at(-1) !== 'slow_report paid'; waited += 50) {
+      assert.ok(waited < 30_000, `the paid call never reached the server: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.equal(stdout, '');
+    assert.match(
+      stderr,
+      new RegExp(`A payment of ${CENT} base units of token ${token} to ${PAYEE} was signed and sent`),
+    );
+    assert.match(stderr, /interrupted/);
+    const line = paymentLines().at(-1);
+    assert.deepEqual([line?.outcome, line?.['recipient'], line?.['amount']], ['error', PAYEE, CENT.toString()]);
   });
 
   it('asks on a terminal, and needs --yes without one', async () => {
@@ -388,9 +462,9 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
   });
 
   it('the 24-hour ledger counts the payments: a price that fits one payment but not what is left is refused', async () => {
-    // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 each signed for moving_target and broken_report (a
-    // signature counts, whoever settles it): 8 of the 10 a day; 4 more fits max_per_tx and the
-    // day's cap, not what is left.
+    // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 each signed for moving_target, broken_report,
+    // pocket_and_ask, failed_settlement and slow_report (a signature counts, whoever settles it):
+    // 11 of the 12 a day; 4 more fits max_per_tx and the day's cap, not what is left.
     await refused(
       [...at(4n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
       1,

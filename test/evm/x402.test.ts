@@ -131,6 +131,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
         '/wrong-network': (c) => paymentRequiredAnswer(c.req.url, [requirement({ network: 'eip155:1' })]),
         '/wrong-asset': (c) => paymentRequiredAnswer(c.req.url, [requirement({ asset: otherToken })]),
         '/other-scheme': (c) => paymentRequiredAnswer(c.req.url, [requirement({ scheme: 'upto' })]),
+        '/no-offer': (c) => paymentRequiredAnswer(c.req.url, []),
         '/to-private': (c) => c.redirect('https://10.20.30.40/report', 302),
         '/to-metadata': (c) => c.redirect('http://169.254.169.254/latest/meta-data', 302),
         '/to-report': (c) => c.redirect('/report', 307),
@@ -295,6 +296,11 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
     await refusedWith(() => fetchAs(owner, '/to-private'), 'POLICY_VIOLATION', /10\.20\.30\.40, a private/);
     await refusedWith(() => fetchAs(owner, '/to-metadata'), 'INVALID_PARAM', /must be an https URL/);
     await refusedWith(() => fetchAs(owner, '/big-402'), 'BACKEND_INVALID', /body over 65536 bytes/);
+    await refusedWith(
+      () => fetchAs(owner, '/no-offer'),
+      'BACKEND_INVALID',
+      /http:\/\/127\.0\.0\.1:\d+ answered 402 but offers no way to pay\. Nothing was signed\./,
+    );
   });
 
   it('a paid request that then fails says the payment was signed and may be settled', async () => {

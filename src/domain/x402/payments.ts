@@ -136,7 +136,7 @@ export async function fetchPaid(
     v1Networks: x402Networks.v1,
   });
   const http = new x402HTTPClient(signing.client).onPaymentRequired(async ({ paymentRequired }) => {
-    const chosen = choose(paymentRequired, token, maxPrice, x402Networks, shownUrl(url));
+    const chosen = choose(paymentRequired, token, maxPrice, x402Networks, shownUrl(url), 'answered 402');
     if (request.approved && !request.dryRun) checkApprovedPlan(request.approved, chosen, url);
     const payment = await quote(services, network, account.address, chosen, {
       dryRun: request.dryRun,
@@ -369,7 +369,8 @@ export type ChosenRequirement = Omit<X402Payment, 'decimals' | 'symbol' | 'hash'
 
 /**
  * The requirement to pay: the first the call may pay, else the refusal of the one that came
- * closest. `asker` names who asks, as a message shows it (a URL, a server's tool).
+ * closest. `asker` names who asks, as a message shows it (a URL, a server's tool), and `asked`
+ * how it asked (`answered 402` for a URL).
  */
 export function choose(
   required: PaymentRequired,
@@ -377,6 +378,7 @@ export function choose(
   maxPrice: bigint,
   networks: { v2: string; v1: string[] },
   asker: string,
+  asked = 'asks for a payment',
 ): ChosenRequirement {
   const verdicts = (required.accepts ?? []).map((requirement) =>
     verdictOf(required.x402Version, requirement, token, maxPrice, networks),
@@ -394,7 +396,7 @@ export function choose(
   }
   const closest = verdicts.filter((verdict) => !verdict.ok).sort((a, b) => (b.ok || a.ok ? 0 : b.rank - a.rank))[0];
   if (closest && !closest.ok) throw closest.error;
-  throw new WalletError('BACKEND_INVALID', `${asker} asks for a payment but offers no way to pay. Nothing was signed.`);
+  throw new WalletError('BACKEND_INVALID', `${asker} ${asked} but offers no way to pay. Nothing was signed.`);
 }
 
 /**
