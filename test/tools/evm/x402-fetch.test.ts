@@ -12,14 +12,14 @@ import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Address } from 'viem';
-import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
-import { approveAsOwner } from '../helpers/approvals.js';
-import { compilePermitToken, deployPermitToken } from '../helpers/erc20.js';
-import { tempHome, wallet } from '../helpers/io.js';
-import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
-import { paymentRequiredAnswer, startX402Server, type X402Server } from '../helpers/x402.js';
-import { auditLines } from '../helpers/policy.js';
-import { readToolErrorMeta } from '../../src/shared/protocol-meta.js';
+import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
+import { approveAsOwner } from '../../helpers/approvals.js';
+import { compilePermitToken, deployPermitToken } from '../../helpers/erc20.js';
+import { tempHome, wallet } from '../../helpers/io.js';
+import { localServer, ToolFailure, type ToolCaller } from '../../helpers/mcp.js';
+import { paymentRequiredAnswer, startX402Server, type X402Server } from '../../helpers/x402.js';
+import { auditLines } from '../../helpers/policy.js';
+import { readToolErrorMeta } from '../../../src/shared/protocol-meta.js';
 
 const PASSPHRASE = 'x402 passphrase';
 const account = (index: number) =>
