@@ -8,7 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -299,6 +300,47 @@ describe('kept-alive servers: the daemon', () => {
       await cleanUp(home);
       await proxy.stop();
       await everything.stop();
+    }
+  });
+
+  it('sends nothing to a socket in a folder others could write: the call is made directly', async () => {
+    const { home } = homeWithFixture();
+    // Whoever listens on the socket gets the caller's whole environment and prints what it likes:
+    // in a folder others can write, anyone could have put it there (another user's "daemon").
+    const heard: string[] = [];
+    const impostor = createServer((socket) => {
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        heard.push(chunk);
+        socket.end(`${JSON.stringify({ kind: 'done', stdout: 'IMPOSTOR\n', stderr: '', exitCode: 0 })}\n`);
+      });
+    });
+    try {
+      keepAlive(home, 'fx');
+      const expected = wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '5', '--json']);
+      assert.equal(expected.code, 0, expected.stderr);
+      wallet(home, ['daemon', 'stop']);
+      await daemonIs(home, false);
+      const daemon = join(home, 'daemon');
+      mkdirSync(daemon, { recursive: true });
+      await new Promise<void>((resolve) => impostor.listen(join(daemon, 'daemon.sock'), resolve));
+      for (const [folder, mode] of [
+        [daemon, 0o777],
+        [home, 0o777],
+      ] as const) {
+        chmodSync(folder, mode);
+        const run = await walletAsync(home, ['--server', 'fx', 'shapes-echo', '--id', '5', '--json'], {
+          CALLER_SECRET: 'not-for-others',
+        });
+        assert.equal(run.stdout, expected.stdout, `${folder} at ${mode.toString(8)}: ${run.stderr}`);
+        assert.equal(run.code, 0);
+        assert.deepEqual(heard, [], `${folder} at ${mode.toString(8)}`);
+        chmodSync(daemon, 0o700);
+        chmodSync(home, 0o700);
+      }
+    } finally {
+      impostor.close();
+      await cleanUp(home);
     }
   });
 

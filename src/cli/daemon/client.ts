@@ -1,5 +1,5 @@
 import type * as ChildProcess from 'node:child_process';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Net from 'node:net';
 import { homedir } from 'node:os';
@@ -35,6 +35,8 @@ export function warmCall(
   try {
     dataDir = resolveDataDir({ env, platform: process.platform, home: homedir() });
     if (!isKeptAlive(dataDir, name)) return undefined;
+    // The call (its environment included) goes only to a socket no one else could have put there.
+    if (!isOwnersOnly(dataDir, statSync) || !isOwnersOnly(daemonDir(dataDir), lstatSync, true)) return undefined;
   } catch {
     return undefined;
   }
@@ -113,6 +115,25 @@ function isKeptAlive(dataDir: string, name: string): boolean {
   }
   const servers = (JSON.parse(text) as { mcpServers?: Record<string, { keep_alive?: unknown }> }).mcpServers;
   return servers !== undefined && Object.hasOwn(servers, name) && servers[name]?.keep_alive === true;
+}
+
+/**
+ * Whether `dir` is a folder of this user that no one else can write (nor read: as the CLI wants
+ * its data folder, src/shared/private-files.ts). In a folder others can write, anyone could have
+ * put the socket, or swapped the daemon's folder for one of theirs, and would be sent the
+ * caller's command line and environment and print what they like: such a call is made directly
+ * (which closes the data folder, with a warning, or refuses another user's). `absentOk`: a
+ * folder not made yet is fine (no socket in it; the daemon makes it owner-only). The data folder
+ * may be a link (`stat`), as the CLI takes it; the daemon's own folder is never one (`lstat`).
+ */
+function isOwnersOnly(dir: string, stat: typeof statSync, absentOk = false): boolean {
+  let info;
+  try {
+    info = stat(dir);
+  } catch (error) {
+    return absentOk && (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+  return info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o077) === 0;
 }
 
 /** Writes a `done` answer's output and returns its exit code; anything else is left to the CLI. */
