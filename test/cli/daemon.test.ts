@@ -303,6 +303,33 @@ describe('kept-alive servers: the daemon', () => {
     }
   });
 
+  it("gives a server its caller's environment, and keeps no caller's environment for the next", async () => {
+    const { home } = homeWithFixture();
+    const read = async (env: Record<string, string>): Promise<string> => {
+      const run = await walletAsync(home, ['--server', 'fx', 'env-get-now', '--name', 'CALLER_SECRET', '--json'], env);
+      assert.equal(run.code, 0, run.stderr);
+      return run.stdout;
+    };
+    try {
+      const cold = { unset: await read({}), one: await read({ CALLER_SECRET: 'one' }) };
+      assert.notEqual(cold.unset, cold.one);
+      keepAlive(home, 'fx');
+      // The first caller starts the daemon, with a secret in its environment.
+      assert.equal(await read({ CALLER_SECRET: 'first-callers-secret' }), cold.unset.replace('(unset)', 'first-callers-secret'));
+      const daemon = await daemonIs(home, true);
+      assert.equal(await read({}), cold.unset, "a caller without it does not get the first caller's");
+      assert.equal(await read({ CALLER_SECRET: 'one' }), cold.one);
+      assert.equal(await read({}), cold.unset);
+      assert.ok((status(home).servers?.reduce((sum, server) => sum + server.calls, 0) ?? 0) >= 3, 'warm calls');
+      const environ = `/proc/${daemon.pid}/environ`;
+      if (existsSync(environ)) {
+        assert.ok(!readFileSync(environ, 'latin1').includes('first-callers-secret'), 'the daemon keeps no caller secret');
+      }
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
   it('sends nothing to a socket in a folder others could write: the call is made directly', async () => {
     const { home } = homeWithFixture();
     // Whoever listens on the socket gets the caller's whole environment and prints what it likes:

@@ -182,7 +182,7 @@ function startDaemon(dataDir: string, walletBin: string, env: NodeJS.ProcessEnv)
       spawn(process.execPath, [walletBin, 'daemon', 'run'], {
         detached: true,
         stdio: ['ignore', log, log],
-        env,
+        env: daemonEnvironment(env),
       }).unref();
     } finally {
       closeSync(log);
@@ -190,6 +190,18 @@ function startDaemon(dataDir: string, walletBin: string, env: NodeJS.ProcessEnv)
   } catch {
     // No daemon this time: this call and the next are made directly, as without keep-alive.
   }
+}
+
+/**
+ * What the daemon is started with of its first caller's environment: where the data folder is,
+ * and what Node and the system need, no more. It lives on for other calls, and each call brings
+ * its own environment (a server it spawns gets that one): a token, password or profile of the
+ * caller that started it is not kept, nor given to a server started for someone else.
+ */
+function daemonEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept =
+    /^(PATH|HOME|USER|LOGNAME|SHELL|TMPDIR|TZ|LANG|LC_[A-Z]+|XDG_[A-Z_]+|WALLET_HOME|WALLET_LOG_LEVEL|NODE_V8_COVERAGE|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)$/;
+  return Object.fromEntries(Object.entries(env).filter(([name]) => kept.test(name)));
 }
 
 /** Writes all of `text` to a descriptor (a pipe, a file or a terminal) before returning. */

@@ -27,8 +27,8 @@ type Warm = {
 
 /**
  * The daemon's open sessions, one for each server and resolved connection (the command and
- * environment, or URL and headers, once `${VAR}`s are expanded: another environment is another
- * session). Keyed by a hash, so that no expanded value is kept as a key. Each server's stderr
+ * the caller's environment under the server's own, or URL and headers, once `${VAR}`s are
+ * expanded: another environment is another session). Keyed by a hash, so that no expanded value is kept as a key. Each server's stderr
  * and the SDK's notes are appended to `<dataDir>/daemon/<name>.log` (owner-only).
  */
 export class SessionPool {
@@ -154,11 +154,29 @@ export class SessionPool {
   }
 }
 
-/** What makes two runs' connections the same one: the server and how it is resolved. */
+/**
+ * A shell's own bookkeeping, which changes as its user moves around (`cd`) without making the
+ * server another one: left out of a session's key (the server runs where it was started anyway).
+ */
+const SHELL_BOOKKEEPING = new Set(['PWD', 'OLDPWD', '_', 'SHLVL']);
+
+/**
+ * What makes two runs' connections the same one: the server and how it is resolved (a stdio
+ * server's environment is its caller's, src/cli/main.ts: another environment, another session).
+ */
 function keyOf(target: RemoteTarget): string {
   const how =
     target.kind === 'stdio'
-      ? { kind: 'stdio', spec: target.spec, command: target.command }
+      ? {
+          kind: 'stdio',
+          spec: target.spec,
+          command: {
+            ...target.command,
+            env: Object.entries(target.command.env ?? {})
+              .filter(([name]) => !SHELL_BOOKKEEPING.has(name))
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+          },
+        }
       : { kind: 'http', spec: target.spec, url: target.address.url.href, headers: target.address.headers ?? {} };
   return createHash('sha256').update(JSON.stringify(how)).digest('hex');
 }
