@@ -315,7 +315,10 @@ describe('kept-alive servers: the daemon', () => {
       assert.notEqual(cold.unset, cold.one);
       keepAlive(home, 'fx');
       // The first caller starts the daemon, with a secret in its environment.
-      assert.equal(await read({ CALLER_SECRET: 'first-callers-secret' }), cold.unset.replace('(unset)', 'first-callers-secret'));
+      assert.equal(
+        await read({ CALLER_SECRET: 'first-callers-secret' }),
+        cold.unset.replace('(unset)', 'first-callers-secret'),
+      );
       const daemon = await daemonIs(home, true);
       assert.equal(await read({}), cold.unset, "a caller without it does not get the first caller's");
       assert.equal(await read({ CALLER_SECRET: 'one' }), cold.one);
@@ -323,7 +326,10 @@ describe('kept-alive servers: the daemon', () => {
       assert.ok((status(home).servers?.reduce((sum, server) => sum + server.calls, 0) ?? 0) >= 3, 'warm calls');
       const environ = `/proc/${daemon.pid}/environ`;
       if (existsSync(environ)) {
-        assert.ok(!readFileSync(environ, 'latin1').includes('first-callers-secret'), 'the daemon keeps no caller secret');
+        assert.ok(
+          !readFileSync(environ, 'latin1').includes('first-callers-secret'),
+          'the daemon keeps no caller secret',
+        );
       }
     } finally {
       await cleanUp(home);

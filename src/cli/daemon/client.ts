@@ -1,5 +1,15 @@
 import type * as ChildProcess from 'node:child_process';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Net from 'node:net';
 import { homedir } from 'node:os';
