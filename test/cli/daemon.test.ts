@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -331,6 +331,46 @@ describe('kept-alive servers: the daemon', () => {
           'the daemon keeps no caller secret',
         );
       }
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('lets a running call finish when a client of another version ends it', async () => {
+    const { home } = homeWithFixture();
+    try {
+      const hang = ['--server', 'fx', 'call-hang-now', '--timeout', '4000'];
+      const cold = await walletAsync(home, hang);
+      assert.notEqual(cold.code, 0);
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      await daemonIs(home, true);
+      const running = walletAsync(home, hang);
+      await delay(1500);
+      // An upgraded wallet's first call: the daemon ends, for one of the new version to start.
+      const upgraded = await new Promise<string>((resolve, reject) => {
+        const socket = createConnection(join(home, 'daemon', 'daemon.sock'));
+        let answer = '';
+        socket.setEncoding('utf8');
+        socket.on('connect', () => {
+          const request = {
+            ...{ v: 1, kind: 'run', version: '0.0.0-another', argv: ['--server', 'fx', 'tools'] },
+            ...{ env: {}, cwd: home, tty: { stdin: false, stdout: false, stderr: false } },
+          };
+          socket.write(`${JSON.stringify(request)}\n`);
+        });
+        socket.on('data', (chunk: string) => {
+          answer += chunk;
+          if (answer.includes('\n')) {
+            socket.destroy();
+            resolve(answer);
+          }
+        });
+        socket.on('error', reject);
+      });
+      assert.match(upgraded, /"kind":"fallback"/);
+      assert.deepEqual(await running, cold, 'the call in flight ends as it would have');
+      await daemonIs(home, false);
     } finally {
       await cleanUp(home);
     }

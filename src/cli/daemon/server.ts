@@ -61,12 +61,15 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
 
   let ended: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (ended = resolve));
-  const stop = (why: string): Promise<void> => {
+  let drained: () => void = () => undefined;
+  /** `finishCalls`: the calls running go on to their end (on their sessions) before it ends. */
+  const stop = (why: string, finishCalls = false): Promise<void> => {
     stopping ??= (async () => {
       clearTimeout(idle);
       io.stderr.write(`${new Date().toISOString()} daemon ${process.pid} stopping: ${why}\n`);
       server.close();
       rmSync(path, { force: true });
+      if (finishCalls && running > 0) await new Promise<void>((resolve) => (drained = resolve));
       await pool.closeAll();
       ended();
     })();
@@ -75,6 +78,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   const idleMs = idleMinutes * 60_000;
   const touch = (): void => {
     clearTimeout(idle);
+    if (stopping) return;
     idle = setTimeout(() => {
       if (running > 0) touch();
       else void stop(`no call for ${idleMinutes} minutes`);
@@ -107,8 +111,9 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
       case 'run': {
         const run = request.data;
         if (run.version !== packageInfo().version) {
-          // An upgrade: this daemon ends; the next call starts one of the new version.
-          setImmediate(() => void stop(`a client of version ${run.version} called`));
+          // An upgrade: this daemon ends; the next call starts one of the new version. The calls
+          // it is making (a client of its own version) end first: they are not cut mid-call.
+          setImmediate(() => void stop(`a client of version ${run.version} called`, true));
           return { kind: 'fallback', reason: 'the daemon is of another version' };
         }
         running++;
@@ -116,6 +121,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
           return await runWarm(run, dataDir, pool, gate);
         } finally {
           running--;
+          if (running === 0) drained();
           touch();
         }
       }
