@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startBearerProxy, startEverythingHttp } from '../helpers/everything-http.js';
@@ -371,6 +371,32 @@ describe('kept-alive servers: the daemon', () => {
       assert.match(upgraded, /"kind":"fallback"/);
       assert.deepEqual(await running, cold, 'the call in flight ends as it would have');
       await daemonIs(home, false);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('takes a relative WALLET_HOME as its starter meant it, wherever its callers are', async () => {
+    const { home } = homeWithFixture();
+    try {
+      keepAlive(home, 'fx');
+      const call = ['--server', 'fx', 'shapes-echo', '--id', '6', '--json'];
+      const expected = wallet(home, call);
+      assert.equal(expected.code, 0, expected.stderr);
+      wallet(home, ['daemon', 'stop']);
+      await daemonIs(home, false);
+      // Started by a caller in the data folder's parent, with WALLET_HOME relative to it.
+      const started = spawnSync(process.execPath, [WALLET_BIN, ...call], {
+        cwd: dirname(home),
+        env: { ...process.env, WALLET_HOME: basename(home), NO_COLOR: '1' },
+        encoding: 'utf8',
+      });
+      assert.equal(started.stdout, expected.stdout, started.stderr);
+      await daemonIs(home, true);
+      // Its callers are elsewhere (this test's folder), with the folder by its absolute path.
+      assert.deepEqual(wallet(home, call), expected);
+      assert.deepEqual(wallet(home, call), expected);
+      assert.equal(status(home).servers?.[0]?.calls, 2);
     } finally {
       await cleanUp(home);
     }

@@ -1,5 +1,6 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
+import { resolve as absolutePath } from 'node:path';
 import { Readable } from 'node:stream';
 import { packageInfo } from '../../shared/package-info.js';
 import { ensurePrivateDir } from '../../shared/private-files.js';
@@ -27,6 +28,9 @@ const WARM_VERBS = new Set(['tools', 'resources', 'resource', 'prompts', 'prompt
  * Resolves once it has ended: EXIT.ok, also when another daemon already listens.
  */
 export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number): Promise<number> {
+  // Its folder by absolute path: each run moves the process to its caller's directory, and a
+  // relative WALLET_HOME (meant from where it was started) would then name another folder.
+  dataDir = absolutePath(dataDir);
   // Everything it creates is its owner's alone, the socket first of all.
   process.umask(0o077);
   ensurePrivateDir(daemonDir(dataDir));
