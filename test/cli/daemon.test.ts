@@ -402,6 +402,27 @@ describe('kept-alive servers: the daemon', () => {
     }
   });
 
+  it("does not end a session under other callers' calls when one caller's call fails", async () => {
+    const { home } = homeWithFixture();
+    try {
+      const long = ['--server', 'fx', 'call-hang-now', '--timeout', '5000'];
+      const cold = await walletAsync(home, long);
+      assert.notEqual(cold.code, 0);
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      await daemonIs(home, true);
+      assert.equal(wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']).code, 0);
+      // Two callers on the one session: the first gives up sooner (exit 3, the server is slow).
+      const other = walletAsync(home, long);
+      await delay(300);
+      const impatient = await walletAsync(home, ['--server', 'fx', 'call-hang-now', '--timeout', '1000']);
+      assert.equal(impatient.code, 3, impatient.stderr);
+      assert.deepEqual(await other, cold, "the other caller's call ends as it would have");
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
   it('sends nothing to a socket in a folder others could write: the call is made directly', async () => {
     const { home } = homeWithFixture();
     // Whoever listens on the socket gets the caller's whole environment and prints what it likes:

@@ -219,14 +219,18 @@ async function runWarm(
   const warm = pool.forRun();
   let exitCode: number;
   try {
-    const { runCli } = await import('../main.js');
-    exitCode = await runCli(request.argv, io, { warm });
+    try {
+      const { runCli } = await import('../main.js');
+      exitCode = await runCli(request.argv, io, { warm });
+    } finally {
+      gate.leave();
+    }
+    if (stdin.wanted()) return { kind: 'fallback', reason: 'the call needs the terminal' };
+    warm.answered();
+    if (exitCode === EXIT.connection) for (const session of warm.used()) await pool.discard(session);
   } finally {
-    gate.leave();
+    await warm.release();
   }
-  if (stdin.wanted()) return { kind: 'fallback', reason: 'the call needs the terminal' };
-  warm.answered();
-  if (exitCode === EXIT.connection) for (const session of warm.used()) await pool.discard(session);
   return { kind: 'done', stdout, stderr, exitCode };
 }
 
