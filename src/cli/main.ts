@@ -29,7 +29,7 @@ import {
   type PassphrasePrompt,
 } from './secrets.js';
 import { closestNames } from './suggest.js';
-import { resolveTarget } from './target.js';
+import { resolveTarget, type Target } from './target.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
 import { EXIT, UsageError } from './usage-error.js';
 
@@ -77,7 +77,7 @@ export async function runCli(
     // without a compiled fast path. zod takes the setting as each schema is built, so before any is.
     // Not in the kept-alive servers' daemon (`options.warm`), a long-lived process: there the fast paths pay off.
     if (calls && !options.warm) (await import('../shared/one-shot.js')).tuneForOneShotProcess();
-    const target = await resolveTarget(globals, dataDir, io);
+    const target = callersServer(await resolveTarget(globals, dataDir, io), io, options.warm);
     if (target.kind !== 'built-in') refuseBuiltInFlags(globals);
     else if (globals.payment) throw new UsageError("--pay-from pays another server's tool: with --server or --url.");
     // Anything but a tool call would read the passphrase for nothing and pay nothing: say so.
@@ -148,6 +148,19 @@ export async function runCli(
       await (await import('./completion/refresh-values.js')).refreshCompletionValues(completionValuesOf);
     }
   }
+}
+
+/**
+ * In the kept-alive servers' daemon (`warm`), a stdio server is spawned with the caller's
+ * environment under its own variables, as a direct call spawns it, not with the daemon's (which
+ * keeps none of its callers'); the pool keys sessions by it, so that a caller never reaches a
+ * server started with another environment (another account, token, profile).
+ */
+function callersServer(target: Target, io: CliIo, warm: WarmSessions | undefined): Target {
+  if (!warm || target.kind !== 'stdio') return target;
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(io.env)) if (value !== undefined) env[name] = value;
+  return { ...target, command: { ...target.command, env: Object.assign(env, target.command.env) } };
 }
 
 export type RunOptions = {

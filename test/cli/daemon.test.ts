@@ -8,8 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { basename, dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startBearerProxy, startEverythingHttp } from '../helpers/everything-http.js';
@@ -299,6 +300,167 @@ describe('kept-alive servers: the daemon', () => {
       await cleanUp(home);
       await proxy.stop();
       await everything.stop();
+    }
+  });
+
+  it("gives a server its caller's environment, and keeps no caller's environment for the next", async () => {
+    const { home } = homeWithFixture();
+    const read = async (env: Record<string, string>): Promise<string> => {
+      const run = await walletAsync(home, ['--server', 'fx', 'env-get-now', '--name', 'CALLER_SECRET', '--json'], env);
+      assert.equal(run.code, 0, run.stderr);
+      return run.stdout;
+    };
+    try {
+      const cold = { unset: await read({}), one: await read({ CALLER_SECRET: 'one' }) };
+      assert.notEqual(cold.unset, cold.one);
+      keepAlive(home, 'fx');
+      // The first caller starts the daemon, with a secret in its environment.
+      assert.equal(
+        await read({ CALLER_SECRET: 'first-callers-secret' }),
+        cold.unset.replace('(unset)', 'first-callers-secret'),
+      );
+      const daemon = await daemonIs(home, true);
+      assert.equal(await read({}), cold.unset, "a caller without it does not get the first caller's");
+      assert.equal(await read({ CALLER_SECRET: 'one' }), cold.one);
+      assert.equal(await read({}), cold.unset);
+      assert.ok((status(home).servers?.reduce((sum, server) => sum + server.calls, 0) ?? 0) >= 3, 'warm calls');
+      const environ = `/proc/${daemon.pid}/environ`;
+      if (existsSync(environ)) {
+        assert.ok(
+          !readFileSync(environ, 'latin1').includes('first-callers-secret'),
+          'the daemon keeps no caller secret',
+        );
+      }
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('lets a running call finish when a client of another version ends it', async () => {
+    const { home } = homeWithFixture();
+    try {
+      const hang = ['--server', 'fx', 'call-hang-now', '--timeout', '4000'];
+      const cold = await walletAsync(home, hang);
+      assert.notEqual(cold.code, 0);
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      await daemonIs(home, true);
+      const running = walletAsync(home, hang);
+      await delay(1500);
+      // An upgraded wallet's first call: the daemon ends, for one of the new version to start.
+      const upgraded = await new Promise<string>((resolve, reject) => {
+        const socket = createConnection(join(home, 'daemon', 'daemon.sock'));
+        let answer = '';
+        socket.setEncoding('utf8');
+        socket.on('connect', () => {
+          const request = {
+            ...{ v: 1, kind: 'run', version: '0.0.0-another', argv: ['--server', 'fx', 'tools'] },
+            ...{ env: {}, cwd: home, tty: { stdin: false, stdout: false, stderr: false } },
+          };
+          socket.write(`${JSON.stringify(request)}\n`);
+        });
+        socket.on('data', (chunk: string) => {
+          answer += chunk;
+          if (answer.includes('\n')) {
+            socket.destroy();
+            resolve(answer);
+          }
+        });
+        socket.on('error', reject);
+      });
+      assert.match(upgraded, /"kind":"fallback"/);
+      assert.deepEqual(await running, cold, 'the call in flight ends as it would have');
+      await daemonIs(home, false);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('takes a relative WALLET_HOME as its starter meant it, wherever its callers are', async () => {
+    const { home } = homeWithFixture();
+    try {
+      keepAlive(home, 'fx');
+      const call = ['--server', 'fx', 'shapes-echo', '--id', '6', '--json'];
+      const expected = wallet(home, call);
+      assert.equal(expected.code, 0, expected.stderr);
+      wallet(home, ['daemon', 'stop']);
+      await daemonIs(home, false);
+      // Started by a caller in the data folder's parent, with WALLET_HOME relative to it.
+      const started = spawnSync(process.execPath, [WALLET_BIN, ...call], {
+        cwd: dirname(home),
+        env: { ...process.env, WALLET_HOME: basename(home), NO_COLOR: '1' },
+        encoding: 'utf8',
+      });
+      assert.equal(started.stdout, expected.stdout, started.stderr);
+      await daemonIs(home, true);
+      // Its callers are elsewhere (this test's folder), with the folder by its absolute path.
+      assert.deepEqual(wallet(home, call), expected);
+      assert.deepEqual(wallet(home, call), expected);
+      assert.equal(status(home).servers?.[0]?.calls, 2);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it("does not end a session under other callers' calls when one caller's call fails", async () => {
+    const { home } = homeWithFixture();
+    try {
+      const long = ['--server', 'fx', 'call-hang-now', '--timeout', '5000'];
+      const cold = await walletAsync(home, long);
+      assert.notEqual(cold.code, 0);
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      await daemonIs(home, true);
+      assert.equal(wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']).code, 0);
+      // Two callers on the one session: the first gives up sooner (exit 3, the server is slow).
+      const other = walletAsync(home, long);
+      await delay(300);
+      const impatient = await walletAsync(home, ['--server', 'fx', 'call-hang-now', '--timeout', '1000']);
+      assert.equal(impatient.code, 3, impatient.stderr);
+      assert.deepEqual(await other, cold, "the other caller's call ends as it would have");
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('sends nothing to a socket in a folder others could write: the call is made directly', async () => {
+    const { home } = homeWithFixture();
+    // Whoever listens on the socket gets the caller's whole environment and prints what it likes:
+    // in a folder others can write, anyone could have put it there (another user's "daemon").
+    const heard: string[] = [];
+    const impostor = createServer((socket) => {
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        heard.push(chunk);
+        socket.end(`${JSON.stringify({ kind: 'done', stdout: 'IMPOSTOR\n', stderr: '', exitCode: 0 })}\n`);
+      });
+    });
+    try {
+      keepAlive(home, 'fx');
+      const expected = wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '5', '--json']);
+      assert.equal(expected.code, 0, expected.stderr);
+      wallet(home, ['daemon', 'stop']);
+      await daemonIs(home, false);
+      const daemon = join(home, 'daemon');
+      mkdirSync(daemon, { recursive: true });
+      await new Promise<void>((resolve) => impostor.listen(join(daemon, 'daemon.sock'), resolve));
+      for (const [folder, mode] of [
+        [daemon, 0o777],
+        [home, 0o777],
+      ] as const) {
+        chmodSync(folder, mode);
+        const run = await walletAsync(home, ['--server', 'fx', 'shapes-echo', '--id', '5', '--json'], {
+          CALLER_SECRET: 'not-for-others',
+        });
+        assert.equal(run.stdout, expected.stdout, `${folder} at ${mode.toString(8)}: ${run.stderr}`);
+        assert.equal(run.code, 0);
+        assert.deepEqual(heard, [], `${folder} at ${mode.toString(8)}`);
+        chmodSync(daemon, 0o700);
+        chmodSync(home, 0o700);
+      }
+    } finally {
+      impostor.close();
+      await cleanUp(home);
     }
   });
 

@@ -1,5 +1,15 @@
 import type * as ChildProcess from 'node:child_process';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Net from 'node:net';
 import { homedir } from 'node:os';
@@ -35,6 +45,8 @@ export function warmCall(
   try {
     dataDir = resolveDataDir({ env, platform: process.platform, home: homedir() });
     if (!isKeptAlive(dataDir, name)) return undefined;
+    // The call (its environment included) goes only to a socket no one else could have put there.
+    if (!isOwnersOnly(dataDir, statSync) || !isOwnersOnly(daemonDir(dataDir), lstatSync, true)) return undefined;
   } catch {
     return undefined;
   }
@@ -115,6 +127,25 @@ function isKeptAlive(dataDir: string, name: string): boolean {
   return servers !== undefined && Object.hasOwn(servers, name) && servers[name]?.keep_alive === true;
 }
 
+/**
+ * Whether `dir` is a folder of this user that no one else can write (nor read: as the CLI wants
+ * its data folder, src/shared/private-files.ts). In a folder others can write, anyone could have
+ * put the socket, or swapped the daemon's folder for one of theirs, and would be sent the
+ * caller's command line and environment and print what they like: such a call is made directly
+ * (which closes the data folder, with a warning, or refuses another user's). `absentOk`: a
+ * folder not made yet is fine (no socket in it; the daemon makes it owner-only). The data folder
+ * may be a link (`stat`), as the CLI takes it; the daemon's own folder is never one (`lstat`).
+ */
+function isOwnersOnly(dir: string, stat: typeof statSync, absentOk = false): boolean {
+  let info;
+  try {
+    info = stat(dir);
+  } catch (error) {
+    return absentOk && (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+  return info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o077) === 0;
+}
+
 /** Writes a `done` answer's output and returns its exit code; anything else is left to the CLI. */
 function printAnswer(line: string): number | undefined {
   let answer: DaemonAnswer;
@@ -161,7 +192,7 @@ function startDaemon(dataDir: string, walletBin: string, env: NodeJS.ProcessEnv)
       spawn(process.execPath, [walletBin, 'daemon', 'run'], {
         detached: true,
         stdio: ['ignore', log, log],
-        env,
+        env: daemonEnvironment(env),
       }).unref();
     } finally {
       closeSync(log);
@@ -169,6 +200,18 @@ function startDaemon(dataDir: string, walletBin: string, env: NodeJS.ProcessEnv)
   } catch {
     // No daemon this time: this call and the next are made directly, as without keep-alive.
   }
+}
+
+/**
+ * What the daemon is started with of its first caller's environment: where the data folder is,
+ * and what Node and the system need, no more. It lives on for other calls, and each call brings
+ * its own environment (a server it spawns gets that one): a token, password or profile of the
+ * caller that started it is not kept, nor given to a server started for someone else.
+ */
+function daemonEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept =
+    /^(PATH|HOME|USER|LOGNAME|SHELL|TMPDIR|TZ|LANG|LC_[A-Z]+|XDG_[A-Z_]+|WALLET_HOME|WALLET_LOG_LEVEL|NODE_V8_COVERAGE|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)$/;
+  return Object.fromEntries(Object.entries(env).filter(([name]) => kept.test(name)));
 }
 
 /** Writes all of `text` to a descriptor (a pipe, a file or a terminal) before returning. */

@@ -27,26 +27,46 @@ type Warm = {
 
 /**
  * The daemon's open sessions, one for each server and resolved connection (the command and
- * environment, or URL and headers, once `${VAR}`s are expanded: another environment is another
- * session). Keyed by a hash, so that no expanded value is kept as a key. Each server's stderr
+ * the caller's environment under the server's own, or URL and headers, once `${VAR}`s are
+ * expanded: another environment is another session). Keyed by a hash, so that no expanded value is kept as a key. Each server's stderr
  * and the SDK's notes are appended to `<dataDir>/daemon/<name>.log` (owner-only).
  */
 export class SessionPool {
   private readonly sessions = new Map<string, Warm>();
+  /** How many runs are using each session now: one dropped under them is closed after the last. */
+  private readonly users = new Map<McpSession, number>();
+  /** Sessions dropped (no new run gets them) that runs still use: closed once those are done. */
+  private readonly retired = new Set<McpSession>();
 
   constructor(private readonly dataDir: string) {}
 
   /**
    * The sessions one run borrows: which it used, so that a run that lost its server drops them,
-   * and `answered` counts a call for each (a run handed back to the client counts none).
+   * and `answered` counts a call for each (a run handed back to the client counts none);
+   * `release`, when the run is over, lets go of them (a dropped one is closed after its last run).
    */
-  forRun(): WarmSessions & { used: () => McpSession[]; answered: () => void } {
+  forRun(): WarmSessions & { used: () => McpSession[]; answered: () => void; release: () => Promise<void> } {
     const used = new Set<McpSession>();
     return {
       session: async (target, connect) => {
         const session = await this.session(target, connect);
-        used.add(session);
+        if (!used.has(session)) {
+          used.add(session);
+          this.users.set(session, (this.users.get(session) ?? 0) + 1);
+        }
         return session;
+      },
+      release: async () => {
+        for (const session of used) {
+          const left = (this.users.get(session) ?? 1) - 1;
+          if (left > 0) {
+            this.users.set(session, left);
+            continue;
+          }
+          this.users.delete(session);
+          if (this.retired.delete(session)) await session.close().catch(() => undefined);
+        }
+        used.clear();
       },
       discard: (session) => this.discard(session),
       listOf: (session) => this.find(session)?.list,
@@ -111,13 +131,18 @@ export class SessionPool {
     return [...this.sessions.values()].find((warm) => warm.session === session);
   }
 
-  /** Ends a session that failed (its server died, or stopped answering): the next call opens another. */
+  /**
+   * Drops a session that failed (its server died, or stopped answering one run): the next call
+   * opens another. Other runs may be in a call on it (one run's --timeout is not theirs): it is
+   * closed once the last of them is done, not under them.
+   */
   async discard(session: McpSession): Promise<void> {
     for (const [key, warm] of this.sessions) {
       if (warm.session !== session) continue;
       warm.log.write(`${new Date().toISOString()} session dropped after a failure`);
       this.forget(key);
-      await session.close().catch(() => undefined);
+      if ((this.users.get(session) ?? 0) > 0) this.retired.add(session);
+      else await session.close().catch(() => undefined);
     }
   }
 
@@ -137,6 +162,9 @@ export class SessionPool {
 
   /** Ends every session (a stdio server gets its stdin closed, then a signal if it lingers). */
   async closeAll(): Promise<void> {
+    const retired = [...this.retired];
+    this.retired.clear();
+    await Promise.all(retired.map((session) => session.close().catch(() => undefined)));
     const all = [...this.sessions.keys()];
     await Promise.all(
       all.map(async (key) => {
@@ -154,11 +182,29 @@ export class SessionPool {
   }
 }
 
-/** What makes two runs' connections the same one: the server and how it is resolved. */
+/**
+ * A shell's own bookkeeping, which changes as its user moves around (`cd`) without making the
+ * server another one: left out of a session's key (the server runs where it was started anyway).
+ */
+const SHELL_BOOKKEEPING = new Set(['PWD', 'OLDPWD', '_', 'SHLVL']);
+
+/**
+ * What makes two runs' connections the same one: the server and how it is resolved (a stdio
+ * server's environment is its caller's, src/cli/main.ts: another environment, another session).
+ */
 function keyOf(target: RemoteTarget): string {
   const how =
     target.kind === 'stdio'
-      ? { kind: 'stdio', spec: target.spec, command: target.command }
+      ? {
+          kind: 'stdio',
+          spec: target.spec,
+          command: {
+            ...target.command,
+            env: Object.entries(target.command.env ?? {})
+              .filter(([name]) => !SHELL_BOOKKEEPING.has(name))
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+          },
+        }
       : { kind: 'http', spec: target.spec, url: target.address.url.href, headers: target.address.headers ?? {} };
   return createHash('sha256').update(JSON.stringify(how)).digest('hex');
 }

@@ -1,5 +1,6 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
+import { resolve as absolutePath } from 'node:path';
 import { Readable } from 'node:stream';
 import { packageInfo } from '../../shared/package-info.js';
 import { ensurePrivateDir } from '../../shared/private-files.js';
@@ -27,6 +28,9 @@ const WARM_VERBS = new Set(['tools', 'resources', 'resource', 'prompts', 'prompt
  * Resolves once it has ended: EXIT.ok, also when another daemon already listens.
  */
 export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number): Promise<number> {
+  // Its folder by absolute path: each run moves the process to its caller's directory, and a
+  // relative WALLET_HOME (meant from where it was started) would then name another folder.
+  dataDir = absolutePath(dataDir);
   // Everything it creates is its owner's alone, the socket first of all.
   process.umask(0o077);
   ensurePrivateDir(daemonDir(dataDir));
@@ -61,12 +65,15 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
 
   let ended: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (ended = resolve));
-  const stop = (why: string): Promise<void> => {
+  let drained: () => void = () => undefined;
+  /** `finishCalls`: the calls running go on to their end (on their sessions) before it ends. */
+  const stop = (why: string, finishCalls = false): Promise<void> => {
     stopping ??= (async () => {
       clearTimeout(idle);
       io.stderr.write(`${new Date().toISOString()} daemon ${process.pid} stopping: ${why}\n`);
       server.close();
       rmSync(path, { force: true });
+      if (finishCalls && running > 0) await new Promise<void>((resolve) => (drained = resolve));
       await pool.closeAll();
       ended();
     })();
@@ -75,6 +82,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   const idleMs = idleMinutes * 60_000;
   const touch = (): void => {
     clearTimeout(idle);
+    if (stopping) return;
     idle = setTimeout(() => {
       if (running > 0) touch();
       else void stop(`no call for ${idleMinutes} minutes`);
@@ -107,8 +115,9 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
       case 'run': {
         const run = request.data;
         if (run.version !== packageInfo().version) {
-          // An upgrade: this daemon ends; the next call starts one of the new version.
-          setImmediate(() => void stop(`a client of version ${run.version} called`));
+          // An upgrade: this daemon ends; the next call starts one of the new version. The calls
+          // it is making (a client of its own version) end first: they are not cut mid-call.
+          setImmediate(() => void stop(`a client of version ${run.version} called`, true));
           return { kind: 'fallback', reason: 'the daemon is of another version' };
         }
         running++;
@@ -116,6 +125,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
           return await runWarm(run, dataDir, pool, gate);
         } finally {
           running--;
+          if (running === 0) drained();
           touch();
         }
       }
@@ -209,14 +219,18 @@ async function runWarm(
   const warm = pool.forRun();
   let exitCode: number;
   try {
-    const { runCli } = await import('../main.js');
-    exitCode = await runCli(request.argv, io, { warm });
+    try {
+      const { runCli } = await import('../main.js');
+      exitCode = await runCli(request.argv, io, { warm });
+    } finally {
+      gate.leave();
+    }
+    if (stdin.wanted()) return { kind: 'fallback', reason: 'the call needs the terminal' };
+    warm.answered();
+    if (exitCode === EXIT.connection) for (const session of warm.used()) await pool.discard(session);
   } finally {
-    gate.leave();
+    await warm.release();
   }
-  if (stdin.wanted()) return { kind: 'fallback', reason: 'the call needs the terminal' };
-  warm.answered();
-  if (exitCode === EXIT.connection) for (const session of warm.used()) await pool.discard(session);
   return { kind: 'done', stdout, stderr, exitCode };
 }
 
