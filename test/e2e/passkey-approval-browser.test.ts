@@ -10,22 +10,28 @@
  * set back), a terminal yes, and a self-answering elicitation client over stdio.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import puppeteer, { type Browser, type CDPSession, type HTTPRequest, type Page } from 'puppeteer-core';
+import type { Browser, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import { ApprovalStore } from '../../src/domain/policy/approvals.js';
 import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/shared/protocol-meta.js';
-import { ANVIL_FIRST_ACCOUNT, startAnvil, type AnvilNode } from '../helpers/anvil.js';
-import { chromiumPath, skipWithoutChromium } from '../helpers/chromium.js';
-import { passphraseFileIn, tempHome } from '../helpers/io.js';
-import { importAnvilAccount } from '../helpers/mcp.js';
+import { ANVIL_FIRST_ACCOUNT, type AnvilNode } from '../helpers/anvil.js';
+import { skipWithoutChromium } from '../helpers/chromium.js';
+import { passphraseFileIn } from '../helpers/io.js';
 import { pageRequest, type PageResponse } from '../helpers/page-http.js';
+import {
+  approvalLinkIn,
+  enrolPasskey,
+  ownerBrowser,
+  ownerHome,
+  terminalApprove,
+  walletProcess,
+} from '../helpers/passkey-browser.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 import { auditLines } from '../helpers/policy.js';
 
@@ -34,35 +40,6 @@ const RECIPIENT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 const MILLI = 10n ** 15n;
 
 type CallOutcome = { error?: ToolErrorMeta; result?: Record<string, unknown> };
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** Runs `wallet <args>` as its own process (no terminal), with `WALLET_HOME` = `home`. */
-function walletProcess(home: string, args: string[]) {
-  const child = spawn(process.execPath, [WALLET_BIN, ...args], {
-    env: { ...process.env, WALLET_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const run: Run = { code: null, stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
-  const exited = new Promise<Run>((resolve) =>
-    child.once('exit', (code) => {
-      run.code = code;
-      resolve(run);
-    }),
-  );
-  return { child, run, exited };
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined): Promise<T> {
-  for (let tries = 0; tries < 300; tries += 1) {
-    const found = probe();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** A page on another origin whose script posts a form at `action` as soon as it loads. */
 async function attackerSite(action: string): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((_request, response) => {
@@ -108,11 +85,7 @@ describe(
     };
     const sentCount = async () =>
       BigInt(await node.rpc<string>('eth_getTransactionCount', [ANVIL_FIRST_ACCOUNT, 'latest']));
-    const linkFor = (id: string) =>
-      waitFor(
-        `serve's link for ${id}`,
-        () => new RegExp(`approval ${id} waits for you; open it once at (\\S+)`).exec(serveStderr)?.[1],
-      );
+    const linkFor = (id: string) => approvalLinkIn(id, () => serveStderr);
     const status = async (id: string) =>
       (await new ApprovalStore(home).list()).find((approval) => approval.id === id)?.status;
     const storedPasskeys = () =>
@@ -123,43 +96,17 @@ describe(
       ).passkeys;
 
     before(async () => {
-      node = await startAnvil();
-      home = tempHome();
-      await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
-      passphraseFile = passphraseFileIn(home, PASSPHRASE, 'owner-pw');
       // A policy with caps, so the page has today's spending to show; a form yes would count over
       // stdio and HTTP alike, were no passkey enrolled.
-      writeFileSync(
-        join(home, 'config.json'),
-        JSON.stringify({
-          approvals: { trust_elicitation: 'always' },
-          evm: {
-            networks: {
-              local: { policy: { max_per_tx_wei: '50000000000000000', max_per_24h_wei: '90000000000000000' } },
-            },
+      ({ node, home, passphraseFile } = await ownerHome(PASSPHRASE, {
+        approvals: { trust_elicitation: 'always' },
+        evm: {
+          networks: {
+            local: { policy: { max_per_tx_wei: '50000000000000000', max_per_24h_wei: '90000000000000000' } },
           },
-        }),
-        { mode: 0o600 },
-      );
-      browser = await puppeteer.launch({
-        executablePath: chromiumPath() ?? 'chromium',
-        headless: true,
-        // Debian's chromium runs as root only without its sandbox (CI containers run as root).
-        args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-      });
-      tab = await browser.newPage();
-      cdp = await tab.createCDPSession();
-      await cdp.send('WebAuthn.enable');
-      ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: {
-          protocol: 'ctap2',
-          transport: 'internal',
-          hasResidentKey: true,
-          hasUserVerification: true,
-          isUserVerified: true,
-          automaticPresenceSimulation: true,
         },
       }));
+      ({ browser, tab, cdp, authenticatorId } = await ownerBrowser());
     });
     after(async () => {
       await browser?.close();
@@ -186,25 +133,8 @@ describe(
     });
 
     it('enrolls a passkey: passphrase at the terminal, ceremony on the page (user verified)', async () => {
-      const adding = walletProcess(home, [
-        'approvals',
-        'passkey',
-        'add',
-        '--name',
-        'laptop',
-        '--no-browser',
-        '--passphrase-file',
-        passphraseFile,
-      ]);
-      const link = await waitFor(
-        'the enrolment link',
-        () => /(http:\/\/localhost:\d+\/approvals\/passkeys\/new\?t=\S+)/.exec(adding.run.stderr)?.[1],
-      );
-      await tab.goto(link);
-      await tab.waitForSelector('#enrol');
-      await Promise.all([tab.waitForNavigation(), tab.click('#enrol')]);
-      assert.match(await tab.content(), /Passkey enrolled/);
-      const done = await adding.exited;
+      const { done, link, shown } = await enrolPasskey(tab, home, passphraseFile, 'laptop');
+      assert.match(shown, /Passkey enrolled/);
       assert.equal(done.code, 0, done.stderr);
       assert.match(done.stdout, /Enrolled the passkey laptop/);
       // Enrolled, the command stops serving the page: its link leads nowhere any more.
@@ -376,10 +306,7 @@ describe(
       assert.equal(await status(id), 'pending');
 
       // The terminal's yes: `approve` sends the owner to the page and approves nothing itself.
-      const approving = walletProcess(home, ['approvals', 'approve', id, '--no-browser']);
-      await waitFor('approve to serve the page', () => (/\?t=/.test(approving.run.stdout) ? true : undefined));
-      approving.child.kill('SIGTERM');
-      const approved = await approving.exited;
+      const approved = await terminalApprove(home, id);
       assert.match(approved.stderr, /A passkey is enrolled/);
       await assert.rejects(new ApprovalStore(home).decide(id, 'approved', 'terminal'), /A passkey is enrolled/);
       assert.equal(await status(id), 'pending');

@@ -7,190 +7,29 @@
  * between request and approval loses nothing. What was sent is read off the node.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import {
-  withTasks,
-  type ConnectedMcpSessionPort,
-  type JsonRpcResponse,
-  type TaskEnabledSession,
-} from '@modelcontextprotocol/ext-tasks/client';
-import type { JsonValue, TaskId } from '@modelcontextprotocol/ext-tasks/core';
+import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/shared/protocol-meta.js';
 import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
 import { auditLines } from '../helpers/policy.js';
-import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
 import { WALLET_BIN } from '../helpers/paths.js';
+import {
+  approvalIn,
+  requester as tasksRequester,
+  taskOf,
+  transactionsFrom,
+  type Transport,
+} from '../helpers/tasks-requester.js';
 
 const PASSPHRASE = 'tasks passphrase';
 const RECIPIENT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
-const TASKS = 'io.modelcontextprotocol/tasks';
 const MILLI = 10n ** 15n;
-/** The bearer token `serve --http` is started with (what the agent's configuration would hold). */
-const API_KEY = 'tasks-test-bearer-token-0123456789abcdefghij';
-
-/** A request as a 2026-07-28 client frames it: the per-request envelope declares the tasks extension. */
-function framed(id: number, request: JsonValue): { method: string; body: Record<string, JsonValue> } {
-  const { method, params } = request as { method: string; params?: Record<string, JsonValue> };
-  return {
-    method,
-    body: {
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          ...(params?.['_meta'] as Record<string, JsonValue> | undefined),
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'tasks-requester', version: '1' },
-          'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
-        },
-      },
-    },
-  };
-}
-
-/** A JSON-RPC answer as the requester reads it. */
-function answered(message: { result?: JsonValue; error?: { code: number; message: string } }): JsonRpcResponse {
-  return message.error ? { kind: 'error', error: message.error } : { kind: 'result', result: message.result ?? null };
-}
-
-/**
- * `wallet serve` as a raw 2026-07-28 peer: the port the requester drives (the SDK client's codec
- * does not carry task results). Server-to-client traffic is none: the wallet's tasks ask nothing.
- */
-abstract class RawPort implements ConnectedMcpSessionPort {
-  readonly endpointId = 'wallet-serve';
-  readonly taskCapabilities = { generation: 'v2' as const, capabilities: {} };
-  invalidated = false;
-  protected nextId = 1;
-  abstract dispatch(request: JsonValue): Promise<JsonRpcResponse>;
-  abstract close(): Promise<void>;
-  onServerRequest(): () => void {
-    return () => undefined;
-  }
-  onNotification(): () => void {
-    return () => undefined;
-  }
-  onInvalidated(): () => void {
-    return () => undefined;
-  }
-}
-
-/** Over stdio: `wallet serve` spawned, one JSON-RPC message a line. */
-class StdioPort extends RawPort {
-  private readonly child: ChildProcessByStdio<Writable, Readable, null>;
-  private readonly waiting = new Map<number, (response: JsonRpcResponse) => void>();
-  private buffer = '';
-
-  constructor(home: string, node: AnvilNode) {
-    super();
-    this.child = spawn(
-      process.execPath,
-      [WALLET_BIN, 'serve', '--passphrase-file', passphraseFileIn(home, PASSPHRASE, 'tasks-pw')],
-      { env: { ...process.env, WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url }, stdio: ['pipe', 'pipe', 'ignore'] },
-    );
-    this.child.stdout.on('data', (chunk: Buffer) => {
-      this.buffer += chunk.toString();
-      for (let end = this.buffer.indexOf('\n'); end >= 0; end = this.buffer.indexOf('\n')) {
-        const message = JSON.parse(this.buffer.slice(0, end)) as {
-          id?: number;
-          result?: JsonValue;
-          error?: { code: number; message: string };
-        };
-        this.buffer = this.buffer.slice(end + 1);
-        if (typeof message.id !== 'number') continue;
-        this.waiting.get(message.id)?.(answered(message));
-        this.waiting.delete(message.id);
-      }
-    });
-  }
-
-  dispatch(request: JsonValue): Promise<JsonRpcResponse> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      this.child.stdin.write(`${JSON.stringify(framed(id, request).body)}\n`);
-    });
-  }
-
-  async close(): Promise<void> {
-    this.invalidated = true;
-    this.child.stdin.end();
-    await new Promise((resolve) => this.child.once('exit', resolve));
-  }
-}
-
-/** Over Streamable HTTP: `wallet serve --http`, stateless 2026-07-28 POSTs with the routing headers. */
-class HttpPort extends RawPort {
-  private constructor(private readonly served: HttpServe) {
-    super();
-  }
-
-  static async start(home: string, node: AnvilNode): Promise<HttpPort> {
-    const served = await startHttpServe(['--passphrase-file', passphraseFileIn(home, PASSPHRASE, 'http-pw')], {
-      home,
-      env: { WALLET_EVM_LOCAL_URL: node.url, MCP_API_KEY: API_KEY },
-    });
-    return new HttpPort(served);
-  }
-
-  async dispatch(request: JsonValue): Promise<JsonRpcResponse> {
-    const { method, body } = framed(this.nextId++, request);
-    const params = body['params'] as Record<string, JsonValue>;
-    const name = params['taskId'] ?? params['name'];
-    const response = await fetch(this.served.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${API_KEY}`,
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': method,
-        ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-      },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    // A JSON body, or an event stream whose last data line is the answer.
-    const data = response.headers.get('content-type')?.includes('text/event-stream')
-      ? (text
-          .split('\n')
-          .filter((line) => line.startsWith('data: '))
-          .at(-1)
-          ?.slice(6) ?? '')
-      : text;
-    return answered(JSON.parse(data) as { result?: JsonValue; error?: { code: number; message: string } });
-  }
-
-  async close(): Promise<void> {
-    this.invalidated = true;
-    await this.served.stop();
-  }
-}
-
-type Transport = 'stdio' | 'http';
-
-async function requester(
-  home: string,
-  node: AnvilNode,
-  transport: Transport,
-): Promise<{ session: TaskEnabledSession; port: RawPort }> {
-  const port = transport === 'stdio' ? new StdioPort(home, node) : await HttpPort.start(home, node);
-  const discovered = await port.dispatch({ method: 'server/discover', params: {} });
-  assert.equal(discovered.kind, 'result');
-  const capabilities = (discovered.result as { capabilities: { extensions?: Record<string, unknown> } }).capabilities;
-  assert.ok(capabilities.extensions?.[TASKS], 'the server declares the tasks extension');
-  return { session: withTasks(port), port };
-}
 
 /** `wallet approvals approve|deny <id>` in the in-process CLI on a fake terminal answering y. */
 async function decide(home: string, verb: 'approve' | 'deny', id: string): Promise<void> {
@@ -198,27 +37,9 @@ async function decide(home: string, verb: 'approve' | 'deny', id: string): Promi
   assert.equal(answered.code, 0, `${answered.stdout}\n${answered.stderr}`);
 }
 
-const approvalIn = (message: string | undefined): string => {
-  const id = /ap-[a-z2-7]{10}/.exec(message ?? '')?.[0];
-  assert.ok(id, `no approval id in ${message}`);
-  return id;
-};
-
-async function transactionsFrom(node: AnvilNode, address: string): Promise<bigint> {
-  const response = await fetch(node.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [address, 'latest'] }),
-  });
-  return BigInt(((await response.json()) as { result: string }).result);
-}
-
-/** The task id of an execution the server made a task of. */
-function taskOf(execution: { kind: string; handle?: { taskId: TaskId } | undefined }): TaskId {
-  assert.equal(execution.kind, 'task', 'the call became a task');
-  assert.ok(execution.handle);
-  return execution.handle.taskId;
-}
+/** A requester on its own `wallet serve` of `home`, unlocked with the test's passphrase. */
+const requester = (home: string, node: AnvilNode, transport: Transport) =>
+  tasksRequester(transport, { home, node, passphraseFile: passphraseFileIn(home, PASSPHRASE, `${transport}-pw`) });
 
 const PAYER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
