@@ -186,8 +186,10 @@ describe('kept-alive servers: the daemon', () => {
       assert.match(text.stdout, /fx \(stdio\): \d+ calls?/);
       const stopped = wallet(home, ['daemon', 'stop']);
       assert.equal(stopped.stdout, 'Stopped the daemon and the servers it kept.\n');
-      await daemonIs(home, false);
+      // Said once it has ended: its process is gone, its socket removed, nothing left to wait for.
+      assert.throws(() => process.kill(running.pid ?? 0, 0), { code: 'ESRCH' });
       assert.equal(existsSync(join(home, 'daemon', 'daemon.sock')), false);
+      await daemonIs(home, false);
       // The server it kept got its stdin closed.
       const deadline = Date.now() + 10_000;
       while (!readFileSync(events, 'utf8').includes('stdin-end') && Date.now() < deadline) await delay(50);

@@ -67,8 +67,12 @@ export async function runDaemonVerb(argv: readonly string[], io: CliIo, dataDir:
   const path = socketPath(dataDir);
   if (subcommand === 'run') return runDaemon(io, dataDir, await idleMinutes(dataDir));
   if (subcommand === 'stop') {
+    const before = await ask(path, { v: PROTOCOL_VERSION, kind: 'status' }, 5000);
     const answer = await ask(path, { v: PROTOCOL_VERSION, kind: 'stop' }, 5000);
     const stopped = answer?.kind === 'stopping';
+    // Said once it has ended (its servers closed, its last log line written), so whatever runs
+    // next, removing the data directory included, finds nothing of it still going.
+    if (stopped && before?.kind === 'status') await exited(before.status.pid, 10_000);
     if (json) io.stdout.write(`${JSON.stringify({ stopped, socket: path }, null, 2)}\n`);
     else io.stdout.write(stopped ? 'Stopped the daemon and the servers it kept.\n' : 'No daemon was running.\n');
     return EXIT.ok;
@@ -85,6 +89,19 @@ export async function runDaemonVerb(argv: readonly string[], io: CliIo, dataDir:
     );
   }
   return EXIT.ok;
+}
+
+/** Waits until process `pid` has ended, at most `timeoutMs`. */
+async function exited(pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function describeStatus(status: DaemonStatus): string {
