@@ -5,7 +5,7 @@ import { commitStaged, removeStaleStaging, stage, type StagedFile } from './comm
 import { importedKeyPath, serialize, walletPath } from './files.js';
 import { sealImportedKey, type ImportedKeyEntry } from './imported-keys.js';
 import { RESTORE } from './keystore-format.js';
-import { listImportedKeys, listWallets } from './listing.js';
+import { listImportedKeys, listWallets, type KeystoreListing } from './listing.js';
 import { locked } from './locked.js';
 import { openImportedKeySecret, openWalletSecret } from './unlock.js';
 import { associatedData, type WalletEntry } from './wallet-record.js';
@@ -35,14 +35,16 @@ export async function changePassphrase(
   });
 }
 
-async function resealAll(
-  dir: string,
-  current: string,
-  next: string,
+/**
+ * What a passphrase change re-seals, whichever backend lists it: every wallet and imported key,
+ * or only the wallet `only`. A whole-keystore change refuses (KEYSTORE_DAMAGED) while any record
+ * cannot be read, since it would be left under the old passphrase.
+ */
+export function resealTargets(
+  listed: KeystoreListing,
+  listedKeys: { keys: ImportedKeyEntry[]; unreadable: string[] },
   only: WalletEntry | undefined,
-): Promise<{ wallets: WalletEntry[]; keys: ImportedKeyEntry[] }> {
-  const listed = await listWallets(dir);
-  const listedKeys = await listImportedKeys(dir);
+): { wallets: WalletEntry[]; keys: ImportedKeyEntry[] } {
   const unreadable = [...listed.unreadable, ...listedKeys.unreadable];
   if (only === undefined && unreadable.length > 0) {
     throw new WalletError(
@@ -51,11 +53,22 @@ async function resealAll(
       RESTORE,
     );
   }
-  const wallets =
-    only === undefined
-      ? listed.entries
-      : listed.entries.filter((entry) => entry.id === only.id && entry.network === only.network);
-  const keys = only === undefined ? listedKeys.keys : [];
+  return {
+    wallets:
+      only === undefined
+        ? listed.entries
+        : listed.entries.filter((entry) => entry.id === only.id && entry.network === only.network),
+    keys: only === undefined ? listedKeys.keys : [],
+  };
+}
+
+async function resealAll(
+  dir: string,
+  current: string,
+  next: string,
+  only: WalletEntry | undefined,
+): Promise<{ wallets: WalletEntry[]; keys: ImportedKeyEntry[] }> {
+  const { wallets, keys } = resealTargets(await listWallets(dir), await listImportedKeys(dir), only);
   const staged: StagedFile[] = [];
   const resealedWallets: WalletEntry[] = [];
   const resealedKeys: ImportedKeyEntry[] = [];

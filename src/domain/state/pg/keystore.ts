@@ -13,7 +13,7 @@ import { Keystore, type WalletKeystore } from '../../keystore/keystore.js';
 import { RESTORE } from '../../keystore/keystore-format.js';
 import { checkNewWallet, sealNewWallet } from '../../keystore/lifecycle.js';
 import type { KeystoreListing } from '../../keystore/listing.js';
-import { resealKey, resealWallet } from '../../keystore/passphrase-change.js';
+import { resealKey, resealTargets, resealWallet } from '../../keystore/passphrase-change.js';
 import { findListed, notFound } from '../../keystore/resolve.js';
 import {
   checkKeyPassphrase,
@@ -188,21 +188,7 @@ export class PgKeystore implements WalletKeystore {
     only?: WalletEntry,
   ): Promise<{ wallets: WalletEntry[]; keys: ImportedKeyEntry[] }> {
     return this.write(async (client) => {
-      const listed = await this.walletsOn(client);
-      const listedKeys = await this.keysOn(client);
-      const unreadable = [...listed.unreadable, ...listedKeys.unreadable];
-      if (only === undefined && unreadable.length > 0) {
-        throw new WalletError(
-          'KEYSTORE_DAMAGED',
-          `Cannot re-encrypt the keystore: ${unreadable.join(', ')} cannot be read; nothing was changed.`,
-          RESTORE,
-        );
-      }
-      const wallets =
-        only === undefined
-          ? listed.entries
-          : listed.entries.filter((entry) => entry.id === only.id && entry.network === only.network);
-      const keys = only === undefined ? listedKeys.keys : [];
+      const { wallets, keys } = resealTargets(await this.walletsOn(client), await this.keysOn(client), only);
       const resealedWallets: WalletEntry[] = [];
       const resealedKeys: ImportedKeyEntry[] = [];
       for (const wallet of wallets) {
