@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { rmSync } from 'node:fs';
+import { after, before, describe } from 'node:test';
 import { hex } from '@scure/base';
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
 import { passphraseFileIn, tempHome, wallet } from './io.js';
@@ -128,3 +129,53 @@ export async function onBackends(kind: Kind): Promise<BackendWallet> {
     },
   };
 }
+
+/**
+ * For each backend kind, `describe(\`${tool}: ${kind.name}\`)` on backends of that kind with the
+ * wallet of {@link ABANDON} imported as `main` on testnet (before the tests, closed after them).
+ * `on` stands for that wallet from the tests' run on; reading it while `describe` is collecting throws.
+ */
+export function describeOnMainWallet(tool: string, body: (on: BackendWallet, kind: Kind) => void): void {
+  for (const kind of KINDS) {
+    describe(`${tool}: ${kind.name}`, () => {
+      let live: BackendWallet | undefined;
+      const current = (): BackendWallet => {
+        assert.ok(live, 'the wallet is made in before(): read it from a test');
+        return live;
+      };
+      before(async () => {
+        live = await onBackends(kind);
+        await live.ok(['core-wallet-import', '--alias', 'main', '--network', 'testnet', '--mnemonic-stdin'], ABANDON);
+      });
+      after(() => live?.close());
+      body(
+        {
+          get backends() {
+            return current().backends;
+          },
+          get home() {
+            return current().home;
+          },
+          get env() {
+            return current().env;
+          },
+          ok: (argv, stdin) => current().ok(argv, stdin),
+          fails: (argv) => current().fails(argv),
+          close: () => current().close(),
+        },
+        kind,
+      );
+    });
+  }
+}
+
+/** core_tx_create's arguments for `main` paying {@link STRANGER} 0.01 DASH on testnet. */
+export const CREATE_TO_STRANGER = [
+  'core-tx-create',
+  '--wallet-id',
+  'main',
+  '--network',
+  'testnet',
+  '--outputs',
+  JSON.stringify({ address: STRANGER, amount_duffs: '1000000' }),
+];

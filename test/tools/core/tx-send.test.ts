@@ -4,52 +4,35 @@
  * broadcasting nothing, then sent, with the txid and fee it was signed with.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { ABANDON, KINDS, onBackends, STRANGER, type BackendWallet } from '../../helpers/dash-backend-wallet.js';
+import { it } from 'node:test';
+import { CREATE_TO_STRANGER, describeOnMainWallet } from '../../helpers/dash-backend-wallet.js';
 
-for (const kind of KINDS) {
-  describe(`core_tx_send: ${kind.name}`, () => {
-    let on: BackendWallet;
-    before(async () => {
-      on = await onBackends(kind);
-      await on.ok(['core-wallet-import', '--alias', 'main', '--network', 'testnet', '--mnemonic-stdin'], ABANDON);
-    });
-    after(() => on.close());
-
-    it('creates, signs, and refuses to send above max_fee_duffs; then sends', async () => {
-      const created = await on.ok([
-        'core-tx-create',
-        '--wallet-id',
-        'main',
-        '--network',
-        'testnet',
-        '--outputs',
-        JSON.stringify({ address: STRANGER, amount_duffs: '1000000' }),
-      ]);
-      const signed = await on.ok([
-        'core-tx-sign',
-        '--wallet-id',
-        'main',
-        '--network',
-        'testnet',
-        '--psbt',
-        created['psbt'] as string,
-      ]);
-      const refused = await on.fails([
-        'core-tx-send',
-        '--network',
-        'testnet',
-        '--hex',
-        signed['hex'] as string,
-        '--max-fee-duffs',
-        '100',
-      ]);
-      assert.match(refused, /POLICY_VIOLATION/);
-      assert.equal(on.backends.chain.broadcasts.length, 0, 'nothing broadcast');
-      const sent = await on.ok(['core-tx-send', '--network', 'testnet', '--hex', signed['hex'] as string]);
-      assert.equal(sent['txid'], signed['txid']);
-      assert.equal(sent['fee_duffs'], created['fee_duffs']);
-      assert.equal(on.backends.chain.broadcasts.length, 1);
-    });
+describeOnMainWallet('core_tx_send', (on) => {
+  it('creates, signs, and refuses to send above max_fee_duffs; then sends', async () => {
+    const created = await on.ok(CREATE_TO_STRANGER);
+    const signed = await on.ok([
+      'core-tx-sign',
+      '--wallet-id',
+      'main',
+      '--network',
+      'testnet',
+      '--psbt',
+      created['psbt'] as string,
+    ]);
+    const refused = await on.fails([
+      'core-tx-send',
+      '--network',
+      'testnet',
+      '--hex',
+      signed['hex'] as string,
+      '--max-fee-duffs',
+      '100',
+    ]);
+    assert.match(refused, /POLICY_VIOLATION/);
+    assert.equal(on.backends.chain.broadcasts.length, 0, 'nothing broadcast');
+    const sent = await on.ok(['core-tx-send', '--network', 'testnet', '--hex', signed['hex'] as string]);
+    assert.equal(sent['txid'], signed['txid']);
+    assert.equal(sent['fee_duffs'], created['fee_duffs']);
+    assert.equal(on.backends.chain.broadcasts.length, 1);
   });
-}
+});

@@ -4,28 +4,19 @@
  * unspent outputs after discovery, each with its path, read through the backend's own call.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { ABANDON, KINDS, onBackends, type BackendWallet } from '../../helpers/dash-backend-wallet.js';
+import { it } from 'node:test';
+import { describeOnMainWallet } from '../../helpers/dash-backend-wallet.js';
 
-for (const kind of KINDS) {
-  describe(`core_utxos_list: ${kind.name}`, () => {
-    let on: BackendWallet;
-    before(async () => {
-      on = await onBackends(kind);
-      await on.ok(['core-wallet-import', '--alias', 'main', '--network', 'testnet', '--mnemonic-stdin'], ABANDON);
-    });
-    after(() => on.close());
-
-    it('lists the unspent outputs, the mempool’s where the backend reads it', async () => {
-      const utxos = await on.ok(['core-utxos-list', '--wallet-id', 'main']);
-      const rows = utxos['utxos'] as Array<{ height: number | null; amount_duffs: string; path: string }>;
-      assert.equal(rows.length, kind.readsMempool ? 4 : 3);
-      if (kind.readsMempool) assert.ok(rows.some((row) => row.height === null && row.amount_duffs === '30000000'));
-      assert.ok(rows.some((row) => row.path === "m/44'/1'/0'/1/2" && row.amount_duffs === '50000000'));
-      assert.ok(
-        on.backends.chain.requests.some((request) => request.method === kind.marker),
-        `read through ${kind.marker}`,
-      );
-    });
+describeOnMainWallet('core_utxos_list', (on, kind) => {
+  it('lists the unspent outputs, the mempool’s where the backend reads it', async () => {
+    const utxos = await on.ok(['core-utxos-list', '--wallet-id', 'main']);
+    const rows = utxos['utxos'] as Array<{ height: number | null; amount_duffs: string; path: string }>;
+    assert.equal(rows.length, kind.readsMempool ? 4 : 3);
+    if (kind.readsMempool) assert.ok(rows.some((row) => row.height === null && row.amount_duffs === '30000000'));
+    assert.ok(rows.some((row) => row.path === "m/44'/1'/0'/1/2" && row.amount_duffs === '50000000'));
+    assert.ok(
+      on.backends.chain.requests.some((request) => request.method === kind.marker),
+      `read through ${kind.marker}`,
+    );
   });
-}
+});
