@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { createWalletServer } from '../../src/mcp/server.js';
@@ -102,4 +103,49 @@ export async function importAnvilAccount(
   } finally {
     await local.close();
   }
+}
+
+/**
+ * A server on `home` whose EVM network `local` is the anvil node at `url`, with anvil's mnemonic
+ * imported as wallet `anvil` (regtest, no discovery) and its first account derived as `accountAlias`.
+ */
+export async function serveAnvilWallet(
+  home: string,
+  url: string,
+  passphrase: string,
+  accountAlias: string,
+): Promise<ToolCaller> {
+  const wallet = await localServer({ env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: url }, passphrase });
+  await wallet.call('core_wallet_import', {
+    alias: 'anvil',
+    network: 'regtest',
+    mnemonic: ANVIL_MNEMONIC,
+    discover: false,
+  });
+  await wallet.call('evm_account_create', { wallet_id: 'anvil', alias: accountAlias });
+  return wallet;
+}
+
+/** Ends what a test on anvil started, in order: its provider, its server, the node, its data directory. */
+export async function closeAnvilTest(parts: {
+  provider?: { destroy(): void };
+  wallet: ToolCaller;
+  node: { stop(): Promise<void> };
+  home: string;
+}): Promise<void> {
+  parts.provider?.destroy();
+  await parts.wallet.close();
+  await parts.node.stop();
+  rmSync(parts.home, { recursive: true, force: true });
+}
+
+/** Imports `mnemonic` into the server as wallet `main` on testnet, no discovery; gives its wallet id. */
+export async function importTestnetMain(server: ToolCaller, mnemonic: string): Promise<string> {
+  const { wallet_id } = await server.call<{ wallet_id: string }>('core_wallet_import', {
+    alias: 'main',
+    network: 'testnet',
+    mnemonic,
+    discover: false,
+  });
+  return wallet_id;
 }

@@ -6,11 +6,10 @@
  * test/evm/anvil-e2e.test.ts ("bad input"), its policy in test/policy/evm-policy.test.ts.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
+import { ANVIL_FIRST_ACCOUNT, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
 import { tempHome } from '../../helpers/io.js';
-import { localServer, type ToolCaller } from '../../helpers/mcp.js';
+import { closeAnvilTest, serveAnvilWallet, type ToolCaller } from '../../helpers/mcp.js';
 
 const ETHER = 10n ** 18n;
 
@@ -36,26 +35,12 @@ describe('evm_funds_send against anvil', () => {
   before(async () => {
     node = await startAnvil();
     home = tempHome();
-    wallet = await localServer({
-      env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
-      passphrase: 'funds send test passphrase',
-    });
-    await wallet.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await wallet.call('evm_account_create', { wallet_id: 'anvil', alias: 'funded' });
+    wallet = await serveAnvilWallet(home, node.url, 'funds send test passphrase', 'funded');
     await wallet.call('core_wallet_create', { alias: 'fresh', network: 'regtest' });
     fresh = (await wallet.call<{ address: string }>('evm_account_create', { wallet_id: 'fresh', alias: 'fresh' }))
       .address;
   });
-  after(async () => {
-    await wallet.close();
-    await node.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
+  after(() => closeAnvilTest({ wallet, node, home }));
 
   it('sends ether to a fresh account, waits for the receipt, and both balances move by value and fee exactly', async () => {
     const before = await balanceOf(ANVIL_FIRST_ACCOUNT);

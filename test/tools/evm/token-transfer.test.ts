@@ -4,7 +4,7 @@
  * and the transaction the tool sent is decoded with ethers' ABI coder.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
@@ -12,7 +12,7 @@ import type { Address } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
 import { deployContract, deployToken } from '../../helpers/erc20.js';
 import { tempHome } from '../../helpers/io.js';
-import { failureCode, localServer, ToolFailure, type ToolCaller } from '../../helpers/mcp.js';
+import { closeAnvilTest, failureCode, serveAnvilWallet, type ToolCaller, ToolFailure } from '../../helpers/mcp.js';
 import { auditLines } from '../../helpers/policy.js';
 
 const PASSPHRASE = 'token transfer passphrase';
@@ -99,21 +99,9 @@ describe('evm_token_transfer against anvil, through MCP', () => {
         },
       }),
     );
-    wallet = await localServer({ env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url }, passphrase: PASSPHRASE });
-    await wallet.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await wallet.call('evm_account_create', { wallet_id: 'anvil', alias: 'funded' });
+    wallet = await serveAnvilWallet(home, node.url, PASSPHRASE, 'funded');
   });
-  after(async () => {
-    provider.destroy();
-    await wallet.close();
-    await node.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
+  after(() => closeAnvilTest({ provider, wallet, node, home }));
 
   it('moves exactly amount from the sender to the recipient; the sender pays only gas in ether', async () => {
     const [senderTokens, recipientTokens, senderWei] = [

@@ -4,12 +4,11 @@
  * what was asked, at the node's next nonce and chain id, with nothing signed or sent.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
-import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
+import { ANVIL_FIRST_ACCOUNT, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
 import { tempHome } from '../../helpers/io.js';
-import { failureCode, localServer, type ToolCaller } from '../../helpers/mcp.js';
+import { closeAnvilTest, failureCode, serveAnvilWallet, type ToolCaller } from '../../helpers/mcp.js';
 
 type Created = { unsigned_tx: string; nonce: number; chain_id: number; gas_limit: string; from: string };
 
@@ -22,23 +21,9 @@ describe('evm_tx_create against anvil', () => {
   before(async () => {
     node = await startAnvil();
     home = tempHome();
-    wallet = await localServer({
-      env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
-      passphrase: 'tx create test passphrase',
-    });
-    await wallet.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await wallet.call('evm_account_create', { wallet_id: 'anvil', alias: 'funded' });
+    wallet = await serveAnvilWallet(home, node.url, 'tx create test passphrase', 'funded');
   });
-  after(async () => {
-    await wallet.close();
-    await node.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
+  after(() => closeAnvilTest({ wallet, node, home }));
 
   it("builds the unsigned transaction asked for, at the node's nonce, sending nothing", async () => {
     // The node's unlocked account sends one first, outside the wallet: the next nonce is 1.

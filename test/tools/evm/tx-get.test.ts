@@ -4,12 +4,11 @@
  * node's receipt says (eth_getTransactionReceipt, asked directly); an unknown hash is not_found.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { getAddress } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
 import { tempHome } from '../../helpers/io.js';
-import { localServer, type ToolCaller } from '../../helpers/mcp.js';
+import { closeAnvilTest, localServer, type ToolCaller } from '../../helpers/mcp.js';
 
 type Found = {
   hash: string;
@@ -35,11 +34,7 @@ describe('evm_tx_get against anvil', () => {
     home = tempHome();
     wallet = await localServer({ env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url } });
   });
-  after(async () => {
-    await wallet.close();
-    await node.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
+  after(() => closeAnvilTest({ wallet, node, home }));
 
   it("reports a mined transaction as the node's receipt says, its confirmations growing", async () => {
     const hash = await node.rpc<string>('eth_sendTransaction', [

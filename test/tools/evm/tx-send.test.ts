@@ -6,7 +6,7 @@
  * was signed offline (issue 36).
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
@@ -15,7 +15,7 @@ import { ApprovalStore } from '../../../src/domain/policy/approvals.js';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
 import { compilePuller, deployPuller, deployToken, sendAndWait } from '../../helpers/erc20.js';
 import { tempHome } from '../../helpers/io.js';
-import { localServer, ToolFailure, type ToolCaller } from '../../helpers/mcp.js';
+import { closeAnvilTest, localServer, serveAnvilWallet, type ToolCaller, ToolFailure } from '../../helpers/mcp.js';
 import { refused } from '../../helpers/policy.js';
 
 const PASSPHRASE = 'tx send passphrase';
@@ -76,21 +76,9 @@ describe('evm_tx_sign and evm_tx_send: the simulation their dry runs show is wha
         evm: { networks: { local: { policy: { tokens: { [capped]: { max_per_tx: '100', max_per_24h: '1000' } } } } } },
       }),
     );
-    wallet = await localServer({ env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url }, passphrase: PASSPHRASE });
-    await wallet.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await wallet.call('evm_account_create', { wallet_id: 'anvil', alias: 'signer' });
+    wallet = await serveAnvilWallet(home, node.url, PASSPHRASE, 'signer');
   });
-  after(async () => {
-    provider.destroy();
-    await wallet.close();
-    await node.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
+  after(() => closeAnvilTest({ provider, wallet, node, home }));
 
   it('a token transfer: both dry runs show it, the node then does it', async () => {
     const unsigned = await create(

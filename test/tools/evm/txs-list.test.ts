@@ -6,7 +6,7 @@
  * automine off and from anvil_dropTransaction.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
@@ -15,7 +15,7 @@ import { SENT_LOG_MAX, SentLog, type SentRecord } from '../../../src/domain/evm/
 import { ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
 import { deployToken } from '../../helpers/erc20.js';
 import { tempHome } from '../../helpers/io.js';
-import { failureCode, localServer, type ToolCaller } from '../../helpers/mcp.js';
+import { closeAnvilTest, failureCode, serveAnvilWallet, type ToolCaller } from '../../helpers/mcp.js';
 
 const PASSPHRASE = 'evm history passphrase';
 const oracleAccount = (index: number) =>
@@ -63,21 +63,10 @@ describe('evm_txs_list against anvil, through MCP', () => {
       await deployToken(node, { name: 'Test Token', symbol: 'TST', decimals: 6, supply: 1_000_000_000n }),
     ) as Address;
     home = tempHome();
-    wallet = await localServer({ env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url }, passphrase: PASSPHRASE });
-    await wallet.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await wallet.call('evm_account_create', { wallet_id: 'anvil', alias: 'funded' });
+    wallet = await serveAnvilWallet(home, node.url, PASSPHRASE, 'funded');
     await wallet.call('evm_account_create', { wallet_id: 'anvil', alias: 'second' });
   });
-  after(async () => {
-    await wallet.close();
-    await node.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
+  after(() => closeAnvilTest({ wallet, node, home }));
 
   it('lists nothing before anything was sent', async () => {
     assert.deepEqual(await list(), { network: 'local', chain_id: 31337, total: 0, page: 1, limit: 20, txs: [] });

@@ -6,7 +6,6 @@
  * token-moves reads each document as the move the contract then makes.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import type { Address, Hex } from 'viem';
@@ -14,7 +13,7 @@ import { tokenMovesOfTypedData, type TypedDataInput } from '../../../src/domain/
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../helpers/anvil.js';
 import { compilePermitToken, deployPermitToken, sendAndWait } from '../../helpers/erc20.js';
 import { tempHome } from '../../helpers/io.js';
-import { localServer, type ToolCaller } from '../../helpers/mcp.js';
+import { closeAnvilTest, serveAnvilWallet, type ToolCaller } from '../../helpers/mcp.js';
 
 const PASSPHRASE = 'permit passphrase';
 const oracleAccount = (index: number) =>
@@ -96,21 +95,9 @@ describe('permits signed by evm_typed_data_sign work on chain (anvil, PermitToke
     contract = new ethers.Contract(token, compilePermitToken().abi as ethers.InterfaceAbi, provider);
     domain = { name: NAME, version: '1', chainId: 31337, verifyingContract: token };
     home = tempHome();
-    wallet = await localServer({ env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url }, passphrase: PASSPHRASE });
-    await wallet.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await wallet.call('evm_account_create', { wallet_id: 'anvil', alias: 'holder' });
+    wallet = await serveAnvilWallet(home, node.url, PASSPHRASE, 'holder');
   });
-  after(async () => {
-    provider.destroy();
-    await wallet.close();
-    await node.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
+  after(() => closeAnvilTest({ provider, wallet, node, home }));
 
   it("the token's DOMAIN_SEPARATOR is the EIP-712 domain ethers computes", async () => {
     assert.equal(await read<string>('DOMAIN_SEPARATOR'), ethers.TypedDataEncoder.hashDomain(domain));
