@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mnemonicToAccount } from 'viem/accounts';
 import { tempHome } from '../../helpers/io.js';
-import { failureCode, localServer, type ToolCaller } from '../../helpers/mcp.js';
+import { failureCode, importTestnetMain, localServer, type ToolCaller } from '../../helpers/mcp.js';
 
 /** Anvil's well-known mnemonic. */
 const MNEMONIC = 'test test test test test test test test test test test junk';
@@ -19,12 +19,7 @@ describe('evm_account_create', () => {
   let walletId: string;
   before(async () => {
     server = await localServer({ env: { WALLET_HOME: tempHome() }, passphrase: 'evm create test passphrase' });
-    ({ wallet_id: walletId } = await server.call<{ wallet_id: string }>('core_wallet_import', {
-      alias: 'main',
-      network: 'testnet',
-      mnemonic: MNEMONIC,
-      discover: false,
-    }));
+    walletId = await importTestnetMain(server, MNEMONIC);
   });
   after(() => server.close());
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { tempHome } from '../../helpers/io.js';
-import { localServer, type ToolCaller } from '../../helpers/mcp.js';
+import { importTestnetMain, localServer, type ToolCaller } from '../../helpers/mcp.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 
@@ -27,12 +27,7 @@ describe('evm_accounts_list', () => {
   const key = generatePrivateKey();
   before(async () => {
     server = await localServer({ env: { WALLET_HOME: tempHome() }, passphrase: 'evm list test passphrase' });
-    ({ wallet_id: walletId } = await server.call<{ wallet_id: string }>('core_wallet_import', {
-      alias: 'main',
-      network: 'testnet',
-      mnemonic: MNEMONIC,
-      discover: false,
-    }));
+    walletId = await importTestnetMain(server, MNEMONIC);
   });
   after(() => server.close());
 
