@@ -5,32 +5,11 @@
  * runs here). The expected rows come from the model's own funding and broadcast results.
  */
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { hex } from '@scure/base';
 import { startDashBackends, type DashBackends } from '../../fixtures/dash-backends.js';
+import { ABANDON, addressAt, scriptOf, STRANGER } from '../../helpers/dash-backend-wallet.js';
 import { passphraseFileIn, tempHome, wallet } from '../../helpers/io.js';
-
-const require = createRequire(import.meta.url);
-type Dashcore = {
-  Mnemonic: new (words: string) => {
-    toHDPrivateKey(
-      passphrase: string,
-      network: string,
-    ): { deriveChild(path: string): { privateKey: { toAddress(network: string): { toString(): string } } } };
-  };
-  Script: { fromAddress(address: string): { toHex(): string } };
-  PrivateKey: new () => { toAddress(network: string): { toString(): string } };
-};
-const dashcore = require('@dashevo/dashcore-lib') as Dashcore;
-
-const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-const hd = new dashcore.Mnemonic(ABANDON).toHDPrivateKey('', 'testnet');
-const addressAt = (chain: 0 | 1, index: number): string =>
-  hd.deriveChild(`m/44'/1'/0'/${chain}/${index}`).privateKey.toAddress('testnet').toString();
-const scriptOf = (address: string): Uint8Array => hex.decode(dashcore.Script.fromAddress(address).toHex());
-const STRANGER = new dashcore.PrivateKey().toAddress('testnet').toString();
 
 type Row = {
   txid: string;
