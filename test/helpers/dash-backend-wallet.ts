@@ -169,13 +169,13 @@ export function describeOnMainWallet(tool: string, body: (on: BackendWallet, kin
   }
 }
 
-/** core_tx_create's arguments for `main` paying {@link STRANGER} 0.01 DASH on testnet. */
-export const CREATE_TO_STRANGER = [
+/** core_tx_create's arguments for `main` paying {@link STRANGER} `amountDuffs` (0.01 DASH) on testnet. */
+export const createToStranger = (amountDuffs = '1000000'): string[] => [
   'core-tx-create',
   '--wallet-id',
   'main',
   '--network',
   'testnet',
   '--outputs',
-  JSON.stringify({ address: STRANGER, amount_duffs: '1000000' }),
+  JSON.stringify({ address: STRANGER, amount_duffs: amountDuffs }),
 ];

@@ -10,7 +10,7 @@ import { base64, hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import {
   addressAt,
-  CREATE_TO_STRANGER,
+  createToStranger,
   describeOnMainWallet,
   scriptOf,
   STRANGER,
@@ -20,7 +20,7 @@ type Row = { txid: string; vout: number; amount_duffs: string };
 
 describeOnMainWallet('core_tx_create', (on) => {
   it('pays what was asked, change to the next change address, the fee what the inputs leave', async () => {
-    const created = await on.ok(CREATE_TO_STRANGER);
+    const created = await on.ok(createToStranger());
     assert.equal(created['change_address'], addressAt(1, 3));
     const tx = Transaction.fromPSBT(base64.decode(created['psbt'] as string), {
       version: 3,
@@ -46,15 +46,7 @@ describeOnMainWallet('core_tx_create', (on) => {
   });
 
   it('refuses more than the wallet holds: INSUFFICIENT_FUNDS', async () => {
-    const refused = await on.fails([
-      'core-tx-create',
-      '--wallet-id',
-      'main',
-      '--network',
-      'testnet',
-      '--outputs',
-      JSON.stringify({ address: STRANGER, amount_duffs: '100000000000' }),
-    ]);
+    const refused = await on.fails(createToStranger('100000000000'));
     assert.match(refused, /INSUFFICIENT_FUNDS/);
   });
 });

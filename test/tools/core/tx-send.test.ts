@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { CREATE_TO_STRANGER, describeOnMainWallet } from '../../helpers/dash-backend-wallet.js';
+import { createToStranger, describeOnMainWallet } from '../../helpers/dash-backend-wallet.js';
 
 describeOnMainWallet('core_tx_send', (on) => {
   it('creates, signs, and refuses to send above max_fee_duffs; then sends', async () => {
-    const created = await on.ok(CREATE_TO_STRANGER);
+    const created = await on.ok(createToStranger());
     const signed = await on.ok([
       'core-tx-sign',
       '--wallet-id',

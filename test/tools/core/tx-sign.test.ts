@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { base64 } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
-import { CREATE_TO_STRANGER, describeOnMainWallet } from '../../helpers/dash-backend-wallet.js';
+import { createToStranger, describeOnMainWallet } from '../../helpers/dash-backend-wallet.js';
 
 describeOnMainWallet('core_tx_sign', (on) => {
   it('refuses to sign a PSBT that understates an input amount, or whose fee is above max_fee_duffs', async () => {
-    const created = await on.ok(CREATE_TO_STRANGER);
+    const created = await on.ok(createToStranger());
     const tx = Transaction.fromPSBT(base64.decode(created['psbt'] as string), {
       version: 3,
       allowLegacyWitnessUtxo: true,
