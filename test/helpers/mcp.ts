@@ -83,6 +83,23 @@ export async function failureCode(promise: Promise<unknown>): Promise<string | u
 }
 
 /**
+ * Imports anvil's well-known mnemonic through the running server `wallet` as wallet `walletAlias`
+ * (regtest, no discovery) and derives its first EVM account (anvil's funded 0xf39F…2266) as `accountAlias`.
+ */
+export async function importAnvilInto(
+  wallet: ToolCaller,
+  { walletAlias, accountAlias }: { walletAlias: string; accountAlias: string },
+): Promise<void> {
+  await wallet.call('core_wallet_import', {
+    alias: walletAlias,
+    network: 'regtest',
+    mnemonic: ANVIL_MNEMONIC,
+    discover: false,
+  });
+  await wallet.call('evm_account_create', { wallet_id: walletAlias, alias: accountAlias });
+}
+
+/**
  * Imports anvil's well-known mnemonic into the keystore at `home` as wallet `walletAlias` and
  * derives its first EVM account (anvil's funded 0xf39F…2266) as `accountAlias`.
  */
@@ -93,13 +110,7 @@ export async function importAnvilAccount(
 ): Promise<void> {
   const local = await localServer({ env: { WALLET_HOME: home }, passphrase });
   try {
-    await local.call('core_wallet_import', {
-      alias: walletAlias,
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await local.call('evm_account_create', { wallet_id: walletAlias, alias: accountAlias });
+    await importAnvilInto(local, { walletAlias, accountAlias });
   } finally {
     await local.close();
   }
@@ -116,13 +127,7 @@ export async function serveAnvilWallet(
   accountAlias: string,
 ): Promise<ToolCaller> {
   const wallet = await localServer({ env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: url }, passphrase });
-  await wallet.call('core_wallet_import', {
-    alias: 'anvil',
-    network: 'regtest',
-    mnemonic: ANVIL_MNEMONIC,
-    discover: false,
-  });
-  await wallet.call('evm_account_create', { wallet_id: 'anvil', alias: accountAlias });
+  await importAnvilInto(wallet, { walletAlias: 'anvil', accountAlias });
   return wallet;
 }
 

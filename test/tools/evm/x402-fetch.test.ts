@@ -16,7 +16,7 @@ import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from 
 import { approveAsOwner } from '../../helpers/approvals.js';
 import { compilePermitToken, deployPermitToken } from '../../helpers/erc20.js';
 import { tempHome, wallet } from '../../helpers/io.js';
-import { localServer, ToolFailure, type ToolCaller } from '../../helpers/mcp.js';
+import { importAnvilInto, localServer, ToolFailure, type ToolCaller } from '../../helpers/mcp.js';
 import { paymentRequiredAnswer, startX402Server, type X402Server } from '../../helpers/x402.js';
 import { auditLines } from '../../helpers/policy.js';
 import { readToolErrorMeta } from '../../../src/shared/protocol-meta.js';
@@ -174,13 +174,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
       }),
     );
     owner = await localServer({ env: env(), passphrase: PASSPHRASE });
-    await owner.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await owner.call('evm_account_create', { wallet_id: 'anvil', alias: 'holder' });
+    await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'holder' });
     agent = await localServer({ env: env(), passphrase: PASSPHRASE, localOnly: false, caller: 'agent' });
   });
   after(async () => {
