@@ -9,6 +9,7 @@ import type { McpPaymentQuote, PayerSetup } from '../mcp/x402-payer.js';
 import type { ToolCallResult } from '../mcp/session.js';
 import { ERROR_META_KEY, readToolErrorMeta } from '../shared/protocol-meta.js';
 import { formatUnits } from '../shared/amounts.js';
+import { jsonOfText } from '../shared/json-text.js';
 import { askLine, canAskOnTerminal, Declined } from './confirm.js';
 import type { PaymentFlags } from './global-flags.js';
 import type { ToolCommand } from './help.js';
@@ -162,7 +163,7 @@ function inCliWords(result: ToolCallResult): ToolCallResult {
  */
 export function explainPaymentRequest(result: ToolCallResult, entry: ToolCommand): ToolCallResult {
   if (!result.isError || readToolErrorMeta(result._meta)) return result;
-  const asked = [result.structuredContent, jsonOf(result.content[0]?.text)].find(
+  const asked = [result.structuredContent, jsonOfText(result.content[0]?.text)].find(
     (value): value is { accepts: unknown[] } =>
       typeof value === 'object' &&
       value !== null &&
@@ -193,13 +194,4 @@ export function explainPaymentRequest(result: ToolCallResult, entry: ToolCommand
     hint: `See the price with --pay-from <account> --pay-token ${asset ?? '<token>'} --pay-max-price ${amount ?? '<base units>'} --pay-network <${chain}> --pay-dry-run, then pay it without --pay-dry-run (docs/CLI.md, 'Paying for tools').`,
   };
   return { ...result, _meta: { ...result._meta, [ERROR_META_KEY]: meta } };
-}
-
-function jsonOf(text: string | undefined): unknown {
-  if (text === undefined || text.length > 65_536) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

@@ -15,6 +15,7 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { isPaymentRequiredV2 } from '@x402/core/schemas';
 import { z } from 'zod';
 import { WalletError } from '../errors.js';
+import { jsonOfText } from '../../shared/json-text.js';
 import { resolveAccount } from '../evm/accounts.js';
 import { parseEvmAddress, type EvmAddress } from '../evm/address.js';
 import { evmNetwork } from '../evm/network.js';
@@ -230,7 +231,7 @@ export function termsDigest(chosen: ChosenRequirement): string {
  */
 function paymentRequiredOf(result: PaidToolResult, asker: string, paid = false): PaymentRequired | undefined {
   if (!result.isError) return undefined;
-  const candidates = [result.structuredContent, jsonOf(result.content[0]?.text)];
+  const candidates = [result.structuredContent, jsonOfText(result.content[0]?.text)];
   const asked = candidates.find(
     (value): value is Record<string, unknown> =>
       typeof value === 'object' && value !== null && 'x402Version' in value && 'accepts' in value,
@@ -247,15 +248,6 @@ function paymentRequiredOf(result: PaidToolResult, asker: string, paid = false):
     throw new WalletError('BACKEND_INVALID', `${asker} asks for a payment this wallet cannot read.${tail}`);
   }
   return asked as PaymentRequired;
-}
-
-function jsonOf(text: string | undefined): unknown {
-  if (text === undefined || text.length > 65_536) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The server answered the paid call by asking again: with other terms (refused), or the same (it did not take the payment). */
