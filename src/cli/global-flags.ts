@@ -1,4 +1,5 @@
 import yargsParser from 'yargs-parser';
+import type { PaymentChoice } from '../mcp/x402-payer.js';
 import { FUNCTION_DIALECTS } from '../shared/function-catalogue.js';
 import { isProfile, PROFILES, type Profile } from '../shared/profiles.js';
 import { UsageError } from './usage-error.js';
@@ -204,14 +205,7 @@ export type GlobalOptions = {
 };
 
 /** The `--pay-*` flags, all given (a payment names its account, token, price cap and network). */
-export type PaymentFlags = {
-  from: string;
-  token: string;
-  maxPrice: string;
-  network: string;
-  dryRun: boolean;
-  terms: string | undefined;
-};
+export type PaymentFlags = PaymentChoice;
 
 /** The CLI's own verbs, shown after the tool commands. */
 export const CLI_VERBS: readonly { name: string; summary: string }[] = [

@@ -29,13 +29,17 @@ export type PayerSetup = Pick<WalletServerSetup, 'env' | 'endpoints' | 'passphra
 /** The audit log's name for a payment the CLI made to another server's tool. */
 const X402_MCP_AUDIT_TOOL = 'x402_mcp_payment';
 
-export type ToolPayment = {
+/** What the owner chose to pay with (the CLI's `--pay-*` flags): account, token, price cap and network. */
+export type PaymentChoice = {
   from: string;
   token: string;
   maxPrice: string;
   network: string;
   dryRun: boolean;
   terms: string | undefined;
+};
+
+export type ToolPayment = PaymentChoice & {
   /** Who asks, as messages name it: `tool report of server paid-tools`. */
   asker: string;
   /** The host of the server's URL (`--url`), for the audit line; none for a stdio server. */
