@@ -119,9 +119,9 @@ describe(
         assert.equal(result.structuredContent?.['sent'], true, JSON.stringify(result));
         const hash = String(result.structuredContent?.['hash']);
         assert.match(hash, /^0x[0-9a-f]{64}$/);
-        const receipt = await node.rpc<{ status: string; to: string } | null>('eth_getTransactionReceipt', [hash]);
-        assert.equal(receipt?.status, '0x1', 'the result names the mined transaction');
-        assert.equal(receipt?.to.toLowerCase(), RECIPIENT.toLowerCase());
+        const receipt = await node.mined<{ status: string; to: string }>(hash);
+        assert.equal(receipt.status, '0x1', 'the result names the mined transaction');
+        assert.equal(receipt.to.toLowerCase(), RECIPIENT.toLowerCase());
         assert.equal(await transactionsFrom(node, ANVIL_FIRST_ACCOUNT), nonce + 1n, 'exactly one transaction');
         assert.equal(await balanceOf(RECIPIENT), balance + value, 'the recipient got the value, once');
 

@@ -16,32 +16,18 @@ const PASSPHRASE = 'plan fees passphrase';
 /** Runtime `GASPRICE ISZERO PUSH1 6 JUMPI STOP JUMPDEST PUSH1 0 DUP1 REVERT`, behind init code that returns it. */
 const GAS_PRICE_GATE = '0x600b600c600039600b6000f3' + '3a15600657005b600080fd';
 
-type Rpc = { result?: unknown; error?: { message: string } };
-
 describe('plan: gas estimated with the fee fields it is signed with (anvil)', () => {
   let node: AnvilNode;
   let home: string;
   let owner: ToolCaller;
   let gate: string;
-  const rpc = async (method: string, params: unknown[]): Promise<Rpc> =>
-    (await (
-      await fetch(node.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      })
-    ).json()) as Rpc;
-
   before(async () => {
     node = await startAnvil();
     home = tempHome();
-    const deployed = await rpc('eth_sendTransaction', [{ from: ANVIL_FIRST_ACCOUNT, data: GAS_PRICE_GATE }]);
-    let receipt: Rpc = {};
-    for (let tries = 0; !receipt.result && tries < 100; tries++) {
-      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-      receipt = await rpc('eth_getTransactionReceipt', [deployed.result]);
-    }
-    gate = String((receipt.result as { contractAddress: string }).contractAddress);
+    const deployed = await node.rpc<string>('eth_sendTransaction', [
+      { from: ANVIL_FIRST_ACCOUNT, data: GAS_PRICE_GATE },
+    ]);
+    gate = (await node.mined<{ contractAddress: string }>(deployed)).contractAddress;
     await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
     owner = await localServer({ env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url }, passphrase: PASSPHRASE });
   });
@@ -52,8 +38,10 @@ describe('plan: gas estimated with the fee fields it is signed with (anvil)', ()
   });
 
   it("the contract refuses a gas price of 0: the node's estimate without fee fields reverts", async () => {
-    const bare = await rpc('eth_estimateGas', [{ from: ANVIL_FIRST_ACCOUNT, to: gate, value: '0x1' }]);
-    assert.ok(bare.error, `expected a revert, got ${JSON.stringify(bare)}`);
+    await assert.rejects(
+      node.rpc('eth_estimateGas', [{ from: ANVIL_FIRST_ACCOUNT, to: gate, value: '0x1' }]),
+      /revert/i,
+    );
   });
 
   it('the plan (a dry run) and the payment estimate it with their fees, and it is mined', async () => {
@@ -64,7 +52,6 @@ describe('plan: gas estimated with the fee fields it is signed with (anvil)', ()
     });
     assert.equal(planned.status, 'planned', JSON.stringify(planned));
     const sent = await owner.call<{ hash: string }>('evm_funds_send', args);
-    const receipt = await rpc('eth_getTransactionReceipt', [sent.hash]);
-    assert.equal((receipt.result as { status: string }).status, '0x1', 'mined, not reverted');
+    assert.equal((await node.mined(sent.hash)).status, '0x1', 'mined, not reverted');
   });
 });

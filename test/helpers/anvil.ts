@@ -19,6 +19,7 @@ const READY_TIMEOUT_MS = 15_000;
 const STOP_GRACE_MS = 5_000;
 const RPC_TIMEOUT_MS = 10_000;
 const OUTPUT_TAIL_CHARS = 4_000;
+const RECEIPT_TIMEOUT_MS = 10_000;
 
 const PLATFORMS: Partial<Record<NodeJS.Platform, string>> = { linux: 'linux', darwin: 'darwin' };
 const ARCHITECTURES: Partial<Record<NodeJS.Architecture, string>> = { x64: 'amd64', arm64: 'arm64' };
@@ -45,6 +46,11 @@ export type AnvilNode = {
   pid: number;
   chainId: number;
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /**
+   * The transaction's receipt once it is mined. anvil answers `eth_sendTransaction` before its
+   * automine has run, so a receipt asked for at once can be null on a loaded machine.
+   */
+  mined<T = { status: string; blockNumber: string }>(hash: string): Promise<T>;
   /** SIGTERM, then SIGKILL if anvil has not exited within a few seconds; resolves once it has. */
   stop(): Promise<void>;
 };
@@ -169,5 +175,14 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilNode>
     await stop();
     throw failure(`answered chain id ${answered}, expected ${chainId}`);
   }
-  return { url, pid: child.pid ?? 0, chainId, rpc, stop };
+  const mined = async <T>(hash: string): Promise<T> => {
+    const until = Date.now() + RECEIPT_TIMEOUT_MS;
+    for (;;) {
+      const receipt = await rpc<T | null>('eth_getTransactionReceipt', [hash]);
+      if (receipt !== null) return receipt;
+      if (Date.now() > until) throw new Error(`transaction ${hash} was not mined within ${RECEIPT_TIMEOUT_MS} ms`);
+      await sleep(50);
+    }
+  };
+  return { url, pid: child.pid ?? 0, chainId, rpc, mined, stop };
 }

@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeDeployData, encodeFunctionData, type Abi, type Address, type Hash, type Hex } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, type AnvilNode } from './anvil.js';
 import { ROOT } from './paths.js';
@@ -15,8 +14,6 @@ import { ROOT } from './paths.js';
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'erc20');
 export const TOKEN_SOURCE = join(FIXTURES, 'Token.sol');
 export const PERMIT_TOKEN_SOURCE = join(FIXTURES, 'PermitToken.sol');
-
-const RECEIPT_TIMEOUT_MS = 10_000;
 
 /** The part of solc-js we use: its `index.d.ts` types `compile` as `any`. */
 type Solc = { compile(standardJsonInput: string): string };
@@ -159,17 +156,10 @@ export async function sendAndWait(
   transaction: { from: Address; to?: Address; data: Hex },
 ): Promise<TransactionReceipt> {
   const hash = await node.rpc<Hash>('eth_sendTransaction', [transaction]);
-  const deadline = Date.now() + RECEIPT_TIMEOUT_MS;
-  for (;;) {
-    const receipt = await node.rpc<TransactionReceipt | null>('eth_getTransactionReceipt', [hash]);
-    if (receipt) {
-      if (receipt.status !== '0x1')
-        throw new Error(`transaction ${hash} reverted: ${await revertReason(node, transaction)}`);
-      return receipt;
-    }
-    if (Date.now() > deadline) throw new Error(`transaction ${hash} was not mined within ${RECEIPT_TIMEOUT_MS} ms`);
-    await sleep(50);
-  }
+  const receipt = await node.mined<TransactionReceipt>(hash);
+  if (receipt.status !== '0x1')
+    throw new Error(`transaction ${hash} reverted: ${await revertReason(node, transaction)}`);
+  return receipt;
 }
 
 /** Why a transaction reverted, as the node says when the same call is run again. */

@@ -47,6 +47,42 @@ function raw(
   });
 }
 
+/**
+ * What the server answers on a plain socket to `head` and the `body` written after it: the bytes
+ * read until it closes the connection or `done` says the answer is whole. An error after an answer
+ * (a server that closes without reading a body resets the connection) is not the answer's.
+ */
+function exchange(
+  url: string,
+  head: (host: string) => string,
+  options: { body?: string; done?: (text: string) => boolean; timeoutMs?: number } = {},
+): Promise<string> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const finish = (error?: Error): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (text === '' && error) reject(error);
+      else resolve(text);
+    };
+    const socket = connectSocket(Number(target.port), target.hostname, () => {
+      socket.write(head(target.host));
+      if (options.body !== undefined) socket.write(options.body);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (options.done?.(text)) finish();
+    });
+    socket.on('close', () => finish());
+    socket.on('error', finish);
+    const timer = setTimeout(
+      () => finish(new Error(`no answer within ${options.timeoutMs ?? 5_000} ms: ${text}`)),
+      options.timeoutMs ?? 5_000,
+    );
+  });
+}
+
 async function connect(url: string, mode: 'legacy' | 'auto', token?: string): Promise<Client> {
   const client = new Client({ name: 'http-test', version: '1' }, { versionNegotiation: { mode } });
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
@@ -111,29 +147,13 @@ describe('wallet serve --http', () => {
   });
 
   it('answers 401 from the headers alone: a slow unauthenticated body holds nothing open (issue 19)', async () => {
-    const target = new URL(served.url);
     const started = performance.now();
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connectSocket(Number(target.port), target.hostname, () => {
-        socket.write(
-          `POST /mcp HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/json\r\n` +
-            'Content-Length: 100000\r\n\r\n{',
-        );
-      });
-      let text = '';
-      socket.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-        if (text.includes('\r\n\r\n') && text.includes('}')) {
-          socket.destroy();
-          resolve(text);
-        }
-      });
-      socket.on('error', reject);
-      setTimeout(() => {
-        socket.destroy();
-        reject(new Error(`no answer within 5 s: ${text}`));
-      }, 5_000);
-    });
+    const answer = await exchange(
+      served.url,
+      (host) =>
+        `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+      { done: (text) => text.includes('\r\n\r\n') && text.includes('}') },
+    );
     assert.match(answer, /^HTTP\/1\.1 401 /);
     assert.ok(performance.now() - started < 5_000);
   });
@@ -162,9 +182,16 @@ describe('wallet serve --http', () => {
   });
 
   it('refuses a body over 2 MiB with 413 before reading it all', async () => {
-    const huge = { ...INIT, params: { ...INIT.params, padding: 'x'.repeat(3 * 1024 * 1024) } };
-    const response = await raw(served.url, { body: huge, headers: { authorization: `Bearer ${TOKEN}` } });
-    assert.equal(response.status, 413);
+    // Only the first 64 KiB of the body is ever sent: the answer comes from Content-Length.
+    const body = JSON.stringify({ ...INIT, params: { ...INIT.params, padding: 'x'.repeat(3 * 1024 * 1024) } });
+    const answer = await exchange(
+      served.url,
+      (host) =>
+        `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+        `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n`,
+      { body: body.slice(0, 64 * 1024), done: (text) => text.includes('\r\n\r\n') },
+    );
+    assert.match(answer, /^HTTP\/1\.1 413 /);
   });
 
   it('serves a 2025-era client: an initialize session (Mcp-Session-Id) that DELETE ends', async () => {
@@ -243,20 +270,14 @@ describe('wallet serve --http timeouts (issue 19)', () => {
       requestTimeoutMs: 1_000,
     });
     try {
-      const target = new URL(serving.url);
       const started = performance.now();
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connectSocket(Number(target.port), target.hostname, () => {
-          socket.write(
-            `POST /mcp HTTP/1.1\r\nHost: ${target.host}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
-              'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
-          );
-        });
-        let text = '';
-        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        socket.on('close', () => resolve(text));
-        socket.on('error', reject);
-      });
+      const answer = await exchange(
+        serving.url,
+        (host) =>
+          `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+        { timeoutMs: 15_000 },
+      );
       assert.match(answer, /^HTTP\/1\.1 408 /);
       const elapsed = performance.now() - started;
       assert.ok(elapsed >= 900 && elapsed < 10_000, `closed after ${Math.round(elapsed)} ms`);

@@ -182,8 +182,8 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
       assert.equal(new Set(hashes).size, K);
       const nonces = new Set<string>();
       for (const hash of hashes) {
-        const receipt = await node.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]);
-        assert.equal(receipt?.status, '0x1', `${hash} was not mined`);
+        const receipt = await node.mined<{ status: string }>(hash);
+        assert.equal(receipt.status, '0x1', `${hash} was not mined`);
         const tx = await node.rpc<{ from: string; nonce: string; to: string }>('eth_getTransactionByHash', [hash]);
         assert.equal(tx.to.toLowerCase(), token.toLowerCase());
         const used = `${tx.from.toLowerCase()}:${BigInt(tx.nonce)}`;
@@ -268,8 +268,8 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
       );
       assert.equal(entries['n'], '1', 'the payment never sent is still counted');
       const minedHash = String(entries['txids']);
-      const receipt = await node.rpc<{ status: string; from: string } | null>('eth_getTransactionReceipt', [minedHash]);
-      assert.equal(receipt?.status, '0x1', 'the counted payment is not the mined one');
+      const receipt = await node.mined<{ status: string; from: string }>(minedHash);
+      assert.equal(receipt.status, '0x1', 'the counted payment is not the mined one');
       assert.equal((await inDb('crash', 'SELECT count(*)::text AS n FROM wallet_evm_nonces'))['n'], '0');
       const audit = await inDb(
         'crash',
@@ -299,7 +299,7 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
       const hash = (again.structuredContent as { hash: string }).hash;
       const tx = await node.rpc<{ nonce: string }>('eth_getTransactionByHash', [hash]);
       assert.equal(Number(BigInt(tx.nonce)), p1Nonce, 'the released nonce was not reused');
-      assert.equal((await node.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]))?.status, '0x1');
+      assert.equal((await node.mined<{ status: string }>(hash)).status, '0x1');
       const paidAfter = BigInt(await node.rpc<string>('eth_getBalance', [RECIPIENT, 'latest']));
       assert.equal(paidAfter - paidBefore, 2n * ETHER_PAYMENT);
     } finally {
@@ -367,8 +367,8 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
       assert.equal(onChain, sent.length, 'a payment reported failed went out, or one reported sent did not');
       const hashes = sent.map((result) => (result?.structuredContent as { hash: string }).hash);
       for (const hash of hashes) {
-        const receipt = await node.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]);
-        assert.equal(receipt?.status, '0x1', `${hash} was not mined`);
+        const receipt = await node.mined<{ status: string }>(hash);
+        assert.equal(receipt.status, '0x1', `${hash} was not mined`);
       }
       // What a dead connection left half done is settled (a start reconciles; the next payment of
       // each account releases what was never marked): the ledger then counts exactly what was sent.

@@ -259,8 +259,8 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
       assert.equal(new Set(hashes).size, K);
       const nonces = new Set<string>();
       for (const hash of hashes) {
-        const receipt = await node.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]);
-        assert.equal(receipt?.status, '0x1', `${hash} was not mined`);
+        const receipt = await node.mined<{ status: string }>(hash);
+        assert.equal(receipt.status, '0x1', `${hash} was not mined`);
         const tx = await node.rpc<{ from: string; nonce: string; value: string }>('eth_getTransactionByHash', [hash]);
         assert.equal(BigInt(tx.value), PAYMENT);
         const used = `${tx.from.toLowerCase()}:${BigInt(tx.nonce)}`;
@@ -353,8 +353,8 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
       const nonces: number[] = [];
       for (const result of results) {
         const hash = (result?.structuredContent as { hash: string }).hash;
-        const receipt = await node.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]);
-        assert.equal(receipt?.status, '0x1', `${hash} was not mined`);
+        const receipt = await node.mined<{ status: string }>(hash);
+        assert.equal(receipt.status, '0x1', `${hash} was not mined`);
         const tx = await node.rpc<{ nonce: string }>('eth_getTransactionByHash', [hash]);
         nonces.push(Number(BigInt(tx.nonce)));
       }

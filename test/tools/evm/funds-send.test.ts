@@ -59,7 +59,7 @@ describe('evm_funds_send against anvil', () => {
     const funded = await wallet.call<Balance>('evm_balance_get', { address: ANVIL_FIRST_ACCOUNT, network: 'local' });
     assert.equal(BigInt(funded.wei), before - (3n * ETHER) / 2n - BigInt(sent.fee_wei ?? 'x'));
     assert.equal(BigInt(funded.wei), await balanceOf(ANVIL_FIRST_ACCOUNT));
-    const receipt = await node.rpc<{ status: string; from: string }>('eth_getTransactionReceipt', [sent.hash]);
+    const receipt = await node.mined<{ status: string; from: string }>(String(sent.hash));
     assert.equal(receipt.status, '0x1');
   });
 

@@ -1,7 +1,7 @@
 /**
  * evm_tx_get against a real node (anvil), through a real SDK client on the wallet's server: a
  * transaction the node's unlocked account sent on its own (outside the wallet), reported as the
- * node's receipt says (eth_getTransactionReceipt, asked directly); an unknown hash is not_found.
+ * node's receipt says (eth_getTransactionReceipt, asked directly once mined); an unknown hash is not_found.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -40,7 +40,7 @@ describe('evm_tx_get against anvil', () => {
     const hash = await node.rpc<string>('eth_sendTransaction', [
       { from: ANVIL_FIRST_ACCOUNT, to: RECIPIENT, value: '0x3039' },
     ]);
-    const receipt = await node.rpc<Receipt>('eth_getTransactionReceipt', [hash]);
+    const receipt = await node.mined<Receipt>(hash);
     const found = await wallet.call<Found>('evm_tx_get', { hash, network: 'local' });
     assert.deepEqual(
       [found.hash, found.status, found.from, found.to, found.value_wei, found.nonce],

@@ -55,7 +55,7 @@ describe('evm_txs_list against anvil, through MCP', () => {
   };
   const list = (args: Record<string, unknown> = {}) =>
     wallet.call<Listing>('evm_txs_list', { network: 'local', ...args });
-  const receipt = (hash: string) => node.rpc<Receipt>('eth_getTransactionReceipt', [hash]);
+  const receipt = (hash: string) => node.mined<Receipt>(hash);
 
   before(async () => {
     node = await startAnvil();
