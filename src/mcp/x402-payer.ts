@@ -15,6 +15,7 @@ import {
   type McpPaymentQuote,
   type PaidToolResult,
 } from '../domain/x402/mcp-payment.js';
+import type { X402Payment } from '../domain/x402/payments.js';
 import { processStderr } from '../shared/std-output.js';
 import { UsageError } from '../shared/usage-error.js';
 import { errorResult } from './results.js';
@@ -104,15 +105,23 @@ export async function callPayingX402(
       const refusal = asWalletError(error);
       if (!(refusal instanceof WalletError)) throw error;
       // A payment signed and sent before the call failed: its line names what it paid.
-      const sent = refusal instanceof PaymentSentError ? refusal.payment : undefined;
-      await audit(services, payment, sent, { error: refusal });
+      const sent = refusal instanceof PaymentSentError && isQuote(refusal.payment) ? refusal.payment : undefined;
+      await audit(services, payment, sent, { error: refusal, signed: sent !== undefined });
       // Ctrl-C while the paid call ran: exit 130 as any interrupted call, saying what went out.
       if (sent && refusal.cause instanceof CallInterrupted)
         throw new CallInterrupted(refusal.message, { cause: refusal });
       return { result: null, payment: null, refusal };
     });
     if ('refusal' in outcome) return { result: errorResult(outcome.refusal) as ToolCallResult, payment: null };
-    if (outcome.payment) {
+    if (outcome.payment && outcome.result?.isError) {
+      // The tool failed after its payment went out with the call: a failure, naming what it paid.
+      const paid = outcome.payment;
+      const error = new WalletError(
+        'BACKEND_INVALID',
+        `${payment.asker} answered the paid call with an error: a payment of ${paid.amount} base units of token ${paid.asset} to ${paid.payee} was signed and sent with it; it may be settled all the same.`,
+      );
+      await audit(services, payment, paid, { error, signed: true });
+    } else if (outcome.payment) {
       await audit(services, payment, outcome.payment, undefined, payment.dryRun ? 'dry_run' : 'sent');
     }
     // The tool's own result object, as the session returned it (with a task, if it made one).
@@ -120,6 +129,11 @@ export async function callPayingX402(
   } finally {
     await services.closeState();
   }
+}
+
+/** A payment this module's call made (with its account and network), not another's. */
+function isQuote(payment: X402Payment): payment is McpPaymentQuote {
+  return 'terms' in payment && 'from' in payment && 'network' in payment;
 }
 
 /**
@@ -131,7 +145,7 @@ async function audit(
   services: WalletServices,
   payment: ToolPayment,
   paid: McpPaymentQuote | undefined,
-  failure?: { error: WalletError },
+  failure?: { error: WalletError; signed?: boolean },
   done: AuditOutcome = 'ok',
 ): Promise<void> {
   const fields = auditableFields({
@@ -143,6 +157,7 @@ async function audit(
     recipient: paid?.payee,
     host: payment.host,
     hash: paid?.hash ?? undefined,
+    payment_signed: failure?.signed || undefined,
     dry_run: payment.dryRun || undefined,
     authority: 'terminal',
   });

@@ -115,10 +115,16 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   handler: (input: z.output<Input>, context: ToolContext) => Promise<z.input<Output>>;
   /**
    * The fields of the audit-log line of a call, named one by one (never a secret, never the raw
-   * arguments); `output` is undefined when the call failed. Required of every destructive tool.
-   * It may be async: a tool whose domain module is loaded on first use reads it from there.
+   * arguments); `output` is undefined when the call failed, and `failure` is then what it threw
+   * (a payment signed before the call failed says there what it signed). Required of every
+   * destructive tool. It may be async: a tool whose domain module is loaded on first use reads it
+   * from there.
    */
-  audit?: (input: z.output<Input>, output: z.output<Output> | undefined) => AuditFields | Promise<AuditFields>;
+  audit?: (
+    input: z.output<Input>,
+    output: z.output<Output> | undefined,
+    failure?: unknown,
+  ) => AuditFields | Promise<AuditFields>;
 };
 
 /** A tool with its types erased, as the registry and the MCP server handle it; its schemas are built on first read. */
@@ -140,7 +146,7 @@ export type AnyTool = {
   readonly outcome?: 'signed' | 'sent' | ((output: unknown) => 'signed' | 'sent' | 'ok');
   readonly precheck?: (input: unknown, context: ToolContext) => Promise<void>;
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
-  readonly audit?: (input: unknown, output: unknown) => AuditFields | Promise<AuditFields>;
+  readonly audit?: (input: unknown, output: unknown, failure?: unknown) => AuditFields | Promise<AuditFields>;
 };
 
 /**

@@ -100,7 +100,7 @@ async function invokeUnderContract(
   } catch (error) {
     // An agent's call that needs a human yes is logged by the server, with the approval it asks for.
     if (!(error instanceof WalletError && error.code === 'APPROVAL_REQUIRED')) {
-      await audit(tool, context, { ...(await auditFields(tool, input.data, undefined)), ...by }, { error });
+      await audit(tool, context, { ...(await auditFields(tool, input.data, undefined, error)), ...by }, { error });
     }
     throw error;
   }
@@ -151,11 +151,17 @@ async function runHandler(tool: AnyTool, input: unknown, context: ToolContext): 
 
 /**
  * The tool's own audit fields, each checked (an address, digits, a hash the call computed; never
- * a raw argument); a tool whose `audit` fails still gets its line, with fewer fields.
+ * a raw argument), given the call's result or, when it failed, its `failure`; a tool whose
+ * `audit` fails still gets its line, with fewer fields.
  */
-export async function auditFields(tool: AnyTool, input: unknown, output: unknown): Promise<AuditFields> {
+export async function auditFields(
+  tool: AnyTool,
+  input: unknown,
+  output: unknown,
+  failure?: unknown,
+): Promise<AuditFields> {
   try {
-    return auditableFields((await tool.audit?.(input, output)) ?? {}, input);
+    return auditableFields((await tool.audit?.(input, output, failure)) ?? {}, input);
   } catch {
     return {};
   }

@@ -103,15 +103,8 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     return stderr;
   };
 
-  before(async () => {
-    node = await startAnvil();
-    provider = new ethers.JsonRpcProvider(node.url, 31337, { staticNetwork: true, cacheTimeout: -1 });
-    const parameters = { name: 'Permit Token', symbol: 'PTK', decimals: 6, supply: 1000n * TOKEN };
-    token = ethers.getAddress(await deployPermitToken(node, parameters)) as Address;
-    contract = new ethers.Contract(token, compilePermitToken().abi as ethers.InterfaceAbi, provider);
-    home = tempHome();
-    log = join(home, 'server-calls.log');
-    passphraseFile = passphraseFileIn(home, PASSPHRASE);
+  /** The config's policy for `local`, with `extra` rules (allowed_hosts) over the tests' own. */
+  const writePolicy = (extra: Record<string, unknown> = {}) =>
     writeFileSync(
       join(home, 'config.json'),
       JSON.stringify({
@@ -121,14 +114,49 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
               policy: {
                 allowed_recipients: [PAYEE],
                 tokens: {
-                  [token.toLowerCase()]: { max_per_tx: TOKEN.toString(), max_per_24h: (12n * CENT).toString() },
+                  [token.toLowerCase()]: { max_per_tx: TOKEN.toString(), max_per_24h: (13n * CENT).toString() },
                 },
+                ...extra,
               },
             },
           },
         },
       }),
     );
+  /** The paid server over Streamable HTTP, asking CENT of PAYEE: its URL, and how to stop it. */
+  const httpServer = async () => {
+    const env = {
+      ...process.env,
+      X402_MCP_RPC: node.url,
+      X402_MCP_CHAIN_ID: String(node.chainId),
+      X402_MCP_TOKEN: token,
+      X402_MCP_PAYEE: PAYEE,
+      X402_MCP_PRICE: CENT.toString(),
+      X402_MCP_LOG: log,
+    };
+    const server = spawn(process.execPath, [X402_MCP_SERVER, 'http'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /^listening (\S+)$/m.exec(out)?.[1];
+        if (found) resolve(found);
+      });
+      server.once('exit', () => reject(new Error(`the server exited: ${out}`)));
+    });
+    return { url, stop: () => server.kill() };
+  };
+
+  before(async () => {
+    node = await startAnvil();
+    provider = new ethers.JsonRpcProvider(node.url, 31337, { staticNetwork: true, cacheTimeout: -1 });
+    const parameters = { name: 'Permit Token', symbol: 'PTK', decimals: 6, supply: 1000n * TOKEN };
+    token = ethers.getAddress(await deployPermitToken(node, parameters)) as Address;
+    contract = new ethers.Contract(token, compilePermitToken().abi as ethers.InterfaceAbi, provider);
+    home = tempHome();
+    log = join(home, 'server-calls.log');
+    passphraseFile = passphraseFileIn(home, PASSPHRASE);
+    writePolicy();
     const owner = await localServer({
       env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
       passphrase: PASSPHRASE,
@@ -262,7 +290,8 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
       1,
       /POLICY_VIOLATION: Refused by policy evm\.networks\.local\.policy\.allowed_recipients/,
     );
-    assert.equal(paymentLines().at(-1)?.outcome, 'error');
+    const line = paymentLines().at(-1);
+    assert.deepEqual([line?.outcome, line?.['payment_signed'], line?.['amount']], ['error', undefined, undefined]);
   });
 
   it('refuses terms other than the ones a dry run showed, and pays the ones shown', async () => {
@@ -305,6 +334,7 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
       [line?.outcome, line?.['from'], line?.['recipient'], line?.['amount'], line?.['token'], line?.['error']?.code],
       ['error', ANVIL_FIRST_ACCOUNT, PAYEE, CENT.toString(), token, 'POLICY_VIOLATION'],
     );
+    assert.equal(line?.['payment_signed'], true);
   });
 
   it('a tool that fails once paid: its error, and a warning that the payment went out unsettled', async () => {
@@ -320,8 +350,47 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
       ),
     );
     assert.deepEqual(await balances(), before, 'the server did not settle it');
+    // A failure after signing: the line says so, with what was signed.
     const line = paymentLines().at(-1);
-    assert.deepEqual([line?.outcome, line?.['amount'], line?.['hash']], ['sent', CENT.toString(), undefined]);
+    assert.deepEqual(
+      [line?.outcome, line?.['payment_signed'], line?.['error']?.code, line?.['hash']],
+      ['error', true, 'BACKEND_INVALID', undefined],
+    );
+    assert.deepEqual(
+      [line?.['network'], line?.['from'], line?.['recipient'], line?.['amount'], line?.['unit'], line?.['token']],
+      ['local', ANVIL_FIRST_ACCOUNT, PAYEE, CENT.toString(), 'token', token],
+    );
+    assert.match(
+      String(line?.['error']?.message),
+      /^tool broken_report of server paid-tools answered the paid call with an error: a payment of 10000 base units/,
+    );
+  });
+
+  it('a server that drops the connection once it has the payment: the audit line names what was signed', async () => {
+    const before = await balances();
+    const { code, stdout, stderr } = await run([...at(CENT), 'vanishing-report', ...pay(), '--yes']);
+    assert.notEqual(code, 0, stderr);
+    assert.equal(stdout, '');
+    assert.match(
+      stderr,
+      new RegExp(
+        `A payment of ${CENT} base units of token ${token} to ${PAYEE} was signed and sent to tool vanishing-report of server paid-tools, but the request failed`,
+      ),
+    );
+    assert.doesNotMatch(stderr, /Nothing was signed/);
+    assert.deepEqual(calls().slice(-2), ['vanishing_report unpaid', 'vanishing_report paid']);
+    assert.deepEqual(await balances(), before, 'the server did not settle it');
+    const line = paymentLines().at(-1);
+    assert.deepEqual(
+      [line?.outcome, line?.['payment_signed'], line?.['network'], line?.['from']],
+      ['error', true, 'local', ANVIL_FIRST_ACCOUNT],
+    );
+    assert.deepEqual(
+      [line?.['recipient'], line?.['amount'], line?.['unit'], line?.['token']],
+      [PAYEE, CENT.toString(), 'token', token],
+    );
+    // Never the signature: nothing signature-shaped (65 bytes of hex) in the line.
+    assert.doesNotMatch(JSON.stringify(line), /[0-9a-fA-F]{130}/);
   });
 
   it('a paid call answered by a payment request it cannot read: says the payment was signed and sent', async () => {
@@ -339,8 +408,8 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.deepEqual(calls().slice(-2), ['pocket_and_ask unpaid', 'pocket_and_ask paid'], 'no second payment');
     const line = paymentLines().at(-1);
     assert.deepEqual(
-      [line?.outcome, line?.['recipient'], line?.['amount'], line?.['error']?.code],
-      ['error', PAYEE, CENT.toString(), 'BACKEND_INVALID'],
+      [line?.outcome, line?.['recipient'], line?.['amount'], line?.['error']?.code, line?.['payment_signed']],
+      ['error', PAYEE, CENT.toString(), 'BACKEND_INVALID', true],
     );
   });
 
@@ -380,7 +449,10 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     );
     assert.match(stderr, /interrupted/);
     const line = paymentLines().at(-1);
-    assert.deepEqual([line?.outcome, line?.['recipient'], line?.['amount']], ['error', PAYEE, CENT.toString()]);
+    assert.deepEqual(
+      [line?.outcome, line?.['recipient'], line?.['amount'], line?.['payment_signed']],
+      ['error', PAYEE, CENT.toString(), true],
+    );
   });
 
   it('asks on a terminal, and needs --yes without one', async () => {
@@ -404,29 +476,12 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
   });
 
   it('pays a server over Streamable HTTP, its host in the audit line', async () => {
-    const env = {
-      ...process.env,
-      X402_MCP_RPC: node.url,
-      X402_MCP_CHAIN_ID: String(node.chainId),
-      X402_MCP_TOKEN: token,
-      X402_MCP_PAYEE: PAYEE,
-      X402_MCP_PRICE: CENT.toString(),
-    };
-    const server = spawn(process.execPath, [X402_MCP_SERVER, 'http'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const server = await httpServer();
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        server.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const found = /^listening (\S+)$/m.exec(out)?.[1];
-          if (found) resolve(found);
-        });
-        server.once('exit', () => reject(new Error(`the server exited: ${out}`)));
-      });
       const [payer, payee] = await balances();
       const { code, stdout, stderr } = await run([
         '--url',
-        url,
+        server.url,
         'report',
         '--topic',
         'http',
@@ -440,7 +495,7 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
       const line = paymentLines().at(-1);
       assert.deepEqual([line?.outcome, line?.['host'], line?.['amount']], ['sent', '127.0.0.1', CENT.toString()]);
     } finally {
-      server.kill();
+      server.stop();
     }
   });
 
@@ -463,8 +518,9 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
 
   it('the 24-hour ledger counts the payments: a price that fits one payment but not what is left is refused', async () => {
     // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 each signed for moving_target, broken_report,
-    // pocket_and_ask, failed_settlement and slow_report (a signature counts, whoever settles it):
-    // 11 of the 12 a day; 4 more fits max_per_tx and the day's cap, not what is left.
+    // vanishing_report, pocket_and_ask, failed_settlement and slow_report (a signature counts,
+    // whoever settles it): 12 of the 13 a day; 4 more fits max_per_tx and the day's cap, not what
+    // is left.
     await refused(
       [...at(4n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
       1,

@@ -38,6 +38,11 @@ export type AuditFields = {
   typed_data_hash?: string | undefined;
   /** The host a resource was fetched from (`evm_x402_fetch`): a host name or an IP address, never a URL. */
   host?: string | undefined;
+  /**
+   * On a failed call: a payment was signed and sent before it failed (the line's amount, token and
+   * recipient are what was signed); it may be settled all the same, and the 24-hour ledger counts it.
+   */
+  payment_signed?: boolean | undefined;
   dry_run?: boolean | undefined;
   /** Who stood behind a call that ran: the owner (a human said yes) or an agent within its autonomy. */
   authority?: Authority | undefined;
@@ -115,6 +120,7 @@ const FIELD_CHECKS: { readonly [Key in keyof AuditFields]-?: (value: unknown) =>
   typed_data_hash: (value) => isText(value) && EVM_HASH.test(value),
   host: (value) =>
     isText(value) && HOST_NAME.test(value) && !/[0-9a-f]{64}|[1-9a-km-z]{50}/.test(value.replace(/[.:-]/g, '')),
+  payment_signed: (value) => typeof value === 'boolean',
   signed_only: (value) => typeof value === 'boolean',
   dry_run: (value) => typeof value === 'boolean',
   authority: (value) => AUTHORITIES.some((authority) => authority === value),

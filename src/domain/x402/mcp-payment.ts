@@ -26,6 +26,7 @@ import {
   firstLine,
   paidButFailed,
   parseMaxPrice,
+  PaymentSentError,
   quote,
   shownWord,
   signingClient,
@@ -34,6 +35,8 @@ import {
   type ChosenRequirement,
   type X402Payment,
 } from './payments.js';
+
+export { PaymentSentError };
 
 /** Where a client puts the payment: the retried request's `_meta`. */
 const MCP_PAYMENT_META_KEY = 'x402/payment';
@@ -89,19 +92,6 @@ export type McpPaymentOutcome = {
   /** What was asked (and, unless a dry run, paid); null when the tool asked for nothing. */
   payment: McpPaymentQuote | null;
 };
-
-/**
- * A failure of the paid call, after its payment was signed and sent with it: the error as it
- * was, and the payment, which may be settled all the same (the caller's audit line names it).
- */
-export class PaymentSentError extends WalletError {
-  constructor(
-    error: WalletError,
-    readonly payment: McpPaymentQuote,
-  ) {
-    super(error.code, error.message, { hint: error.hint, cause: error.cause, details: error.details });
-  }
-}
 
 /** The settlement a server reports; read defensively. */
 const SettlementSchema = z.object({
@@ -183,21 +173,20 @@ export async function payToolCall(
   }
 
   // From here the signature is out: a failure says what it paid (the audit line too).
-  const sent = (error: WalletError) => new PaymentSentError(error, shown);
   let second: PaidToolResult;
   try {
     second = await call({ [MCP_PAYMENT_META_KEY]: payload });
   } catch (error) {
-    throw sent(paidButFailed(priced, request.asker, error));
+    throw paidButFailed(shown, request.asker, error);
   }
   let again: PaymentRequired | undefined;
   try {
     again = paymentRequiredOf(second, request.asker, true);
   } catch (error) {
     // A request this wallet cannot read answers a call that carried the signature: say it went out.
-    throw sent(paidButFailed(priced, request.asker, error));
+    throw paidButFailed(shown, request.asker, error);
   }
-  if (again) throw sent(refusedPayment(again, chosen, priced, request.asker));
+  if (again) throw new PaymentSentError(refusedPayment(again, chosen, priced, request.asker), shown);
   const settlement = SettlementSchema.safeParse(second._meta?.[MCP_PAYMENT_RESPONSE_META_KEY]);
   const transaction = settlement.success ? settlement.data.transaction : undefined;
   const hash = transaction !== undefined && /^0x[0-9a-fA-F]{64}$/.test(transaction) ? transaction : null;

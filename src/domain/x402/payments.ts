@@ -186,6 +186,8 @@ export async function fetchPaid(
   }
   const answer = last;
   if (!answer) throw new WalletError('INTERNAL', 'The x402 client returned no answer.');
+  // The payment went out with the request; an error status instead of the resource is a failure.
+  if (planned && answer.status >= 400) throw paidButRefused(planned, shownUrl(url), answer.status);
   if (!planned) {
     if (answer.status === 402) {
       throw new WalletError(
@@ -335,22 +337,82 @@ export function signingClient(
 }
 
 /**
- * The failure of a request sent with a signed payment: the payment may have been settled all the
- * same (the server or anyone holding the signature can settle it until it expires), so the error
- * says what was signed, keeping the code of what failed.
+ * A failure after a payment was signed and sent: the payment may be settled all the same (the
+ * server or anyone holding the signature can settle it until it expires, and the 24-hour ledger
+ * counts it), so the error carries what was signed, for the caller's audit line, and says it in
+ * its details (payee, asset, amount, network), for whoever reads the error as data.
  */
-export function paidButFailed(payment: X402Payment, sentTo: string, error: unknown): WalletError {
+export class PaymentSentError<Payment extends X402Payment = X402Payment> extends WalletError {
+  constructor(
+    error: WalletError,
+    readonly payment: Payment,
+  ) {
+    super(error.code, error.message, {
+      hint: error.hint,
+      cause: error.cause,
+      details: {
+        ...error.details,
+        payment_signed: true,
+        payee: payment.payee,
+        asset: payment.asset,
+        amount: payment.amount.toString(),
+        x402_network: payment.x402Network,
+      },
+    });
+  }
+}
+
+const SETTLED_ALL_THE_SAME =
+  'evm_balance_get with token shows whether it was paid; the signature expires within the time the server asked for.';
+
+/**
+ * The failure of a request sent with a signed payment: the error says what was signed, keeping
+ * the code of what failed ({@link PaymentSentError}).
+ */
+export function paidButFailed<Payment extends X402Payment>(
+  payment: Payment,
+  sentTo: string,
+  error: unknown,
+): PaymentSentError<Payment> {
   const code = error instanceof WalletError ? error.code : 'BACKEND_INVALID';
-  // Our own message is one line that quotes no secret; another library's is cut short.
-  const why = (error instanceof WalletError ? error.message : firstLine(error)).replace(/\.$/, '');
-  return new WalletError(
-    code,
-    `A payment of ${payment.amount} base units of token ${payment.asset} to ${payment.payee} was signed and sent to ${sentTo}, but the request failed (${why}); the payment may be settled all the same.`,
-    {
-      hint: 'evm_balance_get with token shows whether it was paid; the signature expires within the time the server asked for.',
-      cause: error,
-    },
+  // Our own message is one line that quotes no secret; another library's is cut short. Neither
+  // keeps a URL's path or query (a key can be there), nor a "nothing was signed" that is no longer true.
+  const why = originsOnly(error instanceof WalletError ? error.message : firstLine(error))
+    .replace(/\s*Nothing was signed(?: or sent)?\.\s*$/, '')
+    .replace(/\.$/, '');
+  return new PaymentSentError(
+    new WalletError(
+      code,
+      `A payment of ${payment.amount} base units of token ${payment.asset} to ${payment.payee} was signed and sent to ${sentTo}, but the request failed (${why}); the payment may be settled all the same.`,
+      { hint: SETTLED_ALL_THE_SAME, cause: error },
+    ),
+    payment,
   );
+}
+
+/**
+ * A paid request the server answered with an error status (a 402 again, a 500): the resource was
+ * not served, and the payment went out with the request ({@link PaymentSentError}).
+ */
+export function paidButRefused<Payment extends X402Payment>(
+  payment: Payment,
+  sentTo: string,
+  status: number,
+): PaymentSentError<Payment> {
+  const what = status === 402 ? 'asked for payment again (it did not take this one)' : `answered status ${status}`;
+  return new PaymentSentError(
+    new WalletError(
+      'BACKEND_INVALID',
+      `A payment of ${payment.amount} base units of token ${payment.asset} to ${payment.payee} was signed and sent to ${sentTo}, which ${what} instead of serving the resource; the payment may be settled all the same.`,
+      { hint: SETTLED_ALL_THE_SAME },
+    ),
+    payment,
+  );
+}
+
+/** Text with each URL in it cut to its scheme, host and port. */
+function originsOnly(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#]*)[^\s]*/gi, '$1');
 }
 
 /** The x402 names of a chain id: `eip155:<id>` (v2) and its v1 names, if any. */

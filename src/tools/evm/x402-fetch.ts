@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TOKEN_UNITS_PATTERN } from '../../domain/evm/amount.js';
+import { WalletError } from '../../domain/errors.js';
 import { ALIAS_PATTERN } from '../../domain/keystore/keystore-format.js';
 import { defineTool } from '../define.js';
 import { coinsOf, EvmAccount, EvmAddress, RequiredEvmNetwork, tokenUnits, tokenUnitsOf } from '../fields.js';
@@ -47,7 +48,9 @@ export const evmX402Fetch = defineTool({
     "link-local address is refused), the hosts of the policy's allowed_hosts when set; a loopback host",
     '(http allowed) only when allowed_hosts lists it, for local development. Redirects under the same',
     'rules, 30 s and 64 KiB at most; GET only, with no headers of the caller. With dry_run the request',
-    'is sent once unpaid and the price is shown; nothing is signed. See docs/X402.md.',
+    'is sent once unpaid and the price is shown; nothing is signed. A paid request that fails (an error',
+    'status such as 500 or another 402, a dropped connection) is an error saying what was signed: the',
+    'payment may be settled all the same. See docs/X402.md.',
     '',
     'Example: wallet evm-x402-fetch --address agent --resource-url https://api.example.com/report --token 0x036CbD53842c5426634e7929541eC2318f3dCF7e --max-price 10000 --network base-sepolia --dry-run',
   ].join('\n'),
@@ -149,19 +152,30 @@ export const evmX402Fetch = defineTool({
     };
   },
   // Only what validated: the answer's checksummed addresses, the host of the URL (never the URL:
-  // a path or query can carry a key), and never a header value or the signature.
-  audit: (input, output) => ({
-    network: input.network,
-    from: output?.from ?? (ALIAS_PATTERN.test(input.address) ? input.address : addressOrUndefined(input.address)),
-    amount: output?.amount ?? undefined,
-    unit: 'token',
-    token: output?.asset ?? addressOrUndefined(input.token),
-    recipient: output?.payee ?? undefined,
-    host: output?.host ?? hostOfArgument(input.resource_url),
-    hash: output?.hash ?? undefined,
-    dry_run: input.dry_run || undefined,
-  }),
+  // a path or query can carry a key), and never a header value or the signature. A call that
+  // failed after its payment was signed says what was signed, from the error that says so.
+  audit: async (input, output, failure) => {
+    const signed = failure instanceof WalletError ? await signedPaymentOf(failure) : undefined;
+    return {
+      network: input.network,
+      from: output?.from ?? (ALIAS_PATTERN.test(input.address) ? input.address : addressOrUndefined(input.address)),
+      amount: output?.amount ?? signed?.amount.toString(),
+      unit: 'token',
+      token: output?.asset ?? signed?.asset ?? addressOrUndefined(input.token),
+      recipient: output?.payee ?? signed?.payee,
+      host: output?.host ?? hostOfArgument(input.resource_url),
+      hash: output?.hash ?? undefined,
+      payment_signed: signed ? true : undefined,
+      dry_run: input.dry_run || undefined,
+    };
+  },
 });
+
+/** The payment a failed call signed and sent before it failed, if it did. */
+async function signedPaymentOf(failure: WalletError) {
+  const { PaymentSentError } = await x402();
+  return failure instanceof PaymentSentError ? failure.payment : undefined;
+}
 
 /** The bytes as text when they are valid UTF-8; a body cut short may end inside a character, which is left out. */
 function utf8(bytes: Buffer, truncated: boolean): string | undefined {

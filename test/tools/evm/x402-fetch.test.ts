@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
@@ -141,6 +142,21 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
           if (c.req.header('PAYMENT-SIGNATURE')) bait.signed++;
           return paymentRequiredAnswer(c.req.url, [requirement({ amount: bait.price.toString() })]);
         },
+        // Ask a valid price, then fail the paid request: an error status, a dropped connection,
+        // a 402 too long to read.
+        '/pay-then-500': (c) =>
+          c.req.header('PAYMENT-SIGNATURE')
+            ? c.text('the server broke', 500)
+            : paymentRequiredAnswer(c.req.url, [requirement({})]),
+        '/pay-then-drop': (c) => {
+          if (!c.req.header('PAYMENT-SIGNATURE')) return paymentRequiredAnswer(c.req.url, [requirement({})]);
+          (c.env as { incoming: IncomingMessage }).incoming.socket.destroy();
+          return new Promise<Response>(() => undefined);
+        },
+        '/pay-then-big-402': (c) =>
+          c.req.header('PAYMENT-SIGNATURE')
+            ? c.body('x'.repeat(100_000), 402)
+            : paymentRequiredAnswer(c.req.url, [requirement({})]),
         // Asks a valid price, then answers the paid request with redirects to itself, for ever.
         '/pay-then-loop': (c) =>
           c.req.header('PAYMENT-SIGNATURE')
@@ -307,9 +323,59 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
     assert.match(
       error.message,
       new RegExp(
-        `A payment of ${CENT} base units of token ${token} to ${PAYEE} was signed and sent to http://127\\.0\\.0\\.1:\\d+, but the request failed \\(.*redirected more than 5 times`,
+        `A payment of ${CENT} base units of token ${token} to ${PAYEE} was signed and sent to http://127\\.0\\.0\\.1:\\d+, but the request failed \\(.*redirected more than 5 times\\); the payment may be settled all the same\\.$`,
+        'm',
       ),
     );
+    const line = x402AuditLines().at(-1);
+    assert.deepEqual(
+      [line?.['outcome'], line?.['payment_signed'], line?.['recipient'], line?.['amount'], line?.['token']],
+      ['error', true, PAYEE, CENT.toString(), token],
+    );
+  });
+
+  it('a paid request that fails leaves an audit line with what was signed, never the URL or signature', async () => {
+    const cases = [
+      ['/pay-then-500', 'BACKEND_INVALID', /which answered status 500 instead of serving the resource/],
+      ['/pay-then-drop', 'BACKEND_UNAVAILABLE', /but the request failed \(Cannot reach http:\/\/127\.0\.0\.1:\d+\)/],
+      ['/pay-then-big-402', 'BACKEND_INVALID', /but the request failed \(.*answered 402 with a body over 65536 bytes/],
+    ] as const;
+    for (const [path, code, message] of cases) {
+      const before = [await balances(), server.settled()];
+      const lines = x402AuditLines().length;
+      // A query that carries a key, as some resources take one.
+      const error = await fetchAs(owner, `${path}?api_key=sekret-query-value`).then(
+        () => assert.fail(`expected ${path} to fail`),
+        (failure: unknown) => failure,
+      );
+      assert.ok(error instanceof ToolFailure, String(error));
+      assert.equal(error.code, code, error.message);
+      assert.match(error.message, message);
+      assert.match(
+        error.message,
+        new RegExp(
+          `: A payment of ${CENT} base units of token ${token} to ${PAYEE} was signed and sent to http://127\\.0\\.0\\.1:\\d+[, ]`,
+        ),
+      );
+      assert.match(error.message, /the payment may be settled all the same\.$/m);
+      assert.doesNotMatch(error.message, /Nothing was signed/);
+      assert.deepEqual([await balances(), server.settled()], before, 'signed, not settled');
+      const added = x402AuditLines().slice(lines);
+      assert.equal(added.length, 1, JSON.stringify(added));
+      const line = added[0];
+      assert.deepEqual(
+        [line?.['outcome'], line?.['payment_signed'], line?.['network'], line?.['from'], line?.['authority']],
+        ['error', true, 'local', 'holder', 'terminal'],
+      );
+      assert.deepEqual(
+        [line?.['amount'], line?.['unit'], line?.['token'], line?.['recipient'], line?.['host'], line?.['hash']],
+        [CENT.toString(), 'token', token, PAYEE, '127.0.0.1', undefined],
+      );
+      assert.equal((line?.['error'] as { code?: string } | undefined)?.code, code);
+      const text = JSON.stringify(line);
+      assert.doesNotMatch(text, /sekret|api_key|pay-then/, 'neither the query nor the path');
+      assert.doesNotMatch(text, /[0-9a-fA-F]{130}/, 'no signature');
+    }
   });
 
   it('an agent pays alone within its autonomy; above it, only once the owner approved, once', async () => {
