@@ -12,7 +12,13 @@ import { UsageError } from './usage-error.js';
 /** The server a CLI run talks to: its own (in-process), or another one over stdio or HTTP. */
 export type Target =
   | { kind: 'built-in' }
-  | { kind: 'stdio'; spec: ServerSpec; command: StdioServerCommand }
+  | {
+      kind: 'stdio';
+      spec: ServerSpec;
+      command: StdioServerCommand;
+      /** The name of the saved server (servers.json) it runs, if it is one; none for a command line. */
+      saved?: string;
+    }
   | { kind: 'http'; spec: ServerSpec; address: HttpServerAddress };
 
 /**
@@ -93,7 +99,7 @@ export function stdioTarget(
   const command = named
     ? { command: named.command, args: named.args, env: { ...named.env, ...extraEnv } }
     : { ...splitCommandLine(server), env: { ...extraEnv } };
-  return { kind: 'stdio', spec, command: { ...command, stderr: 'capture' } };
+  return { kind: 'stdio', spec, command: { ...command, stderr: 'capture' }, ...(named ? { saved: server } : {}) };
 }
 
 /** The stored OAuth login of an HTTP server, and how to start one (`src/cli/browser.ts`). */

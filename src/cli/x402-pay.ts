@@ -5,7 +5,7 @@
  * is the CLI's side: the question before paying (or `--yes`), the dry run's printout, the receipt
  * on stderr, the wallet's refusals in the CLI's words.
  */
-import type { McpPaymentQuote, PayerSetup } from '../mcp/x402-payer.js';
+import type { McpPaymentQuote, PaidServer, PayerSetup } from '../mcp/x402-payer.js';
 import type { ToolCallResult } from '../mcp/session.js';
 import { ERROR_META_KEY, readToolErrorMeta } from '../shared/protocol-meta.js';
 import { formatUnits } from '../shared/amounts.js';
@@ -41,7 +41,17 @@ export async function runPaidCall(
   const server = (await connection.open()).server.name;
   const asker = `tool ${shownName(entry.tool.name)} of server ${shownName(server)}`;
   const target = connection.target;
-  const host = target.kind === 'http' ? target.address.url.hostname.replace(/^\[(.*)\]$/, '$1') : undefined;
+  // As the policy's allowed_hosts names it: an HTTP server by its URL's host, a saved stdio server by its name.
+  const paidServer: PaidServer =
+    target.kind === 'http'
+      ? {
+          kind: 'http',
+          host: target.address.url.hostname
+            .toLowerCase()
+            .replace(/\.$/, '')
+            .replace(/^\[(.*)\]$/, '$1'),
+        }
+      : { kind: 'stdio', saved: target.kind === 'stdio' ? target.saved : undefined };
   const { callPayingX402 } = await import('../mcp/x402-payer.js');
   const { result, payment } = await callPayingX402(
     setup,
@@ -53,7 +63,7 @@ export async function runPaidCall(
       dryRun: flags.dryRun,
       terms: flags.terms,
       asker,
-      host,
+      server: paidServer,
       confirm: async (quote) => {
         if (globals.yes) return;
         activity.pause();

@@ -10,9 +10,11 @@ import { asWalletError, WalletError } from '../domain/errors.js';
 import { auditableFields, checkAuditLog, type AuditOutcome, type AuditRecord } from '../domain/policy/audit-log.js';
 import { WalletServices } from '../domain/services.js';
 import {
+  allowlistNameOf,
   payToolCall,
   PaymentSentError,
   type McpPaymentQuote,
+  type PaidServer,
   type PaidToolResult,
 } from '../domain/x402/mcp-payment.js';
 import type { X402Payment } from '../domain/x402/payments.js';
@@ -22,7 +24,7 @@ import { errorResult } from './results.js';
 import type { WalletServerSetup } from './setup.js';
 import { CallInterrupted, type ToolCallResult } from './session.js';
 
-export type { McpPaymentQuote };
+export type { McpPaymentQuote, PaidServer };
 
 /** How the paying wallet is opened: the built-in server's environment, endpoints and passphrase. */
 export type PayerSetup = Pick<WalletServerSetup, 'env' | 'endpoints' | 'passphrase'>;
@@ -43,8 +45,8 @@ export type PaymentChoice = {
 export type ToolPayment = PaymentChoice & {
   /** Who asks, as messages name it: `tool report of server paid-tools`. */
   asker: string;
-  /** The host of the server's URL (`--url`), for the audit line; none for a stdio server. */
-  host: string | undefined;
+  /** The server the tool is on: the policy's allowed_hosts names it, and so does the audit line. */
+  server: PaidServer;
   /** Asks the owner before signing (or takes `--yes`); throws to stop. */
   confirm: (quote: McpPaymentQuote) => Promise<void>;
   signal?: AbortSignal | undefined;
@@ -93,6 +95,7 @@ export async function callPayingX402(
         dryRun: payment.dryRun,
         authority: 'terminal',
         asker: payment.asker,
+        server: payment.server,
         expectTerms: payment.terms,
         confirm: payment.confirm,
         signal: payment.signal,
@@ -155,7 +158,7 @@ async function audit(
     unit: 'token',
     token: paid?.asset ?? payment.token,
     recipient: paid?.payee,
-    host: payment.host,
+    host: allowlistNameOf(payment.server),
     hash: paid?.hash ?? undefined,
     payment_signed: failure?.signed || undefined,
     dry_run: payment.dryRun || undefined,

@@ -114,7 +114,7 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
               policy: {
                 allowed_recipients: [PAYEE],
                 tokens: {
-                  [token.toLowerCase()]: { max_per_tx: TOKEN.toString(), max_per_24h: (13n * CENT).toString() },
+                  [token.toLowerCase()]: { max_per_tx: TOKEN.toString(), max_per_24h: (15n * CENT).toString() },
                 },
                 ...extra,
               },
@@ -499,6 +499,73 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     }
   });
 
+  it("allowed_hosts: an HTTP server is paid only when its URL's host is listed, a dry run says so", async (t) => {
+    const server = await httpServer();
+    t.after(() => {
+      server.stop();
+      writePolicy();
+    });
+    const argv = ['--url', server.url, 'report', '--topic', 'listed', ...pay()];
+    writePolicy({ allowed_hosts: ['localhost', 'api.example.com'] });
+    const rule =
+      /POLICY_VIOLATION: Refused by policy evm\.networks\.local\.policy\.allowed_hosts: tool report of server paid-tools is at 127\.0\.0\.1, which is not an allowed host\. Nothing was signed\./;
+    const hint = /^hint: .*add "127\.0\.0\.1" to evm\.networks\.local\.policy\.allowed_hosts in the config file/m;
+    for (const more of [['--yes'], ['--pay-dry-run']]) {
+      const stderr = await refused([...argv, ...more], 1, rule);
+      assert.match(stderr, hint);
+      const line = paymentLines().at(-1);
+      assert.deepEqual(
+        [line?.outcome, line?.['host'], line?.['error']?.code, line?.['payment_signed'], line?.['dry_run']],
+        ['error', '127.0.0.1', 'POLICY_VIOLATION', undefined, more[0] === '--pay-dry-run' || undefined],
+      );
+    }
+    // A free tool of the same server asks for no payment: called as usual.
+    const free = await run(['--url', server.url, 'free-echo', '--text', 'still free', ...pay(), '--yes']);
+    assert.equal(free.code, 0, free.stderr);
+    assert.equal(free.stdout.trim(), 'still free');
+    // Listed: paid.
+    writePolicy({ allowed_hosts: ['127.0.0.1'] });
+    const [payer, payee] = await balances();
+    const paid = await run([...argv, '--yes']);
+    assert.equal(paid.code, 0, paid.stderr);
+    assert.deepEqual((await balances()).slice(0, 2), [payer - CENT, payee + CENT]);
+  });
+
+  it('allowed_hosts: a stdio server is paid only when saved and listed as stdio:<name>', async (t) => {
+    t.after(() => writePolicy());
+    const added = await run(['servers', 'add', 'paid-tools', '--server', SERVER]);
+    assert.equal(added.code, 0, added.stderr);
+    writePolicy({ allowed_hosts: ['127.0.0.1'] });
+    // A command line is no saved server: it has no name to list.
+    const commandLine = await refused(
+      [...at(CENT), 'report', '--topic', 'stdio', ...pay(), '--yes'],
+      1,
+      /POLICY_VIOLATION: Refused by policy evm\.networks\.local\.policy\.allowed_hosts: tool report of server paid-tools is run from a command line, and only a saved server listed there as "stdio:<name>" is paid\. Nothing was signed\./,
+    );
+    assert.match(
+      commandLine,
+      /^hint: If you trust it, save it under a name \(wallet servers add\) and add "stdio:<name>"/m,
+    );
+    // The saved server, not listed; a dry run says so too.
+    const saved = ['--server', 'paid-tools', ...at(CENT).slice(2), 'report', '--topic', 'stdio', ...pay()];
+    for (const more of [['--yes'], ['--pay-dry-run']]) {
+      const stderr = await refused(
+        [...saved, ...more],
+        1,
+        /POLICY_VIOLATION: Refused by policy evm\.networks\.local\.policy\.allowed_hosts: tool report of server paid-tools \(stdio:paid-tools\) is not listed\./,
+      );
+      assert.match(stderr, /^hint: .*add "stdio:paid-tools" to evm\.networks\.local\.policy\.allowed_hosts/m);
+      assert.equal(paymentLines().at(-1)?.['host'], 'stdio:paid-tools');
+    }
+    writePolicy({ allowed_hosts: ['stdio:paid-tools'] });
+    const [payer, payee] = await balances();
+    const paid = await run([...saved, '--yes']);
+    assert.equal(paid.code, 0, paid.stderr);
+    assert.deepEqual((await balances()).slice(0, 2), [payer - CENT, payee + CENT]);
+    const line = paymentLines().at(-1);
+    assert.deepEqual([line?.outcome, line?.['host'], line?.['amount']], ['sent', 'stdio:paid-tools', CENT.toString()]);
+  });
+
   it('pays through the installed binary too (bin/wallet.js and its bundle)', async () => {
     const [payer, payee] = await balances();
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
@@ -517,10 +584,10 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
   });
 
   it('the 24-hour ledger counts the payments: a price that fits one payment but not what is left is refused', async () => {
-    // Paid so far: 1 + 2 + 1 + 1 + 1 cents, and 1 each signed for moving_target, broken_report,
-    // vanishing_report, pocket_and_ask, failed_settlement and slow_report (a signature counts,
-    // whoever settles it): 12 of the 13 a day; 4 more fits max_per_tx and the day's cap, not what
-    // is left.
+    // Paid so far: 1 + 2 + 1 + 1 + 1 + 1 + 1 cents (the last two to the listed servers), and 1
+    // each signed for moving_target, broken_report, vanishing_report, pocket_and_ask,
+    // failed_settlement and slow_report (a signature counts, whoever settles it): 14 of the 15 a
+    // day; 4 more fits max_per_tx and the day's cap, not what is left.
     await refused(
       [...at(4n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
       1,

@@ -489,8 +489,8 @@ describe('the audit line holds only values that validated', () => {
     for (const secret of [KEY.slice(2), WIF, XPRV, 'test test']) assert.ok(!text.includes(secret), secret);
   });
 
-  it('a host is a host name or an IP address, never a URL nor a key split into labels', () => {
-    for (const host of ['api.example.com', '127.0.0.1', '::1', 'localhost']) {
+  it('a host is a host name, an IP address or a saved stdio server, never a URL nor a key split into labels', () => {
+    for (const host of ['api.example.com', '127.0.0.1', '::1', 'localhost', 'stdio:paid-tools', 'stdio:My_Server.2']) {
       assert.deepEqual(auditableFields({ host }), { host }, host);
     }
     const key = KEY.slice(2).toLowerCase();
@@ -500,9 +500,20 @@ describe('the audit line holds only values that validated', () => {
       `${key.slice(0, 20)}.${key.slice(20, 40)}.${key.slice(40)}.example.com`,
       PHRASE,
       WIF,
+      `stdio:${key}`,
+      `stdio:${WIF}`,
+      'stdio:npx -y some-server',
+      'stdio:',
     ]) {
       assert.deepEqual(auditableFields({ host }), { host: INVALID_AUDIT_VALUE }, host);
     }
+  });
+
+  it('payment_signed is a boolean, else not written as given', () => {
+    assert.deepEqual(auditableFields({ payment_signed: true }), { payment_signed: true });
+    assert.deepEqual(auditableFields({ payment_signed: 'yes' as unknown as boolean }), {
+      payment_signed: INVALID_AUDIT_VALUE,
+    });
   });
 
   it('a Dash recipient must decode as a Dash address: a WIF-length or bad-checksum text does not', () => {

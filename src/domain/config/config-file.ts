@@ -75,10 +75,16 @@ const TokenPolicyConfig = z.strictObject({
   unlimited_spenders: z.array(EvmPolicyAddress).optional(),
 });
 
-/** A host name `evm_x402_fetch` may request, as a URL writes it (no scheme, port or path). */
+/**
+ * A host name `evm_x402_fetch` may request and `--pay-from` may pay, as a URL writes it (no scheme,
+ * port or path), or `stdio:<name>`: the stdio server saved under that name, which `--pay-from` may pay.
+ */
 const HostName = z
   .string()
-  .regex(/^(?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}$|^[0-9a-fA-F:]+$/, 'a host name, e.g. "api.example.com"');
+  .regex(
+    /^(?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}$|^[0-9a-fA-F:]+$|^stdio:[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    'a host name, e.g. "api.example.com", or "stdio:<saved server name>"',
+  );
 
 /** The spending policy of one EVM network: see docs/POLICY.md. */
 const EvmPolicy = z.strictObject({

@@ -36,7 +36,10 @@ export type AuditFields = {
   signed_only?: boolean | undefined;
   /** The EIP-712 hash of signed typed data. */
   typed_data_hash?: string | undefined;
-  /** The host a resource was fetched from (`evm_x402_fetch`): a host name or an IP address, never a URL. */
+  /**
+   * The host a resource was fetched from (`evm_x402_fetch`): a host name or an IP address, never a
+   * URL; for a payment to another MCP server's tool, its URL's host or `stdio:<saved server name>`.
+   */
   host?: string | undefined;
   /**
    * On a failed call: a payment was signed and sent before it failed (the line's amount, token and
@@ -86,10 +89,11 @@ const EVM_HASH = /^0x[0-9a-fA-F]{64}$/;
 const UNITS: readonly string[] = ['duffs', 'wei', 'token'];
 const APPROVAL_ID = /^ap-[a-z2-7]{10}$/;
 /**
- * A lower-case host name or an IP address; one whose characters, dots left out, hold a key-shaped
- * run (64 hex digits, 50 Base58 ones) is not written.
+ * A lower-case host name, an IP address or `stdio:<saved server name>`; one whose characters,
+ * punctuation left out, hold a key-shaped run (64 hex digits, 50 Base58 ones) is not written.
  */
-const HOST_NAME = /^(?:(?:[a-z0-9-]{1,32}\.){0,8}[a-z0-9-]{1,32}|[0-9a-f:.]{2,45})$/;
+const HOST_NAME =
+  /^(?:(?:[a-z0-9-]{1,32}\.){0,8}[a-z0-9-]{1,32}|[0-9a-f:.]{2,45}|stdio:[A-Za-z0-9][A-Za-z0-9._-]{0,63})$/;
 
 const isText = (value: unknown): value is string => typeof value === 'string';
 /** The keystore's alias rule: at most 32 characters, no upper case, no spaces, so never a whole key or phrase. */
@@ -119,7 +123,9 @@ const FIELD_CHECKS: { readonly [Key in keyof AuditFields]-?: (value: unknown) =>
   hash: (value) => isText(value) && EVM_HASH.test(value),
   typed_data_hash: (value) => isText(value) && EVM_HASH.test(value),
   host: (value) =>
-    isText(value) && HOST_NAME.test(value) && !/[0-9a-f]{64}|[1-9a-km-z]{50}/.test(value.replace(/[.:-]/g, '')),
+    isText(value) &&
+    HOST_NAME.test(value) &&
+    !/[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{50}/.test(value.replace(/[.:_-]/g, '')),
   payment_signed: (value) => typeof value === 'boolean',
   signed_only: (value) => typeof value === 'boolean',
   dry_run: (value) => typeof value === 'boolean',

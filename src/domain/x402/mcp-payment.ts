@@ -18,7 +18,7 @@ import { WalletError } from '../errors.js';
 import { jsonOfText } from '../../shared/json-text.js';
 import { resolveAccount } from '../evm/accounts.js';
 import { parseEvmAddress, type EvmAddress } from '../evm/address.js';
-import { evmNetwork } from '../evm/network.js';
+import { evmNetwork, type EvmNetwork } from '../evm/network.js';
 import type { Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
 import {
@@ -54,6 +54,19 @@ export type PaidToolResult = {
 /** Makes the tool call, with this `_meta` when one is given. */
 export type PaidToolCaller = (meta: Record<string, unknown> | undefined) => Promise<PaidToolResult>;
 
+/**
+ * The server a paid tool is on, as the policy's `allowed_hosts` names it: an HTTP server by its
+ * URL's host; a stdio server by `stdio:<name>`, the name it is saved under (`saved`), and a
+ * command line that is no saved server not at all (it is paid only without an allowlist).
+ */
+export type PaidServer = { kind: 'http'; host: string } | { kind: 'stdio'; saved: string | undefined };
+
+/** The name `allowed_hosts` lists a server by; undefined for a command line that is no saved server. */
+export function allowlistNameOf(server: PaidServer): string | undefined {
+  if (server.kind === 'http') return server.host;
+  return server.saved === undefined ? undefined : `stdio:${server.saved}`;
+}
+
 /** What a server asks for one call, as the owner is shown it before paying. */
 export type McpPaymentQuote = X402Payment & {
   /** The terms' digest: the same server asking the same payment gives the same digest. */
@@ -79,6 +92,8 @@ export type McpPaymentRequest = {
   authority: Authority;
   /** Who asks, as a message names it: `tool report of server paid-tools`. */
   asker: string;
+  /** The server the tool is on, as the policy's `allowed_hosts` may name it. */
+  server: PaidServer;
   /** The terms' digest the owner was shown (a dry run's): other terms are refused unsigned. */
   expectTerms?: string | undefined;
   /** Asks the owner (or takes their standing yes) before signing; throws to stop. */
@@ -123,6 +138,7 @@ export async function payToolCall(
   const first = await call(undefined);
   const required = paymentRequiredOf(first, request.asker);
   if (!required) return { result: first, payment: null };
+  checkAllowedServer(network, request.server, request.asker);
   const chosen = choose(required, token, maxPrice, networks, request.asker);
   const priced = await quote(services, network, account.address, chosen, {
     dryRun: request.dryRun,
@@ -194,6 +210,34 @@ export async function payToolCall(
     result: second,
     payment: { ...shown, hash, settled: settlement.success && settlement.data.success && hash !== null },
   };
+}
+
+/**
+ * With `allowed_hosts` in the network's policy, only the servers it lists are paid, as only the
+ * hosts it lists are fetched and paid by evm_x402_fetch: an HTTP server by its URL's host, a
+ * stdio server by `stdio:<the name it is saved under>`. Checked before anything is signed (and
+ * in a dry run, which is refused where the payment would be).
+ */
+function checkAllowedServer(network: EvmNetwork, server: PaidServer, asker: string): void {
+  const allowed = network.policy?.allowedHosts;
+  if (!allowed) return;
+  const name = allowlistNameOf(server);
+  if (name !== undefined && allowed.has(name.toLowerCase())) return;
+  const rule = `evm.networks.${network.network}.policy.allowed_hosts`;
+  const tail = 'Nothing was signed.';
+  if (name === undefined) {
+    throw new WalletError(
+      'POLICY_VIOLATION',
+      `Refused by policy ${rule}: ${asker} is run from a command line, and only a saved server listed there as "stdio:<name>" is paid. ${tail}`,
+      {
+        hint: `If you trust it, save it under a name (wallet servers add) and add "stdio:<name>" to ${rule} in the config file.`,
+      },
+    );
+  }
+  const where = server.kind === 'http' ? `is at ${name}, which is not an allowed host` : `(${name}) is not listed`;
+  throw new WalletError('POLICY_VIOLATION', `Refused by policy ${rule}: ${asker} ${where}. ${tail}`, {
+    hint: `Pay only the servers listed there, or add "${name}" to ${rule} in the config file if you trust it.`,
+  });
 }
 
 /**

@@ -394,7 +394,7 @@ export function paidButFailed<Payment extends X402Payment>(
  * A paid request the server answered with an error status (a 402 again, a 500): the resource was
  * not served, and the payment went out with the request ({@link PaymentSentError}).
  */
-export function paidButRefused<Payment extends X402Payment>(
+function paidButRefused<Payment extends X402Payment>(
   payment: Payment,
   sentTo: string,
   status: number,
