@@ -8,25 +8,37 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createConnection, createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startBearerProxy, startEverythingHttp } from '../helpers/everything-http.js';
 import { tempHome } from '../helpers/io.js';
-import { EVERYTHING_SERVER, FIXTURE_SERVER, WALLET_BIN } from '../helpers/paths.js';
+import { EVERYTHING_SERVER, FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
 
 type Run = { code: number | null; stdout: string; stderr: string };
 
 /** `wallet <args>` as a separate process, as a person or a script runs it (stdin: `input`, or none). */
-function wallet(home: string, args: string[], input?: string): Run {
+function wallet(home: string, args: string[], input?: string, bin = WALLET_BIN): Run {
   const env: NodeJS.ProcessEnv = {
     ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WALLET_'))),
     WALLET_HOME: home,
     NO_COLOR: '1',
   };
-  const run = spawnSync(process.execPath, [WALLET_BIN, ...args], {
+  const run = spawnSync(process.execPath, [bin, ...args], {
     env,
     input: input ?? '',
     encoding: 'utf8',
@@ -54,7 +66,12 @@ function walletAsync(home: string, args: string[], extraEnv: Record<string, stri
   });
 }
 
-type Status = { running: boolean; pid?: number; servers?: { name: string; calls: number; log: string }[] };
+type Status = {
+  running: boolean;
+  pid?: number;
+  build?: string;
+  servers?: { name: string; calls: number; log: string }[];
+};
 
 function status(home: string): Status {
   const run = wallet(home, ['daemon', 'status', '--json']);
@@ -109,6 +126,26 @@ async function cleanUp(home: string): Promise<void> {
   wallet(home, ['daemon', 'stop']);
   await daemonIs(home, false).catch(() => undefined);
   rmSync(home, { recursive: true, force: true });
+}
+
+/**
+ * The wallet as a package installs it (bin/, package.json and the bundles of dist/ with their
+ * records), copied to a folder of its own: a test may rebuild it "in place" without touching the
+ * repository's. Without the code caches: V8 checks a cache against its source's length only.
+ */
+function installedCopy(): { bin: string; dist: string; remove: () => void } {
+  const folder = mkdtempSync(join(tmpdir(), 'wallet-install-'));
+  cpSync(join(ROOT, 'bin'), join(folder, 'bin'), { recursive: true });
+  cpSync(join(ROOT, 'package.json'), join(folder, 'package.json'));
+  mkdirSync(join(folder, 'dist'));
+  for (const file of readdirSync(join(ROOT, 'dist'))) {
+    if (/\.(cjs|json)$/.test(file)) cpSync(join(ROOT, 'dist', file), join(folder, 'dist', file));
+  }
+  return {
+    bin: join(folder, 'bin', 'wallet.js'),
+    dist: join(folder, 'dist'),
+    remove: () => rmSync(folder, { recursive: true, force: true }),
+  };
 }
 
 /** Command lines whose output and exit code must not depend on the path the call takes. */
@@ -385,6 +422,60 @@ describe('kept-alive servers: the daemon', () => {
       await daemonIs(home, false);
     } finally {
       await cleanUp(home);
+    }
+  });
+
+  it('ends a daemon of another build of the same version: the call starts one of the new build', async () => {
+    const { home, events } = homeWithFixture();
+    const install = installedCopy();
+    try {
+      keepAlive(home, 'fx');
+      const call = ['--server', 'fx', 'shapes-echo', '--id', '4', '--json'];
+      const expected = wallet(home, call, undefined, install.bin);
+      assert.equal(expected.code, 0, expected.stderr);
+      const old = await daemonIs(home, true);
+      assert.match(old.build ?? '', /^[0-9a-f]{24}$/, 'the build baked into the bundles');
+      assert.deepEqual(wallet(home, call, undefined, install.bin), expected);
+      assert.equal(status(home).servers?.[0]?.calls, 1);
+      // Rebuilt in place, its version unchanged: the bundles carry another build.
+      const rebuilt = old.build === 'f'.repeat(24) ? 'e'.repeat(24) : 'f'.repeat(24);
+      for (const file of ['daemon-client.cjs', 'wallet.cjs']) {
+        const path = join(install.dist, file);
+        const text = readFileSync(path, 'latin1');
+        assert.ok(text.includes(`"${old.build}"`), `${file} holds its build`);
+        writeFileSync(path, text.replaceAll(`"${old.build}"`, `"${rebuilt}"`), 'latin1');
+      }
+      const before = starts(events).length;
+      // The first call of the new build: made directly (its own server), the old daemon ends.
+      assert.deepEqual(wallet(home, call, undefined, install.bin), expected);
+      assert.equal(starts(events).length, before + 1, 'made directly, on a server of its own');
+      const deadline = Date.now() + 20_000;
+      let now = status(home);
+      while (!(now.running && now.pid !== old.pid)) {
+        if (Date.now() > deadline) throw new Error(`no daemon of the new build: ${JSON.stringify(now)}`);
+        await delay(100);
+        now = status(home);
+      }
+      assert.equal(now.build, rebuilt);
+      const gone = (): boolean => {
+        try {
+          process.kill(old.pid ?? 0, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      };
+      while (!gone()) {
+        if (Date.now() > deadline) throw new Error('the daemon of the old build is still running');
+        await delay(100);
+      }
+      // The next calls are warm again, on the new daemon.
+      assert.deepEqual(wallet(home, call, undefined, install.bin), expected);
+      assert.deepEqual(wallet(home, call, undefined, install.bin), expected);
+      assert.equal(status(home).servers?.[0]?.calls, 2);
+    } finally {
+      await cleanUp(home);
+      install.remove();
     }
   });
 

@@ -17,7 +17,7 @@ import type * as Tty from 'node:tty';
 import { resolveDataDir } from '../../shared/data-dir.js';
 import { SERVER_NAME, serversFilePath } from '../servers/names.js';
 import { daemonDir, daemonLogPath, socketPath } from './paths.js';
-import { PROTOCOL_VERSION, type DaemonAnswer } from './wire.js';
+import { BUILD_ID, PROTOCOL_VERSION, type DaemonAnswer } from './wire.js';
 
 const require = createRequire(import.meta.url);
 
@@ -69,6 +69,7 @@ export function warmCall(
         v: PROTOCOL_VERSION,
         kind: 'run',
         version,
+        build: BUILD_ID,
         argv,
         env: Object.fromEntries(Object.entries(env).filter((pair): pair is [string, string] => pair[1] !== undefined)),
         cwd: process.cwd(),
@@ -82,7 +83,7 @@ export function warmCall(
       received += chunk;
       const end = received.indexOf('\n');
       if (end === -1) return;
-      done(printAnswer(received.slice(0, end)));
+      done(printAnswer(received.slice(0, end), () => startDaemon(dataDir, walletBin, env)));
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (finished) return;
@@ -146,14 +147,19 @@ function isOwnersOnly(dir: string, stat: typeof statSync, absentOk = false): boo
   return info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o077) === 0;
 }
 
-/** Writes a `done` answer's output and returns its exit code; anything else is left to the CLI. */
-function printAnswer(line: string): number | undefined {
+/**
+ * Writes a `done` answer's output and returns its exit code; anything else is left to the CLI.
+ * A daemon of another version or build is ending (`restart`): one of this build is started now,
+ * for the next call, while this one is made directly.
+ */
+function printAnswer(line: string, restart: () => void): number | undefined {
   let answer: DaemonAnswer;
   try {
     answer = JSON.parse(line) as DaemonAnswer;
   } catch {
     return undefined;
   }
+  if (answer.kind === 'fallback' && answer.restart === true) restart();
   if (answer.kind !== 'done' || typeof answer.exitCode !== 'number') return undefined;
   if (typeof answer.stdout === 'string') writeAllTo(1, answer.stdout);
   if (typeof answer.stderr === 'string') writeAllTo(2, answer.stderr);

@@ -9,6 +9,8 @@ const RunRequest = z.strictObject({
   kind: z.literal('run'),
   /** The package version of the client: a daemon of another version leaves the call to it. */
   version: z.string(),
+  /** The client's build (wire.ts, BUILD_ID): a daemon of another build ends, as of another version. */
+  build: z.string().optional(),
   argv: z.array(z.string()).max(10_000),
   env: z.record(z.string(), z.string()),
   cwd: z.string().min(1),

@@ -10,7 +10,7 @@ import { EXIT } from '../usage-error.js';
 import { daemonDir, daemonLogPath, serverLogPath, socketPath } from './paths.js';
 import { SessionPool } from './pool.js';
 import { DaemonRequest, type RunRequest } from './protocol.js';
-import { PROTOCOL_VERSION, type DaemonAnswer, type DaemonStatus } from './wire.js';
+import { BUILD_ID, PROTOCOL_VERSION, type DaemonAnswer, type DaemonStatus } from './wire.js';
 
 /** How long the daemon waits for a call before it ends, when config.json does not say. */
 export const DEFAULT_IDLE_MINUTES = 10;
@@ -91,6 +91,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   const status = (): DaemonStatus => ({
     pid: process.pid,
     version: packageInfo().version,
+    build: BUILD_ID,
     startedAt: startedAt.toISOString(),
     idleMinutes,
     socket: path,
@@ -114,11 +115,18 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
         return { kind: 'stopping' };
       case 'run': {
         const run = request.data;
-        if (run.version !== packageInfo().version) {
-          // An upgrade: this daemon ends; the next call starts one of the new version. The calls
-          // it is making (a client of its own version) end first: they are not cut mid-call.
-          setImmediate(() => void stop(`a client of version ${run.version} called`, true));
-          return { kind: 'fallback', reason: 'the daemon is of another version' };
+        const other =
+          run.version !== packageInfo().version
+            ? `version ${run.version}`
+            : run.build !== BUILD_ID
+              ? `build ${run.build ?? '(none)'}`
+              : undefined;
+        if (other !== undefined) {
+          // An upgrade or a rebuild in place: this daemon ends (its socket goes at once), and the
+          // client starts one of its own build. The calls it is making (clients of its own build)
+          // end first: they are not cut mid-call.
+          setImmediate(() => void stop(`a client of ${other} called`, true));
+          return { kind: 'fallback', reason: `the daemon is of another ${other.split(' ')[0]}`, restart: true };
         }
         running++;
         try {

@@ -6,6 +6,15 @@
 /** The protocol's version: a client and a daemon of different builds fall back to a direct call. */
 export const PROTOCOL_VERSION = 1;
 
+/**
+ * In the bundles, the build they are of (`buildId` in src/startup/bundle-options.mjs: a digest of
+ * what they were built from); 'unbundled' for the compiled modules run as they are. A daemon of
+ * another build than its caller's ends (a wallet rebuilt or upgraded in place, its version
+ * unchanged), as one of another version does: it would run old code.
+ */
+declare const WALLET_BUILD_ID: string | undefined;
+export const BUILD_ID: string = typeof WALLET_BUILD_ID === 'string' ? WALLET_BUILD_ID : 'unbundled';
+
 /** One kept-alive server the daemon holds a session of. */
 export type WarmServerStatus = {
   name: string;
@@ -19,6 +28,8 @@ export type WarmServerStatus = {
 export type DaemonStatus = {
   pid: number;
   version: string;
+  /** The build it runs ({@link BUILD_ID}). */
+  build: string;
   startedAt: string;
   idleMinutes: number;
   socket: string;
@@ -33,7 +44,12 @@ export type DaemonStatus = {
  */
 export type DaemonAnswer =
   | { kind: 'done'; stdout: string; stderr: string; exitCode: number }
-  | { kind: 'fallback'; reason: string }
+  | {
+      kind: 'fallback';
+      reason: string;
+      /** The daemon is ending, being of another version or build: the client starts one of its own. */
+      restart?: boolean;
+    }
   | { kind: 'status'; status: DaemonStatus }
   | { kind: 'stopping' }
   | { kind: 'refused'; message: string };
