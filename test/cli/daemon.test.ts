@@ -148,6 +148,43 @@ function installedCopy(): { bin: string; dist: string; remove: () => void } {
   };
 }
 
+/**
+ * util-linux's `script`, which runs a command on a pseudo-terminal (as test/e2e/binary.test.ts
+ * uses it): the questions' test skips, saying why, where it is missing or gives no terminal.
+ */
+const SCRIPT = ['/usr/bin/script', '/bin/script'].find((path) => existsSync(path));
+const NO_TERMINAL = ((): string | false => {
+  if (!SCRIPT) return 'script (util-linux) is not installed here: no pseudo-terminal to run on';
+  const probe = spawnSync(SCRIPT, ['-qec', 'test -t 0 && test -t 2', '/dev/null'], {
+    env: { ...process.env, SHELL: '/bin/sh' },
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  return probe.status === 0 ? false : `${SCRIPT} -qec gave no terminal here (exit ${String(probe.status)})`;
+})();
+if (NO_TERMINAL) process.stderr.write(`SKIPPED: a kept-alive server's questions on a terminal: ${NO_TERMINAL}\n`);
+
+/**
+ * `wallet <args>` on a terminal (a pseudo-terminal made by `script`, whose stdin is `typed`):
+ * what the terminal showed (stdout and stderr together, the typed lines echoed), and the exit code.
+ */
+function walletOnTerminal(home: string, args: string[], typed: string): { code: number | null; shown: string } {
+  const command = [process.execPath, WALLET_BIN, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  const env: NodeJS.ProcessEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WALLET_'))),
+    SHELL: '/bin/sh',
+    WALLET_HOME: home,
+    NO_COLOR: '1',
+  };
+  const run = spawnSync(SCRIPT ?? 'script', ['-qec', command, '/dev/null'], {
+    env,
+    input: typed,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: run.status, shown: run.stdout.replace(/\r\n/g, '\n') };
+}
+
 /** Command lines whose output and exit code must not depend on the path the call takes. */
 const LINES: Record<string, string[]> = {
   'a call, --json': ['shapes-echo', '--id', '7', '--json'],
@@ -563,6 +600,66 @@ describe('kept-alive servers: the daemon', () => {
       }
     } finally {
       impostor.close();
+      await cleanUp(home);
+    }
+  });
+
+  it("asks a server's questions on the caller's terminal, and refuses them without one as a direct call does", async (t) => {
+    const home = tempHome();
+    try {
+      const server = `"${process.execPath}" "${EVERYTHING_SERVER}" stdio`;
+      // The same server twice: `direct` called directly, `kept` through the daemon.
+      for (const name of ['direct', 'kept'])
+        assert.equal(wallet(home, ['servers', 'add', name, '--server', server]).code, 0);
+      keepAlive(home, 'kept');
+      assert.equal(wallet(home, ['--server', 'kept', 'echo', '--message', 'hi']).code, 0);
+      await daemonIs(home, true);
+      const calls = (): number =>
+        (status(home).servers ?? []).filter((row) => row.name === 'kept').reduce((sum, row) => sum + row.calls, 0);
+
+      // No terminal: no elicitation declared (the server offers no such tool), or with
+      // --accept-defaults a required field without a default declined, saying why: as directly.
+      const listing = ['tools', '--refresh', '--json'];
+      const listed = wallet(home, ['--server', 'kept', ...listing]);
+      assert.equal(listed.stdout, wallet(home, ['--server', 'direct', ...listing]).stdout);
+      assert.doesNotMatch(listed.stdout, /trigger-elicitation-request/);
+      const defaults = ['trigger-elicitation-request', '--accept-defaults', '--json'];
+      const before = calls();
+      const declined = wallet(home, ['--server', 'kept', ...defaults]);
+      assert.deepEqual(declined, wallet(home, ['--server', 'direct', ...defaults]));
+      assert.match(declined.stderr, /Declined: 'name' has no default, and there is no terminal to ask on\./);
+      assert.match(declined.stdout, /User declined/);
+      assert.equal(calls(), before + 1, 'the daemon answered it');
+
+      if (NO_TERMINAL) return t.skip(NO_TERMINAL);
+      // On a terminal: each field asked there, the typed answers and the defaults sent.
+      const typed = ['y', 'Ada', 'y', '', '', '', '', '7', '', '', 'Piano, Drums', '', '', '', ''].join('\n') + '\n';
+      const question = ['trigger-elicitation-request', '--json'];
+      const direct = walletOnTerminal(home, ['--server', 'direct', ...question], typed);
+      assert.equal(direct.code, 0, direct.shown);
+      const beforeAsked = calls();
+      const asked = walletOnTerminal(home, ['--server', 'kept', ...question], typed);
+      assert.equal(asked.code, 0, asked.shown);
+      assert.equal(calls(), beforeAsked + 1, 'the daemon answered it');
+      assert.match(asked.shown, /The server asks: /);
+      assert.match(asked.shown, /\(integer\), optional \[42\]: /);
+      const result = (shown: string): string => shown.slice(shown.indexOf('{\n  "content"'));
+      assert.match(result(asked.shown), /Ada/);
+      assert.match(result(asked.shown), /\\"integer\\": ?7/);
+      assert.match(result(asked.shown), /Piano/);
+      assert.match(result(asked.shown), /It was a dark and stormy night/, 'a default taken with Enter is sent');
+      assert.equal(result(asked.shown), result(direct.shown), 'the same answer as a direct call');
+      assert.equal(
+        asked.shown.slice(asked.shown.indexOf('The server asks')),
+        direct.shown.slice(direct.shown.indexOf('The server asks')),
+        'the same questions, in the same order',
+      );
+      // n declines: the server hears a decline.
+      const no = walletOnTerminal(home, ['--server', 'kept', ...question], 'n\n');
+      assert.equal(no.code, 0, no.shown);
+      assert.match(no.shown, /Declined: you said no\./);
+      assert.match(no.shown, /User declined/);
+    } finally {
       await cleanUp(home);
     }
   });

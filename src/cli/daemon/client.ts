@@ -17,7 +17,7 @@ import type * as Tty from 'node:tty';
 import { resolveDataDir } from '../../shared/data-dir.js';
 import { SERVER_NAME, serversFilePath } from '../servers/names.js';
 import { daemonDir, daemonLogPath, socketPath } from './paths.js';
-import { BUILD_ID, PROTOCOL_VERSION, type DaemonAnswer } from './wire.js';
+import { BUILD_ID, PROTOCOL_VERSION, type DaemonAnswer, type RunRelay } from './wire.js';
 
 const require = createRequire(import.meta.url);
 
@@ -57,10 +57,12 @@ export function warmCall(
     let sent = false;
     let finished = false;
     let received = '';
+    let typing: (() => void) | undefined;
     const done = (code: number | undefined): void => {
       if (finished) return;
       finished = true;
       socket.destroy();
+      typing?.();
       resolve(code);
     };
     socket.on('connect', () => {
@@ -81,9 +83,21 @@ export function warmCall(
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
       received += chunk;
-      const end = received.indexOf('\n');
-      if (end === -1) return;
-      done(printAnswer(received.slice(0, end), () => startDaemon(dataDir, walletBin, env)));
+      let end: number;
+      while (!finished && (end = received.indexOf('\n')) !== -1) {
+        const line = received.slice(0, end);
+        received = received.slice(end + 1);
+        let message: DaemonAnswer | RunRelay;
+        try {
+          message = JSON.parse(line) as DaemonAnswer | RunRelay;
+        } catch {
+          return done(lostDuringCall('its answer is not JSON'));
+        }
+        // A server's question, asked on this terminal: its text, and what is typed here.
+        if (message.kind === 'write') writeAllTo(message.fd === 1 ? 1 : 2, String(message.text));
+        else if (message.kind === 'read') typing ??= sendTyped(socket);
+        else done(printAnswer(message, () => startDaemon(dataDir, walletBin, env)));
+      }
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (finished) return;
@@ -152,18 +166,32 @@ function isOwnersOnly(dir: string, stat: typeof statSync, absentOk = false): boo
  * A daemon of another version or build is ending (`restart`): one of this build is started now,
  * for the next call, while this one is made directly.
  */
-function printAnswer(line: string, restart: () => void): number | undefined {
-  let answer: DaemonAnswer;
-  try {
-    answer = JSON.parse(line) as DaemonAnswer;
-  } catch {
-    return undefined;
-  }
+function printAnswer(answer: DaemonAnswer, restart: () => void): number | undefined {
   if (answer.kind === 'fallback' && answer.restart === true) restart();
   if (answer.kind !== 'done' || typeof answer.exitCode !== 'number') return undefined;
   if (typeof answer.stdout === 'string') writeAllTo(1, answer.stdout);
   if (typeof answer.stderr === 'string') writeAllTo(2, answer.stderr);
   return answer.exitCode;
+}
+
+/**
+ * Sends what is typed on stdin to the daemon, as it comes, for the server's question it asks
+ * there (the terminal's own line editing and echo, as a direct call asks); its end too. Returns
+ * how to stop, once the call is done (stdin would keep the process alive).
+ */
+function sendTyped(socket: Net.Socket): () => void {
+  const stdin = process.stdin;
+  const send = (message: { text: string } | { end: true }): void => {
+    if (!socket.destroyed) socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, kind: 'input', ...message })}\n`);
+  };
+  stdin.setEncoding('utf8');
+  stdin.on('data', (text: string) => send({ text }));
+  stdin.on('end', () => send({ end: true }));
+  stdin.on('error', () => send({ end: true }));
+  return () => {
+    stdin.pause();
+    stdin.destroy();
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 // The daemon's protocol: one JSON object a line over its Unix socket, a request from the client
-// and one answer from the daemon. The thin client (client.ts) writes requests and reads answers
+// and one answer from the daemon; during a run, the daemon may first relay a server's question to
+// the client's terminal (RunRelay below), and the client sends what is typed there (`input`). The thin client (client.ts) writes requests and reads answers
 // with no more than this file (it runs before the CLI's bundle, zod included, would load); the
 // daemon checks every request with the schemas of protocol.ts.
 
@@ -53,3 +54,11 @@ export type DaemonAnswer =
   | { kind: 'status'; status: DaemonStatus }
   | { kind: 'stopping' }
   | { kind: 'refused'; message: string };
+
+/**
+ * What the daemon sends during a run before its answer, when the server asks a question
+ * (elicitation) of a caller on a terminal: text to print now (`write`: the question, its
+ * prompts, and what the run printed before them), and `read`, asking for the caller's stdin,
+ * which the client then sends as it comes (`input` requests, `end` once it ends).
+ */
+export type RunRelay = { kind: 'write'; fd: 1 | 2; text: string } | { kind: 'read' };
