@@ -148,9 +148,14 @@ export async function runCli(
   } finally {
     spawnedAhead?.process.stop();
     // After the command (not help), so a network, account or server it added completes at the next TAB.
-    if (completionValuesOf !== undefined) {
-      await (await import('./completion/refresh-values.js')).refreshCompletionValues(completionValuesOf);
-    }
+    // In the kept-alive servers' daemon, once the caller has its answer: it waits for none of it.
+    const refreshed = completionValuesOf;
+    const refresh = async (): Promise<void> => {
+      if (refreshed !== undefined)
+        await (await import('./completion/refresh-values.js')).refreshCompletionValues(refreshed);
+    };
+    if (options.warm) setImmediate(() => void refresh());
+    else await refresh();
   }
 }
 
