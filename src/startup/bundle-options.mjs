@@ -454,14 +454,19 @@ export function buildAheadBundle() {
   });
 }
 
-/** dist/daemon-client.cjs: what bin/wallet.js runs first for `--server <name>` (src/cli/daemon/client.ts). */
+/**
+ * dist/daemon-client.cjs: what bin/wallet.js runs first for `--server <name>` (src/cli/daemon/client.ts).
+ * Its one use of `import.meta.url` is `createRequire`, which takes a path as well: `__filename`,
+ * without the file URL the other bundles make at their start (~0.3 ms of a warm call).
+ */
 export function buildDaemonClientBundle() {
   return buildAndWrite({
     ...bundled,
+    banner: { js: "'use strict';" },
     entryPoints: [join(dist, 'cli', 'daemon', 'client.js')],
     plugins: [englishOnly],
     outfile: join(dist, 'daemon-client.cjs'),
-    define: { 'import.meta.url': '__bundleUrl', WALLET_BUILD_ID: JSON.stringify(buildId()) },
+    define: { 'import.meta.url': '__filename', WALLET_BUILD_ID: JSON.stringify(buildId()) },
   });
 }
 

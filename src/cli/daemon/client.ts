@@ -30,7 +30,8 @@ const require = createRequire(import.meta.url);
  * server, Windows, or the daemon asks for it (`fallback`: the call needs the terminal, …). No
  * daemon listening (none yet, idle-stopped, crashed): one is started, detached, for the next
  * call, and this one is made directly. Small on purpose (no zod, no MCP SDK): its whole cost
- * is part of a warm call's.
+ * is part of a warm call's. Resolved with an exit code, the process is to end: the socket is
+ * left to close with it.
  */
 export function warmCall(
   argv: readonly string[],
@@ -61,7 +62,12 @@ export function warmCall(
     const done = (code: number | undefined): void => {
       if (finished) return;
       finished = true;
-      socket.destroy();
+      // With an exit code the process ends now (bin/wallet.js): the socket is only let go of,
+      // and closes with it. Closing it first would wake the daemon (to read the end) while this
+      // process still has to exit, ~0.4 ms of a warm call on two cores. A call made directly
+      // (undefined) goes on: the socket is closed.
+      if (code === undefined) socket.destroy();
+      else socket.unref();
       typing?.();
       resolve(code);
     };
