@@ -170,19 +170,23 @@ export class Connection {
       return this.session;
     }
     if (this.warm) {
-      // The daemon's session of this server, opened by the first run that needed it. Its server
-      // never asks this run's user (the daemon's session declares no elicitation: a question
-      // would outlive the run that could answer it); its stderr and notes go to the server's log.
-      this.session = await this.warm.session(target, (logged) =>
-        this.connect(target, {
-          ...events,
-          questions: undefined,
-          ...logged,
-          onToolListChanged: () => {
-            events.onToolListChanged?.();
-            logged.onToolListChanged();
-          },
-        }),
+      // The daemon's session of this server, opened by the first run that needed it, which
+      // declares the elicitation this run can answer (a run that can answer none gets a session
+      // that declares none, as a direct call): the daemon hands its server's questions to the
+      // run using it (`logged.questions`). Its stderr and notes go to the server's log.
+      this.session = await this.warm.session(
+        target,
+        (logged) =>
+          this.connect(target, {
+            ...events,
+            ...logged,
+            questions: logged.questions,
+            onToolListChanged: () => {
+              events.onToolListChanged?.();
+              logged.onToolListChanged();
+            },
+          }),
+        this.questions,
       );
       this.pooled = true;
       return this.session;
@@ -264,9 +268,11 @@ export class Connection {
  * the SDK's notes go: its log); `discard` ends one that failed.
  */
 export type WarmSessions = {
+  /** `questions`: who answers this run's server's questions; the session is one that declares as much. */
   session(
     target: Exclude<Target, { kind: 'built-in' }>,
     connect: (logged: WarmSessionEvents) => Promise<McpSession>,
+    questions?: QuestionAnswerer,
   ): Promise<McpSession>;
   discard(session: McpSession): Promise<void>;
   /** The tool list a run got from this session (completed), kept until the server announces a change. */
@@ -277,6 +283,8 @@ export type WarmSessions = {
 /** Where a kept-alive session's stderr and notes go, and who hears that its tool list changed. */
 type WarmSessionEvents = Required<Pick<SessionEvents, 'onServerStderr' | 'onLibraryMessage'>> & {
   onToolListChanged: () => void;
+  /** Who answers the session's questions: the run using it (none: it declares no elicitation). */
+  questions: QuestionAnswerer | undefined;
 };
 
 /** A stdio server spawned before its session, and the era it is spoken to in. */

@@ -109,7 +109,11 @@ export async function runCli(
         throw new UsageError('--accept-defaults answers another server; not without --server or --url.');
       const questions = builtIn
         ? undefined
-        : (await import('./questions.js')).questionAnswerer(io, activity, globals.acceptDefaults);
+        : (await import('./questions.js')).questionAnswerer(
+            options.questionsIo ?? io,
+            activity,
+            globals.acceptDefaults,
+          );
       connection = new Connection(
         target,
         dataDir,
@@ -144,9 +148,14 @@ export async function runCli(
   } finally {
     spawnedAhead?.process.stop();
     // After the command (not help), so a network, account or server it added completes at the next TAB.
-    if (completionValuesOf !== undefined) {
-      await (await import('./completion/refresh-values.js')).refreshCompletionValues(completionValuesOf);
-    }
+    // In the kept-alive servers' daemon, once the caller has its answer: it waits for none of it.
+    const refreshed = completionValuesOf;
+    const refresh = async (): Promise<void> => {
+      if (refreshed !== undefined)
+        await (await import('./completion/refresh-values.js')).refreshCompletionValues(refreshed);
+    };
+    if (options.warm) setImmediate(() => void refresh());
+    else await refresh();
   }
 }
 
@@ -168,6 +177,11 @@ export type RunOptions = {
   spawnedAhead?: SpawnedAhead | undefined;
   /** In the kept-alive servers' daemon (src/cli/daemon/server.ts): its open sessions, which this run borrows. */
   warm?: WarmSessions | undefined;
+  /**
+   * In the daemon: where a server's questions (elicitation) are asked, the caller's terminal
+   * relayed (its own stdin stays unread: a run that would read it is handed back to the caller).
+   */
+  questionsIo?: CliIo | undefined;
 };
 
 type Run = {

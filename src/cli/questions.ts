@@ -224,6 +224,9 @@ class LineReader {
     try {
       return await new Promise<string | undefined>((resolve) => {
         const finish = (value: string | undefined): void => {
+          // Paused at once: a stream holding more (lines typed ahead, relayed by the kept-alive
+          // servers' daemon) would otherwise go on emitting them to nobody before `finally` runs.
+          stdin.pause();
           stdin.off('data', onData);
           stdin.off('end', onEnd);
           resolve(value);

@@ -8,25 +8,37 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createConnection, createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startBearerProxy, startEverythingHttp } from '../helpers/everything-http.js';
 import { tempHome } from '../helpers/io.js';
-import { EVERYTHING_SERVER, FIXTURE_SERVER, WALLET_BIN } from '../helpers/paths.js';
+import { EVERYTHING_SERVER, FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
 
 type Run = { code: number | null; stdout: string; stderr: string };
 
 /** `wallet <args>` as a separate process, as a person or a script runs it (stdin: `input`, or none). */
-function wallet(home: string, args: string[], input?: string): Run {
+function wallet(home: string, args: string[], input?: string, bin = WALLET_BIN): Run {
   const env: NodeJS.ProcessEnv = {
     ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WALLET_'))),
     WALLET_HOME: home,
     NO_COLOR: '1',
   };
-  const run = spawnSync(process.execPath, [WALLET_BIN, ...args], {
+  const run = spawnSync(process.execPath, [bin, ...args], {
     env,
     input: input ?? '',
     encoding: 'utf8',
@@ -54,7 +66,12 @@ function walletAsync(home: string, args: string[], extraEnv: Record<string, stri
   });
 }
 
-type Status = { running: boolean; pid?: number; servers?: { name: string; calls: number; log: string }[] };
+type Status = {
+  running: boolean;
+  pid?: number;
+  build?: string;
+  servers?: { name: string; calls: number; log: string }[];
+};
 
 function status(home: string): Status {
   const run = wallet(home, ['daemon', 'status', '--json']);
@@ -109,6 +126,63 @@ async function cleanUp(home: string): Promise<void> {
   wallet(home, ['daemon', 'stop']);
   await daemonIs(home, false).catch(() => undefined);
   rmSync(home, { recursive: true, force: true });
+}
+
+/**
+ * The wallet as a package installs it (bin/, package.json and the bundles of dist/ with their
+ * records), copied to a folder of its own: a test may rebuild it "in place" without touching the
+ * repository's. Without the code caches: V8 checks a cache against its source's length only.
+ */
+function installedCopy(): { bin: string; dist: string; remove: () => void } {
+  const folder = mkdtempSync(join(tmpdir(), 'wallet-install-'));
+  cpSync(join(ROOT, 'bin'), join(folder, 'bin'), { recursive: true });
+  cpSync(join(ROOT, 'package.json'), join(folder, 'package.json'));
+  mkdirSync(join(folder, 'dist'));
+  for (const file of readdirSync(join(ROOT, 'dist'))) {
+    if (/\.(cjs|json)$/.test(file)) cpSync(join(ROOT, 'dist', file), join(folder, 'dist', file));
+  }
+  return {
+    bin: join(folder, 'bin', 'wallet.js'),
+    dist: join(folder, 'dist'),
+    remove: () => rmSync(folder, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * util-linux's `script`, which runs a command on a pseudo-terminal (as test/e2e/binary.test.ts
+ * uses it): the questions' test skips, saying why, where it is missing or gives no terminal.
+ */
+const SCRIPT = ['/usr/bin/script', '/bin/script'].find((path) => existsSync(path));
+const NO_TERMINAL = ((): string | false => {
+  if (!SCRIPT) return 'script (util-linux) is not installed here: no pseudo-terminal to run on';
+  const probe = spawnSync(SCRIPT, ['-qec', 'test -t 0 && test -t 2', '/dev/null'], {
+    env: { ...process.env, SHELL: '/bin/sh' },
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  return probe.status === 0 ? false : `${SCRIPT} -qec gave no terminal here (exit ${String(probe.status)})`;
+})();
+if (NO_TERMINAL) process.stderr.write(`SKIPPED: a kept-alive server's questions on a terminal: ${NO_TERMINAL}\n`);
+
+/**
+ * `wallet <args>` on a terminal (a pseudo-terminal made by `script`, whose stdin is `typed`):
+ * what the terminal showed (stdout and stderr together, the typed lines echoed), and the exit code.
+ */
+function walletOnTerminal(home: string, args: string[], typed: string): { code: number | null; shown: string } {
+  const command = [process.execPath, WALLET_BIN, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  const env: NodeJS.ProcessEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WALLET_'))),
+    SHELL: '/bin/sh',
+    WALLET_HOME: home,
+    NO_COLOR: '1',
+  };
+  const run = spawnSync(SCRIPT ?? 'script', ['-qec', command, '/dev/null'], {
+    env,
+    input: typed,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: run.status, shown: run.stdout.replace(/\r\n/g, '\n') };
 }
 
 /** Command lines whose output and exit code must not depend on the path the call takes. */
@@ -388,6 +462,60 @@ describe('kept-alive servers: the daemon', () => {
     }
   });
 
+  it('ends a daemon of another build of the same version: the call starts one of the new build', async () => {
+    const { home, events } = homeWithFixture();
+    const install = installedCopy();
+    try {
+      keepAlive(home, 'fx');
+      const call = ['--server', 'fx', 'shapes-echo', '--id', '4', '--json'];
+      const expected = wallet(home, call, undefined, install.bin);
+      assert.equal(expected.code, 0, expected.stderr);
+      const old = await daemonIs(home, true);
+      assert.match(old.build ?? '', /^[0-9a-f]{24}$/, 'the build baked into the bundles');
+      assert.deepEqual(wallet(home, call, undefined, install.bin), expected);
+      assert.equal(status(home).servers?.[0]?.calls, 1);
+      // Rebuilt in place, its version unchanged: the bundles carry another build.
+      const rebuilt = old.build === 'f'.repeat(24) ? 'e'.repeat(24) : 'f'.repeat(24);
+      for (const file of ['daemon-client.cjs', 'wallet.cjs']) {
+        const path = join(install.dist, file);
+        const text = readFileSync(path, 'latin1');
+        assert.ok(text.includes(`"${old.build}"`), `${file} holds its build`);
+        writeFileSync(path, text.replaceAll(`"${old.build}"`, `"${rebuilt}"`), 'latin1');
+      }
+      const before = starts(events).length;
+      // The first call of the new build: made directly (its own server), the old daemon ends.
+      assert.deepEqual(wallet(home, call, undefined, install.bin), expected);
+      assert.equal(starts(events).length, before + 1, 'made directly, on a server of its own');
+      const deadline = Date.now() + 20_000;
+      let now = status(home);
+      while (!(now.running && now.pid !== old.pid)) {
+        if (Date.now() > deadline) throw new Error(`no daemon of the new build: ${JSON.stringify(now)}`);
+        await delay(100);
+        now = status(home);
+      }
+      assert.equal(now.build, rebuilt);
+      const gone = (): boolean => {
+        try {
+          process.kill(old.pid ?? 0, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      };
+      while (!gone()) {
+        if (Date.now() > deadline) throw new Error('the daemon of the old build is still running');
+        await delay(100);
+      }
+      // The next calls are warm again, on the new daemon.
+      assert.deepEqual(wallet(home, call, undefined, install.bin), expected);
+      assert.deepEqual(wallet(home, call, undefined, install.bin), expected);
+      assert.equal(status(home).servers?.[0]?.calls, 2);
+    } finally {
+      await cleanUp(home);
+      install.remove();
+    }
+  });
+
   it('takes a relative WALLET_HOME as its starter meant it, wherever its callers are', async () => {
     const { home } = homeWithFixture();
     try {
@@ -472,6 +600,66 @@ describe('kept-alive servers: the daemon', () => {
       }
     } finally {
       impostor.close();
+      await cleanUp(home);
+    }
+  });
+
+  it("asks a server's questions on the caller's terminal, and refuses them without one as a direct call does", async (t) => {
+    const home = tempHome();
+    try {
+      const server = `"${process.execPath}" "${EVERYTHING_SERVER}" stdio`;
+      // The same server twice: `direct` called directly, `kept` through the daemon.
+      for (const name of ['direct', 'kept'])
+        assert.equal(wallet(home, ['servers', 'add', name, '--server', server]).code, 0);
+      keepAlive(home, 'kept');
+      assert.equal(wallet(home, ['--server', 'kept', 'echo', '--message', 'hi']).code, 0);
+      await daemonIs(home, true);
+      const calls = (): number =>
+        (status(home).servers ?? []).filter((row) => row.name === 'kept').reduce((sum, row) => sum + row.calls, 0);
+
+      // No terminal: no elicitation declared (the server offers no such tool), or with
+      // --accept-defaults a required field without a default declined, saying why: as directly.
+      const listing = ['tools', '--refresh', '--json'];
+      const listed = wallet(home, ['--server', 'kept', ...listing]);
+      assert.equal(listed.stdout, wallet(home, ['--server', 'direct', ...listing]).stdout);
+      assert.doesNotMatch(listed.stdout, /trigger-elicitation-request/);
+      const defaults = ['trigger-elicitation-request', '--accept-defaults', '--json'];
+      const before = calls();
+      const declined = wallet(home, ['--server', 'kept', ...defaults]);
+      assert.deepEqual(declined, wallet(home, ['--server', 'direct', ...defaults]));
+      assert.match(declined.stderr, /Declined: 'name' has no default, and there is no terminal to ask on\./);
+      assert.match(declined.stdout, /User declined/);
+      assert.equal(calls(), before + 1, 'the daemon answered it');
+
+      if (NO_TERMINAL) return t.skip(NO_TERMINAL);
+      // On a terminal: each field asked there, the typed answers and the defaults sent.
+      const typed = ['y', 'Ada', 'y', '', '', '', '', '7', '', '', 'Piano, Drums', '', '', '', ''].join('\n') + '\n';
+      const question = ['trigger-elicitation-request', '--json'];
+      const direct = walletOnTerminal(home, ['--server', 'direct', ...question], typed);
+      assert.equal(direct.code, 0, direct.shown);
+      const beforeAsked = calls();
+      const asked = walletOnTerminal(home, ['--server', 'kept', ...question], typed);
+      assert.equal(asked.code, 0, asked.shown);
+      assert.equal(calls(), beforeAsked + 1, 'the daemon answered it');
+      assert.match(asked.shown, /The server asks: /);
+      assert.match(asked.shown, /\(integer\), optional \[42\]: /);
+      const result = (shown: string): string => shown.slice(shown.indexOf('{\n  "content"'));
+      assert.match(result(asked.shown), /Ada/);
+      assert.match(result(asked.shown), /\\"integer\\": ?7/);
+      assert.match(result(asked.shown), /Piano/);
+      assert.match(result(asked.shown), /It was a dark and stormy night/, 'a default taken with Enter is sent');
+      assert.equal(result(asked.shown), result(direct.shown), 'the same answer as a direct call');
+      assert.equal(
+        asked.shown.slice(asked.shown.indexOf('The server asks')),
+        direct.shown.slice(direct.shown.indexOf('The server asks')),
+        'the same questions, in the same order',
+      );
+      // n declines: the server hears a decline.
+      const no = walletOnTerminal(home, ['--server', 'kept', ...question], 'n\n');
+      assert.equal(no.code, 0, no.shown);
+      assert.match(no.shown, /Declined: you said no\./);
+      assert.match(no.shown, /User declined/);
+    } finally {
       await cleanUp(home);
     }
   });

@@ -17,7 +17,7 @@ import type * as Tty from 'node:tty';
 import { resolveDataDir } from '../../shared/data-dir.js';
 import { SERVER_NAME, serversFilePath } from '../servers/names.js';
 import { daemonDir, daemonLogPath, socketPath } from './paths.js';
-import { PROTOCOL_VERSION, type DaemonAnswer } from './wire.js';
+import { BUILD_ID, PROTOCOL_VERSION, type DaemonAnswer, type RunRelay } from './wire.js';
 
 const require = createRequire(import.meta.url);
 
@@ -30,7 +30,8 @@ const require = createRequire(import.meta.url);
  * server, Windows, or the daemon asks for it (`fallback`: the call needs the terminal, …). No
  * daemon listening (none yet, idle-stopped, crashed): one is started, detached, for the next
  * call, and this one is made directly. Small on purpose (no zod, no MCP SDK): its whole cost
- * is part of a warm call's.
+ * is part of a warm call's. Resolved with an exit code, the process is to end: the socket is
+ * left to close with it.
  */
 export function warmCall(
   argv: readonly string[],
@@ -57,10 +58,17 @@ export function warmCall(
     let sent = false;
     let finished = false;
     let received = '';
+    let typing: (() => void) | undefined;
     const done = (code: number | undefined): void => {
       if (finished) return;
       finished = true;
-      socket.destroy();
+      // With an exit code the process ends now (bin/wallet.js): the socket is only let go of,
+      // and closes with it. Closing it first would wake the daemon (to read the end) while this
+      // process still has to exit, ~0.4 ms of a warm call on two cores. A call made directly
+      // (undefined) goes on: the socket is closed.
+      if (code === undefined) socket.destroy();
+      else socket.unref();
+      typing?.();
       resolve(code);
     };
     socket.on('connect', () => {
@@ -69,6 +77,7 @@ export function warmCall(
         v: PROTOCOL_VERSION,
         kind: 'run',
         version,
+        build: BUILD_ID,
         argv,
         env: Object.fromEntries(Object.entries(env).filter((pair): pair is [string, string] => pair[1] !== undefined)),
         cwd: process.cwd(),
@@ -80,9 +89,21 @@ export function warmCall(
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
       received += chunk;
-      const end = received.indexOf('\n');
-      if (end === -1) return;
-      done(printAnswer(received.slice(0, end)));
+      let end: number;
+      while (!finished && (end = received.indexOf('\n')) !== -1) {
+        const line = received.slice(0, end);
+        received = received.slice(end + 1);
+        let message: DaemonAnswer | RunRelay;
+        try {
+          message = JSON.parse(line) as DaemonAnswer | RunRelay;
+        } catch {
+          return done(lostDuringCall('its answer is not JSON'));
+        }
+        // A server's question, asked on this terminal: its text, and what is typed here.
+        if (message.kind === 'write') writeAllTo(message.fd === 1 ? 1 : 2, String(message.text));
+        else if (message.kind === 'read') typing ??= sendTyped(socket);
+        else done(printAnswer(message, () => startDaemon(dataDir, walletBin, env)));
+      }
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (finished) return;
@@ -146,18 +167,37 @@ function isOwnersOnly(dir: string, stat: typeof statSync, absentOk = false): boo
   return info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o077) === 0;
 }
 
-/** Writes a `done` answer's output and returns its exit code; anything else is left to the CLI. */
-function printAnswer(line: string): number | undefined {
-  let answer: DaemonAnswer;
-  try {
-    answer = JSON.parse(line) as DaemonAnswer;
-  } catch {
-    return undefined;
-  }
+/**
+ * Writes a `done` answer's output and returns its exit code; anything else is left to the CLI.
+ * A daemon of another version or build is ending (`restart`): one of this build is started now,
+ * for the next call, while this one is made directly.
+ */
+function printAnswer(answer: DaemonAnswer, restart: () => void): number | undefined {
+  if (answer.kind === 'fallback' && answer.restart === true) restart();
   if (answer.kind !== 'done' || typeof answer.exitCode !== 'number') return undefined;
   if (typeof answer.stdout === 'string') writeAllTo(1, answer.stdout);
   if (typeof answer.stderr === 'string') writeAllTo(2, answer.stderr);
   return answer.exitCode;
+}
+
+/**
+ * Sends what is typed on stdin to the daemon, as it comes, for the server's question it asks
+ * there (the terminal's own line editing and echo, as a direct call asks); its end too. Returns
+ * how to stop, once the call is done (stdin would keep the process alive).
+ */
+function sendTyped(socket: Net.Socket): () => void {
+  const stdin = process.stdin;
+  const send = (message: { text: string } | { end: true }): void => {
+    if (!socket.destroyed) socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, kind: 'input', ...message })}\n`);
+  };
+  stdin.setEncoding('utf8');
+  stdin.on('data', (text: string) => send({ text }));
+  stdin.on('end', () => send({ end: true }));
+  stdin.on('error', () => send({ end: true }));
+  return () => {
+    stdin.pause();
+    stdin.destroy();
+  };
 }
 
 /**

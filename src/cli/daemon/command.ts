@@ -106,7 +106,7 @@ async function exited(pid: number, timeoutMs: number): Promise<void> {
 
 function describeStatus(status: DaemonStatus): string {
   const lines = [
-    `Daemon ${status.pid} (wallet ${status.version}) running since ${status.startedAt}; ends after ${status.idleMinutes} idle minutes.`,
+    `Daemon ${status.pid} (wallet ${status.version}, build ${status.build}) running since ${status.startedAt}; ends after ${status.idleMinutes} idle minutes.`,
     `Socket ${status.socket}; log ${status.log}.`,
   ];
   if (status.servers.length === 0) lines.push('No server kept running yet.');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
-import type { McpSession } from '../../mcp/session.js';
+import type { McpSession, QuestionAnswerer } from '../../mcp/session.js';
 import { openPrivateAppend } from '../../shared/private-files.js';
 import type { ToolList, WarmSessions } from '../connection.js';
 import type { Target } from '../target.js';
@@ -20,6 +20,8 @@ type Warm = {
   /** The tool list asked of this session, until it announces a change. */
   list?: ToolList | undefined;
   log: ServerLog;
+  /** Who answers the server's questions now: the runs using a session that declares elicitation. */
+  askers: Set<QuestionAnswerer>;
   calls: number;
   since: Date;
   lastUsed: Date;
@@ -47,9 +49,15 @@ export class SessionPool {
    */
   forRun(): WarmSessions & { used: () => McpSession[]; answered: () => void; release: () => Promise<void> } {
     const used = new Set<McpSession>();
+    const asking: { warm: Warm; questions: QuestionAnswerer }[] = [];
     return {
-      session: async (target, connect) => {
-        const session = await this.session(target, connect);
+      session: async (target, connect, questions) => {
+        const warm = this.warm(target, connect, questions);
+        if (questions) {
+          warm.askers.add(questions);
+          asking.push({ warm, questions });
+        }
+        const session = await warm.opening;
         if (!used.has(session)) {
           used.add(session);
           this.users.set(session, (this.users.get(session) ?? 0) + 1);
@@ -57,6 +65,7 @@ export class SessionPool {
         return session;
       },
       release: async () => {
+        for (const { warm, questions } of asking.splice(0)) warm.askers.delete(questions);
         for (const session of used) {
           const left = (this.users.get(session) ?? 1) - 1;
           if (left > 0) {
@@ -84,15 +93,38 @@ export class SessionPool {
     };
   }
 
-  private async session(target: RemoteTarget, connect: Parameters<WarmSessions['session']>[1]): Promise<McpSession> {
-    const key = keyOf(target);
+  /**
+   * The session of `target` that declares the elicitation `questions` can answer (none without
+   * them): opened now if there is none. Its server's questions go to the one run using it; with
+   * several at once (two callers of one server, each on a terminal) nobody can tell whose call
+   * asks, and the question is cancelled, as is one that comes with no run using it.
+   */
+  private warm(
+    target: RemoteTarget,
+    connect: Parameters<WarmSessions['session']>[1],
+    questions: QuestionAnswerer | undefined,
+  ): Warm {
+    const asks = questions ? `${questions.form ? 'form' : ''}${questions.url ? '+url' : ''}` : '';
+    const key = `${keyOf(target)}${asks === '' ? '' : ` asks ${asks}`}`;
     let warm = this.sessions.get(key);
     if (!warm) {
       const name = target.spec.value;
       const log = new ServerLog(serverLogPath(this.dataDir, name));
       const note = (text: string): void => log.write(text);
-      note(`${new Date().toISOString()} connecting (${target.kind})`);
+      note(`${new Date().toISOString()} connecting (${target.kind}${asks === '' ? '' : `, elicitation: ${asks}`})`);
       const now = new Date();
+      const routed: QuestionAnswerer | undefined = questions && {
+        form: questions.form,
+        url: questions.url,
+        answer: async (question) => {
+          const askers = [...created.askers];
+          if (askers.length === 1 && askers[0]) return askers[0].answer(question);
+          note(
+            `${new Date().toISOString()} a question with ${askers.length === 0 ? 'no call' : 'several calls'} to ask it of: cancelled`,
+          );
+          return { action: 'cancel' };
+        },
+      };
       const created: Warm = {
         name,
         transport: target.kind,
@@ -102,8 +134,10 @@ export class SessionPool {
           onToolListChanged: () => {
             created.list = undefined;
           },
+          questions: routed,
         }),
         log,
+        askers: new Set(),
         calls: 0,
         since: now,
         lastUsed: now,
@@ -124,7 +158,7 @@ export class SessionPool {
       );
     }
     warm.lastUsed = new Date();
-    return warm.opening;
+    return warm;
   }
 
   private find(session: McpSession): Warm | undefined {

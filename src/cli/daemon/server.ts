@@ -9,8 +9,8 @@ import type { CliIo } from '../io.js';
 import { EXIT } from '../usage-error.js';
 import { daemonDir, daemonLogPath, serverLogPath, socketPath } from './paths.js';
 import { SessionPool } from './pool.js';
-import { DaemonRequest, type RunRequest } from './protocol.js';
-import { PROTOCOL_VERSION, type DaemonAnswer, type DaemonStatus } from './wire.js';
+import { DaemonRequest, type InputMessage, type RunRequest } from './protocol.js';
+import { BUILD_ID, PROTOCOL_VERSION, type DaemonAnswer, type DaemonStatus, type RunRelay } from './wire.js';
 
 /** How long the daemon waits for a call before it ends, when config.json does not say. */
 export const DEFAULT_IDLE_MINUTES = 10;
@@ -91,13 +91,14 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   const status = (): DaemonStatus => ({
     pid: process.pid,
     version: packageInfo().version,
+    build: BUILD_ID,
     startedAt: startedAt.toISOString(),
     idleMinutes,
     socket: path,
     log: daemonLogPath(dataDir),
     servers: pool.status(),
   });
-  const answer = async (line: string): Promise<DaemonAnswer> => {
+  const answer = async (line: string, caller: Caller): Promise<DaemonAnswer | undefined> => {
     let json: unknown;
     try {
       json = JSON.parse(line);
@@ -107,6 +108,9 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
     const request = DaemonRequest.safeParse(json);
     if (!request.success) return { kind: 'refused', message: 'not a request of this daemon' };
     switch (request.data.kind) {
+      case 'input':
+        caller.typed(request.data);
+        return undefined;
       case 'status':
         return { kind: 'status', status: status() };
       case 'stop':
@@ -114,15 +118,22 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
         return { kind: 'stopping' };
       case 'run': {
         const run = request.data;
-        if (run.version !== packageInfo().version) {
-          // An upgrade: this daemon ends; the next call starts one of the new version. The calls
-          // it is making (a client of its own version) end first: they are not cut mid-call.
-          setImmediate(() => void stop(`a client of version ${run.version} called`, true));
-          return { kind: 'fallback', reason: 'the daemon is of another version' };
+        const other =
+          run.version !== packageInfo().version
+            ? `version ${run.version}`
+            : run.build !== BUILD_ID
+              ? `build ${run.build ?? '(none)'}`
+              : undefined;
+        if (other !== undefined) {
+          // An upgrade or a rebuild in place: this daemon ends (its socket goes at once), and the
+          // client starts one of its own build. The calls it is making (clients of its own build)
+          // end first: they are not cut mid-call.
+          setImmediate(() => void stop(`a client of ${other} called`, true));
+          return { kind: 'fallback', reason: `the daemon is of another ${other.split(' ')[0]}`, restart: true };
         }
         running++;
         try {
-          return await runWarm(run, dataDir, pool, gate);
+          return await runWarm(run, dataDir, pool, gate, caller);
         } finally {
           running--;
           if (running === 0) drained();
@@ -147,22 +158,71 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   return EXIT.ok;
 }
 
-/** Each line a socket sends is a request; each gets one line back. */
-function serveConnection(socket: Socket, answer: (line: string) => Promise<DaemonAnswer>): void {
+/** Each line a socket sends is a request; each gets one line back, but what the caller types (`input`). */
+function serveConnection(
+  socket: Socket,
+  answer: (line: string, caller: Caller) => Promise<DaemonAnswer | undefined>,
+): void {
+  const caller = new Caller(socket);
   let buffered = '';
   socket.setEncoding('utf8');
   socket.on('error', () => undefined);
+  socket.on('close', () => caller.gone());
   socket.on('data', (chunk: string) => {
     buffered += chunk;
     let end: number;
     while ((end = buffered.indexOf('\n')) !== -1) {
       const line = buffered.slice(0, end);
       buffered = buffered.slice(end + 1);
-      void answer(line).then((reply) => {
-        if (!socket.destroyed) socket.write(`${JSON.stringify(reply)}\n`);
+      void answer(line, caller).then((reply) => {
+        if (reply !== undefined) caller.send(reply);
       });
     }
   });
+}
+
+/**
+ * The client at the other end of a connection, as a run's question (elicitation) reaches it:
+ * `send` prints on its terminal (wire.ts, RunRelay), and `terminal` is what is typed there,
+ * asked for (`read`) when a question first reads it, then sent by the client as it comes; it
+ * ends when the client's stdin does, or the client goes (Ctrl-C): the question is then cancelled.
+ */
+class Caller {
+  private stdin: Readable | undefined;
+  private ended = false;
+  private asked = false;
+
+  constructor(private readonly socket: Socket) {}
+
+  send(message: DaemonAnswer | RunRelay): void {
+    if (!this.socket.destroyed) this.socket.write(`${JSON.stringify(message)}\n`);
+  }
+
+  terminal(isTTY: boolean): CliIo['stdin'] {
+    if (!this.stdin) {
+      this.stdin = new Readable({
+        read: () => {
+          if (this.asked || this.ended) return;
+          this.asked = true;
+          this.send({ kind: 'read' });
+        },
+      });
+      if (this.ended) this.stdin.push(null);
+    }
+    return Object.assign(this.stdin, { isTTY });
+  }
+
+  typed(message: InputMessage): void {
+    if (this.ended) return;
+    if (message.text !== undefined && message.text !== '') this.stdin?.push(message.text);
+    if (message.end === true) this.gone();
+  }
+
+  gone(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.stdin?.push(null);
+  }
 }
 
 /**
@@ -177,6 +237,7 @@ async function runWarm(
   dataDir: string,
   pool: SessionPool,
   gate: DirectoryGate,
+  caller: Caller,
 ): Promise<DaemonAnswer> {
   let debug: boolean;
   let server: string | undefined;
@@ -216,16 +277,34 @@ async function runWarm(
     stdin: stdin.stream,
     env: request.env,
   };
+  // A server's question (elicitation) is asked on the caller's terminal, as a direct call asks
+  // it: relayed there, after what the run printed so far; what is typed comes back the same way.
+  let relayed = false;
+  const relay = (fd: 1 | 2, text: string): void => {
+    relayed = true;
+    if (stdout !== '') caller.send({ kind: 'write', fd: 1, text: stdout });
+    if (stderr !== '') caller.send({ kind: 'write', fd: 2, text: stderr });
+    stdout = '';
+    stderr = '';
+    caller.send({ kind: 'write', fd, text });
+  };
+  const questionsIo: CliIo = {
+    stdout: { write: (text: string) => relay(1, text), isTTY: request.tty.stdout, columns: request.columns },
+    stderr: { write: (text: string) => relay(2, text), isTTY: request.tty.stderr },
+    stdin: caller.terminal(request.tty.stdin),
+    env: request.env,
+  };
   const warm = pool.forRun();
   let exitCode: number;
   try {
     try {
       const { runCli } = await import('../main.js');
-      exitCode = await runCli(request.argv, io, { warm });
+      exitCode = await runCli(request.argv, io, { warm, questionsIo });
     } finally {
       gate.leave();
     }
-    if (stdin.wanted()) return { kind: 'fallback', reason: 'the call needs the terminal' };
+    // Handed back only when nothing reached the caller yet (a relayed question was asked of a call made).
+    if (stdin.wanted() && !relayed) return { kind: 'fallback', reason: 'the call needs the terminal' };
     warm.answered();
     if (exitCode === EXIT.connection) for (const session of warm.used()) await pool.discard(session);
   } finally {
