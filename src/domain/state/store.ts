@@ -1,6 +1,7 @@
 import type { Chain } from '../config/networks.js';
 import type { SentRecord } from '../evm/sent-log.js';
 import type { WalletKeystore } from '../keystore/keystore.js';
+import type { ApprovalRecords } from '../policy/approval-record.js';
 import type { PasskeyRecords } from '../policy/passkey-record.js';
 import type { AuditRecord } from '../policy/audit-log.js';
 import type { LedgerEntry } from '../policy/spend-ledger.js';
@@ -88,6 +89,8 @@ export type StateStore = {
   readonly keystore: WalletKeystore;
   /** The owner's passkeys (public keys, signature counters). */
   readonly passkeys: PasskeyRecords;
+  /** The owner's approvals of agents' calls (each used once, by one replica). */
+  readonly approvals: ApprovalRecords;
   appendAudit(record: AuditRecord): Promise<void>;
   /**
    * Dash coin reservations across replicas; undefined for the files backend, where one machine's

@@ -3,6 +3,7 @@ import { Keystore } from '../../keystore/keystore.js';
 import { appendAuditRecord } from '../../policy/audit-log.js';
 import { SpendLedger } from '../../policy/spend-ledger.js';
 import type { StateStore } from '../store.js';
+import { fileApprovals } from './approvals.js';
 import { fileKeystore } from './keystore.js';
 import { filePasskeys } from './passkeys.js';
 
@@ -17,6 +18,7 @@ export function fileStateStore(dataDir: string): StateStore {
     ledger: (chain, name) => new SpendLedger(dataDir, chain, name),
     keystore: fileKeystore(dataDir),
     passkeys: filePasskeys(dataDir),
+    approvals: fileApprovals(dataDir),
     appendAudit: (record) => appendAuditRecord(dataDir, record),
     coins: undefined,
     sentLog: (chainId) => new SentLog(dataDir, chainId),

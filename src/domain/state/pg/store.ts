@@ -1,6 +1,7 @@
 import { WalletError } from '../../errors.js';
 import type { StateLocation } from '../state-url.js';
 import type { StateStore } from '../store.js';
+import { PgApprovals } from './approvals.js';
 import { appendAudit } from './audit.js';
 import { closePools, openPools, type PgPools } from './client.js';
 import { PgSpendLedger } from './ledger.js';
@@ -39,6 +40,7 @@ export async function openPgStore(
     ledger: (chain, name) => new PgSpendLedger(pools, chain, name),
     keystore: new PgKeystore(pools, dataDir),
     passkeys,
+    approvals: new PgApprovals(pools, passkeys),
     appendAudit: (record) => appendAudit(pools, record),
     coins: pgCoinReservations(pools),
     sentLog: (chainId) => new PgSentLog(pools, chainId),
