@@ -3,7 +3,10 @@
  * (docs/REPLICAS.md), against a real PostgreSQL cluster and a real anvil: a call that waits for the
  * owner on one replica is approved at a terminal of another machine (`wallet approvals approve`,
  * the state URL set), repeated on another replica, and runs there, once, even when the agent
- * repeats it on two replicas at the same time.
+ * repeats it on two replicas at the same time. A task-augmented call (the MCP tasks extension)
+ * made on one replica, approved, runs on the replica that holds its arguments, and another
+ * replica answers its status and result from the store; a task whose replica stopped is failed by
+ * another once its lease lapses.
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -20,7 +23,8 @@ import {
   writeReplicaConfig,
   type CallResult,
 } from '../helpers/replicas.js';
-import { transactionsFrom } from '../helpers/tasks-requester.js';
+import { withTasks } from '@modelcontextprotocol/ext-tasks/client';
+import { approvalIn, HttpPort, taskOf, transactionsFrom } from '../helpers/tasks-requester.js';
 
 const bin = findPostgres();
 if (!bin) {
@@ -143,5 +147,79 @@ describe('approvals shared by replicas through a PostgreSQL store', { skip: bin 
       assert.equal(errorCodeOf(refused), 'POLICY_VIOLATION', JSON.stringify(refused));
       assert.match(readToolErrorMeta(refused?._meta)?.message ?? '', new RegExp(`denied approval ${id}`));
     }
+  });
+
+  it(
+    'a task made on replica A, approved, completes; replica B answers its status and result from the store',
+    SLOW,
+    async () => {
+      const [a, b] = replicas.served;
+      assert.ok(a && b);
+      // Ports on the running replicas: closing them would stop the replicas, so they are left open.
+      const onA = withTasks(HttpPort.over(a, REPLICA_TOKEN));
+      const onB = withTasks(HttpPort.over(b, REPLICA_TOKEN));
+      const sent = await transactionsFrom(node, PAYER);
+      const execution = await onA.callTool('evm_funds_send', {
+        address: 'p0',
+        to: RECIPIENT,
+        value_wei: '4000004',
+        network: 'local',
+      });
+      const taskId = taskOf(execution);
+      const waiting = await onB.task(taskId).snapshot();
+      assert.equal(waiting.status, 'working', 'B sees the task A made');
+      const status = await wallet(['state', 'status', '--json'], { home: owner, env });
+      assert.equal((JSON.parse(status.stdout) as { tasks_open: number }).tasks_open, 1);
+      await approve(approvalIn(waiting.statusMessage));
+      // Polled on B only: A, holding the call's arguments, runs it by itself.
+      const outcome = await onB.task(taskId).result();
+      assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+      const result = (outcome as { result: { structuredContent?: { sent?: boolean; hash?: string } } }).result;
+      assert.equal(result.structuredContent?.sent, true, JSON.stringify(result));
+      await node.mined(String(result.structuredContent?.hash));
+      assert.equal(await transactionsFrom(node, PAYER), sent + 1n, 'exactly one transaction');
+      // A answers the same, from its memory; nothing runs twice.
+      const onAgain = await onA.task(taskId).result();
+      assert.equal(
+        (onAgain as { result: { structuredContent?: { hash?: string } } }).result.structuredContent?.hash,
+        result.structuredContent?.hash,
+      );
+      assert.equal(await transactionsFrom(node, PAYER), sent + 1n);
+      // The store kept the task and its result, never the call's arguments.
+      const row = pg.sql(`SELECT state || ' ' || record::text FROM wallet_approval_tasks WHERE id = '${taskId}'`);
+      assert.match(row, /^completed /);
+      assert.doesNotMatch(
+        row,
+        /4000004|0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc/i,
+        "the call's arguments are in the store",
+      );
+    },
+  );
+
+  it("a task whose replica stopped is failed by another once its lease lapses: 'call again'", SLOW, async () => {
+    // A replica of its own, stopped once it holds a call.
+    const home = replicas.newHome();
+    const doomed = await replicas.serve(home);
+    const [b] = replicas.served.slice(1);
+    assert.ok(b);
+    const onDoomed = withTasks(HttpPort.over(doomed, REPLICA_TOKEN));
+    const onB = withTasks(HttpPort.over(b, REPLICA_TOKEN));
+    const execution = await onDoomed.callTool('evm_funds_send', {
+      address: 'p0',
+      to: RECIPIENT,
+      value_wei: '5000005',
+      network: 'local',
+    });
+    const taskId = taskOf(execution);
+    await doomed.stop();
+    assert.equal((await onB.task(taskId).snapshot()).status, 'working', 'its lease still runs');
+    const started = Date.now();
+    let view = await onB.task(taskId).snapshot();
+    while (view.status === 'working' && Date.now() - started < 60_000) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      view = await onB.task(taskId).snapshot();
+    }
+    assert.equal(view.status, 'failed', JSON.stringify(view));
+    assert.match(view.statusMessage ?? '', /stopped before the owner's answer/);
   });
 });

@@ -6,6 +6,7 @@ import type { StateStore } from '../store.js';
 import { fileApprovals } from './approvals.js';
 import { fileKeystore } from './keystore.js';
 import { filePasskeys } from './passkeys.js';
+import { fileTasks } from './tasks.js';
 
 /**
  * The embedded state store: the data directory's files, exactly as before there was a choice (the
@@ -19,6 +20,7 @@ export function fileStateStore(dataDir: string): StateStore {
     keystore: fileKeystore(dataDir),
     passkeys: filePasskeys(dataDir),
     approvals: fileApprovals(dataDir),
+    tasks: fileTasks(dataDir),
     appendAudit: (record) => appendAuditRecord(dataDir, record),
     coins: undefined,
     sentLog: (chainId) => new SentLog(dataDir, chainId),

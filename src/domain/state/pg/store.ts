@@ -11,6 +11,7 @@ import { reconcileChain, withAccount } from './nonces.js';
 import { PgPasskeys } from './passkeys.js';
 import { checkPolicies, type StatedPolicy } from './policy.js';
 import { PgSentLog } from './sent-log.js';
+import { PgTasks } from './tasks.js';
 import { pgCoinReservations } from './coins.js';
 
 /**
@@ -41,6 +42,7 @@ export async function openPgStore(
     keystore: new PgKeystore(pools, dataDir),
     passkeys,
     approvals: new PgApprovals(pools, passkeys),
+    tasks: new PgTasks(pools),
     appendAudit: (record) => appendAudit(pools, record),
     coins: pgCoinReservations(pools),
     sentLog: (chainId) => new PgSentLog(pools, chainId),
