@@ -10,7 +10,7 @@ export const TASK_TTL_MS = 24 * 60 * 60_000;
  * by another call or was lost, the run was interrupted, or the call's arguments were lost with a
  * restart) or `cancelled` (the client withdrew it).
  */
-export const TASK_STATES = ['working', 'running', 'completed', 'failed', 'cancelled'] as const;
+const TASK_STATES = ['working', 'running', 'completed', 'failed', 'cancelled'] as const;
 export const OPEN_STATES: ReadonlySet<string> = new Set(['working', 'running']);
 
 const JsonObject = z.record(z.string(), z.unknown());
