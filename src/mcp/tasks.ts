@@ -98,17 +98,20 @@ export class ApprovalTasks {
   private driver: NodeJS.Timeout | undefined;
   /** A round of the driver under way: a slow store never piles rounds up. */
   private driving = false;
+  /** This process as the holder of calls: its replica id with a state store (see {@link ApprovalTasks.identify}). */
+  private me: string | undefined;
 
   constructor(
     private readonly services: WalletServices,
     private readonly approvals: ApprovalStore,
     private readonly runApproved: ApprovedRun,
   ) {
-    this.store = new TaskStore(services.dataDir);
+    this.store = new TaskStore(services.dataDir, () => services.stateStore());
   }
 
   /** A task for a call that waits for `approval` (the session's own one already open for it, asked again): its handle. */
   async start({ input, approval, message, session }: TaskCall): Promise<Record<string, unknown>> {
+    await this.identify();
     await this.sweep();
     const task = await this.store.create({
       session,
@@ -120,12 +123,13 @@ export class ApprovalTasks {
       ...this.holder(),
     });
     this.inputs.set(task.id, input);
-    if (this.store.replica !== undefined) this.drive();
+    if (this.me !== undefined) this.drive();
     return { resultType: 'task', ...(await this.wire(task)) };
   }
 
   /** `tasks/get`: the session's task as it stands now, moved on first if the owner has answered. */
   async get(taskId: string, session: string): Promise<Record<string, unknown>> {
+    await this.identify();
     await this.sweep();
     const task = await this.move(taskId, session);
     if (!task) throw unknownTask(taskId);
@@ -134,8 +138,12 @@ export class ApprovalTasks {
 
   /** This process as a task's holder: its replica id too, with a state store. */
   private holder(): { replica?: string } {
-    const replica = this.store.replica;
-    return replica === undefined ? {} : { replica };
+    return this.me === undefined ? {} : { replica: this.me };
+  }
+
+  /** Learns this process's replica id (the state store's, opened now if the server's start has not yet). */
+  private async identify(): Promise<void> {
+    this.me = await this.store.replica();
   }
 
   /**
@@ -336,7 +344,7 @@ export class ApprovalTasks {
    * on it is current (by the store's clock); with the files, another process of this machine.
    */
   private alive(task: ApprovalTask): boolean {
-    if (task.replica !== undefined) return task.replica !== this.store.replica && task.held === true;
+    if (task.replica !== undefined) return task.replica !== this.me && task.held === true;
     return alivePid(task);
   }
 

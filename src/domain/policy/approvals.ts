@@ -2,6 +2,7 @@ import { nodeCrypto } from '../../shared/node-crypto.js';
 import { WalletError } from '../errors.js';
 import { fileApprovals } from '../state/files/approvals.js';
 import { sharedStateOf } from '../state/shared.js';
+import type { StateStore } from '../state/store.js';
 import {
   ApprovalSummarySchema,
   forgottenApproval,
@@ -40,16 +41,27 @@ export class ApprovalStore {
   readonly path: string;
   private readonly files: ApprovalRecords;
 
+  private readonly ttlMs: number;
+  private readonly state: (() => Promise<StateStore>) | undefined;
+
+  /**
+   * `state` opens the state store of a server (`WalletServices.stateStore`): its approvals are
+   * used, the store's even when a call comes before the server's start has opened it; without
+   * it, the store this process opened for `dataDir`, if any, else the file.
+   */
   constructor(
     private readonly dataDir: string,
-    private readonly ttlMs = APPROVAL_TTL_MS,
+    options: { ttlMs?: number; state?: () => Promise<StateStore> } = {},
   ) {
+    this.ttlMs = options.ttlMs ?? APPROVAL_TTL_MS;
+    this.state = options.state;
     this.files = fileApprovals(dataDir);
     this.path = this.files.path;
   }
 
-  /** Where the approvals are now: the store open for the data directory, else its file. */
-  private get records(): ApprovalRecords {
+  /** Where the approvals are: the server's state store, or the store open for the data directory, else its file. */
+  private async records(): Promise<ApprovalRecords> {
+    if (this.state) return (await this.state()).approvals;
     return sharedStateOf(this.dataDir)?.approvals ?? this.files;
   }
 
@@ -88,7 +100,8 @@ export class ApprovalStore {
    * call is not this task's, and one already spent is `used` (by another call), not `none`.
    */
   async take(digest: string, id?: string): Promise<ApprovalLookup> {
-    return this.change<ApprovalLookup>((approvals, now) => {
+    const records = await this.records();
+    return records.change<ApprovalLookup>((approvals, now) => {
       const open = approvals.filter(
         (approval) => approval.digest === digest && (id === undefined || approval.id === id),
       );
@@ -126,7 +139,7 @@ export class ApprovalStore {
         };
       }
       if (latest.status === 'pending') return { approvals, result: { kind: 'pending', approval: latest } };
-      if (latest.approved_by !== 'passkey' && this.records.passkeyEnrolled()) {
+      if (latest.approved_by !== 'passkey' && records.passkeyEnrolled()) {
         // A yes given before a passkey was enrolled (or racing its enrolment) is not the owner's
         // passkey: it is dropped, and the call asks again.
         return {
@@ -151,7 +164,7 @@ export class ApprovalStore {
 
   /** Every approval still of interest: pending ones first, then the recent decisions. */
   async list(): Promise<Approval[]> {
-    const { approvals: all, now } = await this.records.read();
+    const { approvals: all, now } = await (await this.records()).read();
     const approvals = all.filter((approval) => !forgottenApproval(approval, now));
     const order = { pending: 0, approved: 1, denied: 2, used: 3 };
     return approvals.sort((a, b) => order[a.status] - order[b.status] || a.requested.localeCompare(b.requested));
@@ -159,7 +172,7 @@ export class ApprovalStore {
 
   /** The pending approval `id` (`WALLET_NOT_FOUND`-like `INVALID_PARAM` when there is none to decide). */
   async pending(id: string): Promise<Approval> {
-    const { approvals, now } = await this.records.read();
+    const { approvals, now } = await (await this.records()).read();
     return this.checkDecidable(
       approvals.find((each) => each.id === id),
       id,
@@ -173,17 +186,18 @@ export class ApprovalStore {
    * enrolled, a yes is a passkey's or nothing: any other is refused here, whoever asks.
    */
   async decide(id: string, answer: 'approved' | 'denied', by: Approver): Promise<Approval> {
-    if (answer === 'approved' && by !== 'passkey' && this.records.passkeyEnrolled()) {
+    const records = await this.records();
+    if (answer === 'approved' && by !== 'passkey' && records.passkeyEnrolled()) {
       throw passkeyNeeded(id);
     }
-    return this.change((approvals, now) => {
+    return records.change((approvals, now) => {
       const approval = this.checkDecidable(
         approvals.find((each) => each.id === id),
         id,
         now,
       );
       // Again under the lock: a passkey enrolled while this yes was on its way.
-      if (answer === 'approved' && by !== 'passkey' && this.records.passkeyEnrolled()) {
+      if (answer === 'approved' && by !== 'passkey' && records.passkeyEnrolled()) {
         throw passkeyNeeded(id);
       }
       const decided: Approval = {
@@ -230,8 +244,10 @@ export class ApprovalStore {
     return approval;
   }
 
-  private change<T>(update: (approvals: Approval[], now: number) => { approvals: Approval[]; result: T }): Promise<T> {
-    return this.records.change(update);
+  private async change<T>(
+    update: (approvals: Approval[], now: number) => { approvals: Approval[]; result: T },
+  ): Promise<T> {
+    return (await this.records()).change(update);
   }
 }
 

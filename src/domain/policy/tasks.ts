@@ -2,6 +2,7 @@ import { nodeCrypto } from '../../shared/node-crypto.js';
 import { WalletError } from '../errors.js';
 import { fileTasks } from '../state/files/tasks.js';
 import { sharedStateOf } from '../state/shared.js';
+import type { StateStore } from '../state/store.js';
 import { ApprovalTaskSchema, forgottenTask, OPEN_STATES, type ApprovalTask, type TaskRecords } from './task-record.js';
 
 export { TASK_TTL_MS, type ApprovalTask } from './task-record.js';
@@ -23,19 +24,28 @@ export class TaskStore {
   readonly path: string;
   private readonly files: TaskRecords;
 
-  constructor(private readonly dataDir: string) {
+  /**
+   * `state` opens the state store of a server (`WalletServices.stateStore`): its tasks are used,
+   * the store's even when a call comes before the server's start has opened it; without it, the
+   * store this process opened for `dataDir`, if any, else the file.
+   */
+  constructor(
+    private readonly dataDir: string,
+    private readonly state?: () => Promise<StateStore>,
+  ) {
     this.files = fileTasks(dataDir);
     this.path = this.files.path;
   }
 
-  /** Where the tasks are now: the store open for the data directory, else its file. */
-  private get records(): TaskRecords {
+  /** Where the tasks are: the server's state store, or the store open for the data directory, else its file. */
+  private async records(): Promise<TaskRecords> {
+    if (this.state) return (await this.state()).tasks;
     return sharedStateOf(this.dataDir)?.tasks ?? this.files;
   }
 
   /** This process as the holder of calls: its replica id in the store (undefined with the files). */
-  get replica(): string | undefined {
-    return this.records.replica;
+  async replica(): Promise<string | undefined> {
+    return (await this.records()).replica;
   }
 
   /**
@@ -46,7 +56,7 @@ export class TaskStore {
   async create(
     fields: Pick<ApprovalTask, 'session' | 'approval' | 'digest' | 'tool' | 'message' | 'pid' | 'replica'>,
   ): Promise<ApprovalTask> {
-    return this.records.change((tasks, now) => {
+    return (await this.records()).change((tasks, now) => {
       const mine = tasks.filter((task) => task.session === fields.session && OPEN_STATES.has(task.state));
       const open = mine.find((task) => task.approval === fields.approval && task.state === 'working');
       if (open) return Promise.resolve({ tasks, result: open });
@@ -75,7 +85,7 @@ export class TaskStore {
 
   /** The task `id` of `session`, if it is kept (another session's is not there for it). */
   async get(id: string, session: string): Promise<ApprovalTask | undefined> {
-    const { tasks, now } = await this.records.read();
+    const { tasks, now } = await (await this.records()).read();
     return tasks.find((task) => task.id === id && task.session === session && !forgottenTask(task, now));
   }
 
@@ -92,7 +102,7 @@ export class TaskStore {
       others: readonly ApprovalTask[],
     ) => Promise<Partial<Omit<ApprovalTask, 'id' | 'session'>> | undefined>,
   ): Promise<ApprovalTask | undefined> {
-    return this.records.change(async (tasks, now) => {
+    return (await this.records()).change(async (tasks, now) => {
       const task = tasks.find((each) => each.id === id && (session === undefined || each.session === session));
       if (!task) return { tasks, result: undefined };
       const change = await step(
@@ -114,8 +124,9 @@ export class TaskStore {
    * with a store): those a stopped server may have left.
    */
   async openElsewhere(): Promise<ApprovalTask[]> {
-    const { tasks, now } = await this.records.read();
-    const replica = this.records.replica;
+    const records = await this.records();
+    const { tasks, now } = await records.read();
+    const replica = records.replica;
     return tasks.filter(
       (task) =>
         OPEN_STATES.has(task.state) &&
@@ -125,18 +136,18 @@ export class TaskStore {
   }
 
   /** Keeps the result of task `id`'s run where any replica finds it (with a store; the file keeps none). */
-  keepResult(id: string, result: Record<string, unknown>): Promise<void> {
-    return this.records.keepResult(id, result);
+  async keepResult(id: string, result: Record<string, unknown>): Promise<void> {
+    await (await this.records()).keepResult(id, result);
   }
 
   /** The result kept for task `id` (with a store), if any. */
-  result(id: string): Promise<Record<string, unknown> | undefined> {
-    return this.records.result(id);
+  async result(id: string): Promise<Record<string, unknown> | undefined> {
+    return (await this.records()).result(id);
   }
 
   /** Renews this replica's lease on the calls `ids` it holds (with a store). */
-  renew(ids: readonly string[]): Promise<void> {
-    return ids.length === 0 ? Promise.resolve() : this.records.renew(ids);
+  async renew(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await (await this.records()).renew(ids);
   }
 }
 
