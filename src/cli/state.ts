@@ -84,6 +84,7 @@ export async function runState(argv: readonly string[], io: CliIo, dataDir: stri
         `nonce reservations: ${status.nonce_reservations}`,
         `keystore: ${status.keystore_wallets} wallets, ${status.keystore_imported_keys} imported keys`,
         `passkeys: ${status.passkeys}`,
+        `approvals pending: ${status.approvals_pending}; tasks open: ${status.tasks_open}`,
         `policies recorded: ${status.policies.length === 0 ? 'none' : status.policies.join(', ')}`,
         '',
       ].join('\n'),

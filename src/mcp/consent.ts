@@ -132,7 +132,13 @@ export class ConsentGate {
       await auditStoppedCall(tool, input, owner, { error: answer.error });
       throw answer.error;
     }
-    const lookup = await this.approvals.take(digest);
+    // The approvals failing (the state store down: BUSY) stop the call, audited as any stop is.
+    const audited = <T>(step: Promise<T>): Promise<T> =>
+      step.catch(async (error: unknown) => {
+        if (error instanceof WalletError) await auditStoppedCall(tool, input, owner, { error });
+        throw error;
+      });
+    const lookup = await audited(this.approvals.take(digest));
     if (lookup.kind === 'approved') {
       return { kind: 'done', output: await ConsentGate.runApproved(validated, lookup.approval, toolContext) };
     }
@@ -167,9 +173,8 @@ export class ConsentGate {
       const plan = planOf(fields, feeOf(tool, fields, planned));
       return { kind: 'ask', result: await this.confirmations.ask(digest, text, plan) };
     }
-    const approval = await this.approvals.request(
-      digest,
-      approvalSummary(tool, fields, feeOf(tool, fields, planned), text, why),
+    const approval = await audited(
+      this.approvals.request(digest, approvalSummary(tool, fields, feeOf(tool, fields, planned), text, why)),
     );
     await auditStoppedCall(tool, input, owner, { asked: planned, approval: approval.id });
     return this.waitForOwner(approval, { canOpenUrl, canTask, validated, session }, context);

@@ -111,7 +111,8 @@ export function createWalletServer({
   transport = 'stdio',
   approvalPage,
 }: WalletServerOptions): Server {
-  const approvals = new ApprovalStore(services.dataDir);
+  // The server's state store (opened at its start; a first call may come before): its approvals.
+  const approvals = new ApprovalStore(services.dataDir, { state: () => services.stateStore() });
   // Calls that wait for the owner as MCP tasks: one set for the process, whichever instance asks.
   const tasks =
     caller === 'agent'

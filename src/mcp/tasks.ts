@@ -22,6 +22,8 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** How often a client is asked to poll a task that waits for a person. */
 const POLL_INTERVAL_MS = 2_000;
+/** With a state store: how often a replica moves on the tasks whose calls it holds, and renews its lease on them. */
+const DRIVE_MS = 2_000;
 
 /**
  * The JSON-RPC error code of a task that failed because the owner's yes did not come (denied,
@@ -70,11 +72,17 @@ export type ApprovedRun = (input: ToolInput, approval: Approval) => Promise<Reco
  * any approve path (the page, the terminal) completes it. The task takes its own approval, by id,
  * when its run starts, under the tasks' lock: the call runs once, in one process.
  *
- * The call's arguments and the tool's result stay in this process's memory, never on disk (an
- * x402 URL may hold a secret in its query; a result may hold a paid resource): the tasks file
- * keeps what the task waits on and how it ended. A task whose process stopped before its run is
+ * The call's arguments stay in this process's memory, never on disk nor in a store (an x402 URL
+ * may hold a secret in its query), and so does the tool's result with the files (the tasks file
+ * keeps what the task waits on and how it ended). A task whose process stopped before its run is
  * failed with `APPROVAL_REQUIRED` (repeat the exact call: the owner's approval still stands and
  * runs it once); one stopped during its run is failed as interrupted, and the audit log says so.
+ *
+ * With a PostgreSQL state store (docs/REPLICAS.md) the tasks are the store's: a client's poll may
+ * reach any replica. The replica holding a call moves its tasks on by itself (every
+ * {@link DRIVE_MS}), renewing its lease on them; it takes the approval (once, for every replica)
+ * and runs the call; the result goes into the task's row, so `tasks/get` on any replica answers
+ * it. A replica whose lease lapsed is gone: another fails its tasks as above.
  */
 export class ApprovalTasks {
   private readonly store: TaskStore;
@@ -86,17 +94,24 @@ export class ApprovalTasks {
   private readonly running = new Map<string, Promise<void>>();
   /** The tasks a stopped process left open, ended once (see {@link ApprovalTasks.sweep}). */
   private swept: Promise<void> | undefined;
+  /** With a state store: the timer that moves on the tasks this replica holds (see {@link ApprovalTasks.drive}). */
+  private driver: NodeJS.Timeout | undefined;
+  /** A round of the driver under way: a slow store never piles rounds up. */
+  private driving = false;
+  /** This process as the holder of calls: its replica id with a state store (see {@link ApprovalTasks.identify}). */
+  private me: string | undefined;
 
   constructor(
     private readonly services: WalletServices,
     private readonly approvals: ApprovalStore,
     private readonly runApproved: ApprovedRun,
   ) {
-    this.store = new TaskStore(services.dataDir);
+    this.store = new TaskStore(services.dataDir, () => services.stateStore());
   }
 
   /** A task for a call that waits for `approval` (the session's own one already open for it, asked again): its handle. */
   async start({ input, approval, message, session }: TaskCall): Promise<Record<string, unknown>> {
+    await this.identify();
     await this.sweep();
     const task = await this.store.create({
       session,
@@ -105,25 +120,77 @@ export class ApprovalTasks {
       tool: input.tool.name,
       message,
       pid: process.pid,
+      ...this.holder(),
     });
     this.inputs.set(task.id, input);
-    return { resultType: 'task', ...this.wire(task) };
+    if (this.me !== undefined) this.drive();
+    return { resultType: 'task', ...(await this.wire(task)) };
   }
 
   /** `tasks/get`: the session's task as it stands now, moved on first if the owner has answered. */
   async get(taskId: string, session: string): Promise<Record<string, unknown>> {
+    await this.identify();
     await this.sweep();
+    const task = await this.move(taskId, session);
+    if (!task) throw unknownTask(taskId);
+    return this.wire(task);
+  }
+
+  /** This process as a task's holder: its replica id too, with a state store. */
+  private holder(): { replica?: string } {
+    return this.me === undefined ? {} : { replica: this.me };
+  }
+
+  /** Learns this process's replica id (the state store's, opened now if the server's start has not yet). */
+  private async identify(): Promise<void> {
+    this.me = await this.store.replica();
+  }
+
+  /**
+   * With a state store, the client's polls may go to other replicas: this one moves on the tasks
+   * whose calls it holds by itself, and renews its lease on them, until it holds none.
+   */
+  private drive(): void {
+    if (this.driver) return;
+    this.driver = setInterval(() => {
+      const held = [...new Set([...this.inputs.keys(), ...this.running.keys()])];
+      if (held.length === 0) {
+        clearInterval(this.driver);
+        this.driver = undefined;
+        return;
+      }
+      if (this.driving) return;
+      this.driving = true;
+      void (async () => {
+        await this.store.renew(held);
+        for (const id of [...this.inputs.keys()]) {
+          if (this.running.has(id)) continue;
+          // A task gone from the store (forgotten, or its row deleted) has nothing left to run.
+          if (!(await this.move(id, undefined))) this.inputs.delete(id);
+        }
+      })()
+        .catch(() => undefined)
+        .finally(() => {
+          this.driving = false;
+        });
+    }, DRIVE_MS);
+    this.driver.unref();
+  }
+
+  /** Moves the task `taskId` (of `session`; any, for this replica's own driver) on if the owner has answered. */
+  private async move(taskId: string, session: string | undefined): Promise<ApprovalTask | undefined> {
     let claimed: Approval | undefined;
     let interrupted: ApprovalTask | undefined;
     const task = await this.store.advance(taskId, session, async (current) => {
-      if (current.state === 'running' && !this.running.has(current.id) && !alive(current)) {
+      if (current.state === 'running' && !this.running.has(current.id) && !this.alive(current)) {
         interrupted = current;
         return interruptedRun(current);
       }
       if (current.state !== 'working') return undefined;
       if (!this.inputs.has(current.id)) {
-        // Another live process holds the call: it runs it when its client asks there.
-        if (alive(current)) return undefined;
+        // Another live process holds the call: it runs it when its client asks there (another
+        // replica, with a store: by itself).
+        if (this.alive(current)) return undefined;
         return argumentsLost(current);
       }
       const lookup = await this.approvals.take(current.digest, current.approval);
@@ -142,15 +209,20 @@ export class ApprovalTasks {
         });
       }
       claimed = lookup.approval;
-      return { state: 'running', message: `Approved: ${current.tool} is running.`, pid: process.pid };
+      return {
+        state: 'running',
+        message: `Approved: ${current.tool} is running.`,
+        pid: process.pid,
+        ...this.holder(),
+      };
     });
-    if (!task) throw unknownTask(taskId);
+    if (!task) return undefined;
     if (interrupted) await this.auditInterrupted(interrupted);
     // A task ended without a run (denied, expired, its approval used elsewhere) drops its call's
     // arguments now: they may hold a secret (an x402 URL's query), and nothing will run them.
     if (task.state === 'failed' || task.state === 'cancelled') this.inputs.delete(task.id);
     if (claimed) this.execute(task, claimed);
-    return this.wire(task);
+    return task;
   }
 
   /**
@@ -188,10 +260,10 @@ export class ApprovalTasks {
   private sweep(): Promise<void> {
     this.swept ??= (async () => {
       for (const left of await this.store.openElsewhere()) {
-        if (alive(left)) continue;
+        if (this.alive(left)) continue;
         let ended: ApprovalTask | undefined;
         await this.store.advance(left.id, undefined, (current) => {
-          if (!(current.state === 'working' || current.state === 'running') || alive(current)) {
+          if (!(current.state === 'working' || current.state === 'running') || this.alive(current)) {
             return Promise.resolve(undefined);
           }
           ended = current;
@@ -220,6 +292,8 @@ export class ApprovalTasks {
         result = completeResult(errorResult(error));
       }
       this.results.set(task.id, { result, until: Date.now() + TASK_TTL_MS });
+      // With a store, for a poll that reaches another replica (a tool's result carries no secret).
+      await this.store.keepResult(task.id, result);
       await this.store.advance(task.id, task.session, () =>
         Promise.resolve({
           state: 'completed' as const,
@@ -237,13 +311,14 @@ export class ApprovalTasks {
   }
 
   /** A task as the wire shows it (`running` is `working` there: the client waits either way). */
-  private wire(task: ApprovalTask): Record<string, unknown> {
+  private async wire(task: ApprovalTask): Promise<Record<string, unknown>> {
     const now = Date.now();
     for (const [id, kept] of this.results) if (kept.until <= now) this.results.delete(id);
     let shown = task;
-    const result = this.results.get(task.id)?.result;
+    const result =
+      this.results.get(task.id)?.result ?? (task.state === 'completed' ? await this.store.result(task.id) : undefined);
     if (task.state === 'completed' && !result) {
-      // Completed by a process since stopped: its result went with it (it is never on disk).
+      // Completed by a process since stopped: its result went with it (never on disk; in a store it is kept).
       shown = {
         ...task,
         ...failed('INTERNAL', `${task.tool} ran, but its result was not kept past the server that ran it.`, {
@@ -262,6 +337,15 @@ export class ApprovalTasks {
       ...(shown.state === 'completed' && result ? { result } : {}),
       ...(shown.state === 'failed' && shown.error ? { error: shown.error } : {}),
     };
+  }
+
+  /**
+   * Whether another live process holds the task's call: with a store, another replica whose lease
+   * on it is current (by the store's clock); with the files, another process of this machine.
+   */
+  private alive(task: ApprovalTask): boolean {
+    if (task.replica !== undefined) return task.replica !== this.me && task.held === true;
+    return alivePid(task);
   }
 
   private auditInterrupted(task: ApprovalTask): Promise<void> {
@@ -371,7 +455,7 @@ function failedWith(error: WalletError): Partial<ApprovalTask> {
 }
 
 /** Whether the process that started a task's run is still alive (it may be another `wallet serve`). */
-function alive(task: ApprovalTask): boolean {
+function alivePid(task: ApprovalTask): boolean {
   if (task.pid === undefined || task.pid === process.pid) return false;
   try {
     process.kill(task.pid, 0);

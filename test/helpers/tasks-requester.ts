@@ -143,6 +143,11 @@ export class HttpPort extends RawPort {
     return new HttpPort(served, apiKey);
   }
 
+  /** A port on a `serve --http` started elsewhere (a replica of test/helpers/replicas.ts); closing it stops that serve. */
+  static over(served: HttpServe, apiKey: string): HttpPort {
+    return new HttpPort(served, apiKey);
+  }
+
   stderr(): string {
     return this.served.stderr();
   }

@@ -202,6 +202,19 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
       `INSERT INTO wallet_passkeys (id, name, record) VALUES ('p', 'grant-test', '{}')
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, record = excluded.record;
        SELECT EXISTS (SELECT 1 FROM wallet_passkeys); DELETE FROM wallet_passkeys WHERE id = 'p'`,
+      // The approvals and the tasks (src/domain/state/pg/approvals.ts, tasks.ts).
+      `BEGIN; SELECT pg_advisory_xact_lock(2); SELECT id, record FROM wallet_approvals;
+       INSERT INTO wallet_approvals (id, digest, status, expires_at, record) VALUES ('ap-x', 'd', 'pending', now(), '{}')
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, expires_at = excluded.expires_at, record = excluded.record;
+       DELETE FROM wallet_approvals WHERE id = ANY('{ap-x}'); COMMIT`,
+      `INSERT INTO wallet_approval_tasks (id, session, approval, state, updated_at, record, replica, lease_until)
+       VALUES ('tk-x', 's', 'ap-x', 'working', now(), '{}', 'rp-x', now())
+       ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at, record = excluded.record,
+         replica = excluded.replica, lease_until = excluded.lease_until;
+       UPDATE wallet_approval_tasks SET lease_until = clock_timestamp() WHERE replica = 'rp-x' AND id = ANY('{tk-x}');
+       UPDATE wallet_approval_tasks SET result = '{}' WHERE id = 'tk-x';
+       SELECT id, record, replica, result FROM wallet_approval_tasks;
+       DELETE FROM wallet_approval_tasks WHERE id = ANY('{tk-x}')`,
       'CREATE TEMP TABLE wallet_import_audit (n integer, line jsonb)',
     ]) {
       pg.sql(statement, app);

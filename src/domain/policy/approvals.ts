@@ -1,71 +1,23 @@
-import { join } from 'node:path';
 import { nodeCrypto } from '../../shared/node-crypto.js';
-import { z } from 'zod';
-import { ensurePrivateDir, writeFileAtomic } from '../../shared/private-files.js';
 import { WalletError } from '../errors.js';
-import { withNamedLock } from '../keystore/lock.js';
-import { PasskeyStore } from './passkeys.js';
-import { readStateFile } from './state-file.js';
+import { fileApprovals } from '../state/files/approvals.js';
+import { sharedStateOf } from '../state/shared.js';
+import type { StateStore } from '../state/store.js';
+import {
+  ApprovalSummarySchema,
+  forgottenApproval,
+  type Approval,
+  type ApprovalRecords,
+  type ApprovalSummary,
+  type Approver,
+} from './approval-record.js';
 
-const APPROVALS_FILE_NAME = 'approvals.json';
+export type { Approval, ApprovalSummary, Approver } from './approval-record.js';
+
 /** How long a request waits for the owner, and how long a yes waits for the agent's retry. */
 const APPROVAL_TTL_MS = 15 * 60_000;
 /** Requests waiting at once, at most: an agent cannot bury the owner (or the disk) in them. */
 const MAX_PENDING = 50;
-/** Decided and used records are kept this long, for `wallet approvals` to show, then dropped. */
-const KEEP_DECIDED_MS = 24 * 60 * 60_000;
-
-const FORMAT = 'wallet-approvals';
-/** Where an owner's yes to an approval can come from (an audit `authority` each). */
-const APPROVERS = ['terminal', 'page', 'passkey'] as const;
-export type Approver = (typeof APPROVERS)[number];
-
-const VERSION = 1;
-
-/** What an approval would let happen, as the owner reads it: only fields that validated. */
-const ApprovalSummarySchema = z.strictObject({
-  tool: z.string().max(64),
-  network: z.string().max(64).optional(),
-  wallet_id: z.string().max(64).optional(),
-  from: z.string().max(64).optional(),
-  amount: z.string().max(80).optional(),
-  unit: z.string().max(16).optional(),
-  token: z.string().max(64).optional(),
-  recipient: z.union([z.string().max(64), z.array(z.string().max(64)).max(64)]).optional(),
-  fee: z.string().max(80).optional(),
-  /** The fee's own unit (`duffs`, `wei`): a token payment's `unit` is the token's. */
-  fee_unit: z.string().max(16).optional(),
-  /** The question as the owner reads it, several lines (the same text an elicitation shows). */
-  text: z.string().max(4000),
-  /** Why the agent could not do it alone. */
-  reason: z.string().max(500),
-});
-
-export type ApprovalSummary = z.infer<typeof ApprovalSummarySchema>;
-
-const ApprovalSchema = z.strictObject({
-  id: z.string().regex(/^ap-[a-z2-7]{10}$/),
-  /** A hash of the tool and its exact arguments: the approval is good for that call only. */
-  digest: z.string().min(16).max(128),
-  status: z.enum(['pending', 'approved', 'denied', 'used']),
-  requested: z.iso.datetime(),
-  expires: z.iso.datetime(),
-  decided: z.iso.datetime().optional(),
-  /**
-   * Where the owner said yes: at a terminal (`wallet approvals approve`), on the approval page, or
-   * on the page with a passkey (the only yes once one is enrolled).
-   */
-  approved_by: z.enum(APPROVERS).optional(),
-  summary: ApprovalSummarySchema,
-});
-
-export type Approval = z.infer<typeof ApprovalSchema>;
-
-const ApprovalsFileSchema = z.strictObject({
-  format: z.literal(FORMAT),
-  version: z.literal(VERSION),
-  approvals: z.array(ApprovalSchema),
-});
 
 /** What the store says of a call an agent repeats. */
 export type ApprovalLookup =
@@ -79,17 +31,38 @@ export type ApprovalLookup =
 /**
  * The owner's out-of-band answers to agents' calls: `<dataDir>/approvals.json` (0600, replaced
  * atomically, changed under a cross-process lock), so `wallet serve` and `wallet approvals` in
- * another terminal share it and it survives a restart. Each approval is bound to one call (a
- * digest of tool and arguments), used once, and expires.
+ * another terminal share it and it survives a restart; or, while this process has a PostgreSQL
+ * state store open for `dataDir` (src/domain/state/shared.ts), its `wallet_approvals`, so that
+ * every replica sees the same approvals and a yes is used once across them. Each approval is bound
+ * to one call (a digest of tool and arguments), used once, and expires.
  */
 export class ApprovalStore {
+  /** The data directory's file (the store's table is named in its messages). */
   readonly path: string;
+  private readonly files: ApprovalRecords;
 
+  private readonly ttlMs: number;
+  private readonly state: (() => Promise<StateStore>) | undefined;
+
+  /**
+   * `state` opens the state store of a server (`WalletServices.stateStore`): its approvals are
+   * used, the store's even when a call comes before the server's start has opened it; without
+   * it, the store this process opened for `dataDir`, if any, else the file.
+   */
   constructor(
     private readonly dataDir: string,
-    private readonly ttlMs = APPROVAL_TTL_MS,
+    options: { ttlMs?: number; state?: () => Promise<StateStore> } = {},
   ) {
-    this.path = join(dataDir, APPROVALS_FILE_NAME);
+    this.ttlMs = options.ttlMs ?? APPROVAL_TTL_MS;
+    this.state = options.state;
+    this.files = fileApprovals(dataDir);
+    this.path = this.files.path;
+  }
+
+  /** Where the approvals are: the server's state store, or the store open for the data directory, else its file. */
+  private async records(): Promise<ApprovalRecords> {
+    if (this.state) return (await this.state()).approvals;
+    return sharedStateOf(this.dataDir)?.approvals ?? this.files;
   }
 
   /**
@@ -127,7 +100,8 @@ export class ApprovalStore {
    * call is not this task's, and one already spent is `used` (by another call), not `none`.
    */
   async take(digest: string, id?: string): Promise<ApprovalLookup> {
-    return this.change<ApprovalLookup>((approvals, now) => {
+    const records = await this.records();
+    return records.change<ApprovalLookup>((approvals, now) => {
       const open = approvals.filter(
         (approval) => approval.digest === digest && (id === undefined || approval.id === id),
       );
@@ -165,7 +139,7 @@ export class ApprovalStore {
         };
       }
       if (latest.status === 'pending') return { approvals, result: { kind: 'pending', approval: latest } };
-      if (latest.approved_by !== 'passkey' && new PasskeyStore(this.dataDir).enrolled()) {
+      if (latest.approved_by !== 'passkey' && records.passkeyEnrolled()) {
         // A yes given before a passkey was enrolled (or racing its enrolment) is not the owner's
         // passkey: it is dropped, and the call asks again.
         return {
@@ -190,16 +164,20 @@ export class ApprovalStore {
 
   /** Every approval still of interest: pending ones first, then the recent decisions. */
   async list(): Promise<Approval[]> {
-    const now = Date.now();
-    const approvals = (await this.read()).filter((approval) => !forgotten(approval, now));
+    const { approvals: all, now } = await (await this.records()).read();
+    const approvals = all.filter((approval) => !forgottenApproval(approval, now));
     const order = { pending: 0, approved: 1, denied: 2, used: 3 };
     return approvals.sort((a, b) => order[a.status] - order[b.status] || a.requested.localeCompare(b.requested));
   }
 
   /** The pending approval `id` (`WALLET_NOT_FOUND`-like `INVALID_PARAM` when there is none to decide). */
   async pending(id: string): Promise<Approval> {
-    const approval = (await this.read()).find((each) => each.id === id);
-    return this.checkDecidable(approval, id, Date.now());
+    const { approvals, now } = await (await this.records()).read();
+    return this.checkDecidable(
+      approvals.find((each) => each.id === id),
+      id,
+      now,
+    );
   }
 
   /**
@@ -208,17 +186,18 @@ export class ApprovalStore {
    * enrolled, a yes is a passkey's or nothing: any other is refused here, whoever asks.
    */
   async decide(id: string, answer: 'approved' | 'denied', by: Approver): Promise<Approval> {
-    if (answer === 'approved' && by !== 'passkey' && new PasskeyStore(this.dataDir).enrolled()) {
+    const records = await this.records();
+    if (answer === 'approved' && by !== 'passkey' && records.passkeyEnrolled()) {
       throw passkeyNeeded(id);
     }
-    return this.change((approvals, now) => {
+    return records.change((approvals, now) => {
       const approval = this.checkDecidable(
         approvals.find((each) => each.id === id),
         id,
         now,
       );
       // Again under the lock: a passkey enrolled while this yes was on its way.
-      if (answer === 'approved' && by !== 'passkey' && new PasskeyStore(this.dataDir).enrolled()) {
+      if (answer === 'approved' && by !== 'passkey' && records.passkeyEnrolled()) {
         throw passkeyNeeded(id);
       }
       const decided: Approval = {
@@ -268,45 +247,12 @@ export class ApprovalStore {
   private async change<T>(
     update: (approvals: Approval[], now: number) => { approvals: Approval[]; result: T },
   ): Promise<T> {
-    ensurePrivateDir(this.dataDir);
-    return withNamedLock(this.dataDir, 'approvals', async () => {
-      const now = Date.now();
-      const all = await this.read();
-      const kept = all.filter((approval) => !forgotten(approval, now));
-      const { approvals, result } = update(kept, now);
-      if (approvals !== kept || kept.length !== all.length) writeFileAtomic(this.path, serialize(approvals));
-      return result;
-    });
+    return (await this.records()).change(update);
   }
-
-  private async read(): Promise<Approval[]> {
-    const what = `a ${FORMAT} file of version ${VERSION}`;
-    const file = await readStateFile(this.path, ApprovalsFileSchema, what, (reason, cause) =>
-      this.damaged(reason, cause),
-    );
-    return file?.approvals ?? [];
-  }
-
-  /** A damaged file approves nothing: every call that needs an approval is refused until it is fixed. */
-  private damaged(reason: string, cause: unknown): WalletError {
-    return new WalletError('POLICY_VIOLATION', `The approvals file ${this.path} is damaged (${reason}).`, {
-      hint: 'Delete it: pending approvals are then asked again; nothing approved is lost but unused yeses.',
-      cause,
-    });
-  }
-}
-
-function serialize(approvals: readonly Approval[]): string {
-  return `${JSON.stringify({ format: FORMAT, version: VERSION, approvals }, null, 2)}\n`;
 }
 
 function expired(approval: Approval, now: number): boolean {
   return Date.parse(approval.expires) <= now;
-}
-
-/** Gone from the file: an approval decided or expired more than a day ago. */
-function forgotten(approval: Approval, now: number): boolean {
-  return Date.parse(approval.expires) + KEEP_DECIDED_MS <= now;
 }
 
 /** `ap-` and ten base32 letters (50 bits): short enough to type, unguessable by an agent. */

@@ -1,7 +1,9 @@
 import type { Chain } from '../config/networks.js';
 import type { SentRecord } from '../evm/sent-log.js';
 import type { WalletKeystore } from '../keystore/keystore.js';
+import type { ApprovalRecords } from '../policy/approval-record.js';
 import type { PasskeyRecords } from '../policy/passkey-record.js';
+import type { TaskRecords } from '../policy/task-record.js';
 import type { AuditRecord } from '../policy/audit-log.js';
 import type { LedgerEntry } from '../policy/spend-ledger.js';
 
@@ -88,6 +90,10 @@ export type StateStore = {
   readonly keystore: WalletKeystore;
   /** The owner's passkeys (public keys, signature counters). */
   readonly passkeys: PasskeyRecords;
+  /** The owner's approvals of agents' calls (each used once, by one replica). */
+  readonly approvals: ApprovalRecords;
+  /** The MCP tasks that wait on approvals (never a call's arguments), with the results of their runs in the store. */
+  readonly tasks: TaskRecords;
   appendAudit(record: AuditRecord): Promise<void>;
   /**
    * Dash coin reservations across replicas; undefined for the files backend, where one machine's

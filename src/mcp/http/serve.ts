@@ -101,7 +101,10 @@ async function serveWalletHttp(options: HttpServeOptions): Promise<HttpServing> 
   served.page = isLoopbackHost(options.listen.host)
     ? new ApprovalPageHost(async () => {
         const { createApprovalPage } = await import('../page/page.js');
-        return createApprovalPage({ store: new ApprovalStore(services.dataDir), origin });
+        return createApprovalPage({
+          store: new ApprovalStore(services.dataDir, { state: () => services.stateStore() }),
+          origin,
+        });
       }, announce)
     : ownPortPage(services, announce);
   logger.info('serving', { transport: 'http', url, tools: options.catalogue.size });

@@ -3,8 +3,10 @@ import { Keystore } from '../../keystore/keystore.js';
 import { appendAuditRecord } from '../../policy/audit-log.js';
 import { SpendLedger } from '../../policy/spend-ledger.js';
 import type { StateStore } from '../store.js';
+import { fileApprovals } from './approvals.js';
 import { fileKeystore } from './keystore.js';
 import { filePasskeys } from './passkeys.js';
+import { fileTasks } from './tasks.js';
 
 /**
  * The embedded state store: the data directory's files, exactly as before there was a choice (the
@@ -17,6 +19,8 @@ export function fileStateStore(dataDir: string): StateStore {
     ledger: (chain, name) => new SpendLedger(dataDir, chain, name),
     keystore: fileKeystore(dataDir),
     passkeys: filePasskeys(dataDir),
+    approvals: fileApprovals(dataDir),
+    tasks: fileTasks(dataDir),
     appendAudit: (record) => appendAuditRecord(dataDir, record),
     coins: undefined,
     sentLog: (chainId) => new SentLog(dataDir, chainId),

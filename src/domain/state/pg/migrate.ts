@@ -106,6 +106,32 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX wallet_coin_reservations_by ON wallet_coin_reservations (reservation);
   `,
+  // 5: approvals, and the MCP tasks that wait on them, shared by the replicas. An approval row is
+  // the approval as approvals.json holds it (status and expiry also in columns); a task row is
+  // what approval-tasks.json holds (never the call's arguments), the replica holding the call and
+  // its lease, and the tool's result once it ran (a result carries no secret).
+  `
+  CREATE TABLE wallet_approvals (
+    id text PRIMARY KEY,
+    digest text NOT NULL,
+    status text NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'used')),
+    expires_at timestamptz NOT NULL,
+    record jsonb NOT NULL
+  );
+  CREATE INDEX wallet_approvals_digest ON wallet_approvals (digest);
+  CREATE TABLE wallet_approval_tasks (
+    id text PRIMARY KEY,
+    session text NOT NULL,
+    approval text NOT NULL,
+    state text NOT NULL CHECK (state IN ('working', 'running', 'completed', 'failed', 'cancelled')),
+    updated_at timestamptz NOT NULL,
+    record jsonb NOT NULL,
+    replica text,
+    lease_until timestamptz,
+    result jsonb
+  );
+  CREATE INDEX wallet_approval_tasks_approval ON wallet_approval_tasks (approval);
+  `,
 ];
 
 /** The schema version this wallet needs. */

@@ -17,6 +17,9 @@ export type PgStatus = {
   keystore_wallets: number;
   keystore_imported_keys: number;
   passkeys: number;
+  /** Approvals waiting for the owner, and MCP tasks open (working or running), of any replica. */
+  approvals_pending: number;
+  tasks_open: number;
   policies: string[];
 };
 
@@ -41,6 +44,14 @@ export async function pgStatus(location: StateLocation): Promise<PgStatus> {
       keystore_wallets: version < 3 ? 0 : await count('SELECT count(*) AS n FROM wallet_keystore_wallets'),
       keystore_imported_keys: version < 3 ? 0 : await count('SELECT count(*) AS n FROM wallet_keystore_keys'),
       passkeys: version < 3 ? 0 : await count('SELECT count(*) AS n FROM wallet_passkeys'),
+      approvals_pending:
+        version < 5
+          ? 0
+          : await count("SELECT count(*) AS n FROM wallet_approvals WHERE status = 'pending' AND expires_at > now()"),
+      tasks_open:
+        version < 5
+          ? 0
+          : await count("SELECT count(*) AS n FROM wallet_approval_tasks WHERE state IN ('working', 'running')"),
       policies:
         version === 0
           ? []

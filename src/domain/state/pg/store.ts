@@ -1,6 +1,7 @@
 import { WalletError } from '../../errors.js';
 import type { StateLocation } from '../state-url.js';
 import type { StateStore } from '../store.js';
+import { PgApprovals } from './approvals.js';
 import { appendAudit } from './audit.js';
 import { closePools, openPools, type PgPools } from './client.js';
 import { PgSpendLedger } from './ledger.js';
@@ -10,6 +11,7 @@ import { reconcileChain, withAccount } from './nonces.js';
 import { PgPasskeys } from './passkeys.js';
 import { checkPolicies, type StatedPolicy } from './policy.js';
 import { PgSentLog } from './sent-log.js';
+import { PgTasks } from './tasks.js';
 import { pgCoinReservations } from './coins.js';
 
 /**
@@ -39,6 +41,8 @@ export async function openPgStore(
     ledger: (chain, name) => new PgSpendLedger(pools, chain, name),
     keystore: new PgKeystore(pools, dataDir),
     passkeys,
+    approvals: new PgApprovals(pools, passkeys),
+    tasks: new PgTasks(pools),
     appendAudit: (record) => appendAudit(pools, record),
     coins: pgCoinReservations(pools),
     sentLog: (chainId) => new PgSentLog(pools, chainId),
