@@ -33,6 +33,12 @@ export type NonceSlot = {
   /** The nonce to use, given the node's pending count: the first not reserved by another replica. */
   next(pending: number): Promise<number>;
   /**
+   * The hash a payment (of any replica) broadcast with `nonce` in the last two minutes, the window
+   * `next` skips; undefined when none did. A transaction whose nonce its caller fixed (evm_tx_send)
+   * is refused when another transaction holds it so.
+   */
+  broadcastWith(nonce: number): Promise<{ hash: string | null } | undefined>;
+  /**
    * Records `nonce` as taken (before anything is signed with it), with the spend key its
    * transaction is counted under in the ledgers: a reservation abandoned before its broadcast
    * takes that count out again.

@@ -137,6 +137,18 @@ function slotOf(
       }
       return nonce;
     },
+    broadcastWith: async (nonce) => {
+      held();
+      // The lock was just taken: every reservation left unmarked was released, so those found are marked.
+      const [row] = await query(
+        pools,
+        `SELECT hash FROM wallet_evm_nonces
+         WHERE chain_id = $1 AND address = $2 AND nonce = $3
+           AND broadcast_at > now() - make_interval(secs => $4)`,
+        [chainId, account, nonce, FRESH_SECONDS],
+      );
+      return row === undefined ? undefined : { hash: row['hash'] === null ? null : String(row['hash']) };
+    },
     reserve: async (nonce, spendKey) => {
       // On the lock's connection too: a reservation made once the lock was lost (its connection
       // ended before this process heard of it) could overwrite the one another replica, holding
