@@ -68,6 +68,12 @@ export type CoinHold = {
   commit(txid: string): Promise<void>;
   /** Nothing was broadcast: the coins are free again. */
   release(): Promise<void>;
+  /**
+   * Nothing is broadcast by this call, but the transaction it created (core_tx_create), whose
+   * unsigned txid is `unsignedTxid`, may be signed and sent later (core_tx_send): its coins stay
+   * held for a bounded time (30 minutes), for that transaction only.
+   */
+  keep(unsignedTxid: string): Promise<void>;
 };
 
 /**
@@ -78,6 +84,16 @@ export type CoinReservations = {
   taken(network: string): Promise<ReadonlySet<string>>;
   /** Holds `outpoints`; when another payment holds some, holds none and names those. */
   hold(network: string, outpoints: readonly string[]): Promise<CoinHold | { taken: string[] }>;
+  /**
+   * Holds the coins a signed transaction (core_tx_send) spends, for its broadcast: those free, and
+   * those held for it (kept by the core_tx_create that made it: `unsignedTxid`; or committed to it
+   * as `txid`, sent before). When another payment holds some, holds none and names those.
+   */
+  spend(
+    network: string,
+    outpoints: readonly string[],
+    tx: { txid: string; unsignedTxid: string },
+  ): Promise<CoinHold | { taken: string[] }>;
 };
 
 /**
