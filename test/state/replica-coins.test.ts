@@ -230,7 +230,10 @@ describe('Dash coins held across replicas', { skip: bin && litecoind ? false : '
       assert.deepEqual(outpointsOf(taker), outpointsOf(first));
       const late = await send(0, first);
       assert.equal(late.code, 'BUSY', JSON.stringify(late.result?.content));
-      assert.match(JSON.stringify(late.result?.content), /Another payment of this wallet holds .*nothing was broadcast/);
+      assert.match(
+        JSON.stringify(late.result?.content),
+        /Another payment of this wallet holds .*nothing was broadcast/,
+      );
       assert.deepEqual(await node.rpc<string[]>('getrawmempool'), [], 'the refused transaction went out');
 
       // Sent through the other replica: the coins are committed to the transaction broadcast.
@@ -247,7 +250,10 @@ describe('Dash coins held across replicas', { skip: bin && litecoind ? false : '
              .join(', ')})`,
         );
         assert.equal(rows.length, outpointsOf(transaction).length);
-        assert.ok(rows.every((row) => row['txid'] === sent.txid && Number(row['left']) > 3500), JSON.stringify(rows));
+        assert.ok(
+          rows.every((row) => row['txid'] === sent.txid && Number(row['left']) > 3500),
+          JSON.stringify(rows),
+        );
       }
       assert.equal((await node.rpc<string[]>('getrawmempool')).length, 2);
     } finally {

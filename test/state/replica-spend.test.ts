@@ -217,7 +217,10 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
     const replicas = new Replicas(scoped, home);
     const p2 = ANVIL_ADDRESSES[2];
     const call = async (replica: number, name: string, args: Record<string, unknown>) => {
-      const result = await replicas.clients[replica]?.callTool({ name, arguments: { network: 'local', ...args } }, SLOW);
+      const result = await replicas.clients[replica]?.callTool(
+        { name, arguments: { network: 'local', ...args } },
+        SLOW,
+      );
       return { result, code: errorCodeOf(result), out: result?.structuredContent as Record<string, unknown> };
     };
     const signed = async (replica: number, nonce?: number): Promise<{ signed_tx: string; hash: string }> => {
@@ -259,7 +262,7 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
       const ROUNDS = 4;
       let retries = 0;
       const sendLoop = async (): Promise<void> => {
-        for (let done = 0; done < ROUNDS; ) {
+        for (let done = 0; done < ROUNDS;) {
           const tx = await signed(1);
           const result = await call(1, 'evm_tx_send', { signed_tx: tx.signed_tx });
           if (result.code === undefined) {
