@@ -79,8 +79,10 @@ export async function sendTransaction(
     const taken = await slot?.broadcastWith(summary.nonce);
     if (taken !== undefined && taken.hash !== summary.hash) throw nonceTaken(summary, taken.hash);
     // The same transaction sent again holds its reservation already (and is not broadcast twice).
+    // The reservation names no spend: a signed transaction is counted from its signature (it may go
+    // out through any node), so one abandoned or released here takes no count out of the ledgers.
     const reserving = taken === undefined ? slot : undefined;
-    await reserving?.reserve(summary.nonce, spend.key);
+    await reserving?.reserve(summary.nonce, null);
     let broadcasting = false;
     try {
       const reservation = await reserveSpend(services.ledgers, network.policy, counted, async () => ({

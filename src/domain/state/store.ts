@@ -41,9 +41,10 @@ export type NonceSlot = {
   /**
    * Records `nonce` as taken (before anything is signed with it), with the spend key its
    * transaction is counted under in the ledgers: a reservation abandoned before its broadcast
-   * takes that count out again.
+   * takes that count out again. Null for a transaction signed before (evm_tx_send): its count
+   * stands from its signature, whatever becomes of this broadcast.
    */
-  reserve(nonce: number, spendKey: string): Promise<void>;
+  reserve(nonce: number, spendKey: string | null): Promise<void>;
   /**
    * Records that `nonce` goes out now as `hash`, just before the broadcast; throws BUSY (nothing
    * must be broadcast) when the account's lock was lost meanwhile (the store's connection died).

@@ -118,7 +118,7 @@ function slotOf(
   lost: () => boolean,
 ): NonceSlot {
   /** The spend key each nonce reserved here signs. */
-  const keys = new Map<number, string>();
+  const keys = new Map<number, string | null>();
   return {
     next: async (pending) => {
       held();
