@@ -303,6 +303,63 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
     }
   });
 
+  it("evm_tx_create on a replica whose node lags takes the nonce past another replica's broadcast", async () => {
+    const scoped = await storeEnv('lagging');
+    const home = tempHome();
+    cpSync(source, home, { recursive: true });
+    etherAutonomy(home);
+    // Replica 1's node is another anvil, which never hears of what replica 0 broadcasts.
+    const lagging = await startAnvil({ chainId: 31337 });
+    const [p3] = [ANVIL_ADDRESSES[3]];
+    const first = new Replicas(scoped, home);
+    const second = new Replicas({ ...scoped, WALLET_EVM_LOCAL_URL: lagging.url }, home);
+    try {
+      await first.start(1);
+      await second.start(1);
+      const nonce = await pendingNonce(p3);
+      await lagging.rpc('anvil_setNonce', [p3, `0x${nonce.toString(16)}`]);
+      const paid = await first.clients[0]?.callTool(
+        {
+          name: 'evm_funds_send',
+          arguments: { address: 'p3', to: RECIPIENT, value_wei: ETHER_PAYMENT.toString(), network: 'local' },
+        },
+        SLOW,
+      );
+      assert.equal(errorCodeOf(paid), undefined, JSON.stringify(paid?.content));
+      const shown = BigInt(await lagging.rpc<string>('eth_getTransactionCount', [p3, 'pending']));
+      assert.equal(shown, BigInt(nonce), 'the lagging node saw the payment');
+      const created = await second.clients[0]?.callTool({
+        name: 'evm_tx_create',
+        arguments: { address: 'p3', to: RECIPIENT, value_wei: '1', network: 'local' },
+      });
+      assert.equal(errorCodeOf(created), undefined, JSON.stringify(created?.content));
+      const plan = created?.structuredContent as { nonce: number; unsigned_tx: string };
+      assert.equal(plan.nonce, nonce + 1, 'the nonce another replica just used was taken again');
+      // Signed there, sent through the replica whose node is the chain: it follows the payment.
+      const signed = await second.clients[0]?.callTool(
+        { name: 'evm_tx_sign', arguments: { address: 'p3', unsigned_tx: plan.unsigned_tx, network: 'local' } },
+        SLOW,
+      );
+      assert.equal(errorCodeOf(signed), undefined, JSON.stringify(signed?.content));
+      const sent = await first.clients[0]?.callTool(
+        {
+          name: 'evm_tx_send',
+          arguments: { signed_tx: (signed?.structuredContent as { signed_tx: string }).signed_tx, network: 'local' },
+        },
+        SLOW,
+      );
+      assert.equal(errorCodeOf(sent), undefined, JSON.stringify(sent?.content));
+      const receipt = await node.mined<{ status: string }>((sent?.structuredContent as { hash: string }).hash);
+      assert.equal(receipt.status, '0x1');
+      assert.equal(await pendingNonce(p3), nonce + 2);
+    } finally {
+      await first.stop();
+      await second.stop();
+      await lagging.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('replicas killed (kill -9) mid-payment: the next start commits the mined one, releases the other', async () => {
     const scoped = await storeEnv('crash');
     const proxy = await startRpcProxy(node.url);
