@@ -261,23 +261,25 @@ export class ConsentGate {
 
 /**
  * The call as approved, its fee bound to the one the owner was shown: a tool whose plan names the
- * most its fee can be (`feeField` with `atMost`, an input of that name: max_fee_wei) runs with that
- * cap, lowered to the approval's fee, so fees that rose between the yes and the run refuse the call
- * unsigned instead of signing a fee nobody saw. The digest was checked on the arguments as given.
+ * most its fee can be (`feeField` with `atMost`, an input of that name: max_fee_wei), or names its
+ * fee and the input that caps it (`feeField.cap`: max_fee_duffs), runs with that cap lowered to
+ * the approval's fee, so fees that rose between the yes and the run refuse the call unsigned
+ * instead of signing a fee nobody saw. The digest was checked on the arguments as given.
  */
 function withApprovedFee(
   validated: ToolInput,
   summary: { fee?: string | undefined; fee_unit?: string | undefined },
 ): ToolInput {
   const declared = validated.tool.feeField;
+  const field = declared?.cap ?? (declared?.atMost ? declared.field : undefined);
   const shown = summary.fee;
-  if (!declared?.atMost || shown === undefined || !/^\d+$/.test(shown)) return validated;
+  if (field === undefined || shown === undefined || !/^\d+$/.test(shown)) return validated;
   // The cap is an input in the fee's own unit (max_fee_wei for a fee in wei).
-  if (summary.fee_unit === undefined || !declared.field.endsWith(`_${summary.fee_unit}`)) return validated;
-  if (!(declared.field in validated.tool.input.shape)) return validated;
-  const given = validated.data[declared.field];
+  if (summary.fee_unit === undefined || !field.endsWith(`_${summary.fee_unit}`)) return validated;
+  if (!(field in validated.tool.input.shape)) return validated;
+  const given = validated.data[field];
   if (typeof given === 'string' && /^\d+$/.test(given) && BigInt(given) <= BigInt(shown)) return validated;
-  return { ...validated, data: { ...validated.data, [declared.field]: shown } };
+  return { ...validated, data: { ...validated.data, [field]: shown } };
 }
 
 /**

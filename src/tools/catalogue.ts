@@ -203,6 +203,11 @@ export function definitionProblems(tool: AnyTool): string[] {
         problems.push(`feeField ${fee.field} is not an output field declaring duffs or wei`);
       }
       if (tool.dryRunField === undefined) problems.push('feeField needs a dryRunField (the fee is read from the plan)');
+      const cap = fee.cap;
+      const capped = input !== undefined && schemaProperties(input).some(([name]) => name === cap);
+      if (cap !== undefined && (unit?.kind !== 'base' || !cap.endsWith(`_${unit.unit}`) || !capped)) {
+        problems.push(`feeField cap ${cap} is not an input field in the fee's unit`);
+      }
     }
   }
   return problems;

@@ -19,7 +19,15 @@ export type ToolAnnotations = {
 };
 
 /** See {@link ToolDefinition.feeField}. */
-type FeeField = { readonly field: string; readonly atMost?: boolean };
+type FeeField = {
+  readonly field: string;
+  readonly atMost?: boolean;
+  /**
+   * The input that caps the fee, in the same unit (`max_fee_duffs`), where it is not `field`
+   * itself: an approved call runs with it lowered to the fee shown (src/mcp/consent.ts).
+   */
+  readonly cap?: string;
+};
 
 /** See {@link ToolDefinition.consent}. */
 type Consent = 'policy' | 'human';

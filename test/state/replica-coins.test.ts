@@ -153,4 +153,111 @@ describe('Dash coins held across replicas', { skip: bin && litecoind ? false : '
       await replicas.stop();
     }
   });
+
+  it('transactions created at once on two replicas hold coins of their own until sent (or 30 minutes)', async () => {
+    // What earlier payments left in the mempool is mined: their change is what the wallet holds now.
+    await node.rpc('generatetodescriptor', [1, BURN]);
+    const replicas = new Replicas(env, home);
+    const call = async (replica: number, name: string, args: Record<string, unknown>) => {
+      const result = await replicas.clients[replica]?.callTool(
+        { name, arguments: { wallet_id: 'main', network: 'regtest', ...args } },
+        SLOW,
+      );
+      return { result, code: errorCodeOf(result), out: result?.structuredContent as Record<string, unknown> };
+    };
+    const create = (replica: number) =>
+      call(replica, 'core_tx_create', { outputs: [{ address: recipient, amount_duffs: PAYMENT.toString() }] });
+    const outpointsOf = (created: { out: Record<string, unknown> }): string[] =>
+      (created.out['inputs'] as { txid: string; vout: number }[]).map((input) => `${input.txid}:${input.vout}`);
+    const send = async (replica: number, created: { out: Record<string, unknown> }) => {
+      const signed = await call(replica, 'core_tx_sign', { psbt: created.out['psbt'] });
+      assert.equal(signed.code, undefined, JSON.stringify(signed.result?.content));
+      // core_tx_send takes no wallet: the transaction names its coins.
+      const result = await replicas.clients[replica]?.callTool(
+        { name: 'core_tx_send', arguments: { network: 'regtest', hex: signed.out['hex'] } },
+        SLOW,
+      );
+      return { result, code: errorCodeOf(result), txid: String(signed.out['txid']) };
+    };
+    try {
+      await replicas.start(2);
+      // The wallet's coins: one change output of each earlier payment (or, run alone, the coinbases).
+      const created = await Promise.all(Array.from({ length: FUNDED }, (_, i) => create(i % 2)));
+      assert.deepEqual(
+        created.filter((one) => one.code !== undefined).map((one) => one.result?.content),
+        [],
+        'a transaction lost its coin to another replica',
+      );
+      const chosen = created.flatMap(outpointsOf);
+      assert.equal(new Set(chosen).size, chosen.length, `a coin was chosen twice: ${chosen.join(', ')}`);
+      // Each is held for its transaction, for 30 minutes: no other payment takes them meanwhile.
+      const held = await inStore(
+        `SELECT outpoint, reservation, txid, extract(epoch FROM expires_at - now())::int AS left
+         FROM wallet_coin_reservations WHERE reservation LIKE 'created:%' ORDER BY outpoint`,
+      );
+      assert.deepEqual(
+        held.map((row) => String(row['outpoint'])),
+        [...chosen].sort(),
+      );
+      assert.ok(held.every((row) => row['txid'] === null && Number(row['left']) > 1700 && Number(row['left']) <= 1800));
+      assert.equal((await create(0)).code, 'INSUFFICIENT_FUNDS', 'a held coin was chosen again');
+      assert.equal(
+        errorCodeOf(
+          await replicas.clients[1]?.callTool(
+            {
+              name: 'core_funds_send',
+              arguments: { wallet_id: 'main', network: 'regtest', address: recipient, amount_duffs: '100000' },
+            },
+            SLOW,
+          ),
+        ),
+        'INSUFFICIENT_FUNDS',
+        'a payment spent a coin a created transaction holds',
+      );
+
+      // The first one's hold lapses (the store's clock, moved here): another transaction takes its
+      // coin, and sending the first is refused before its broadcast.
+      const [first, second] = created;
+      assert.ok(first && second);
+      await inStore(
+        `UPDATE wallet_coin_reservations SET expires_at = now() - interval '1 second'
+         WHERE outpoint IN (${outpointsOf(first)
+           .map((outpoint) => `'${outpoint}'`)
+           .join(', ')})`,
+      );
+      const taker = await create(1);
+      assert.equal(taker.code, undefined, JSON.stringify(taker.result?.content));
+      assert.deepEqual(outpointsOf(taker), outpointsOf(first));
+      const late = await send(0, first);
+      assert.equal(late.code, 'BUSY', JSON.stringify(late.result?.content));
+      assert.match(
+        JSON.stringify(late.result?.content),
+        /Another payment of this wallet holds .*nothing was broadcast/,
+      );
+      assert.deepEqual(await node.rpc<string[]>('getrawmempool'), [], 'the refused transaction went out');
+
+      // Sent through the other replica: the coins are committed to the transaction broadcast.
+      for (const [replica, transaction] of [
+        [1, second],
+        [0, taker],
+      ] as const) {
+        const sent = await send(replica, transaction);
+        assert.equal(sent.code, undefined, JSON.stringify(sent.result?.content));
+        const rows = await inStore(
+          `SELECT txid, extract(epoch FROM expires_at - now())::int AS left FROM wallet_coin_reservations
+           WHERE outpoint IN (${outpointsOf(transaction)
+             .map((outpoint) => `'${outpoint}'`)
+             .join(', ')})`,
+        );
+        assert.equal(rows.length, outpointsOf(transaction).length);
+        assert.ok(
+          rows.every((row) => row['txid'] === sent.txid && Number(row['left']) > 3500),
+          JSON.stringify(rows),
+        );
+      }
+      assert.equal((await node.rpc<string[]>('getrawmempool')).length, 2);
+    } finally {
+      await replicas.stop();
+    }
+  });
 });

@@ -209,6 +209,157 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
     }
   });
 
+  it('evm_tx_send racing evm_funds_send of one account on 2 replicas: all mined, no nonce used twice', async () => {
+    const scoped = await storeEnv('txsend');
+    const home = tempHome();
+    cpSync(source, home, { recursive: true });
+    etherAutonomy(home);
+    const replicas = new Replicas(scoped, home);
+    const p2 = ANVIL_ADDRESSES[2];
+    const call = async (replica: number, name: string, args: Record<string, unknown>) => {
+      const result = await replicas.clients[replica]?.callTool(
+        { name, arguments: { network: 'local', ...args } },
+        SLOW,
+      );
+      return { result, code: errorCodeOf(result), out: result?.structuredContent as Record<string, unknown> };
+    };
+    const signed = async (replica: number, nonce?: number): Promise<{ signed_tx: string; hash: string }> => {
+      const payment = { address: 'p2', to: RECIPIENT, value_wei: ETHER_PAYMENT.toString() };
+      const created = await call(replica, 'evm_tx_create', nonce === undefined ? payment : { ...payment, nonce });
+      assert.equal(created.code, undefined, JSON.stringify(created.result?.content));
+      const done = await call(replica, 'evm_tx_sign', { address: 'p2', unsigned_tx: created.out['unsigned_tx'] });
+      assert.equal(done.code, undefined, JSON.stringify(done.result?.content));
+      return { signed_tx: String(done.out['signed_tx']), hash: String(done.out['hash']) };
+    };
+    const fundsSend = () => call(0, 'evm_funds_send', { address: 'p2', to: RECIPIENT, value_wei: '1' });
+    try {
+      await replicas.start(2);
+      const start = await pendingNonce(p2);
+      const sent: string[] = [];
+
+      // A transaction signed with nonce N, then a payment of another replica that goes out with N:
+      // sending the first is refused before its broadcast, naming the nonce.
+      const early = await signed(1, start);
+      const paid = await fundsSend();
+      assert.equal(paid.code, undefined, JSON.stringify(paid.result?.content));
+      sent.push(String(paid.out['hash']));
+      const refused = await call(1, 'evm_tx_send', { signed_tx: early.signed_tx });
+      assert.equal(refused.code, 'INVALID_PARAM', JSON.stringify(refused.result?.content));
+      assert.match(JSON.stringify(refused.result?.content), new RegExp(`Nonce ${start} of .* went out with another`));
+      assert.equal(await node.rpc('eth_getTransactionByHash', [early.hash]), null, 'the refused one went out');
+
+      // Sent through one replica, the same transaction again through the other: harmless, one transaction.
+      const once = await signed(1);
+      for (const replica of [1, 0]) {
+        const again = await call(replica, 'evm_tx_send', { signed_tx: once.signed_tx });
+        assert.equal(again.code, undefined, JSON.stringify(again.result?.content));
+        assert.equal(again.out['hash'], once.hash);
+      }
+      sent.push(once.hash);
+
+      // The race: replica 0 pays four times at once while replica 1 creates, signs and sends four,
+      // creating again (the node's next nonce) whenever a payment took the nonce it signed.
+      const ROUNDS = 4;
+      let retries = 0;
+      const sendLoop = async (): Promise<void> => {
+        for (let done = 0; done < ROUNDS;) {
+          const tx = await signed(1);
+          const result = await call(1, 'evm_tx_send', { signed_tx: tx.signed_tx });
+          if (result.code === undefined) {
+            sent.push(tx.hash);
+            done++;
+            continue;
+          }
+          assert.equal(result.code, 'INVALID_PARAM', JSON.stringify(result.result?.content));
+          assert.match(JSON.stringify(result.result?.content), /went out with another transaction/);
+          assert.ok(++retries < 40, 'evm_tx_send kept losing its nonce');
+        }
+      };
+      const payments = Promise.all(Array.from({ length: ROUNDS }, () => fundsSend()));
+      const [results] = await Promise.all([payments, sendLoop()]);
+      for (const result of results) {
+        assert.equal(result.code, undefined, JSON.stringify(result.result?.content));
+        sent.push(String(result.out['hash']));
+      }
+      assert.equal(new Set(sent).size, sent.length);
+      const used = new Map<number, string>();
+      for (const hash of sent) {
+        const receipt = await node.mined<{ status: string }>(hash);
+        assert.equal(receipt.status, '0x1', `${hash} was not mined`);
+        const tx = await node.rpc<{ nonce: string }>('eth_getTransactionByHash', [hash]);
+        const nonce = Number(BigInt(tx.nonce));
+        assert.ok(!used.has(nonce), `nonce ${nonce} used by ${used.get(nonce)} and ${hash}`);
+        used.set(nonce, hash);
+      }
+      // Contiguous: every nonce from the first to the last is one of the sent transactions, no other.
+      assert.equal(await pendingNonce(p2), start + sent.length, 'a transaction not reported sent went out');
+      assert.deepEqual(
+        [...used.keys()].sort((a, b) => a - b),
+        Array.from({ length: sent.length }, (_, i) => start + i),
+      );
+    } finally {
+      await replicas.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("evm_tx_create on a replica whose node lags takes the nonce past another replica's broadcast", async () => {
+    const scoped = await storeEnv('lagging');
+    const home = tempHome();
+    cpSync(source, home, { recursive: true });
+    etherAutonomy(home);
+    // Replica 1's node is another anvil, which never hears of what replica 0 broadcasts.
+    const lagging = await startAnvil({ chainId: 31337 });
+    const [p3] = [ANVIL_ADDRESSES[3]];
+    const first = new Replicas(scoped, home);
+    const second = new Replicas({ ...scoped, WALLET_EVM_LOCAL_URL: lagging.url }, home);
+    try {
+      await first.start(1);
+      await second.start(1);
+      const nonce = await pendingNonce(p3);
+      await lagging.rpc('anvil_setNonce', [p3, `0x${nonce.toString(16)}`]);
+      const paid = await first.clients[0]?.callTool(
+        {
+          name: 'evm_funds_send',
+          arguments: { address: 'p3', to: RECIPIENT, value_wei: ETHER_PAYMENT.toString(), network: 'local' },
+        },
+        SLOW,
+      );
+      assert.equal(errorCodeOf(paid), undefined, JSON.stringify(paid?.content));
+      const shown = BigInt(await lagging.rpc<string>('eth_getTransactionCount', [p3, 'pending']));
+      assert.equal(shown, BigInt(nonce), 'the lagging node saw the payment');
+      const created = await second.clients[0]?.callTool({
+        name: 'evm_tx_create',
+        arguments: { address: 'p3', to: RECIPIENT, value_wei: '1', network: 'local' },
+      });
+      assert.equal(errorCodeOf(created), undefined, JSON.stringify(created?.content));
+      const plan = created?.structuredContent as { nonce: number; unsigned_tx: string };
+      assert.equal(plan.nonce, nonce + 1, 'the nonce another replica just used was taken again');
+      // Signed there, sent through the replica whose node is the chain: it follows the payment.
+      const signed = await second.clients[0]?.callTool(
+        { name: 'evm_tx_sign', arguments: { address: 'p3', unsigned_tx: plan.unsigned_tx, network: 'local' } },
+        SLOW,
+      );
+      assert.equal(errorCodeOf(signed), undefined, JSON.stringify(signed?.content));
+      const sent = await first.clients[0]?.callTool(
+        {
+          name: 'evm_tx_send',
+          arguments: { signed_tx: (signed?.structuredContent as { signed_tx: string }).signed_tx, network: 'local' },
+        },
+        SLOW,
+      );
+      assert.equal(errorCodeOf(sent), undefined, JSON.stringify(sent?.content));
+      const receipt = await node.mined<{ status: string }>((sent?.structuredContent as { hash: string }).hash);
+      assert.equal(receipt.status, '0x1');
+      assert.equal(await pendingNonce(p3), nonce + 2);
+    } finally {
+      await first.stop();
+      await second.stop();
+      await lagging.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('replicas killed (kill -9) mid-payment: the next start commits the mined one, releases the other', async () => {
     const scoped = await storeEnv('crash');
     const proxy = await startRpcProxy(node.url);

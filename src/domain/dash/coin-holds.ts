@@ -7,7 +7,11 @@ import type { Utxo } from './transaction.js';
 const ATTEMPTS = 5;
 
 /** Holds nothing: one machine's payments of a wallet take turns under its lock (files backend). */
-const NO_HOLD: CoinHold = { commit: () => Promise.resolve(), release: () => Promise.resolve() };
+const NO_HOLD: CoinHold = {
+  commit: () => Promise.resolve(),
+  release: () => Promise.resolve(),
+  keep: () => Promise.resolve(),
+};
 
 /**
  * Chooses a payment's coins (`choose`, skipping the outpoints given) and holds them in the state
@@ -37,6 +41,30 @@ export async function chooseHeldCoins<P extends { plan: { inputs: readonly Utxo[
     `Other payments of this wallet kept taking the coins this one chose; nothing was signed or sent.`,
     {
       hint: 'Retry in a moment, when the payments under way have gone out.',
+    },
+  );
+}
+
+/**
+ * Holds the coins of a signed transaction for its broadcast (core_tx_send): those held for it by
+ * the core_tx_create that made it, and those free. Refused (BUSY, nothing broadcast) when another
+ * payment holds one: it is going out in another transaction, or another created one keeps it.
+ * With the files backend nothing is held.
+ */
+export async function holdSpentCoins(
+  coins: CoinReservations | undefined,
+  network: CoreNetwork,
+  tx: { txid: string; unsignedTxid: string; inputs: ReadonlyArray<{ txid: string; vout: number }> },
+): Promise<CoinHold> {
+  if (!coins) return NO_HOLD;
+  const outpoints = tx.inputs.map((input) => `${input.txid}:${input.vout}`);
+  const held = await coins.spend(network, outpoints, tx);
+  if (!('taken' in held)) return held;
+  throw new WalletError(
+    'BUSY',
+    `Another payment of this wallet holds ${held.taken.join(', ')}, which this transaction spends; nothing was broadcast.`,
+    {
+      hint: 'A payment under way spends it, or a transaction core_tx_create made keeps it for 30 minutes: check core_utxos_list, and create the transaction again with core_tx_create (it skips held coins).',
     },
   );
 }

@@ -47,6 +47,7 @@ async function spendFunds(
       await hold.commit(txid);
     },
     release: () => hold.release(),
+    keep: (unsignedTxid) => hold.keep(unsignedTxid),
   };
   try {
     return await spendPrepared(services, request, prepared, held);

@@ -6,6 +6,7 @@ import type { CoreChainBackend } from '../net/chain-backend.js';
 import type { WalletServices } from '../services.js';
 import { confirmOwned, issuedAddresses, watched, walletAddress, type WalletAddress } from './addresses.js';
 import { watcherOf } from './watcher.js';
+import { chooseHeldCoins } from './coin-holds.js';
 import { MAX_MONEY_DUFFS } from './amount.js';
 import { CHAIN_INDEX, HARDENED, type AddressChain } from './paths.js';
 import { backendFor } from './network.js';
@@ -15,6 +16,8 @@ import {
   isSpendable,
   planSpend,
   planToPsbt,
+  readPsbt,
+  unsignedTxid,
   type KeyOrigin,
   type Payment,
   type PlannedOutput,
@@ -168,7 +171,21 @@ export async function createTransaction(
   services: WalletServices,
   request: SpendRequest,
 ): Promise<CreatedTransaction & { psbt: string }> {
-  return finalizeSpend(services, await prepareSpend(services, request));
+  // Across replicas its coins are held in the state store, for this transaction, until it is sent
+  // (core_tx_send) or for 30 minutes: another replica's payment does not choose them meanwhile.
+  const { coins } = await services.stateStore();
+  const { prepared, hold } = await chooseHeldCoins(coins, request.network, (exclude) =>
+    prepareSpend(services, request, exclude),
+  );
+  let created: CreatedTransaction & { psbt: string };
+  try {
+    created = await finalizeSpend(services, prepared);
+  } catch (error) {
+    await hold.release().catch(() => undefined);
+    throw error;
+  }
+  await hold.keep(unsignedTxid(readPsbt(created.psbt)));
+  return created;
 }
 
 function originOf(

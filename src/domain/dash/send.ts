@@ -1,9 +1,16 @@
 import type { CoreNetwork } from '../config/networks.js';
 import { WalletError } from '../errors.js';
 import { checkBackendNetwork } from '../net/backends.js';
-import { broadcastReserved, checkAutonomy, checkSpend, reserveSpend } from '../policy/spending-policy.js';
+import {
+  broadcastReserved,
+  checkAutonomy,
+  checkSpend,
+  definitelyRefused,
+  reserveSpend,
+} from '../policy/spending-policy.js';
 import type { Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
+import { holdSpentCoins } from './coin-holds.js';
 import { backendFor, policyOf } from './network.js';
 import { checkFee, countedSpend, keystoreAddresses } from './spend.js';
 import { addressedOutputs, readRawTransaction } from './transaction.js';
@@ -62,13 +69,27 @@ export async function sendTransaction(
   checkSpend(policy, spend);
   checkAutonomy(policy, spend, request.authority);
   checkFee(fee, request.maxFee, 'is', policy);
-  const reservation = await reserveSpend(services.ledgers, policy, spend, async () => ({
-    value: undefined,
-    txid: tx.txid,
-  }));
-  const txid = await broadcastReserved(reservation, () =>
-    backend.broadcast(request.hex.trim().toLowerCase(), request.signal),
-  );
+  // Across replicas its coins are held from here to the broadcast (taking over the hold of the
+  // core_tx_create that made it), then committed to it, as core_funds_send's are.
+  const hold = await holdSpentCoins((await services.stateStore()).coins, request.network, tx);
+  let txid: string;
+  let broadcasting = false;
+  try {
+    const reservation = await reserveSpend(services.ledgers, policy, spend, async () => ({
+      value: undefined,
+      txid: tx.txid,
+    }));
+    txid = await broadcastReserved(reservation, () => {
+      broadcasting = true;
+      return backend.broadcast(request.hex.trim().toLowerCase(), request.signal);
+    });
+  } catch (error) {
+    // Refused: nothing went out (a kept hold stays, for another try); no answer: it may have gone out.
+    if (!broadcasting || definitelyRefused(error)) await hold.release().catch(() => undefined);
+    else await hold.commit(tx.txid).catch(() => undefined);
+    throw error;
+  }
+  await hold.commit(txid).catch(() => undefined);
   const recipients = [...new Set(spend.recipients.flatMap((recipient) => recipient.address ?? []))];
   return { txid, fee, size: tx.size, paid: spend.amount, recipients };
 }

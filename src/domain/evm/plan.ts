@@ -5,7 +5,7 @@ import type { WalletServices } from '../services.js';
 import { resolveAddress, resolveCounterparty } from './accounts.js';
 import type { EvmAddress } from './address.js';
 import { parseWei } from './amount.js';
-import { connectEvm } from './network.js';
+import { connectNode, evmNetwork } from './network.js';
 import { HEX_DATA } from './transaction.js';
 
 /** The largest calldata accepted: a contract's init code is capped at 48 KiB by EIP-3860. */
@@ -49,7 +49,17 @@ export async function createTransaction(
   signal?: AbortSignal,
 ): Promise<EvmTxPlan> {
   const parsed = await parseTxRequest(services, request);
-  return plan(await connectEvm(services, request.network, signal), parsed);
+  const network = await evmNetwork(services, request.network);
+  const node = await connectNode(network, signal);
+  const store = await services.stateStore();
+  if (parsed.nonce !== undefined || store.kind === 'files') return plan(node, parsed);
+  // Across replicas, the nonce an evm_funds_send would take: past those other replicas broadcast in
+  // the last two minutes (through a node that may not show them yet), read under the account's lock
+  // (after a payment under way went out). Nothing is reserved: evm_tx_send checks it again.
+  const nonce = await store.withAccount(network.chainId, parsed.from, async (slot) =>
+    slot?.next(await node.nonce(parsed.from)),
+  );
+  return plan(node, nonce === undefined ? parsed : { ...parsed, nonce });
 }
 
 export type ParsedTxRequest = {

@@ -7,6 +7,7 @@ import {
   checkAutonomy,
   checkBeforeSigning,
   checkSpend,
+  definitelyRefused,
   reserveSpend,
 } from '../policy/spending-policy.js';
 import { PLANNING, type Authority } from '../policy/authority.js';
@@ -70,13 +71,47 @@ export async function sendTransaction(
           from,
           true,
         );
-  const reservation = await reserveSpend(services.ledgers, network.policy, counted, async () => ({
-    value: undefined,
-    txid: summary.hash,
-  }));
-  await broadcastReserved(reservation, () => broadcast(services, node, summary));
+  // One payment of the account at a time, as evm_funds_send's (pay.ts): across replicas sharing a
+  // state store, its nonce reserved before the broadcast, and refused when another transaction
+  // went out with it.
+  const store = await services.stateStore();
+  await store.withAccount(network.chainId, from, async (slot) => {
+    const taken = await slot?.broadcastWith(summary.nonce);
+    if (taken !== undefined && taken.hash !== summary.hash) throw nonceTaken(summary, taken.hash);
+    // The same transaction sent again holds its reservation already (and is not broadcast twice).
+    // The reservation names no spend: a signed transaction is counted from its signature (it may go
+    // out through any node), so one abandoned or released here takes no count out of the ledgers.
+    const reserving = taken === undefined ? slot : undefined;
+    await reserving?.reserve(summary.nonce, null);
+    let broadcasting = false;
+    try {
+      const reservation = await reserveSpend(services.ledgers, network.policy, counted, async () => ({
+        value: undefined,
+        txid: summary.hash,
+      }));
+      // Marked broadcast in the store, which refuses (BUSY, nothing sent) if the account's lock was lost.
+      await reserving?.broadcasting(summary.nonce, summary.hash);
+      broadcasting = true;
+      await broadcastReserved(reservation, () => broadcast(services, node, summary));
+    } catch (error) {
+      // Nothing went out with the nonce (refused before the broadcast, or by the node): it is free again.
+      if (!broadcasting || definitelyRefused(error)) await reserving?.release(summary.nonce).catch(() => undefined);
+      throw error;
+    }
+  });
   const status = await statusOf(node, summary.hash, request.wait ? request.waitSeconds : 0, options);
   return { ...summary, ...status };
+}
+
+/** The refusal of a transaction whose nonce another transaction of the account went out with. */
+function nonceTaken(tx: SignedTx, other: string | null): WalletError {
+  return new WalletError(
+    'INVALID_PARAM',
+    `Nonce ${tx.nonce} of ${tx.from} went out with another transaction${other ? ` (${other})` : ''} less than two minutes ago; ${tx.hash} was not broadcast.`,
+    {
+      hint: 'Create the transaction again (evm_tx_create takes the next nonce), sign and send it; a deliberate replacement of that nonce can be sent two minutes after it.',
+    },
+  );
 }
 
 /**

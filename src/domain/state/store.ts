@@ -35,11 +35,18 @@ export type NonceSlot = {
   /** The nonce to use, given the node's pending count: the first not reserved by another replica. */
   next(pending: number): Promise<number>;
   /**
+   * The hash a payment (of any replica) broadcast with `nonce` in the last two minutes, the window
+   * `next` skips; undefined when none did. A transaction whose nonce its caller fixed (evm_tx_send)
+   * is refused when another transaction holds it so.
+   */
+  broadcastWith(nonce: number): Promise<{ hash: string | null } | undefined>;
+  /**
    * Records `nonce` as taken (before anything is signed with it), with the spend key its
    * transaction is counted under in the ledgers: a reservation abandoned before its broadcast
-   * takes that count out again.
+   * takes that count out again. Null for a transaction signed before (evm_tx_send): its count
+   * stands from its signature, whatever becomes of this broadcast.
    */
-  reserve(nonce: number, spendKey: string): Promise<void>;
+  reserve(nonce: number, spendKey: string | null): Promise<void>;
   /**
    * Records that `nonce` goes out now as `hash`, just before the broadcast; throws BUSY (nothing
    * must be broadcast) when the account's lock was lost meanwhile (the store's connection died).
@@ -64,6 +71,12 @@ export type CoinHold = {
   commit(txid: string): Promise<void>;
   /** Nothing was broadcast: the coins are free again. */
   release(): Promise<void>;
+  /**
+   * Nothing is broadcast by this call, but the transaction it created (core_tx_create), whose
+   * unsigned txid is `unsignedTxid`, may be signed and sent later (core_tx_send): its coins stay
+   * held for a bounded time (30 minutes), for that transaction only.
+   */
+  keep(unsignedTxid: string): Promise<void>;
 };
 
 /**
@@ -74,6 +87,16 @@ export type CoinReservations = {
   taken(network: string): Promise<ReadonlySet<string>>;
   /** Holds `outpoints`; when another payment holds some, holds none and names those. */
   hold(network: string, outpoints: readonly string[]): Promise<CoinHold | { taken: string[] }>;
+  /**
+   * Holds the coins a signed transaction (core_tx_send) spends, for its broadcast: those free, and
+   * those held for it (kept by the core_tx_create that made it: `unsignedTxid`; or committed to it
+   * as `txid`, sent before). When another payment holds some, holds none and names those.
+   */
+  spend(
+    network: string,
+    outpoints: readonly string[],
+    tx: { txid: string; unsignedTxid: string },
+  ): Promise<CoinHold | { taken: string[] }>;
 };
 
 /**

@@ -13,7 +13,8 @@ export const coreFundsSend = defineTool({
   group: 'core_funds',
   outcome: 'sent',
   dryRunField: 'dry_run',
-  feeField: { field: 'fee_duffs' },
+  // An approved payment pays no more fee than the plan its owner saw: max_fee_duffs is lowered to it.
+  feeField: { field: 'fee_duffs', cap: 'max_fee_duffs' },
   title: 'Send Dash',
   summary: 'Pay an address: create, sign and broadcast',
   description: [

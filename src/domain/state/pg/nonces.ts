@@ -118,7 +118,7 @@ function slotOf(
   lost: () => boolean,
 ): NonceSlot {
   /** The spend key each nonce reserved here signs. */
-  const keys = new Map<number, string>();
+  const keys = new Map<number, string | null>();
   return {
     next: async (pending) => {
       held();
@@ -136,6 +136,18 @@ function slotOf(
         nonce++;
       }
       return nonce;
+    },
+    broadcastWith: async (nonce) => {
+      held();
+      // The lock was just taken: every reservation left unmarked was released, so those found are marked.
+      const [row] = await query(
+        pools,
+        `SELECT hash FROM wallet_evm_nonces
+         WHERE chain_id = $1 AND address = $2 AND nonce = $3
+           AND broadcast_at > now() - make_interval(secs => $4)`,
+        [chainId, account, nonce, FRESH_SECONDS],
+      );
+      return row === undefined ? undefined : { hash: row['hash'] === null ? null : String(row['hash']) };
     },
     reserve: async (nonce, spendKey) => {
       // On the lock's connection too: a reservation made once the lock was lost (its connection
