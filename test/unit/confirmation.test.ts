@@ -34,20 +34,20 @@ describe('Confirmations', () => {
 
     const other = callDigest(tool.name, { wallet_id: 'savings', network: 'testnet' });
     assert.equal(
-      confirmations.answer(tool, other, context({ responses: accepted, state: payload })).kind,
+      (await confirmations.answer(tool, other, context({ responses: accepted, state: payload }))).kind,
       'none',
       'a yes for one wallet is not a yes for another',
     );
     const same = callDigest(tool.name, { network: 'testnet', wallet_id: 'main' });
     assert.equal(same, digest, 'key order does not matter');
-    assert.equal(confirmations.answer(tool, same, context({ responses: accepted, state: payload })).kind, 'yes');
+    assert.equal((await confirmations.answer(tool, same, context({ responses: accepted, state: payload }))).kind, 'yes');
     assert.equal(
-      confirmations.answer(tool, digest, context({ responses: accepted, state: payload })).kind,
+      (await confirmations.answer(tool, digest, context({ responses: accepted, state: payload }))).kind,
       'none',
       'a yes is good for one call: the same answer sent again is no answer',
     );
     assert.equal(
-      confirmations.answer(tool, digest, context({ responses: accepted })).kind,
+      (await confirmations.answer(tool, digest, context({ responses: accepted }))).kind,
       'none',
       'an answer without the server state is not a confirmation',
     );
@@ -66,7 +66,7 @@ describe('Confirmations', () => {
         (await confirmations.ask(digest, 'Delete?')).requestState ?? '',
         context(),
       );
-      const answer = confirmations.answer(
+      const answer = await confirmations.answer(
         tool,
         digest,
         context({ responses: { [CONFIRM_KEY]: response }, state: payload }),

@@ -19,6 +19,7 @@ export function fileStateStore(dataDir: string): StateStore {
     passkeys: filePasskeys(dataDir),
     appendAudit: (record) => appendAuditRecord(dataDir, record),
     coins: undefined,
+    questions: undefined,
     sentLog: (chainId) => new SentLog(dataDir, chainId),
     // The keystore's account lock, across processes of this machine: the node's pending count is the nonce.
     withAccount: (_chainId, address, task) => new Keystore(dataDir).withAccountLock(address, () => task(undefined)),

@@ -11,6 +11,7 @@ import { PgPasskeys } from './passkeys.js';
 import { checkPolicies, type StatedPolicy } from './policy.js';
 import { PgSentLog } from './sent-log.js';
 import { pgCoinReservations } from './coins.js';
+import { pgQuestions } from './questions.js';
 
 /**
  * Opens the PostgreSQL state store: its schema must be this wallet's version (else `wallet state
@@ -41,6 +42,7 @@ export async function openPgStore(
     passkeys,
     appendAudit: (record) => appendAudit(pools, record),
     coins: pgCoinReservations(pools),
+    questions: pgQuestions(pools),
     sentLog: (chainId) => new PgSentLog(pools, chainId),
     withAccount: (chainId, address, task) => withAccount(pools, chainId, address, task),
     reconcile: (chainId, judge, mined) => reconcileChain(pools, chainId, judge, mined),
