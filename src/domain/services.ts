@@ -203,10 +203,11 @@ export class WalletServices {
    * passkey assertion on the approval page, and a client's answer approves nothing.
    */
   async trustsElicitation(transport: 'stdio' | 'http'): Promise<boolean> {
-    // The passkeys of the state store: the files', or the store's every replica shares.
-    if ((await this.stateStore()).passkeys.enrolled()) return false;
     const trust = (await this.configFile()).approvals?.trust_elicitation ?? 'stdio';
-    return trust === 'always' || (trust === 'stdio' && transport === 'stdio');
+    if (!(trust === 'always' || (trust === 'stdio' && transport === 'stdio'))) return false;
+    // The passkeys of the state store: the files', or the store's every replica shares, read now
+    // (a passkey another replica enrolled a moment ago ends the trust in a client's answer at once).
+    return !(await (await this.stateStore()).passkeys.enrolledNow());
   }
 
   /** Where `wallet serve` on stdio serves the approval page: config `approvals.page.listen`, if set. */

@@ -127,6 +127,8 @@ export class ApprovalStore {
    * call is not this task's, and one already spent is `used` (by another call), not `none`.
    */
   async take(digest: string, id?: string): Promise<ApprovalLookup> {
+    // Read now, not a replica's cached read: a yes without a passkey is used only while none is enrolled.
+    const passkeyEnrolled = await new PasskeyStore(this.dataDir).enrolledNow();
     return this.change<ApprovalLookup>((approvals, now) => {
       const open = approvals.filter(
         (approval) => approval.digest === digest && (id === undefined || approval.id === id),
@@ -165,7 +167,7 @@ export class ApprovalStore {
         };
       }
       if (latest.status === 'pending') return { approvals, result: { kind: 'pending', approval: latest } };
-      if (latest.approved_by !== 'passkey' && new PasskeyStore(this.dataDir).enrolled()) {
+      if (latest.approved_by !== 'passkey' && (passkeyEnrolled || new PasskeyStore(this.dataDir).enrolled())) {
         // A yes given before a passkey was enrolled (or racing its enrolment) is not the owner's
         // passkey: it is dropped, and the call asks again.
         return {
@@ -208,7 +210,8 @@ export class ApprovalStore {
    * enrolled, a yes is a passkey's or nothing: any other is refused here, whoever asks.
    */
   async decide(id: string, answer: 'approved' | 'denied', by: Approver): Promise<Approval> {
-    if (answer === 'approved' && by !== 'passkey' && new PasskeyStore(this.dataDir).enrolled()) {
+    // Read now (a state store's every replica shares), not a replica's cached read.
+    if (answer === 'approved' && by !== 'passkey' && (await new PasskeyStore(this.dataDir).enrolledNow())) {
       throw passkeyNeeded(id);
     }
     return this.change((approvals, now) => {
