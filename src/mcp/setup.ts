@@ -39,7 +39,14 @@ export function walletServerOptions(setup: WalletServerSetup): WalletServerOptio
     if (error instanceof WalletError) throw new UsageError(`--endpoint: ${error.message}`, error.hint);
     throw error;
   }
-  const services = new WalletServices({ env: setup.env, endpointOverrides, passphrase: setup.passphrase });
+  const services = new WalletServices({
+    env: setup.env,
+    endpointOverrides,
+    passphrase: setup.passphrase,
+    // The CLI's call reconciles what stopped replicas left when it first opens a state store (a
+    // server does at its start): it may pay next.
+    ...(setup.caller === 'owner' ? { reconcileWhenOpened: setup.announce ?? (() => undefined) } : {}),
+  });
   return {
     catalogue: servedTools({ localOnly: setup.localOnly, readOnly: setup.readOnly, profile: setup.profile }),
     services,

@@ -120,6 +120,8 @@ export type StateStore = {
    * (the files backend: one machine, one lock).
    */
   withAccount<T>(chainId: number, address: string, task: (slot: NonceSlot | undefined) => Promise<T>): Promise<T>;
+  /** The EVM chain ids {@link reconcile} has anything to do on (none with the files backend): read from the store only. */
+  toReconcile(): Promise<number[]>;
   /**
    * Reconciles the nonce reservations of chain `chainId` a replica left marked broadcast but
    * unrecorded (it died meanwhile) against the chain (`judge`): mined → committed (`mined`

@@ -6,7 +6,7 @@ import { closePools, openPools, type PgPools } from './client.js';
 import { PgSpendLedger } from './ledger.js';
 import { schemaVersion, SCHEMA_VERSION } from './migrate.js';
 import { PgKeystore } from './keystore.js';
-import { reconcileChain, withAccount } from './nonces.js';
+import { chainsToReconcile, reconcileChain, withAccount } from './nonces.js';
 import { PgPasskeys } from './passkeys.js';
 import { checkPolicies, type StatedPolicy } from './policy.js';
 import { PgSentLog } from './sent-log.js';
@@ -45,6 +45,7 @@ export async function openPgStore(
     questions: pgQuestions(pools),
     sentLog: (chainId) => new PgSentLog(pools, chainId),
     withAccount: (chainId, address, task) => withAccount(pools, chainId, address, task),
+    toReconcile: () => chainsToReconcile(pools),
     reconcile: (chainId, judge, mined) => reconcileChain(pools, chainId, judge, mined),
     close: () => {
       passkeys.stop();
