@@ -122,6 +122,9 @@ export class WalletServices {
 
   /** Reconciles the EVM payments stopped replicas left (evm/reconcile.ts); what that did, for stderr. */
   private async reconcile(store: StateStore): Promise<string[]> {
+    // The store's rows first: with nothing left (nearly always), neither a node nor the EVM
+    // modules are loaded (a CLI call's start).
+    if ((await store.toReconcile()).length === 0) return [];
     const { reconcileReservations } = await import('./evm/reconcile.js');
     return (await reconcileReservations(this, store)).map(({ network, committed, released, failed }) =>
       failed === undefined
