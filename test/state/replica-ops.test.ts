@@ -17,8 +17,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { ApprovalStore } from '../../src/domain/policy/approvals.js';
 import { WalletServices } from '../../src/domain/services.js';
 import { CONFIRM_KEY } from '../../src/mcp/confirmation.js';
+import { serveApprovalPage } from '../../src/mcp/page/serve.js';
 import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { wallet } from '../helpers/io.js';
+import { csrfOf, pageRequest, sessionCookie } from '../helpers/page-http.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { anvilKeystoreHome, errorCodeOf, REPLICA_TOKEN, Replicas, writeReplicaConfig } from '../helpers/replicas.js';
@@ -247,7 +249,12 @@ describe('replicas sharing questions, passkeys and reconciliation', { skip: bin 
     const summary = { tool: 'evm_funds_send', text: 'Send', reason: 'no policy' };
     const early = await approvals.request('digest-approved-before-the-passkey-0', summary);
     const late = await approvals.request('digest-answered-after-the-passkey-00', summary);
+    const byButton = await approvals.request('digest-approved-with-the-button-000', summary);
     await approvals.decide(early.id, 'approved', 'terminal');
+    // The owner's page, its session and the form of the approval open before the passkey is enrolled.
+    const page = await serveApprovalPage({ dataDir: home, listen: { host: '127.0.0.1', port: 0 }, background: true });
+    const cookie = sessionCookie(await pageRequest(page.link(byButton.id)));
+    const csrf = csrfOf(await pageRequest(`${page.origin}/approvals/${byButton.id}`, { headers: { Cookie: cookie } }));
     const balancer = await startBalancer(replicas.served[0]?.url ?? '');
     // The user reads the question; meanwhile the owner enrolls a passkey (through the store, as
     // another replica or `wallet approvals passkey add` would): this replica's cached read is stale.
@@ -271,6 +278,14 @@ describe('replicas sharing questions, passkeys and reconciliation', { skip: bin 
       );
       // A button's or a terminal's yes (what the page and `wallet approvals approve` record), and
       // one given before the enrolment and used after it: refused, read from the store at once.
+      const button = await pageRequest(`${page.origin}/approvals/${byButton.id}/approve`, {
+        method: 'POST',
+        headers: { Cookie: cookie, Origin: page.origin },
+        body: `csrf=${encodeURIComponent(csrf)}`,
+      });
+      assert.equal(button.status, 403, button.body);
+      assert.match(button.body, /passkey/i, 'the button was refused for another reason');
+      assert.equal((await approvals.list()).find((each) => each.id === byButton.id)?.status, 'pending');
       await assert.rejects(approvals.decide(late.id, 'approved', 'page'), /passkey/);
       const taken = await approvals.take(early.digest);
       assert.equal(taken.kind, 'refused');
@@ -278,6 +293,7 @@ describe('replicas sharing questions, passkeys and reconciliation', { skip: bin 
       pg.sql(`DELETE FROM wallet_passkeys WHERE id = '${PASSKEY.id}'`);
       await client.close();
       await balancer.close();
+      await page.close();
       await services.closeState();
     }
   });
