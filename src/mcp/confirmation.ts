@@ -149,10 +149,7 @@ export class Confirmations {
 
   private async isSpent(id: string): Promise<boolean> {
     const shared = await this.sharedQuestions();
-    if (shared) return shared.spent(id);
-    const now = Date.now();
-    for (const [spentId, expires] of this.spent) if (expires < now) this.spent.delete(spentId);
-    return this.spent.has(id);
+    return shared ? shared.spent(id) : this.spentHere(id);
   }
 
   /** Records a yes to question `id`; false when it was spent already. */
@@ -161,9 +158,16 @@ export class Confirmations {
     const keep = STATE_TTL_SECONDS + 60;
     const shared = await this.sharedQuestions();
     if (shared) return shared.spend(id, keep);
-    if (await this.isSpent(id)) return false;
+    // Checked and recorded in one turn: two answers at once cannot both find it unspent.
+    if (this.spentHere(id)) return false;
     this.spent.set(id, Date.now() + keep * 1000);
     return true;
+  }
+
+  private spentHere(id: string): boolean {
+    const now = Date.now();
+    for (const [spentId, expires] of this.spent) if (expires < now) this.spent.delete(spentId);
+    return this.spent.has(id);
   }
 }
 

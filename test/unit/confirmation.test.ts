@@ -57,6 +57,19 @@ describe('Confirmations', () => {
     );
   });
 
+  it('takes one yes of two sent at once, per process', async () => {
+    const confirmations = new Confirmations();
+    const digest = callDigest(tool.name, { wallet_id: 'main', network: 'testnet' });
+    const payload = await confirmations.verify(
+      (await confirmations.ask(digest, 'Delete?')).requestState ?? '',
+      context(),
+    );
+    const answers = await Promise.all(
+      [1, 2].map(() => confirmations.answer(tool, digest, context({ responses: accepted, state: payload }))),
+    );
+    assert.deepEqual(answers.map((answer) => answer.kind).sort(), ['none', 'yes']);
+  });
+
   it('takes anything but an explicit yes as a decline', async () => {
     const confirmations = new Confirmations();
     const digest = callDigest(tool.name, { wallet_id: 'main', network: 'testnet' });
