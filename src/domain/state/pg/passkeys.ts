@@ -46,8 +46,10 @@ export class PgPasskeys implements PasskeyRecords {
    * a moment ago counts at once. The cached read follows it.
    */
   async enrolledNow(): Promise<boolean> {
-    await this.refresh();
-    return this.any;
+    // This read's answer, whatever a periodic read that ends meanwhile sets.
+    const any = await this.readAny();
+    this.any = any;
+    return any;
   }
 
   async read(): Promise<Passkey[]> {
@@ -80,12 +82,16 @@ export class PgPasskeys implements PasskeyRecords {
   }
 
   private async refresh(): Promise<void> {
+    this.any = await this.readAny();
+  }
+
+  private async readAny(): Promise<boolean> {
     try {
       const rows = await query(this.pools, 'SELECT EXISTS (SELECT 1 FROM wallet_passkeys) AS any');
-      this.any = rows[0]?.['any'] !== false;
+      return rows[0]?.['any'] !== false;
     } catch {
       // Unknown: a passkey may be enrolled, so a yes needs one.
-      this.any = true;
+      return true;
     }
   }
 
