@@ -333,7 +333,17 @@ async function builtInSetup(
   // --debug: the built-in server logs each failure (its code, or an unexpected error's class and frames).
   const logLevel = globals.debug ? ('debug' as const) : undefined;
   return {
-    setup: { env: io.env, endpoints: globals.endpoints, passphrase, logLevel },
+    setup: {
+      env: io.env,
+      endpoints: globals.endpoints,
+      passphrase,
+      logLevel,
+      // What the built-in server tells the owner: what reconciling a state store did.
+      announce: (line: string) => {
+        activity.pause();
+        io.stderr.write(`wallet: ${line}\n`);
+      },
+    },
     interrupted: () => prompt?.interrupted() ?? false,
   };
 }

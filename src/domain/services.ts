@@ -32,6 +32,13 @@ export type WalletServicesOptions = {
    * for when first needed (the CLI's hidden prompt on a terminal). Absent means locked.
    */
   passphrase?: string | PassphraseSource | undefined;
+  /**
+   * Reconcile what replicas stopped mid-payment left as soon as the state store is first opened,
+   * before it is used (a CLI call: it may pay next), and say what that did here (on stderr). A
+   * server does it at its start instead ({@link WalletServices.openSharedState}). Nothing with
+   * the files backend.
+   */
+  reconcileWhenOpened?: ((line: string) => void) | undefined;
 };
 
 /** Why a passphrase is wanted: to open an existing wallet, or to seal a new one (asked twice). */
@@ -57,6 +64,7 @@ export class WalletServices {
   private keystoreInstance: (WalletKeystore & { readonly dir: string }) | undefined;
   private addressBookInstance: AddressBook | undefined;
   private store: Promise<StateStore> | undefined;
+  private readonly reconcileWhenOpened: ((line: string) => void) | undefined;
 
   constructor(options: WalletServicesOptions = {}) {
     this.env = options.env ?? process.env;
@@ -64,6 +72,7 @@ export class WalletServices {
     this.endpointOverrides = options.endpointOverrides ?? [];
     const given = options.passphrase;
     this.passphraseSource = typeof given === 'string' ? () => Promise.resolve(given) : given;
+    this.reconcileWhenOpened = options.reconcileWhenOpened;
   }
 
   /**
@@ -104,10 +113,20 @@ export class WalletServices {
   async openSharedState(): Promise<string[]> {
     const config = await this.configFile().catch(() => undefined);
     if (config === undefined || !resolveStateLocation(this.env, config.state)) return [];
-    await this.stateStore();
+    const store = await this.stateStore();
+    // Done already, as the store opened.
+    if (this.reconcileWhenOpened) return [];
     // What a replica that died mid-payment left: reconciled against the chain before serving.
+    return this.reconcile(store);
+  }
+
+  /** Reconciles the EVM payments stopped replicas left (evm/reconcile.ts); what that did, for stderr. */
+  private async reconcile(store: StateStore): Promise<string[]> {
+    // The store's rows first: with nothing left (nearly always), neither a node nor the EVM
+    // modules are loaded (a CLI call's start).
+    if ((await store.toReconcile()).length === 0) return [];
     const { reconcileReservations } = await import('./evm/reconcile.js');
-    return (await reconcileReservations(this)).map(({ network, committed, released, failed }) =>
+    return (await reconcileReservations(this, store)).map(({ network, committed, released, failed }) =>
       failed === undefined
         ? `state store: on ${network}, ${committed} payment(s) a stopped replica left were found mined (recorded), ${released} never sent (released)`
         : `state store: the payments a stopped replica left on ${network} are not reconciled yet (${failed}); the next start tries again`,
@@ -129,6 +148,13 @@ export class WalletServices {
     const store = await openPgStore(location, statedPolicies(await this.configFile()), this.dataDir);
     // The passkeys and the approval page, handed the data directory only, find the store there.
     shareState(this.dataDir, store);
+    if (this.reconcileWhenOpened) {
+      // A reconciliation that fails (a node down) leaves it for the next opening: the call goes on.
+      const said = await this.reconcile(store).catch((error: unknown) => [
+        `state store: the payments stopped replicas left are not reconciled yet (${error instanceof Error ? error.message : String(error)})`,
+      ]);
+      for (const line of said) this.reconcileWhenOpened(line);
+    }
     return store;
   }
 
@@ -203,10 +229,11 @@ export class WalletServices {
    * passkey assertion on the approval page, and a client's answer approves nothing.
    */
   async trustsElicitation(transport: 'stdio' | 'http'): Promise<boolean> {
-    // The passkeys of the state store: the files', or the store's every replica shares.
-    if ((await this.stateStore()).passkeys.enrolled()) return false;
     const trust = (await this.configFile()).approvals?.trust_elicitation ?? 'stdio';
-    return trust === 'always' || (trust === 'stdio' && transport === 'stdio');
+    if (!(trust === 'always' || (trust === 'stdio' && transport === 'stdio'))) return false;
+    // The passkeys of the state store: the files', or the store's every replica shares, read now
+    // (a passkey another replica enrolled a moment ago ends the trust in a client's answer at once).
+    return !(await (await this.stateStore()).passkeys.enrolledNow());
   }
 
   /** Where `wallet serve` on stdio serves the approval page: config `approvals.page.listen`, if set. */

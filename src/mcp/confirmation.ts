@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { WalletError } from '../domain/errors.js';
 import type { ApprovedPlan } from '../domain/policy/authority.js';
+import type { SharedQuestions } from '../domain/state/store.js';
 import { formatUnits, isBaseUnitName, showAmount, type BaseUnitName } from '../shared/amounts.js';
 import { declaredUnitOf, schemaProperties } from '../shared/json-schema.js';
 import { describeTool } from '../tools/index.js';
@@ -45,37 +46,64 @@ const STATE_TTL_SECONDS = 600;
  * network and fee (from a dry run where the tool has one) and asks only for a yes/no: never a
  * secret. The answer counts only for the exact call it was asked about: `requestState` carries an
  * HMAC of the call's digest, checked on the retry. One per process, so that a stateless HTTP retry
- * served by another server instance still verifies.
+ * served by another server instance still verifies; with a PostgreSQL state store, its key and the
+ * questions spent are the store's (`shared`), so that a retry reaching another replica verifies
+ * too, and a yes replayed there is refused (docs/REPLICAS.md).
  */
 export class Confirmations {
-  #codec: RequestStateCodec<ConfirmState> | undefined;
+  #codec: Promise<RequestStateCodec<ConfirmState>> | undefined;
+  #shared: Promise<SharedQuestions | undefined> | undefined;
+
+  /** `shared`: what the replicas share of the questions, if they share anything (asked when first needed). */
+  constructor(private readonly shared?: () => Promise<SharedQuestions | undefined>) {}
+
   /**
-   * Made when a question is first asked or answered: its key, and the Web Crypto it signs with,
-   * cost a start that asks nothing (every CLI call of the built-in server) ~2.5 ms to load.
+   * Made when a question is first asked or answered: its key (a random one of this process, or the
+   * store's), and the Web Crypto it signs with, cost a start that asks nothing (every CLI call of
+   * the built-in server) ~2.5 ms to load, and the store's a round trip. A failure (the store
+   * unreachable) is tried again at the next question.
    */
-  private get codec(): RequestStateCodec<ConfirmState> {
-    return (this.#codec ??= createRequestStateCodec<ConfirmState>({
-      key: nodeCrypto().randomBytes(32),
-      ttlSeconds: STATE_TTL_SECONDS,
-    }));
+  private codec(): Promise<RequestStateCodec<ConfirmState>> {
+    this.#codec ??= this.sharedQuestions()
+      .then(async (shared) =>
+        createRequestStateCodec<ConfirmState>({
+          key: shared ? await shared.key() : nodeCrypto().randomBytes(32),
+          ttlSeconds: STATE_TTL_SECONDS,
+        }),
+      )
+      .catch((error: unknown) => {
+        this.#codec = undefined;
+        throw error;
+      });
+    return this.#codec;
   }
+
+  private sharedQuestions(): Promise<SharedQuestions | undefined> {
+    this.#shared ??= (this.shared?.() ?? Promise.resolve(undefined)).catch((error: unknown) => {
+      this.#shared = undefined;
+      throw error;
+    });
+    return this.#shared;
+  }
+
   /** Question ids already answered with a yes, until their state expires: a yes is not replayable. */
   private readonly spent = new Map<string, number>();
 
   /** For `ServerOptions.requestState.verify`: a forged or stale state is refused by the SDK (-32602). */
-  readonly verify = (state: string, context: ServerContext): Promise<ConfirmState> => this.codec.verify(state, context);
+  readonly verify = async (state: string, context: ServerContext): Promise<ConfirmState> =>
+    (await this.codec()).verify(state, context);
 
   /** The user's answer to our question about the call `digest`, if this request carries one. */
-  answer(tool: AnyTool, digest: string, context: ServerContext): ConfirmationAnswer {
+  async answer(tool: AnyTool, digest: string, context: ServerContext): Promise<ConfirmationAnswer> {
     const answer = inputResponse(context.mcpReq.inputResponses, CONFIRM_KEY);
     const state = context.mcpReq.requestState<ConfirmState>();
-    if (answer.kind !== 'elicit' || typeof state !== 'object' || state?.call !== digest || !this.unspent(state.id)) {
-      return { kind: 'none' };
-    }
+    if (answer.kind !== 'elicit' || typeof state !== 'object' || state?.call !== digest) return { kind: 'none' };
     if (answer.action === 'accept' && answer.content?.['confirm'] === true) {
-      this.spend(state.id);
+      // Spent here, once: a replay (to this replica or another) finds it spent.
+      if (!(await this.spend(state.id))) return { kind: 'none' };
       return state.plan ? { kind: 'yes', plan: state.plan } : { kind: 'yes' };
     }
+    if (await this.isSpent(state.id)) return { kind: 'none' };
     return {
       kind: 'declined',
       error: new WalletError(
@@ -109,7 +137,9 @@ export class Confirmations {
           },
         }),
       },
-      requestState: await this.codec.mint({
+      requestState: await (
+        await this.codec()
+      ).mint({
         call: digest,
         id: nodeCrypto().randomBytes(16).toString('base64url'),
         ...(plan ? { plan } : {}),
@@ -117,15 +147,27 @@ export class Confirmations {
     });
   }
 
-  private unspent(id: string): boolean {
-    const now = Date.now();
-    for (const [spentId, expires] of this.spent) if (expires < now) this.spent.delete(spentId);
-    return !this.spent.has(id);
+  private async isSpent(id: string): Promise<boolean> {
+    const shared = await this.sharedQuestions();
+    return shared ? shared.spent(id) : this.spentHere(id);
   }
 
-  private spend(id: string): void {
+  /** Records a yes to question `id`; false when it was spent already. */
+  private async spend(id: string): Promise<boolean> {
     // Kept a little longer than the state lives, so it cannot come back after being forgotten.
-    this.spent.set(id, Date.now() + (STATE_TTL_SECONDS + 60) * 1000);
+    const keep = STATE_TTL_SECONDS + 60;
+    const shared = await this.sharedQuestions();
+    if (shared) return shared.spend(id, keep);
+    // Checked and recorded in one turn: two answers at once cannot both find it unspent.
+    if (this.spentHere(id)) return false;
+    this.spent.set(id, Date.now() + keep * 1000);
+    return true;
+  }
+
+  private spentHere(id: string): boolean {
+    const now = Date.now();
+    for (const [spentId, expires] of this.spent) if (expires < now) this.spent.delete(spentId);
+    return this.spent.has(id);
   }
 }
 

@@ -126,7 +126,7 @@ export class ConsentGate {
     const owner = { ...toolContext, authority: PLANNING };
     const digest = callDigest(tool.name, input);
     // An answer counts only from a client this server may ask (trusted, with form elicitation).
-    const answer = canAsk ? this.confirmations.answer(tool, digest, context) : { kind: 'none' as const };
+    const answer = canAsk ? await this.confirmations.answer(tool, digest, context) : { kind: 'none' as const };
     if (answer.kind === 'yes') return run('client', answer.plan);
     if (answer.kind === 'declined') {
       await auditStoppedCall(tool, input, owner, { error: answer.error });

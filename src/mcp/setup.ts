@@ -39,11 +39,20 @@ export function walletServerOptions(setup: WalletServerSetup): WalletServerOptio
     if (error instanceof WalletError) throw new UsageError(`--endpoint: ${error.message}`, error.hint);
     throw error;
   }
+  const services = new WalletServices({
+    env: setup.env,
+    endpointOverrides,
+    passphrase: setup.passphrase,
+    // The CLI's call reconciles what stopped replicas left when it first opens a state store (a
+    // server does at its start): it may pay next.
+    ...(setup.caller === 'owner' ? { reconcileWhenOpened: setup.announce ?? (() => undefined) } : {}),
+  });
   return {
     catalogue: servedTools({ localOnly: setup.localOnly, readOnly: setup.readOnly, profile: setup.profile }),
-    services: new WalletServices({ env: setup.env, endpointOverrides, passphrase: setup.passphrase }),
+    services,
     logger: createLogger(setup.logLevel ?? 'off'),
-    confirmations: new Confirmations(),
+    // With a PostgreSQL store, the questions' key and the spent ones are the store's: any replica verifies.
+    confirmations: new Confirmations(async () => (await services.stateStore()).questions),
     caller: setup.caller === 'owner' ? 'terminal' : 'agent',
   };
 }

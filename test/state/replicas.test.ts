@@ -216,6 +216,16 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
        SELECT id, record, replica, result FROM wallet_approval_tasks;
        DELETE FROM wallet_approval_tasks WHERE id = ANY('{tk-x}')`,
       'CREATE TEMP TABLE wallet_import_audit (n integer, line jsonb)',
+      // The elicitation key (made once) and the questions answered yes (spent once, pruned).
+      `WITH made AS (INSERT INTO wallet_elicitation_keys (name, key) VALUES ('grant-test', decode(repeat('ab', 32), 'hex'))
+         ON CONFLICT (name) DO NOTHING RETURNING key)
+       SELECT key FROM made UNION ALL SELECT key FROM wallet_elicitation_keys WHERE name = 'grant-test'`,
+      `WITH pruned AS (DELETE FROM wallet_elicitation_spent WHERE expires_at < now()),
+       spent AS (INSERT INTO wallet_elicitation_spent (id, expires_at) VALUES ('q', now() + make_interval(secs => 660))
+         ON CONFLICT (id) DO NOTHING RETURNING id)
+       SELECT count(*)::int AS n FROM spent`,
+      "SELECT 1 FROM wallet_elicitation_spent WHERE id = 'q' AND expires_at >= now()",
+      'SELECT DISTINCT chain_id::text AS chain_id FROM wallet_evm_nonces WHERE broadcast_at IS NOT NULL',
     ]) {
       pg.sql(statement, app);
     }
@@ -226,7 +236,9 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
     ]) {
       assert.throws(() => pg.sql(statement, app), /permission denied/, statement);
     }
-    pg.sql("DELETE FROM wallet_policies WHERE key = 'test'; DELETE FROM wallet_ledgers WHERE name = 'evm-chain-1'");
+    pg.sql(
+      "DELETE FROM wallet_policies WHERE key = 'test'; DELETE FROM wallet_ledgers WHERE name = 'evm-chain-1'; DELETE FROM wallet_elicitation_keys WHERE name = 'grant-test'; DELETE FROM wallet_elicitation_spent",
+    );
   });
 
   it(`${REPLICAS} replicas, 40 racing agent payments: exactly ${K} sent, within the cap, each mined once`, async () => {

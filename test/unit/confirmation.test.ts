@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { callDigest, canAskForm, CONFIRM_KEY, Confirmations } from '../../src/mcp/confirmation.js';
+import type { SharedQuestions } from '../../src/domain/state/store.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 
 function toolNamed(name: string) {
@@ -34,23 +35,39 @@ describe('Confirmations', () => {
 
     const other = callDigest(tool.name, { wallet_id: 'savings', network: 'testnet' });
     assert.equal(
-      confirmations.answer(tool, other, context({ responses: accepted, state: payload })).kind,
+      (await confirmations.answer(tool, other, context({ responses: accepted, state: payload }))).kind,
       'none',
       'a yes for one wallet is not a yes for another',
     );
     const same = callDigest(tool.name, { network: 'testnet', wallet_id: 'main' });
     assert.equal(same, digest, 'key order does not matter');
-    assert.equal(confirmations.answer(tool, same, context({ responses: accepted, state: payload })).kind, 'yes');
     assert.equal(
-      confirmations.answer(tool, digest, context({ responses: accepted, state: payload })).kind,
+      (await confirmations.answer(tool, same, context({ responses: accepted, state: payload }))).kind,
+      'yes',
+    );
+    assert.equal(
+      (await confirmations.answer(tool, digest, context({ responses: accepted, state: payload }))).kind,
       'none',
       'a yes is good for one call: the same answer sent again is no answer',
     );
     assert.equal(
-      confirmations.answer(tool, digest, context({ responses: accepted })).kind,
+      (await confirmations.answer(tool, digest, context({ responses: accepted }))).kind,
       'none',
       'an answer without the server state is not a confirmation',
     );
+  });
+
+  it('takes one yes of two sent at once, per process', async () => {
+    const confirmations = new Confirmations();
+    const digest = callDigest(tool.name, { wallet_id: 'main', network: 'testnet' });
+    const payload = await confirmations.verify(
+      (await confirmations.ask(digest, 'Delete?')).requestState ?? '',
+      context(),
+    );
+    const answers = await Promise.all(
+      [1, 2].map(() => confirmations.answer(tool, digest, context({ responses: accepted, state: payload }))),
+    );
+    assert.deepEqual(answers.map((answer) => answer.kind).sort(), ['none', 'yes']);
   });
 
   it('takes anything but an explicit yes as a decline', async () => {
@@ -66,7 +83,7 @@ describe('Confirmations', () => {
         (await confirmations.ask(digest, 'Delete?')).requestState ?? '',
         context(),
       );
-      const answer = confirmations.answer(
+      const answer = await confirmations.answer(
         tool,
         digest,
         context({ responses: { [CONFIRM_KEY]: response }, state: payload }),
@@ -84,6 +101,39 @@ describe('Confirmations', () => {
     assert.notEqual(state, '');
     await assert.rejects(mine.verify(state, context()));
     await assert.rejects(theirs.verify(`${state.slice(0, -2)}AA`, context()));
+  });
+
+  it("with shared questions (a state store), verifies another instance's state and spends a yes once for all", async () => {
+    // What the store keeps (src/domain/state/pg/questions.ts, tested against PostgreSQL in
+    // test/state/replica-ops.test.ts): one key, and the ids answered yes.
+    const key = new Uint8Array(32).fill(7);
+    const spent = new Set<string>();
+    let reads = 0;
+    let down = true;
+    const shared = (): Promise<SharedQuestions> => {
+      reads += 1;
+      if (down) return Promise.reject(new Error('store unreachable'));
+      return Promise.resolve({
+        key: () => Promise.resolve(key),
+        spend: (id) => Promise.resolve(!spent.has(id) && Boolean(spent.add(id))),
+        spent: (id) => Promise.resolve(spent.has(id)),
+      });
+    };
+    const asking = new Confirmations(shared);
+    const answering = new Confirmations(shared);
+    assert.equal(reads, 0, 'nothing is read before a question is asked');
+    const digest = callDigest(tool.name, { wallet_id: 'main', network: 'testnet' });
+    await assert.rejects(asking.ask(digest, 'Delete?'), /store unreachable/);
+    down = false;
+    const state = (await asking.ask(digest, 'Delete?')).requestState ?? '';
+    const payload = await answering.verify(state, context());
+    assert.equal((await answering.answer(tool, digest, context({ responses: accepted, state: payload }))).kind, 'yes');
+    assert.equal(
+      (await asking.answer(tool, digest, context({ responses: accepted, state: payload }))).kind,
+      'none',
+      'a yes spent at one instance is spent at every other',
+    );
+    await assert.rejects(new Confirmations().verify(state, context()), 'a per-process key does not verify it');
   });
 
   it('asks only clients that declare form elicitation', () => {

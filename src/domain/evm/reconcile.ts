@@ -1,6 +1,6 @@
 import type { Hash } from 'viem';
 import type { WalletServices } from '../services.js';
-import type { ChainVerdict, MarkedReservation } from '../state/store.js';
+import type { ChainVerdict, MarkedReservation, StateStore } from '../state/store.js';
 import { checksumEvmAddress } from './address.js';
 import { connectNode, evmNetwork } from './network.js';
 import { sentRecordOf } from './send.js';
@@ -9,7 +9,7 @@ import { sentRecordOf } from './send.js';
 export type NetworkReconciled = { network: string; committed: number; released: number; failed?: string };
 
 /**
- * Reconciles, at a replica's start, the nonce reservations another replica left marked broadcast
+ * Reconciles, at a replica's start (and a CLI call's first use of the store), the nonce reservations another replica left marked broadcast
  * but unrecorded (killed between its broadcast and its record) on every configured EVM network
  * with a chain id, against that network's node: mined → committed and recorded in the sent log
  * (evm_txs_list), its ledger entry kept; its nonce taken by another transaction, or unknown to the
@@ -18,13 +18,20 @@ export type NetworkReconciled = { network: string; committed: number; released: 
  * whose node cannot be reached is left for the next start (and said so). One chain id is
  * reconciled once, through the first network that names it.
  */
-export async function reconcileReservations(services: WalletServices): Promise<NetworkReconciled[]> {
-  const store = await services.stateStore();
+export async function reconcileReservations(
+  services: WalletServices,
+  opened?: StateStore,
+): Promise<NetworkReconciled[]> {
+  const store = opened ?? (await services.stateStore());
   if (store.kind === 'files') return [];
+  // The store's rows first: with nothing left, no node is asked (a CLI call pays one query).
+  const left = new Set(await store.toReconcile());
+  if (left.size === 0) return [];
   const seen = new Set<number>();
   const done: NetworkReconciled[] = [];
   for (const settings of (await services.networks()).networks) {
     if (settings.chain !== 'evm' || settings.chainId === null || seen.has(settings.chainId)) continue;
+    if (!left.has(settings.chainId)) continue;
     seen.add(settings.chainId);
     const network = await evmNetwork(services, settings.network);
     try {

@@ -60,8 +60,13 @@ export type ApprovalRecords = {
   /** Every approval kept (some may be forgotten already), and the time by the records' clock. */
   read(): Promise<{ approvals: Approval[]; now: number }>;
   change<T>(update: (approvals: Approval[], now: number) => { approvals: Approval[]; result: T }): Promise<T>;
-  /** Whether a passkey is enrolled where these approvals are (a yes then takes one). */
-  passkeyEnrolled(): boolean;
+  /**
+   * Whether a passkey is enrolled where these approvals are (a yes then takes one), read now (with
+   * a state store, not a replica's cached read, which may be a second old). Unreadable: enrolled.
+   */
+  passkeyEnrolled(): Promise<boolean>;
+  /** The same, as last read (the files: read now; a state store: its read of the last second), for checks under the lock. */
+  passkeyEnrolledCached(): boolean;
 };
 
 /** Gone from the records: an approval decided or expired more than a day ago. */

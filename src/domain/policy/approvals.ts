@@ -101,6 +101,8 @@ export class ApprovalStore {
    */
   async take(digest: string, id?: string): Promise<ApprovalLookup> {
     const records = await this.records();
+    // Read now, not a replica's cached read: a yes without a passkey is used only while none is enrolled.
+    const passkeyEnrolled = await records.passkeyEnrolled();
     return records.change<ApprovalLookup>((approvals, now) => {
       const open = approvals.filter(
         (approval) => approval.digest === digest && (id === undefined || approval.id === id),
@@ -139,7 +141,7 @@ export class ApprovalStore {
         };
       }
       if (latest.status === 'pending') return { approvals, result: { kind: 'pending', approval: latest } };
-      if (latest.approved_by !== 'passkey' && records.passkeyEnrolled()) {
+      if (latest.approved_by !== 'passkey' && (passkeyEnrolled || records.passkeyEnrolledCached())) {
         // A yes given before a passkey was enrolled (or racing its enrolment) is not the owner's
         // passkey: it is dropped, and the call asks again.
         return {
@@ -187,7 +189,8 @@ export class ApprovalStore {
    */
   async decide(id: string, answer: 'approved' | 'denied', by: Approver): Promise<Approval> {
     const records = await this.records();
-    if (answer === 'approved' && by !== 'passkey' && records.passkeyEnrolled()) {
+    // Read now (a state store's every replica shares), not a replica's cached read.
+    if (answer === 'approved' && by !== 'passkey' && (await records.passkeyEnrolled())) {
       throw passkeyNeeded(id);
     }
     return records.change((approvals, now) => {
@@ -197,7 +200,7 @@ export class ApprovalStore {
         now,
       );
       // Again under the lock: a passkey enrolled while this yes was on its way.
-      if (answer === 'approved' && by !== 'passkey' && records.passkeyEnrolled()) {
+      if (answer === 'approved' && by !== 'passkey' && records.passkeyEnrolledCached()) {
         throw passkeyNeeded(id);
       }
       const decided: Approval = {

@@ -35,5 +35,10 @@ export type PasskeyRecords = {
    * cannot be read counts as enrolled, never as none.
    */
   enrolled(): boolean;
+  /**
+   * Whether any is enrolled, read from where they live at this moment (the store's cache is not
+   * asked): what decides whether a yes without a passkey is accepted. Unreadable: enrolled.
+   */
+  enrolledNow(): Promise<boolean>;
   change<T>(update: (passkeys: Passkey[]) => { passkeys: Passkey[]; result: T }): Promise<T>;
 };

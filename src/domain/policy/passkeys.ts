@@ -41,6 +41,15 @@ export class PasskeyStore {
     return this.records.enrolled();
   }
 
+  /**
+   * Whether any passkey is enrolled, read now from where they live (with a state store, not the
+   * replica's cached read, which may be a second old): asked before a yes given without a passkey
+   * is accepted. Unreadable: enrolled.
+   */
+  enrolledNow(): Promise<boolean> {
+    return this.records.enrolledNow();
+  }
+
   /** Enrolls `passkey`; a credential already enrolled, or a name in use, is refused. */
   async add(passkey: Passkey): Promise<Passkey> {
     const entry = PasskeySchema.parse(passkey);

@@ -100,6 +100,19 @@ export type CoinReservations = {
 };
 
 /**
+ * What the replicas share of the form-elicitation questions of `wallet serve` (src/mcp/confirmation.ts):
+ * the key their `requestState` is sealed with, and the questions already answered yes.
+ */
+export type SharedQuestions = {
+  /** The 32-byte key (made once, by the first replica that asks); never shown nor audited. */
+  key(): Promise<Uint8Array>;
+  /** Records question `id` as answered yes, for `ttlSeconds`; false when it was already (a replay). */
+  spend(id: string, ttlSeconds: number): Promise<boolean>;
+  /** Whether question `id` was answered yes already. */
+  spent(id: string): Promise<boolean>;
+};
+
+/**
  * The state every replica must agree on. The files backend is the data directory as it always
  * was; the PostgreSQL backend (src/domain/state/pg/) shares it between replicas. Modules of the
  * same name in `files/` and `pg/` do the same job for each.
@@ -123,6 +136,11 @@ export type StateStore = {
    * payments of a wallet take turns under its lock (the node's view of spent coins suffices).
    */
   readonly coins: CoinReservations | undefined;
+  /**
+   * The elicitation key and spent questions every replica shares; undefined for the files backend,
+   * where each process keeps its own (one machine: a retry reaches the process that asked).
+   */
+  readonly questions: SharedQuestions | undefined;
   /** What the wallet broadcast on EVM chain `chainId`, by any replica. */
   sentLog(chainId: number): SentRecords;
   /**
@@ -131,6 +149,8 @@ export type StateStore = {
    * (the files backend: one machine, one lock).
    */
   withAccount<T>(chainId: number, address: string, task: (slot: NonceSlot | undefined) => Promise<T>): Promise<T>;
+  /** The EVM chain ids {@link reconcile} has anything to do on (none with the files backend): read from the store only. */
+  toReconcile(): Promise<number[]>;
   /**
    * Reconciles the nonce reservations of chain `chainId` a replica left marked broadcast but
    * unrecorded (it died meanwhile) against the chain (`judge`): mined → committed (`mined`

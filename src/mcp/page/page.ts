@@ -233,7 +233,8 @@ export function createApprovalPage({ store, origin, dataDir, enrolment }: Approv
   async function decide(request: Request, requestOrigin: string | null, route: DecideRoute): Promise<Response> {
     const posted = await postedForm(request, requestOrigin);
     if (posted instanceof Response) return posted;
-    const withPasskey = route.answer === 'approve' && passkeys.enrolled();
+    // Read now, not the replica's cached read: a passkey enrolled a moment ago makes a button's yes none.
+    const withPasskey = route.answer === 'approve' && (await passkeys.enrolledNow());
     try {
       if (withPasskey) await passkeyYes(posted.sid, route.id, posted.form.get('credential'));
       await store.decide(

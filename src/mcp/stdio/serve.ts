@@ -63,9 +63,15 @@ function serveWalletStdio(options: StdioServeOptions): StdioServing {
  */
 export function startStdioServer(setup: Omit<WalletServerSetup, 'localOnly'>): StdioServing {
   const options = walletServerOptions({ ...setup, localOnly: false });
-  // A state store set is opened now, so the passkeys and the approval page read it from the start;
-  // a store that cannot be opened fails the first call that needs it (BUSY, BACKEND_INVALID).
-  void options.services.openSharedState().catch(() => undefined);
+  // A state store set is opened now, so the passkeys and the approval page read it from the start,
+  // and what replicas stopped mid-payment left is reconciled (said on stderr); a store that cannot
+  // be opened fails the first call that needs it (BUSY, BACKEND_INVALID).
+  void options.services
+    .openSharedState()
+    .then((lines) => {
+      for (const line of lines) setup.announce?.(line);
+    })
+    .catch(() => undefined);
   const approvalPage = ownPortPage(options.services, setup.announce ?? (() => undefined));
   const serving = serveWalletStdio({ ...options, approvalPage });
   return {

@@ -59,6 +59,7 @@ export function fileApprovals(dataDir: string): ApprovalRecords {
         return result;
       });
     },
-    passkeyEnrolled: () => filePasskeys(dataDir).enrolled(),
+    passkeyEnrolled: () => filePasskeys(dataDir).enrolledNow(),
+    passkeyEnrolledCached: () => filePasskeys(dataDir).enrolled(),
   };
 }

@@ -27,6 +27,8 @@ export function filePasskeys(dataDir: string): PasskeyRecords {
     path,
     read,
     enrolled: () => enrolledInFile(path),
+    // The file is read at each ask: always now.
+    enrolledNow: () => Promise.resolve(enrolledInFile(path)),
     change: async (update) => {
       ensurePrivateDir(dataDir);
       return withNamedLock(dataDir, 'passkeys', async () => {

@@ -23,10 +23,12 @@ export function fileStateStore(dataDir: string): StateStore {
     tasks: fileTasks(dataDir),
     appendAudit: (record) => appendAuditRecord(dataDir, record),
     coins: undefined,
+    questions: undefined,
     sentLog: (chainId) => new SentLog(dataDir, chainId),
     // The keystore's account lock, across processes of this machine: the node's pending count is the nonce.
     withAccount: (_chainId, address, task) => new Keystore(dataDir).withAccountLock(address, () => task(undefined)),
     // No reservations: the node's pending count is the nonce, and a ledger entry counts 24 hours.
+    toReconcile: () => Promise.resolve([]),
     reconcile: () => Promise.resolve({ committed: [], released: [] }),
     close: () => Promise.resolve(),
   };

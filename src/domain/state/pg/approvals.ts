@@ -50,7 +50,11 @@ export class PgApprovals implements ApprovalRecords {
     });
   }
 
-  passkeyEnrolled(): boolean {
+  passkeyEnrolled(): Promise<boolean> {
+    return this.passkeys.enrolledNow();
+  }
+
+  passkeyEnrolledCached(): boolean {
     return this.passkeys.enrolled();
   }
 

@@ -132,6 +132,22 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX wallet_approval_tasks_approval ON wallet_approval_tasks (approval);
   `,
+  // 6: elicitation across replicas. The key every replica seals a form-elicitation question's
+  // `requestState` with (made once by the first replica that asks; not a wallet secret: it signs
+  // no payment), and the questions already answered yes, until their state expires: a yes is
+  // accepted once, whichever replica its retry reaches.
+  `
+  CREATE TABLE wallet_elicitation_keys (
+    name text PRIMARY KEY,
+    key bytea NOT NULL CHECK (length(key) = 32),
+    created_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE TABLE wallet_elicitation_spent (
+    id text PRIMARY KEY,
+    expires_at timestamptz NOT NULL
+  );
+  CREATE INDEX wallet_elicitation_spent_expiry ON wallet_elicitation_spent (expires_at);
+  `,
 ];
 
 /** The schema version this wallet needs. */

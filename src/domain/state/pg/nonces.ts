@@ -201,6 +201,18 @@ async function releaseAbandoned(pools: PgPools, chainId: number, account: string
 }
 
 /**
+ * The EVM chains whose nonce reservations reconciliation has anything to do with (marked
+ * broadcast): one query, so a start with nothing left asks no node, and no more of the store.
+ */
+export async function chainsToReconcile(pools: PgPools): Promise<number[]> {
+  const rows = await query(
+    pools,
+    'SELECT DISTINCT chain_id::text AS chain_id FROM wallet_evm_nonces WHERE broadcast_at IS NOT NULL',
+  );
+  return rows.map((row) => Number(row['chain_id']));
+}
+
+/**
  * Reconciles, at a replica's start, the reservations of chain `chainId` marked broadcast and not
  * in the sent log (their replica died between the mark and the record), each under its account's lock, against the chain (`judge`, which asks the node):
  * mined → committed (the chain holds its nonce: the reservation goes, its ledger entry stays, and

@@ -12,8 +12,9 @@ const REFRESH_MS = 1_000;
  * counter; no secret). A change holds the passkeys' advisory lock from reading them to writing
  * them, in one transaction: a counter recorded by one replica is the one every other checks
  * against, so an assertion replayed on another replica is refused. Whether any is enrolled is
- * asked synchronously by the approvals: the answer is this replica's latest read (at start, after
- * each change here, and every second); a read that fails answers "enrolled", never "none".
+ * asked synchronously for display: the answer is this replica's latest read (at start, after each
+ * change here, and every second); a yes without a passkey is accepted only on a read made at that
+ * moment ({@link enrolledNow}). A read that fails answers "enrolled", never "none".
  */
 export class PgPasskeys implements PasskeyRecords {
   readonly path: string;
@@ -35,8 +36,20 @@ export class PgPasskeys implements PasskeyRecords {
     clearInterval(this.timer);
   }
 
+  /** This replica's latest read: for what is shown (the page's links and buttons), not to accept a yes. */
   enrolled(): boolean {
     return this.any;
+  }
+
+  /**
+   * Read from the store now: a passkey another replica (or `wallet approvals passkey add`) enrolled
+   * a moment ago counts at once. The cached read follows it.
+   */
+  async enrolledNow(): Promise<boolean> {
+    // This read's answer, whatever a periodic read that ends meanwhile sets.
+    const any = await this.readAny();
+    this.any = any;
+    return any;
   }
 
   async read(): Promise<Passkey[]> {
@@ -69,12 +82,16 @@ export class PgPasskeys implements PasskeyRecords {
   }
 
   private async refresh(): Promise<void> {
+    this.any = await this.readAny();
+  }
+
+  private async readAny(): Promise<boolean> {
     try {
       const rows = await query(this.pools, 'SELECT EXISTS (SELECT 1 FROM wallet_passkeys) AS any');
-      this.any = rows[0]?.['any'] !== false;
+      return rows[0]?.['any'] !== false;
     } catch {
       // Unknown: a passkey may be enrolled, so a yes needs one.
-      this.any = true;
+      return true;
     }
   }
 

@@ -14,6 +14,14 @@ export type PgStatus = {
   ledger_entries_24h: number;
   audit_lines: number;
   nonce_reservations: number;
+  /** Reserved and not yet broadcast: a payment under way, or one a stopped replica abandoned. */
+  nonce_reservations_open: number;
+  /** Marked broadcast and not in the sent log: what reconciliation settles against the chain. */
+  nonce_reservations_unrecorded: number;
+  /** Rows of the EVM sent log (`evm_txs_list`), every chain. */
+  evm_sent: number;
+  /** Dash coins held now by a payment (from coin selection to an hour past its broadcast). */
+  coin_holds: number;
   keystore_wallets: number;
   keystore_imported_keys: number;
   passkeys: number;
@@ -40,6 +48,18 @@ export async function pgStatus(location: StateLocation): Promise<PgStatus> {
       ),
       audit_lines: await count('SELECT count(*) AS n FROM wallet_audit'),
       nonce_reservations: await count('SELECT count(*) AS n FROM wallet_evm_nonces'),
+      nonce_reservations_open:
+        version < 2 ? 0 : await count('SELECT count(*) AS n FROM wallet_evm_nonces WHERE broadcast_at IS NULL'),
+      nonce_reservations_unrecorded:
+        version < 4
+          ? 0
+          : await count(
+              `SELECT count(*) AS n FROM wallet_evm_nonces n WHERE broadcast_at IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM wallet_evm_sent s WHERE s.chain_id = n.chain_id AND s.hash = n.hash)`,
+            ),
+      evm_sent: version < 4 ? 0 : await count('SELECT count(*) AS n FROM wallet_evm_sent'),
+      coin_holds:
+        version < 4 ? 0 : await count('SELECT count(*) AS n FROM wallet_coin_reservations WHERE expires_at > now()'),
       // Counts only: the keystore's rows are never shown (their secrets are sealed, but still).
       keystore_wallets: version < 3 ? 0 : await count('SELECT count(*) AS n FROM wallet_keystore_wallets'),
       keystore_imported_keys: version < 3 ? 0 : await count('SELECT count(*) AS n FROM wallet_keystore_keys'),

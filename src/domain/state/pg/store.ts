@@ -7,12 +7,13 @@ import { closePools, openPools, type PgPools } from './client.js';
 import { PgSpendLedger } from './ledger.js';
 import { schemaVersion, SCHEMA_VERSION } from './migrate.js';
 import { PgKeystore } from './keystore.js';
-import { reconcileChain, withAccount } from './nonces.js';
+import { chainsToReconcile, reconcileChain, withAccount } from './nonces.js';
 import { PgPasskeys } from './passkeys.js';
 import { checkPolicies, type StatedPolicy } from './policy.js';
 import { PgSentLog } from './sent-log.js';
 import { PgTasks } from './tasks.js';
 import { pgCoinReservations } from './coins.js';
+import { pgQuestions } from './questions.js';
 
 /**
  * Opens the PostgreSQL state store: its schema must be this wallet's version (else `wallet state
@@ -45,8 +46,10 @@ export async function openPgStore(
     tasks: new PgTasks(pools),
     appendAudit: (record) => appendAudit(pools, record),
     coins: pgCoinReservations(pools),
+    questions: pgQuestions(pools),
     sentLog: (chainId) => new PgSentLog(pools, chainId),
     withAccount: (chainId, address, task) => withAccount(pools, chainId, address, task),
+    toReconcile: () => chainsToReconcile(pools),
     reconcile: (chainId, judge, mined) => reconcileChain(pools, chainId, judge, mined),
     close: () => {
       passkeys.stop();
