@@ -7,6 +7,7 @@ import { schemasBuilt } from '../../src/tools/define.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 import { BUILTINS_MARKER, INITS_MARKER, TWIN_FLAG } from '../helpers/bundle-inits.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
 
 /**
@@ -425,6 +426,59 @@ describe('start-up: a command initialises only the modules it uses', () => {
         (path) =>
           BUILT_IN_SERVER.test(path) || EVM_LIBRARIES.test(path) || DASH_TX_LIBRARY.test(path) || AJV.test(path),
       ),
+      [],
+    );
+  });
+});
+
+const pgBin = findPostgres();
+if (!pgBin) {
+  console.error(
+    '\n!!! SKIPPING the start-up test with a PostgreSQL state store: initdb and pg_ctl are not installed.\n!!! .ci/run installs them (apt-get install -y postgresql); install it to run this test.\n',
+  );
+}
+
+describe('start-up with a PostgreSQL state store', { skip: pgBin ? false : 'no PostgreSQL' }, () => {
+  let pg: PgCluster;
+  let home: string;
+  let env: Record<string, string>;
+  before(async () => {
+    const twin = spawnSync(process.execPath, [RUNNER, TWIN_FLAG, BUNDLE], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(twin.status, 0, twin.stderr);
+    pg = await startPostgres(pgBin ?? '');
+    home = tempHome();
+    env = { PGPASSWORD: pg.password, WALLET_STATE_URL: pg.url };
+    const migrated = await wallet(['state', 'migrate'], { env: { ...env, WALLET_HOME: home } });
+    assert.equal(migrated.code, 0, migrated.stderr);
+  });
+  after(() => {
+    pg?.remove();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it('a call that opens the store reconciles nothing, and loads neither reconciliation nor viem, with nothing left', () => {
+    // A payment recorded in the sent log as it went out: nothing for reconciliation to ask a node about.
+    pg.sql(
+      `INSERT INTO wallet_evm_nonces (chain_id, address, nonce, broadcast_at, spend_key, hash)
+         VALUES (31337, '${ANVIL_ACCOUNT.toLowerCase()}', 0, now(), 'k', '0x${'ab'.repeat(32)}');
+       INSERT INTO wallet_evm_sent (chain_id, hash, from_address, record)
+         VALUES (31337, '0x${'ab'.repeat(32)}', '${ANVIL_ACCOUNT.toLowerCase()}', '{}')`,
+    );
+    const run = spawnSync(process.execPath, [RUNNER, BUNDLE, 'core-wallets-list', '--json'], {
+      env: { ...process.env, ...env, WALLET_HOME: home, NO_COLOR: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const line = run.stderr.split('\n').find((text) => text.startsWith(INITS_MARKER));
+    assert.ok(line, run.stderr);
+    const modules = JSON.parse(line.slice(INITS_MARKER.length)) as string[];
+    assert.ok(
+      modules.some((path) => POSTGRES.test(path)),
+      'node-postgres not seen: the call did not open the store',
+    );
+    assert.deepEqual(
+      modules.filter((path) => path === 'dist/domain/evm/reconcile.js' || EVM_LIBRARIES.test(path)),
       [],
     );
   });

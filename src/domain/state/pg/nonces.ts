@@ -202,12 +202,18 @@ async function releaseAbandoned(pools: PgPools, chainId: number, account: string
 
 /**
  * The EVM chains whose nonce reservations reconciliation has anything to do with (marked
- * broadcast): one query, so a start with nothing left asks no node, and no more of the store.
+ * broadcast, and not in the sent log, or in it for longer than {@link FRESH_SECONDS}: those
+ * {@link reconcileChain} deletes): one query, so a start with nothing left asks no node, loads
+ * nothing more, and asks no more of the store. A payment just recorded is not work.
  */
 export async function chainsToReconcile(pools: PgPools): Promise<number[]> {
   const rows = await query(
     pools,
-    'SELECT DISTINCT chain_id::text AS chain_id FROM wallet_evm_nonces WHERE broadcast_at IS NOT NULL',
+    `SELECT DISTINCT chain_id::text AS chain_id FROM wallet_evm_nonces n
+     WHERE broadcast_at IS NOT NULL
+       AND (broadcast_at < now() - make_interval(secs => $1)
+         OR NOT EXISTS (SELECT 1 FROM wallet_evm_sent s WHERE s.chain_id = n.chain_id AND s.hash = n.hash))`,
+    [FRESH_SECONDS],
   );
   return rows.map((row) => Number(row['chain_id']));
 }
