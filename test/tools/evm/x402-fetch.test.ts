@@ -146,7 +146,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
         // a 402 too long to read.
         '/pay-then-500': (c) =>
           c.req.header('PAYMENT-SIGNATURE')
-            ? c.text('the server broke', 500)
+            ? c.text(`the server broke\non api_key=${c.req.query('api_key') ?? ''}`, 500)
             : paymentRequiredAnswer(c.req.url, [requirement({})]),
         '/pay-then-drop': (c) => {
           if (!c.req.header('PAYMENT-SIGNATURE')) return paymentRequiredAnswer(c.req.url, [requirement({})]);
@@ -359,6 +359,10 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
       );
       assert.match(error.message, /the payment may be settled all the same\.$/m);
       assert.doesNotMatch(error.message, /Nothing was signed/);
+      if (path === '/pay-then-500') {
+        // What the server said (why it failed) reaches the caller, on one line, in the hint.
+        assert.match(error.message, /\nhint: It said: "the server broke on api_key=sekret-query-value"\. /);
+      }
       assert.deepEqual([await balances(), server.settled()], before, 'signed, not settled');
       const added = x402AuditLines().slice(lines);
       assert.equal(added.length, 1, JSON.stringify(added));
