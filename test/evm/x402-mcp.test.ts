@@ -558,6 +558,13 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
       assert.equal(paymentLines().at(-1)?.['host'], 'stdio:paid-tools');
     }
     writePolicy({ allowed_hosts: ['stdio:paid-tools'] });
+    // Saved names are case-sensitive: another server saved as Paid-Tools is not the one listed.
+    assert.equal((await run(['servers', 'add', 'Paid-Tools', '--server', SERVER])).code, 0);
+    await refused(
+      ['--server', 'Paid-Tools', ...at(CENT).slice(2), 'report', '--topic', 'stdio', ...pay(), '--yes'],
+      1,
+      /POLICY_VIOLATION: Refused by policy evm\.networks\.local\.policy\.allowed_hosts: tool report of server paid-tools \(stdio:Paid-Tools\) is not listed\./,
+    );
     const [payer, payee] = await balances();
     const paid = await run([...saved, '--yes']);
     assert.equal(paid.code, 0, paid.stderr);
