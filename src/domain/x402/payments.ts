@@ -14,6 +14,7 @@ import { PLANNING, type ApprovedPlan, type Authority } from '../policy/authority
 import { checkBeforeSigning } from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
 import { formatUnits } from '../../shared/amounts.js';
+import { jsonOfText } from '../../shared/json-text.js';
 import {
   checkResourceUrl,
   FETCH_TIMEOUT_MS,
@@ -200,7 +201,20 @@ export async function fetchPaid(
   // which keeps what the server said (why it refused) and any settlement it reported.
   if (planned && answer.status >= 400) {
     const paid = { ...planned, hash, settled: settlement?.success === true && hash !== null };
-    throw paidButRefused(paid, shownUrl(url), answer);
+    // A 402 says why it did not take the payment in its request's `error` (a header in version 2).
+    let reason: string | undefined;
+    if (answer.status === 402) {
+      try {
+        const asked = http.getPaymentRequiredResponse(
+          (name) => answer.headers.get(name),
+          jsonOfText(answer.body.toString('utf8')),
+        );
+        reason = typeof asked.error === 'string' ? asked.error : undefined;
+      } catch {
+        reason = undefined;
+      }
+    }
+    throw paidButRefused(paid, shownUrl(url), answer, reason);
   }
   if (!planned) {
     if (answer.status === 402) {
@@ -404,6 +418,7 @@ function paidButRefused<Payment extends X402Payment>(
   payment: Payment,
   sentTo: string,
   answer: FetchedAnswer,
+  reason: string | undefined,
 ): PaymentSentError<Payment> {
   const { status } = answer;
   const what = status === 402 ? 'asked for payment again (it did not take this one)' : `answered status ${status}`;
@@ -411,7 +426,7 @@ function paidButRefused<Payment extends X402Payment>(
   // start in the hint, which every client shows and the audit log does not keep (a server may
   // echo a request's key); the body, as text, in the details.
   const text = utf8Text(answer.body);
-  const said = text === undefined ? undefined : oneLine(text);
+  const said = oneLine(reason ?? '') ?? (text === undefined ? undefined : oneLine(text));
   const settled = payment.settled && payment.hash ? ` and reported it settled in ${payment.hash}` : '';
   return new PaymentSentError(
     new WalletError(
