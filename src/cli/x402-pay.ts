@@ -91,11 +91,14 @@ export async function runPaidCall(
     return EXIT.ok;
   }
   if (result.isError) {
-    // The tool failed after the payment went out with the call: it may be settled all the same.
+    // The tool failed after the payment went out with the call: it may be settled all the same
+    // (or was: a server may settle before its tool fails, and say so).
     if (payment) {
       io.stderr.write(
         `a payment of ${terminalSafe(priceText(payment))} to ${payment.payee} was signed and sent with the call; ` +
-          'the server reported no settlement, and may still settle it until the authorization expires\n',
+          (payment.settled && payment.hash
+            ? `the server settled it in ${payment.hash}\n`
+            : 'the server reported no settlement, and may still settle it until the authorization expires\n'),
       );
     }
     return print(inCliWords(result));

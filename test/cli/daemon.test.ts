@@ -664,6 +664,67 @@ describe('kept-alive servers: the daemon', () => {
     }
   });
 
+  it("two callers on terminals at once: each is asked its own call's question", async () => {
+    const home = tempHome();
+    try {
+      const server = `"${process.execPath}" "${EVERYTHING_SERVER}" stdio`;
+      assert.equal(wallet(home, ['servers', 'add', 'kept', '--server', server, '--keep-alive']).code, 0);
+      wallet(home, ['--server', 'kept', 'echo', '--message', 'hi']);
+      const { build } = await daemonIs(home, true);
+      const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+      // Each caller as the thin client speaks (src/cli/daemon/client.ts), on a terminal: what
+      // the daemon relays to it, and what it types when asked (`read`).
+      const caller = (typed: string): Promise<{ shown: string; stdout: string; exitCode: number }> =>
+        new Promise((resolve, reject) => {
+          const socket = createConnection(join(home, 'daemon', 'daemon.sock'));
+          let received = '';
+          let shown = '';
+          socket.setEncoding('utf8');
+          socket.on('error', reject);
+          socket.on('connect', () =>
+            socket.write(
+              `${JSON.stringify({
+                v: 1,
+                kind: 'run',
+                version,
+                build,
+                argv: ['--server', 'kept', 'trigger-elicitation-request', '--json'],
+                env: { PATH: process.env['PATH'] ?? '', WALLET_HOME: home, NO_COLOR: '1' },
+                cwd: home,
+                tty: { stdin: true, stdout: false, stderr: true },
+              })}\n`,
+            ),
+          );
+          socket.on('data', (chunk: string) => {
+            received += chunk;
+            let end: number;
+            while ((end = received.indexOf('\n')) !== -1) {
+              const message = JSON.parse(received.slice(0, end)) as Record<string, unknown>;
+              received = received.slice(end + 1);
+              if (message['kind'] === 'write') shown += String(message['text']);
+              else if (message['kind'] === 'read')
+                socket.write(`${JSON.stringify({ v: 1, kind: 'input', text: typed })}\n`);
+              else {
+                socket.destroy();
+                if (message['kind'] !== 'done') return reject(new Error(JSON.stringify(message)));
+                resolve({ shown, stdout: String(message['stdout']), exitCode: Number(message['exitCode']) });
+              }
+            }
+          });
+        });
+      const [first, second] = await Promise.all([caller('n\n'), caller('n\n')]);
+      for (const answer of [first, second]) {
+        assert.equal(answer.exitCode, 0, answer.shown);
+        assert.match(answer.shown, /The server asks: /);
+        assert.match(answer.shown, /Declined: you said no\./, 'its own caller answered it');
+        assert.match(answer.stdout, /User declined/);
+        assert.doesNotMatch(answer.stdout, /cancelled/);
+      }
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
   it('keeps `wallet serve` and server-everything alive as it keeps the fixture', async () => {
     const home = tempHome();
     try {

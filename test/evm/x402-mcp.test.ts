@@ -337,6 +337,24 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     assert.equal(line?.['payment_signed'], true);
   });
 
+  it('a tool that fails after it settled the payment: the warning names the settlement', async () => {
+    const [payer, payee] = await balances();
+    const { code, stdout, stderr } = await run([...at(CENT), 'settle-then-fail', ...pay(), '--yes']);
+    assert.equal(code, 1, stderr);
+    assert.equal(stdout, '');
+    assert.match(stderr, /^error: TOOL_ERROR: Paid, then broke\.$/m);
+    assert.deepEqual((await balances()).slice(0, 2), [payer - CENT, payee + CENT], 'the server settled it');
+    const hash = paymentLines().at(-1)?.['hash'];
+    assert.match(String(hash), /^0x[0-9a-f]{64}$/, 'the audit line has the settlement');
+    assert.match(
+      stderr,
+      new RegExp(
+        `a payment of 0\\.01 PTK .* to ${PAYEE} was signed and sent with the call; the server settled it in ${hash}`,
+      ),
+    );
+    assert.doesNotMatch(stderr, /reported no settlement/);
+  });
+
   it('a tool that fails once paid: its error, and a warning that the payment went out unsettled', async () => {
     const before = await balances();
     const { code, stdout, stderr } = await run([...at(CENT), 'broken-report', ...pay(), '--yes']);
@@ -558,6 +576,13 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
       assert.equal(paymentLines().at(-1)?.['host'], 'stdio:paid-tools');
     }
     writePolicy({ allowed_hosts: ['stdio:paid-tools'] });
+    // Saved names are case-sensitive: another server saved as Paid-Tools is not the one listed.
+    assert.equal((await run(['servers', 'add', 'Paid-Tools', '--server', SERVER])).code, 0);
+    await refused(
+      ['--server', 'Paid-Tools', ...at(CENT).slice(2), 'report', '--topic', 'stdio', ...pay(), '--yes'],
+      1,
+      /POLICY_VIOLATION: Refused by policy evm\.networks\.local\.policy\.allowed_hosts: tool report of server paid-tools \(stdio:Paid-Tools\) is not listed\./,
+    );
     const [payer, payee] = await balances();
     const paid = await run([...saved, '--yes']);
     assert.equal(paid.code, 0, paid.stderr);
@@ -585,9 +610,9 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
 
   it('the 24-hour ledger counts the payments: a price that fits one payment but not what is left is refused', async () => {
     // Paid so far: 1 + 2 + 1 + 1 + 1 + 1 + 1 cents (the last two to the listed servers), and 1
-    // each signed for moving_target, broken_report, vanishing_report, pocket_and_ask,
-    // failed_settlement and slow_report (a signature counts, whoever settles it): 14 of the 15 a
-    // day; 4 more fits max_per_tx and the day's cap, not what is left.
+    // each signed for moving_target, settle_then_fail, broken_report, vanishing_report,
+    // pocket_and_ask, failed_settlement and slow_report (a signature counts, whoever settles
+    // it): 15 of the 15 a day; 4 more fits max_per_tx and the day's cap, not what is left.
     await refused(
       [...at(4n * CENT), 'report', '--topic', 'w', ...pay(), '--yes'],
       1,

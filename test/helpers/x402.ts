@@ -165,11 +165,13 @@ export async function startX402Server(
 
 /**
  * A 402 answer with these requirements, encoded by `@x402/core/http` as a version 2 server
- * sends it (the PAYMENT-REQUIRED header), for routes that ask what no conforming server would.
+ * sends it (the PAYMENT-REQUIRED header), for routes that ask what no conforming server would;
+ * `error`, why it asks (a payment it refused).
  */
-export function paymentRequiredAnswer(url: string, accepts: PaymentRequirements[]): Response {
+export function paymentRequiredAnswer(url: string, accepts: PaymentRequirements[], error?: string): Response {
   const required: PaymentRequired = {
     x402Version: 2,
+    ...(error === undefined ? {} : { error }),
     resource: { url, description: 'test', mimeType: 'application/json' },
     accepts,
   };

@@ -95,9 +95,10 @@ export class SessionPool {
 
   /**
    * The session of `target` that declares the elicitation `questions` can answer (none without
-   * them): opened now if there is none. Its server's questions go to the one run using it; with
-   * several at once (two callers of one server, each on a terminal) nobody can tell whose call
-   * asks, and the question is cancelled, as is one that comes with no run using it.
+   * them): opened now if there is none. Its server's questions go to the one run using it: a
+   * run that can answer them gets a session no other such run is using (a second caller on a
+   * terminal while the first is still in its call gets a session of its own), since the server's
+   * question does not say whose call asks. One that comes with no run using it is cancelled.
    */
   private warm(
     target: RemoteTarget,
@@ -105,7 +106,11 @@ export class SessionPool {
     questions: QuestionAnswerer | undefined,
   ): Warm {
     const asks = questions ? `${questions.form ? 'form' : ''}${questions.url ? '+url' : ''}` : '';
-    const key = `${keyOf(target)}${asks === '' ? '' : ` asks ${asks}`}`;
+    const base = `${keyOf(target)}${asks === '' ? '' : ` asks ${asks}`}`;
+    let key = base;
+    const taken = (askers: Set<QuestionAnswerer> | undefined): boolean =>
+      questions !== undefined && askers !== undefined && askers.size > 0 && !askers.has(questions);
+    for (let other = 2; taken(this.sessions.get(key)?.askers); other++) key = `${base} #${other}`;
     let warm = this.sessions.get(key);
     if (!warm) {
       const name = target.spec.value;

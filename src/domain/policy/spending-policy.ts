@@ -157,7 +157,11 @@ export function evmPolicy(
         return [token, policy];
       }),
     ),
-    allowedHosts: config.allowed_hosts ? new Set(config.allowed_hosts.map((host) => host.toLowerCase())) : null,
+    // Host names are case-insensitive; a saved server's name (`stdio:<name>`) is not (servers.json
+    // may hold `paid` and `Paid`, two commands): kept as written, matched exactly.
+    allowedHosts: config.allowed_hosts
+      ? new Set(config.allowed_hosts.map((host) => (host.startsWith('stdio:') ? host : host.toLowerCase())))
+      : null,
     ledger: `chain-${chainId}`,
   };
 }

@@ -222,7 +222,8 @@ function checkAllowedServer(network: EvmNetwork, server: PaidServer, asker: stri
   const allowed = network.policy?.allowedHosts;
   if (!allowed) return;
   const name = allowlistNameOf(server);
-  if (name !== undefined && allowed.has(name.toLowerCase())) return;
+  // A host as allowed_hosts keeps it (lower case); a saved server's name exactly as it is saved.
+  if (name !== undefined && allowed.has(server.kind === 'http' ? name.toLowerCase() : name)) return;
   const rule = `evm.networks.${network.network}.policy.allowed_hosts`;
   const tail = 'Nothing was signed.';
   if (name === undefined) {

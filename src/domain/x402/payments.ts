@@ -14,6 +14,7 @@ import { PLANNING, type ApprovedPlan, type Authority } from '../policy/authority
 import { checkBeforeSigning } from '../policy/spending-policy.js';
 import type { WalletServices } from '../services.js';
 import { formatUnits } from '../../shared/amounts.js';
+import { jsonOfText } from '../../shared/json-text.js';
 import {
   checkResourceUrl,
   FETCH_TIMEOUT_MS,
@@ -186,8 +187,35 @@ export async function fetchPaid(
   }
   const answer = last;
   if (!answer) throw new WalletError('INTERNAL', 'The x402 client returned no answer.');
-  // The payment went out with the request; an error status instead of the resource is a failure.
-  if (planned && answer.status >= 400) throw paidButRefused(planned, shownUrl(url), answer.status);
+  // The settlement receipt of a paid request (PAYMENT-RESPONSE, or X-PAYMENT-RESPONSE in v1).
+  let settlement: { success: boolean; transaction: string } | undefined;
+  if (planned) {
+    try {
+      settlement = http.getPaymentSettleResponse((name) => response.headers.get(name));
+    } catch {
+      settlement = undefined;
+    }
+  }
+  const hash = settlement && /^0x[0-9a-fA-F]{64}$/.test(settlement.transaction) ? settlement.transaction : null;
+  // The payment went out with the request; an error status instead of the resource is a failure,
+  // which keeps what the server said (why it refused) and any settlement it reported.
+  if (planned && answer.status >= 400) {
+    const paid = { ...planned, hash, settled: settlement?.success === true && hash !== null };
+    // A 402 says why it did not take the payment in its request's `error` (a header in version 2).
+    let reason: string | undefined;
+    if (answer.status === 402) {
+      try {
+        const asked = http.getPaymentRequiredResponse(
+          (name) => answer.headers.get(name),
+          jsonOfText(answer.body.toString('utf8')),
+        );
+        reason = typeof asked.error === 'string' ? asked.error : undefined;
+      } catch {
+        reason = undefined;
+      }
+    }
+    throw paidButRefused(paid, shownUrl(url), answer, reason);
+  }
   if (!planned) {
     if (answer.status === 402) {
       throw new WalletError(
@@ -197,14 +225,6 @@ export async function fetchPaid(
     }
     return { ...base, answer, payment: null };
   }
-  // The settlement receipt of a paid request (PAYMENT-RESPONSE, or X-PAYMENT-RESPONSE in v1).
-  let settlement: { success: boolean; transaction: string } | undefined;
-  try {
-    settlement = http.getPaymentSettleResponse((name) => response.headers.get(name));
-  } catch {
-    settlement = undefined;
-  }
-  const hash = settlement && /^0x[0-9a-fA-F]{64}$/.test(settlement.transaction) ? settlement.transaction : null;
   return { ...base, answer, payment: { ...planned, hash, settled: settlement?.success === true && hash !== null } };
 }
 
@@ -397,17 +417,59 @@ export function paidButFailed<Payment extends X402Payment>(
 function paidButRefused<Payment extends X402Payment>(
   payment: Payment,
   sentTo: string,
-  status: number,
+  answer: FetchedAnswer,
+  reason: string | undefined,
 ): PaymentSentError<Payment> {
+  const { status } = answer;
   const what = status === 402 ? 'asked for payment again (it did not take this one)' : `answered status ${status}`;
+  // What the server said (often why it refused: a reason, an expired or invalid payment): its
+  // start in the hint, which every client shows and the audit log does not keep (a server may
+  // echo a request's key); the body, as text, in the details.
+  const text = utf8Text(answer.body);
+  const said = oneLine(reason ?? '') ?? (text === undefined ? undefined : oneLine(text));
+  const settled = payment.settled && payment.hash ? ` and reported it settled in ${payment.hash}` : '';
   return new PaymentSentError(
     new WalletError(
       'BACKEND_INVALID',
-      `A payment of ${payment.amount} base units of token ${payment.asset} to ${payment.payee} was signed and sent to ${sentTo}, which ${what} instead of serving the resource; the payment may be settled all the same.`,
-      { hint: SETTLED_ALL_THE_SAME },
+      `A payment of ${payment.amount} base units of token ${payment.asset} to ${payment.payee} was signed and sent to ${sentTo}, which ${what} instead of serving the resource${settled}; the payment may be settled all the same.`,
+      {
+        hint: `${said ? `It said: "${said}". ` : ''}${SETTLED_ALL_THE_SAME}`,
+        details: {
+          status,
+          content_type: answer.headers.get('content-type'),
+          ...(text === undefined ? {} : { body: text, truncated: answer.truncated }),
+          ...(payment.hash ? { hash: payment.hash, settled: payment.settled } : {}),
+        },
+      },
     ),
     payment,
   );
+}
+
+/** The longest excerpt of a refusal's body that its message quotes. */
+const SAID_CHARACTERS = 200;
+
+/** The body as text, when it is UTF-8 (a body cut short may end inside a character, left out). */
+function utf8Text(bytes: Buffer): string | undefined {
+  for (let cut = 0; cut <= 3 && cut <= bytes.length; cut++) {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, bytes.length - cut));
+    } catch {
+      // Not text there: one byte shorter, for a body cut inside a character.
+    }
+  }
+  return undefined;
+}
+
+/** Text on one line, without control characters or a URL's path and query, cut to {@link SAID_CHARACTERS}. */
+function oneLine(text: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are what is taken out.
+  const flat = originsOnly(text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' '))
+    .replace(/\s+/g, ' ')
+    .replace(/"/g, "'")
+    .trim();
+  if (flat === '') return undefined;
+  return flat.length > SAID_CHARACTERS ? `${flat.slice(0, SAID_CHARACTERS)}…` : flat;
 }
 
 /** Text with each URL in it cut to its scheme, host and port. */

@@ -164,7 +164,7 @@ export const evmX402Fetch = defineTool({
       token: output?.asset ?? signed?.asset ?? addressOrUndefined(input.token),
       recipient: output?.payee ?? signed?.payee,
       host: output?.host ?? hostOfArgument(input.resource_url),
-      hash: output?.hash ?? undefined,
+      hash: output?.hash ?? signed?.hash ?? undefined,
       payment_signed: signed ? true : undefined,
       dry_run: input.dry_run || undefined,
     };

@@ -146,8 +146,15 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
         // a 402 too long to read.
         '/pay-then-500': (c) =>
           c.req.header('PAYMENT-SIGNATURE')
-            ? c.text('the server broke', 500)
+            ? c.text(`the server broke\non api_key=${c.req.query('api_key') ?? ''}`, 500)
             : paymentRequiredAnswer(c.req.url, [requirement({})]),
+        // Asks a valid price, then refuses the payment, saying why in its 402 (version 2: a header).
+        '/pay-then-refuse': (c) =>
+          paymentRequiredAnswer(
+            c.req.url,
+            [requirement({})],
+            c.req.header('PAYMENT-SIGNATURE') ? 'invalid_exact_evm_payload_signature' : undefined,
+          ),
         '/pay-then-drop': (c) => {
           if (!c.req.header('PAYMENT-SIGNATURE')) return paymentRequiredAnswer(c.req.url, [requirement({})]);
           (c.env as { incoming: IncomingMessage }).incoming.socket.destroy();
@@ -337,6 +344,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
   it('a paid request that fails leaves an audit line with what was signed, never the URL or signature', async () => {
     const cases = [
       ['/pay-then-500', 'BACKEND_INVALID', /which answered status 500 instead of serving the resource/],
+      ['/pay-then-refuse', 'BACKEND_INVALID', /which asked for payment again \(it did not take this one\)/],
       ['/pay-then-drop', 'BACKEND_UNAVAILABLE', /but the request failed \(Cannot reach http:\/\/127\.0\.0\.1:\d+\)/],
       ['/pay-then-big-402', 'BACKEND_INVALID', /but the request failed \(.*answered 402 with a body over 65536 bytes/],
     ] as const;
@@ -359,6 +367,14 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
       );
       assert.match(error.message, /the payment may be settled all the same\.$/m);
       assert.doesNotMatch(error.message, /Nothing was signed/);
+      if (path === '/pay-then-500') {
+        // What the server said (why it failed) reaches the caller, on one line, in the hint.
+        assert.match(error.message, /\nhint: It said: "the server broke on api_key=sekret-query-value"\. /);
+      }
+      if (path === '/pay-then-refuse') {
+        // Why it refused, from its payment request (version 2: the PAYMENT-REQUIRED header).
+        assert.match(error.message, /\nhint: It said: "invalid_exact_evm_payload_signature"\. /);
+      }
       assert.deepEqual([await balances(), server.settled()], before, 'signed, not settled');
       const added = x402AuditLines().slice(lines);
       assert.equal(added.length, 1, JSON.stringify(added));
