@@ -291,16 +291,27 @@ export class ApprovalTasks {
         isError = true;
         result = completeResult(errorResult(error));
       }
-      this.results.set(task.id, { result, until: Date.now() + TASK_TTL_MS });
-      // With a store, for a poll that reaches another replica (a tool's result carries no secret).
-      await this.store.keepResult(task.id, result);
-      await this.store.advance(task.id, task.session, () =>
-        Promise.resolve({
-          state: 'completed' as const,
-          message: `${task.tool} ${isError ? 'failed' : "ran with the owner's yes"}.`,
-          is_error: isError,
-        }),
-      );
+      const until = Date.now() + TASK_TTL_MS;
+      this.results.set(task.id, { result, until });
+      // The call ran: its end is written however long the store takes to come back (BUSY), the
+      // task held as running meanwhile (its lease renewed), never judged an interrupted run.
+      for (;;) {
+        try {
+          // With a store, for a poll that reaches another replica (a tool's result carries no secret).
+          await this.store.keepResult(task.id, result);
+          await this.store.advance(task.id, task.session, () =>
+            Promise.resolve({
+              state: 'completed' as const,
+              message: `${task.tool} ${isError ? 'failed' : "ran with the owner's yes"}.`,
+              is_error: isError,
+            }),
+          );
+          return;
+        } catch (error) {
+          if (Date.now() >= until) throw error;
+          await new Promise((resolve) => setTimeout(resolve, DRIVE_MS).unref());
+        }
+      }
     })()
       .catch(() => undefined)
       .finally(() => {

@@ -1,0 +1,99 @@
+/**
+ * MCP tasks and approvals in a real PostgreSQL state store, in one process (src/mcp/tasks.ts with
+ * the store's records): what a task does when the store fails while its approved call runs, and
+ * what a failed read of the passkeys does to an owner's yes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApprovalStore } from '../../src/domain/policy/approvals.js';
+import { WalletServices } from '../../src/domain/services.js';
+import { closePools, openPools } from '../../src/domain/state/pg/client.js';
+import { migrate } from '../../src/domain/state/pg/migrate.js';
+import { resolveStateLocation } from '../../src/domain/state/state-url.js';
+import { callDigest } from '../../src/mcp/confirmation.js';
+import { ApprovalTasks } from '../../src/mcp/tasks.js';
+import { evmFundsSend } from '../../src/tools/evm/funds-send.js';
+import { validateInput } from '../../src/tools/invoke.js';
+import { tempHome } from '../helpers/io.js';
+import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
+
+const bin = findPostgres();
+if (!bin) {
+  console.error(
+    '\n!!! SKIPPING the task-store tests against PostgreSQL: initdb and pg_ctl are not installed.\n!!! .ci/run installs them (apt-get install -y postgresql); install it to run these tests.\n',
+  );
+}
+
+const SESSION = 'a'.repeat(64);
+const SUMMARY = { tool: 'evm_funds_send', text: 'Send 1 wei', reason: 'test' };
+
+describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no PostgreSQL' }, () => {
+  let pg: PgCluster;
+  let services: WalletServices;
+  let approvals: ApprovalStore;
+
+  before(async () => {
+    pg = await startPostgres(bin ?? '');
+    const env = { WALLET_STATE_URL: pg.url, PGPASSWORD: pg.password };
+    const location = resolveStateLocation(env, undefined);
+    assert.ok(location);
+    const pools = await openPools(location);
+    await migrate(pools);
+    await closePools(pools);
+    services = new WalletServices({ dataDir: tempHome(), env });
+    approvals = new ApprovalStore(services.dataDir, { state: () => services.stateStore() });
+  });
+  after(async () => {
+    await (await services?.stateStore().catch(() => undefined))?.close();
+    pg?.remove();
+  });
+
+  /** A call of evm_funds_send waiting as a task on a pending approval; its digest is the approval's. */
+  const waitingTask = async (tasks: ApprovalTasks, value: string): Promise<{ taskId: string; approval: string }> => {
+    const validation = validateInput(evmFundsSend, {
+      address: 'p0',
+      to: '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc',
+      value_wei: value,
+      network: 'local',
+    });
+    assert.ok(validation.ok);
+    const input = validation.input;
+    const approval = await approvals.request(callDigest(input.tool.name, input.data), SUMMARY);
+    const started = await tasks.start({ input, approval, message: 'waiting', session: SESSION });
+    return { taskId: String(started['taskId']), approval: approval.id };
+  };
+
+  it('a run whose result could not be written while the store was down completes once it is back', async () => {
+    let runs = 0;
+    const tasks = new ApprovalTasks(services, approvals, async () => {
+      runs += 1;
+      // The call ran (a payment was sent); the store goes down before its result is written.
+      await sleep(50);
+      pg.stop();
+      return { sent: true, hash: '0x01' };
+    });
+    const { taskId, approval } = await waitingTask(tasks, '11');
+    await approvals.decide(approval, 'approved', 'terminal');
+    // This poll takes the approval and starts the run.
+    assert.equal((await tasks.get(taskId, SESSION))['status'], 'working');
+    await sleep(1_000);
+    pg.start();
+    let view: Record<string, unknown> = {};
+    const started = Date.now();
+    while (Date.now() - started < 15_000) {
+      try {
+        view = await tasks.get(taskId, SESSION);
+        if (view['status'] !== 'working') break;
+      } catch {
+        // The first query after the restart may find a dead connection: BUSY.
+      }
+      await sleep(500);
+    }
+    assert.equal(view['status'], 'completed', JSON.stringify(view));
+    const result = view['result'] as { structuredContent?: { hash?: string } } | undefined;
+    assert.equal(result?.structuredContent?.hash, '0x01', JSON.stringify(view));
+    assert.equal(runs, 1);
+    assert.equal(pg.sql(`SELECT state FROM wallet_approval_tasks WHERE id = '${taskId}'`).trim(), 'completed');
+  });
+});
