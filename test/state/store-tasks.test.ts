@@ -96,4 +96,34 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
     assert.equal(runs, 1);
     assert.equal(pg.sql(`SELECT state FROM wallet_approval_tasks WHERE id = '${taskId}'`).trim(), 'completed');
   });
+
+  it("an owner's yes is kept, not dropped as a passkey's missing, while the passkeys cannot be read", async () => {
+    const digest = callDigest('evm_funds_send', { value_wei: '12' });
+    const approval = await approvals.request(digest, SUMMARY);
+    await approvals.decide(approval.id, 'approved', 'terminal');
+    // The passkeys' table is out of reach for a moment (as a failed read is): whether one is
+    // enrolled is unknown, and that is no reason to throw the owner's yes away.
+    pg.sql('ALTER TABLE wallet_passkeys RENAME TO wallet_passkeys_away');
+    try {
+      // The call fails (nothing runs on an unknown), the yes stays for its retry.
+      await assert.rejects(approvals.take(digest), { code: 'BACKEND_INVALID' });
+    } finally {
+      pg.sql('ALTER TABLE wallet_passkeys_away RENAME TO wallet_passkeys');
+    }
+    assert.equal(pg.sql(`SELECT status FROM wallet_approvals WHERE id = '${approval.id}'`).trim(), 'approved');
+    const taken = await approvals.take(digest);
+    assert.equal(taken.kind, 'approved', JSON.stringify(taken));
+  });
+
+  it('a yes without a passkey is refused, and kept, while the passkeys cannot be read', async () => {
+    const approval = await approvals.request(callDigest('evm_funds_send', { value_wei: '13' }), SUMMARY);
+    pg.sql('ALTER TABLE wallet_passkeys RENAME TO wallet_passkeys_away');
+    try {
+      // The store failed (a missing table is BACKEND_INVALID): not "a passkey is enrolled".
+      await assert.rejects(approvals.decide(approval.id, 'approved', 'terminal'), { code: 'BACKEND_INVALID' });
+    } finally {
+      pg.sql('ALTER TABLE wallet_passkeys_away RENAME TO wallet_passkeys');
+    }
+    assert.equal(pg.sql(`SELECT status FROM wallet_approvals WHERE id = '${approval.id}'`).trim(), 'pending');
+  });
 });
