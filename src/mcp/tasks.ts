@@ -98,6 +98,8 @@ export class ApprovalTasks {
   private driver: NodeJS.Timeout | undefined;
   /** A round of the driver under way: a slow store never piles rounds up. */
   private driving = false;
+  /** A renewal of the lease under way (see {@link ApprovalTasks.drive}). */
+  private renewing = false;
   /** This process as the holder of calls: its replica id with a state store (see {@link ApprovalTasks.identify}). */
   private me: string | undefined;
 
@@ -159,10 +161,20 @@ export class ApprovalTasks {
         this.driver = undefined;
         return;
       }
+      // The lease is renewed on its own: a round waiting on the store's locks (another replica's
+      // change, this one's take of an approval) must not let it lapse while this replica lives.
+      if (!this.renewing) {
+        this.renewing = true;
+        void this.store
+          .renew(held)
+          .catch(() => undefined)
+          .finally(() => {
+            this.renewing = false;
+          });
+      }
       if (this.driving) return;
       this.driving = true;
       void (async () => {
-        await this.store.renew(held);
         for (const id of [...this.inputs.keys()]) {
           if (this.running.has(id)) continue;
           // A task gone from the store (forgotten, or its row deleted) has nothing left to run.

@@ -4,6 +4,7 @@
  * what a failed read of the passkeys does to an owner's yes.
  */
 import assert from 'node:assert/strict';
+import nodePostgres from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApprovalStore } from '../../src/domain/policy/approvals.js';
@@ -96,6 +97,35 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
     assert.equal(runs, 1);
     assert.equal(pg.sql(`SELECT state FROM wallet_approval_tasks WHERE id = '${taskId}'`).trim(), 'completed');
   });
+
+  it(
+    "a replica's lease on the calls it holds is renewed while a round of its driver waits",
+    { timeout: 90_000 },
+    async () => {
+      const tasks = new ApprovalTasks(services, approvals, () => Promise.reject(new Error('not approved: never run')));
+      const { taskId } = await waitingTask(tasks, '14');
+      // Another session holds the approvals' lock (a slow change, a stalled connection): the
+      // driver's move of this task waits for it, inside its round.
+      const holder = new nodePostgres.Client({
+        host: '127.0.0.1',
+        port: pg.port,
+        user: 'wallet',
+        database: 'wallet',
+        password: pg.password,
+      });
+      await holder.connect();
+      try {
+        await holder.query('SELECT pg_advisory_lock(1634758770)');
+        // Past the 30-second lease: the replica is alive and still holds the call's arguments.
+        await sleep(34_000);
+        const held = pg.sql(`SELECT lease_until > clock_timestamp() FROM wallet_approval_tasks WHERE id = '${taskId}'`);
+        assert.equal(held.trim(), 't', 'the lease of a live replica lapsed: another would fail its task');
+      } finally {
+        await holder.end();
+      }
+      await tasks.cancel(taskId, SESSION);
+    },
+  );
 
   it("an owner's yes is kept, not dropped as a passkey's missing, while the passkeys cannot be read", async () => {
     const digest = callDigest('evm_funds_send', { value_wei: '12' });
