@@ -90,6 +90,11 @@ export class ApprovalTasks {
   private readonly inputs = new Map<string, ToolInput>();
   /** Results of the runs this process made, by task: kept in memory for the task's time to live. */
   private readonly results = new Map<string, { result: Record<string, unknown>; until: number }>();
+  /**
+   * Approvals this process took for its tasks (spent), until the task's change to `running` is
+   * written: one whose change was lost is still this task's to run, not "used by another call".
+   */
+  private readonly claims = new Map<string, Approval>();
   /** Runs under way in this process. */
   private readonly running = new Map<string, Promise<void>>();
   /** The tasks a stopped process left open, ended once (see {@link ApprovalTasks.sweep}). */
@@ -193,7 +198,19 @@ export class ApprovalTasks {
   private async move(taskId: string, session: string | undefined): Promise<ApprovalTask | undefined> {
     let claimed: Approval | undefined;
     let interrupted: ApprovalTask | undefined;
+    const running = (current: ApprovalTask): Partial<ApprovalTask> => ({
+      state: 'running',
+      message: `Approved: ${current.tool} is running.`,
+      pid: process.pid,
+      ...this.holder(),
+    });
     const task = await this.store.advance(taskId, session, async (current) => {
+      const mine = this.claims.get(current.id);
+      if (current.state === 'running' && mine?.id === current.approval && !this.running.has(current.id)) {
+        // Written, but its commit's answer was lost: this process took the approval and never ran it.
+        claimed = mine;
+        return undefined;
+      }
       if (current.state === 'running' && !this.running.has(current.id) && !this.alive(current)) {
         interrupted = current;
         return interruptedRun(current);
@@ -208,6 +225,12 @@ export class ApprovalTasks {
       const lookup = await this.approvals.take(current.digest, current.approval);
       if (lookup.kind === 'pending') return undefined;
       if (lookup.kind === 'refused') return failedWith(lookup.error);
+      if (lookup.kind === 'used' && mine?.id === current.approval) {
+        // This process took it for this task, and the change that said so was lost (the store's
+        // connection died after the take): no one else can have it; the task runs it now.
+        claimed = mine;
+        return running(current);
+      }
       if (lookup.kind === 'used') {
         return failed(
           'POLICY_VIOLATION',
@@ -221,14 +244,12 @@ export class ApprovalTasks {
         });
       }
       claimed = lookup.approval;
-      return {
-        state: 'running',
-        message: `Approved: ${current.tool} is running.`,
-        pid: process.pid,
-        ...this.holder(),
-      };
+      // Kept until the task's change that records it is written (see above).
+      this.claims.set(current.id, claimed);
+      return running(current);
     });
     if (!task) return undefined;
+    if (task.state !== 'working') this.claims.delete(task.id);
     if (interrupted) await this.auditInterrupted(interrupted);
     // A task ended without a run (denied, expired, its approval used elsewhere) drops its call's
     // arguments now: they may hold a secret (an x402 URL's query), and nothing will run them.

@@ -127,6 +127,57 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
     },
   );
 
+  it('an approval taken by a task whose own change then failed runs that task, once', { timeout: 60_000 }, async () => {
+    let runs = 0;
+    const tasks = new ApprovalTasks(services, approvals, () => {
+      runs += 1;
+      return Promise.resolve({ sent: true, hash: '0x02' });
+    });
+    const { taskId, approval } = await waitingTask(tasks, '15');
+    await approvals.decide(approval, 'approved', 'terminal');
+    const holder = new nodePostgres.Client({
+      host: '127.0.0.1',
+      port: pg.port,
+      user: 'wallet',
+      database: 'wallet',
+      password: pg.password,
+    });
+    await holder.connect();
+    try {
+      // The approvals' lock held elsewhere: the next move takes the tasks' lock, then waits for it.
+      await holder.query('SELECT pg_advisory_lock(1634758770)');
+      const moved = tasks.get(taskId, SESSION).catch((error: unknown) => error);
+      const tasksLock = async (): Promise<string> => {
+        for (let tries = 0; tries < 100; tries++) {
+          const pid = pg.sql("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = 1952543595 AND granted");
+          if (pid.trim() !== '') return pid.trim();
+          await sleep(100);
+        }
+        throw new Error('no move took the tasks lock');
+      };
+      const pid = await tasksLock();
+      await sleep(300);
+      // The move's connection dies (a restart, a failover) while its take waits: the take, on
+      // another connection, then spends the approval; the task's change is lost.
+      pg.sql(`SELECT pg_terminate_backend(${pid})`);
+      await holder.query('SELECT pg_advisory_unlock(1634758770)');
+      const error = await moved;
+      assert.equal((error as { code?: string }).code, 'BUSY', String(error));
+    } finally {
+      await holder.end();
+    }
+    assert.equal(pg.sql(`SELECT status FROM wallet_approvals WHERE id = '${approval}'`).trim(), 'used');
+    let view: Record<string, unknown> = {};
+    const started = Date.now();
+    while (Date.now() - started < 15_000) {
+      view = await tasks.get(taskId, SESSION);
+      if (view['status'] !== 'working') break;
+      await sleep(300);
+    }
+    assert.equal(view['status'], 'completed', JSON.stringify(view));
+    assert.equal(runs, 1);
+  });
+
   it("an owner's yes is kept, not dropped as a passkey's missing, while the passkeys cannot be read", async () => {
     const digest = callDigest('evm_funds_send', { value_wei: '12' });
     const approval = await approvals.request(digest, SUMMARY);
