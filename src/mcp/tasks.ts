@@ -24,6 +24,8 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const POLL_INTERVAL_MS = 2_000;
 /** With a state store: how often a replica moves on the tasks whose calls it holds, and renews its lease on them. */
 const DRIVE_MS = 2_000;
+/** A round of the driver taking longer than this is stuck: the lease is no longer renewed. */
+const STUCK_ROUND_MS = 120_000;
 
 /**
  * The JSON-RPC error code of a task that failed because the owner's yes did not come (denied,
@@ -105,6 +107,8 @@ export class ApprovalTasks {
   private driving = false;
   /** A renewal of the lease under way (see {@link ApprovalTasks.drive}). */
   private renewing = false;
+  /** When the round under way began. */
+  private drivingSince: number | undefined;
   /** This process as the holder of calls: its replica id with a state store (see {@link ApprovalTasks.identify}). */
   private me: string | undefined;
 
@@ -168,7 +172,10 @@ export class ApprovalTasks {
       }
       // The lease is renewed on its own: a round waiting on the store's locks (another replica's
       // change, this one's take of an approval) must not let it lapse while this replica lives.
-      if (!this.renewing) {
+      // A round stuck far longer than any lock wait (a connection that never answers) stops them:
+      // this replica is then as good as gone, and another fails its tasks ("call again").
+      const stuck = this.drivingSince !== undefined && Date.now() - this.drivingSince > STUCK_ROUND_MS;
+      if (!this.renewing && !stuck) {
         this.renewing = true;
         void this.store
           .renew(held)
@@ -179,6 +186,7 @@ export class ApprovalTasks {
       }
       if (this.driving) return;
       this.driving = true;
+      this.drivingSince = Date.now();
       void (async () => {
         for (const id of [...this.inputs.keys()]) {
           if (this.running.has(id)) continue;
@@ -189,6 +197,7 @@ export class ApprovalTasks {
         .catch(() => undefined)
         .finally(() => {
           this.driving = false;
+          this.drivingSince = undefined;
         });
     }, DRIVE_MS);
     this.driver.unref();
