@@ -24,6 +24,8 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const POLL_INTERVAL_MS = 2_000;
 /** With a state store: how often a replica moves on the tasks whose calls it holds, and renews its lease on them. */
 const DRIVE_MS = 2_000;
+/** A round of the driver taking longer than this is stuck: the lease is no longer renewed. */
+const STUCK_ROUND_MS = 120_000;
 
 /**
  * The JSON-RPC error code of a task that failed because the owner's yes did not come (denied,
@@ -90,6 +92,11 @@ export class ApprovalTasks {
   private readonly inputs = new Map<string, ToolInput>();
   /** Results of the runs this process made, by task: kept in memory for the task's time to live. */
   private readonly results = new Map<string, { result: Record<string, unknown>; until: number }>();
+  /**
+   * Approvals this process took for its tasks (spent), until the task's change to `running` is
+   * written: one whose change was lost is still this task's to run, not "used by another call".
+   */
+  private readonly claims = new Map<string, Approval>();
   /** Runs under way in this process. */
   private readonly running = new Map<string, Promise<void>>();
   /** The tasks a stopped process left open, ended once (see {@link ApprovalTasks.sweep}). */
@@ -98,6 +105,10 @@ export class ApprovalTasks {
   private driver: NodeJS.Timeout | undefined;
   /** A round of the driver under way: a slow store never piles rounds up. */
   private driving = false;
+  /** A renewal of the lease under way (see {@link ApprovalTasks.drive}). */
+  private renewing = false;
+  /** When the round under way began. */
+  private drivingSince: number | undefined;
   /** This process as the holder of calls: its replica id with a state store (see {@link ApprovalTasks.identify}). */
   private me: string | undefined;
 
@@ -159,10 +170,24 @@ export class ApprovalTasks {
         this.driver = undefined;
         return;
       }
+      // The lease is renewed on its own: a round waiting on the store's locks (another replica's
+      // change, this one's take of an approval) must not let it lapse while this replica lives.
+      // A round stuck far longer than any lock wait (a connection that never answers) stops them:
+      // this replica is then as good as gone, and another fails its tasks ("call again").
+      const stuck = this.drivingSince !== undefined && Date.now() - this.drivingSince > STUCK_ROUND_MS;
+      if (!this.renewing && !stuck) {
+        this.renewing = true;
+        void this.store
+          .renew(held)
+          .catch(() => undefined)
+          .finally(() => {
+            this.renewing = false;
+          });
+      }
       if (this.driving) return;
       this.driving = true;
+      this.drivingSince = Date.now();
       void (async () => {
-        await this.store.renew(held);
         for (const id of [...this.inputs.keys()]) {
           if (this.running.has(id)) continue;
           // A task gone from the store (forgotten, or its row deleted) has nothing left to run.
@@ -172,6 +197,7 @@ export class ApprovalTasks {
         .catch(() => undefined)
         .finally(() => {
           this.driving = false;
+          this.drivingSince = undefined;
         });
     }, DRIVE_MS);
     this.driver.unref();
@@ -181,7 +207,19 @@ export class ApprovalTasks {
   private async move(taskId: string, session: string | undefined): Promise<ApprovalTask | undefined> {
     let claimed: Approval | undefined;
     let interrupted: ApprovalTask | undefined;
+    const running = (current: ApprovalTask): Partial<ApprovalTask> => ({
+      state: 'running',
+      message: `Approved: ${current.tool} is running.`,
+      pid: process.pid,
+      ...this.holder(),
+    });
     const task = await this.store.advance(taskId, session, async (current) => {
+      const mine = this.claims.get(current.id);
+      if (current.state === 'running' && mine?.id === current.approval && !this.running.has(current.id)) {
+        // Written, but its commit's answer was lost: this process took the approval and never ran it.
+        claimed = mine;
+        return undefined;
+      }
       if (current.state === 'running' && !this.running.has(current.id) && !this.alive(current)) {
         interrupted = current;
         return interruptedRun(current);
@@ -196,6 +234,12 @@ export class ApprovalTasks {
       const lookup = await this.approvals.take(current.digest, current.approval);
       if (lookup.kind === 'pending') return undefined;
       if (lookup.kind === 'refused') return failedWith(lookup.error);
+      if (lookup.kind === 'used' && mine?.id === current.approval) {
+        // This process took it for this task, and the change that said so was lost (the store's
+        // connection died after the take): no one else can have it; the task runs it now.
+        claimed = mine;
+        return running(current);
+      }
       if (lookup.kind === 'used') {
         return failed(
           'POLICY_VIOLATION',
@@ -209,14 +253,12 @@ export class ApprovalTasks {
         });
       }
       claimed = lookup.approval;
-      return {
-        state: 'running',
-        message: `Approved: ${current.tool} is running.`,
-        pid: process.pid,
-        ...this.holder(),
-      };
+      // Kept until the task's change that records it is written (see above).
+      this.claims.set(current.id, claimed);
+      return running(current);
     });
     if (!task) return undefined;
+    if (task.state !== 'working') this.claims.delete(task.id);
     if (interrupted) await this.auditInterrupted(interrupted);
     // A task ended without a run (denied, expired, its approval used elsewhere) drops its call's
     // arguments now: they may hold a secret (an x402 URL's query), and nothing will run them.
@@ -291,16 +333,27 @@ export class ApprovalTasks {
         isError = true;
         result = completeResult(errorResult(error));
       }
-      this.results.set(task.id, { result, until: Date.now() + TASK_TTL_MS });
-      // With a store, for a poll that reaches another replica (a tool's result carries no secret).
-      await this.store.keepResult(task.id, result);
-      await this.store.advance(task.id, task.session, () =>
-        Promise.resolve({
-          state: 'completed' as const,
-          message: `${task.tool} ${isError ? 'failed' : "ran with the owner's yes"}.`,
-          is_error: isError,
-        }),
-      );
+      const until = Date.now() + TASK_TTL_MS;
+      this.results.set(task.id, { result, until });
+      // The call ran: its end is written however long the store takes to come back (BUSY), the
+      // task held as running meanwhile (its lease renewed), never judged an interrupted run.
+      for (;;) {
+        try {
+          // With a store, for a poll that reaches another replica (a tool's result carries no secret).
+          await this.store.keepResult(task.id, result);
+          await this.store.advance(task.id, task.session, () =>
+            Promise.resolve({
+              state: 'completed' as const,
+              message: `${task.tool} ${isError ? 'failed' : "ran with the owner's yes"}.`,
+              is_error: isError,
+            }),
+          );
+          return;
+        } catch (error) {
+          if (Date.now() >= until) throw error;
+          await new Promise((resolve) => setTimeout(resolve, DRIVE_MS).unref());
+        }
+      }
     })()
       .catch(() => undefined)
       .finally(() => {

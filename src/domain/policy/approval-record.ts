@@ -62,10 +62,14 @@ export type ApprovalRecords = {
   change<T>(update: (approvals: Approval[], now: number) => { approvals: Approval[]; result: T }): Promise<T>;
   /**
    * Whether a passkey is enrolled where these approvals are (a yes then takes one), read now (with
-   * a state store, not a replica's cached read, which may be a second old). Unreadable: enrolled.
+   * a state store, not a replica's cached read, which may be a second old). Unreadable: the files
+   * say enrolled (a damaged file); a state store throws (BUSY: its read may work a moment later).
    */
   passkeyEnrolled(): Promise<boolean>;
-  /** The same, as last read (the files: read now; a state store: its read of the last second), for checks under the lock. */
+  /**
+   * The same, for the check under the lock: the files read now; a state store, inside `change`,
+   * its read in that transaction (elsewhere, its read of the last second).
+   */
   passkeyEnrolledCached(): boolean;
 };
 

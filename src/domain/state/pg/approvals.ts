@@ -24,6 +24,8 @@ export const STORE_NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::flo
  */
 export class PgApprovals implements ApprovalRecords {
   readonly path: string;
+  /** Whether a passkey is enrolled, as read in the change under way, under its lock (see {@link change}). */
+  private enrolledInChange: boolean | undefined;
 
   constructor(
     private readonly pools: PgPools,
@@ -44,18 +46,35 @@ export class PgApprovals implements ApprovalRecords {
       const now = Number((await client.query(`SELECT ${STORE_NOW_MS} AS now`)).rows[0]?.now);
       const all = this.parse((await client.query('SELECT id, record FROM wallet_approvals')).rows);
       const kept = all.filter((approval) => !forgottenApproval(approval, now));
-      const { approvals, result } = update(kept, now);
-      await write(client, all, approvals);
-      return result;
+      // Read in this transaction, after every enrolment committed before it: what the update's
+      // check of a yes without a passkey goes by (a failed read fails the change, never "none").
+      const enrolled = await client.query(ENROLLED);
+      // The update is synchronous: no other change of this object runs between these lines.
+      this.enrolledInChange = enrolled.rows[0]?.any !== false;
+      let changed: { approvals: Approval[]; result: T };
+      try {
+        changed = update(kept, now);
+      } finally {
+        this.enrolledInChange = undefined;
+      }
+      await write(client, all, changed.approvals);
+      return changed.result;
     });
   }
 
-  passkeyEnrolled(): Promise<boolean> {
-    return this.passkeys.enrolledNow();
+  /**
+   * Read from the store now. A read that fails throws (BUSY when the store is down): "unknown" must
+   * neither accept a yes without a passkey nor drop one as given without it, nor tell the owner
+   * that a passkey is enrolled.
+   */
+  async passkeyEnrolled(): Promise<boolean> {
+    const [row] = await query(this.pools, ENROLLED);
+    return row?.['any'] !== false;
   }
 
+  /** Under a change's lock: its own read of the passkeys; elsewhere, this replica's latest read. */
   passkeyEnrolledCached(): boolean {
-    return this.passkeys.enrolled();
+    return this.enrolledInChange ?? this.passkeys.enrolled();
   }
 
   /** Each row checked (zod); one that is not an approval is POLICY_VIOLATION, never left out. */
@@ -73,6 +92,8 @@ export class PgApprovals implements ApprovalRecords {
       .sort((a, b) => a.requested.localeCompare(b.requested) || a.id.localeCompare(b.id));
   }
 }
+
+const ENROLLED = 'SELECT EXISTS (SELECT 1 FROM wallet_passkeys) AS any';
 
 /** Writes what changed from `before` to `after`: rows gone are deleted, new or changed ones upserted. */
 async function write(client: PoolClient, before: readonly Approval[], after: readonly Approval[]): Promise<void> {
