@@ -377,7 +377,7 @@ function approvalRequired(approval: Approval, url: string | undefined): WalletEr
     'APPROVAL_REQUIRED',
     `${summary.tool}${gist ? ` (${gist})` : ''} waits for the owner's approval ${approval.id}: ${summary.reason}. Nothing was signed or sent.`,
     {
-      hint: `Ask the owner to ${url ? `approve it on the approval page (${url}) or to ` : ''}run "${approveCommand(approval.id)}" in a terminal on this machine, then repeat this exact call (same arguments) before ${approval.expires}.`,
+      hint: `Ask the owner to ${url ? `approve it on the approval page (${url}) or to ` : ''}run "${approveCommand(approval.id)}" in a terminal that uses this server's wallet data (this machine, or any machine with its state store URL), then repeat this exact call (same arguments) before ${approval.expires}.`,
       details: {
         approval_id: approval.id,
         ...(url ? { url } : {}),
