@@ -16,6 +16,13 @@ export const REPLICA_PASSPHRASE = 'replica test passphrase';
 export const REPLICA_TOKEN = 'replica-test-token-0123456789abcdef';
 /** Aliases of anvil's first four accounts in {@link anvilKeystoreHome}'s keystore. */
 export const REPLICA_ACCOUNTS = ['p0', 'p1', 'p2', 'p3'];
+/** Their addresses: anvil's first four accounts, p0…p3. */
+export const REPLICA_ADDRESSES = [
+  '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+  '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+  '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+] as const;
 
 export type CallResult = Awaited<ReturnType<Client['callTool']>>;
 

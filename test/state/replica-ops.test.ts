@@ -23,7 +23,14 @@ import { wallet } from '../helpers/io.js';
 import { csrfOf, pageRequest, sessionCookie } from '../helpers/page-http.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
-import { anvilKeystoreHome, errorCodeOf, REPLICA_TOKEN, Replicas, writeReplicaConfig } from '../helpers/replicas.js';
+import {
+  anvilKeystoreHome,
+  errorCodeOf,
+  REPLICA_ADDRESSES,
+  REPLICA_TOKEN,
+  Replicas,
+  writeReplicaConfig,
+} from '../helpers/replicas.js';
 import { startRpcProxy } from '../helpers/rpc-proxy.js';
 import { SpawnedWallet } from '../helpers/spawned.js';
 
@@ -36,13 +43,6 @@ if (!bin) {
 
 /** anvil's sixth account: no payer here. */
 const RECIPIENT = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
-/** anvil's first four accounts: p0…p3 of the keystore. */
-const ANVIL_ADDRESSES = [
-  '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
-  '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-  '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
-  '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
-] as const;
 const PAYMENT = (10n ** 15n).toString();
 const SLOW = { timeout: 300_000 };
 /** A passkey's public record (no secret in it): what `wallet approvals passkey add` stores. */
@@ -185,7 +185,7 @@ describe('replicas sharing questions, passkeys and reconciliation', { skip: bin 
       return Promise.resolve();
     });
     try {
-      const nonce = await pendingNonce(ANVIL_ADDRESSES[0]);
+      const nonce = await pendingNonce(REPLICA_ADDRESSES[0]);
       const result = await client.callTool(
         { name: 'evm_funds_send', arguments: { address: 'p0', to: RECIPIENT, value_wei: PAYMENT, network: 'local' } },
         SLOW,
@@ -209,7 +209,7 @@ describe('replicas sharing questions, passkeys and reconciliation', { skip: bin 
         assert.ok(!again.includes('"hash"'), `a replayed yes paid at ${url}: ${again}`);
         assert.ok(again.includes(CONFIRM_KEY), `a replayed yes was not asked again at ${url}: ${again}`);
       }
-      assert.equal(await pendingNonce(ANVIL_ADDRESSES[0]), nonce + 1, 'a replayed yes was paid');
+      assert.equal(await pendingNonce(REPLICA_ADDRESSES[0]), nonce + 1, 'a replayed yes was paid');
       assert.equal(count('SELECT count(*) FROM wallet_elicitation_spent'), 1);
       // The key is not in the audit log.
       const key = pg.sql("SELECT encode(key, 'hex') FROM wallet_elicitation_keys").trim();
@@ -265,14 +265,14 @@ describe('replicas sharing questions, passkeys and reconciliation', { skip: bin 
       return Promise.resolve();
     });
     try {
-      const nonce = await pendingNonce(ANVIL_ADDRESSES[1]);
+      const nonce = await pendingNonce(REPLICA_ADDRESSES[1]);
       const result = await client.callTool(
         { name: 'evm_funds_send', arguments: { address: 'p1', to: RECIPIENT, value_wei: PAYMENT, network: 'local' } },
         SLOW,
       );
       assert.equal(errorCodeOf(result), 'APPROVAL_REQUIRED', JSON.stringify(result.content));
       assert.equal(
-        await pendingNonce(ANVIL_ADDRESSES[1]),
+        await pendingNonce(REPLICA_ADDRESSES[1]),
         nonce,
         "a client's yes was paid after a passkey was enrolled",
       );
@@ -299,7 +299,7 @@ describe('replicas sharing questions, passkeys and reconciliation', { skip: bin 
   });
 
   it('a CLI call and wallet serve over stdio reconcile what a stopped replica left; none asks a node for nothing', async () => {
-    const [p2, p3] = [ANVIL_ADDRESSES[2], ANVIL_ADDRESSES[3]];
+    const [p2, p3] = [REPLICA_ADDRESSES[2], REPLICA_ADDRESSES[3]];
     const home = replicas.newHome();
     // A payment of p2 mined, whose replica died before recording it; one of p3 the node never saw,
     // its deadline past. Both counted in the ledger.

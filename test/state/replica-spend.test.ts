@@ -21,6 +21,7 @@ import {
   errorCodeOf,
   REPLICA_ACCOUNTS,
   REPLICA_TOKEN,
+  REPLICA_ADDRESSES,
   Replicas,
   writeReplicaConfig,
 } from '../helpers/replicas.js';
@@ -34,13 +35,6 @@ if (!bin) {
 
 /** anvil's sixth account: no payer here. */
 const RECIPIENT = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
-/** anvil's first four accounts: p0…p3 of the keystore. */
-const ANVIL_ADDRESSES = [
-  '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
-  '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-  '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
-  '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
-] as const;
 const MILLI = 10n ** 15n;
 const REPLICAS = 4;
 const UNIT = 10n ** 6n;
@@ -117,7 +111,7 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
   it(`${REPLICAS} replicas, 40 racing token payments: exactly ${K} sent, within the token cap, each mined once`, async () => {
     const token = await deployToken(node, { name: 'Race', symbol: 'RACE', decimals: 6, supply: 1000n * UNIT });
     // p0 (anvil's first account) holds the supply; the others get enough for every attempt.
-    for (const to of ANVIL_ADDRESSES.slice(1)) await transferToken(node, token, to, 100n * UNIT);
+    for (const to of REPLICA_ADDRESSES.slice(1)) await transferToken(node, token, to, 100n * UNIT);
     const scoped = await storeEnv('tokens');
     const home = tempHome();
     cpSync(source, home, { recursive: true });
@@ -215,7 +209,7 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
     cpSync(source, home, { recursive: true });
     etherAutonomy(home);
     const replicas = new Replicas(scoped, home);
-    const p2 = ANVIL_ADDRESSES[2];
+    const p2 = REPLICA_ADDRESSES[2];
     const call = async (replica: number, name: string, args: Record<string, unknown>) => {
       const result = await replicas.clients[replica]?.callTool(
         { name, arguments: { network: 'local', ...args } },
@@ -310,7 +304,7 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
     etherAutonomy(home);
     // Replica 1's node is another anvil, which never hears of what replica 0 broadcasts.
     const lagging = await startAnvil({ chainId: 31337 });
-    const [p3] = [ANVIL_ADDRESSES[3]];
+    const [p3] = [REPLICA_ADDRESSES[3]];
     const first = new Replicas(scoped, home);
     const second = new Replicas({ ...scoped, WALLET_EVM_LOCAL_URL: lagging.url }, home);
     try {
@@ -367,7 +361,7 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
     cpSync(source, home, { recursive: true });
     etherAutonomy(home);
     const replicas = new Replicas({ ...scoped, WALLET_EVM_LOCAL_URL: proxy.url }, home);
-    const [p0, p1] = [ANVIL_ADDRESSES[0], ANVIL_ADDRESSES[1]];
+    const [p0, p1] = [REPLICA_ADDRESSES[0], REPLICA_ADDRESSES[1]];
     const pay = (replica: number, address: string) =>
       replicas.clients[replica]
         ?.callTool(
@@ -474,7 +468,7 @@ describe('replicas spending through a PostgreSQL store', { skip: bin ? false : '
         },
         SLOW,
       );
-    const nonces = () => Promise.all(ANVIL_ADDRESSES.map((address) => pendingNonce(address)));
+    const nonces = () => Promise.all(REPLICA_ADDRESSES.map((address) => pendingNonce(address)));
     try {
       await replicas.start(2);
       const before = await nonces();
