@@ -9,8 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApprovalStore } from '../../src/domain/policy/approvals.js';
 import { WalletServices } from '../../src/domain/services.js';
+import { APPROVALS_LOCK } from '../../src/domain/state/pg/approvals.js';
 import { closePools, openPools } from '../../src/domain/state/pg/client.js';
 import { migrate } from '../../src/domain/state/pg/migrate.js';
+import { TASKS_LOCK } from '../../src/domain/state/pg/tasks.js';
 import { resolveStateLocation } from '../../src/domain/state/state-url.js';
 import { callDigest } from '../../src/mcp/confirmation.js';
 import { ApprovalTasks } from '../../src/mcp/tasks.js';
@@ -34,6 +36,19 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
   let services: WalletServices;
   let approvals: ApprovalStore;
 
+  /** Another session holding the approvals' lock (a slow change, a stalled connection), until it ends or unlocks. */
+  const holdApprovalsLock = async (): Promise<nodePostgres.Client> => {
+    const holder = new nodePostgres.Client({
+      host: '127.0.0.1',
+      port: pg.port,
+      user: 'wallet',
+      database: 'wallet',
+      password: pg.password,
+    });
+    await holder.connect();
+    await holder.query('SELECT pg_advisory_lock($1)', [APPROVALS_LOCK]);
+    return holder;
+  };
   before(async () => {
     pg = await startPostgres(bin ?? '');
     const env = { WALLET_STATE_URL: pg.url, PGPASSWORD: pg.password };
@@ -106,16 +121,8 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
       const { taskId } = await waitingTask(tasks, '14');
       // Another session holds the approvals' lock (a slow change, a stalled connection): the
       // driver's move of this task waits for it, inside its round.
-      const holder = new nodePostgres.Client({
-        host: '127.0.0.1',
-        port: pg.port,
-        user: 'wallet',
-        database: 'wallet',
-        password: pg.password,
-      });
-      await holder.connect();
+      const holder = await holdApprovalsLock();
       try {
-        await holder.query('SELECT pg_advisory_lock(1634758770)');
         // Past the 30-second lease: the replica is alive and still holds the call's arguments.
         await sleep(34_000);
         const held = pg.sql(`SELECT lease_until > clock_timestamp() FROM wallet_approval_tasks WHERE id = '${taskId}'`);
@@ -135,21 +142,15 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
     });
     const { taskId, approval } = await waitingTask(tasks, '15');
     await approvals.decide(approval, 'approved', 'terminal');
-    const holder = new nodePostgres.Client({
-      host: '127.0.0.1',
-      port: pg.port,
-      user: 'wallet',
-      database: 'wallet',
-      password: pg.password,
-    });
-    await holder.connect();
+    // The approvals' lock held elsewhere: the next move takes the tasks' lock, then waits for it.
+    const holder = await holdApprovalsLock();
     try {
-      // The approvals' lock held elsewhere: the next move takes the tasks' lock, then waits for it.
-      await holder.query('SELECT pg_advisory_lock(1634758770)');
       const moved = tasks.get(taskId, SESSION).catch((error: unknown) => error);
       const tasksLock = async (): Promise<string> => {
         for (let tries = 0; tries < 100; tries++) {
-          const pid = pg.sql("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = 1952543595 AND granted");
+          const pid = pg.sql(
+            `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = ${TASKS_LOCK} AND granted`,
+          );
           if (pid.trim() !== '') return pid.trim();
           await sleep(100);
         }
@@ -160,7 +161,7 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
       // The move's connection dies (a restart, a failover) while its take waits: the take, on
       // another connection, then spends the approval; the task's change is lost.
       pg.sql(`SELECT pg_terminate_backend(${pid})`);
-      await holder.query('SELECT pg_advisory_unlock(1634758770)');
+      await holder.query('SELECT pg_advisory_unlock($1)', [APPROVALS_LOCK]);
       const error = await moved;
       assert.equal((error as { code?: string }).code, 'BUSY', String(error));
     } finally {

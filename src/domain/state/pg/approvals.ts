@@ -10,7 +10,7 @@ import type { PasskeyRecords } from '../../policy/passkey-record.js';
 import { inTransaction, query, type PgPools } from './client.js';
 
 /** The key of the transaction-scoped advisory lock that serializes changes of the approvals. */
-const APPROVALS_LOCK = 0x61707072;
+export const APPROVALS_LOCK = 0x61707072;
 
 /** The store's clock, in milliseconds: every replica judges expiry by the same one. */
 export const STORE_NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::float8';

@@ -7,7 +7,7 @@ import { STORE_NOW_MS } from './approvals.js';
 import { inTransaction, query, type PgPools } from './client.js';
 
 /** The key of the transaction-scoped advisory lock that serializes changes of the tasks. */
-const TASKS_LOCK = 0x7461736b;
+export const TASKS_LOCK = 0x7461736b;
 /**
  * How long a replica's hold on a call lasts without being renewed (it renews every few seconds
  * while it holds the call's arguments or runs it): past it, the replica is taken as gone.
