@@ -2,7 +2,9 @@
  * x402 over MCP, where the payment may reach: `--pay-from` against the paid fixture server
  * (test/fixtures/x402-mcp-server.ts, settling on anvil) when the server is not simply the one the
  * owner named. An allowed HTTP server that redirects the call (307) to another host: the payment
- * is never sent on there (the MCP SDK's transport follows a redirect within the origin only).
+ * is never sent on there (the MCP SDK's transport follows a redirect within the origin only), even
+ * to a host allowed_hosts lists. A saved stdio server run with `--env` (which can change what it
+ * runs) is not paid under an allowlist.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,6 +25,7 @@ const PASSPHRASE = 'x402 mcp reach passphrase';
 const PAYEE = ethers.HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, `m/44'/60'/0'/0/3`).address as Address;
 const TOKEN = 10n ** 6n;
 const CENT = TOKEN / 100n;
+const SERVER = `"${process.execPath}" "${X402_MCP_SERVER}"`;
 /** Another loopback address (Linux answers the whole 127/8): another host than 127.0.0.1. */
 const OTHER_HOST = '127.0.0.2';
 
@@ -243,5 +246,59 @@ describe('x402 over MCP: where a payment may go (redirects, --env, kept-alive se
         ['error', OTHER_HOST, undefined, 'POLICY_VIOLATION'],
       );
     }
+  });
+
+  it('a saved stdio server run with --env under an allowlist: refused before signing, a dry run too', async (t) => {
+    t.after(() => writePolicy());
+    const saved = Object.entries(serverEnv()).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
+    const added = await run(['servers', 'add', 'paid-tools', '--server', SERVER, ...saved]);
+    assert.equal(added.code, 0, added.stderr);
+    writePolicy(['stdio:paid-tools']);
+    // NODE_OPTIONS could make the saved command run anything: what is listed is no longer what runs.
+    for (const more of [['--yes'], ['--pay-dry-run']]) {
+      const before = await balances();
+      const seen = calls().length;
+      const argv = ['--server', 'paid-tools', '--env', 'NODE_OPTIONS=--no-warnings', 'report', '--topic', 'env'];
+      const { code, stdout, stderr } = await run([...argv, ...pay(), ...more]);
+      assert.equal(code, 1, stderr);
+      assert.equal(stdout, '');
+      assert.match(
+        stderr,
+        /^error: POLICY_VIOLATION: Refused by policy evm\.networks\.local\.policy\.allowed_hosts: tool report of server paid-tools \(stdio:paid-tools\) is run with --env, which can change what the saved server runs; a server listed there is paid only as it is saved\. Nothing was signed\.$/m,
+      );
+      assert.match(stderr, /^hint: .*wallet servers add paid-tools .*--env NAME=value.*--overwrite/m);
+      assert.ok(
+        calls()
+          .slice(seen)
+          .every((line) => line.endsWith(' unpaid')),
+        'no payment was sent',
+      );
+      assert.deepEqual(await balances(), before);
+      const line = paymentLines().at(-1);
+      assert.deepEqual(
+        [line?.outcome, line?.['host'], line?.['payment_signed'], line?.['error']?.code],
+        ['error', 'stdio:paid-tools', undefined, 'POLICY_VIOLATION'],
+      );
+    }
+    // As saved (its environment with it): paid.
+    const [payer, payee] = await balances();
+    const ok = await run(['--server', 'paid-tools', 'report', '--topic', 'env', ...pay(), '--yes']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(await balances(), [payer - CENT, payee + CENT]);
+    // Without an allowlist, the command line is the owner's own: --env is paid as before.
+    writePolicy();
+    const free = await run([
+      '--server',
+      'paid-tools',
+      '--env',
+      'NODE_OPTIONS=--no-warnings',
+      'report',
+      '--topic',
+      'env',
+      ...pay(),
+      '--yes',
+    ]);
+    assert.equal(free.code, 0, free.stderr);
+    assert.deepEqual(await balances(), [payer - 2n * CENT, payee + 2n * CENT]);
   });
 });
