@@ -4,7 +4,8 @@
  * owner named. An allowed HTTP server that redirects the call (307) to another host: the payment
  * is never sent on there (the MCP SDK's transport follows a redirect within the origin only), even
  * to a host allowed_hosts lists. A saved stdio server run with `--env` (which can change what it
- * runs) is not paid under an allowlist.
+ * runs) is not paid under an allowlist. A kept-alive server's paid call is made by the caller's own
+ * process, not the daemon (which never holds the keystore).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,13 +13,14 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ethers } from 'ethers';
 import type { Address } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { compilePermitToken, deployPermitToken } from '../helpers/erc20.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { localServer } from '../helpers/mcp.js';
-import { X402_MCP_SERVER } from '../helpers/paths.js';
+import { WALLET_BIN, X402_MCP_SERVER } from '../helpers/paths.js';
 import { auditLines } from '../helpers/policy.js';
 
 const PASSPHRASE = 'x402 mcp reach passphrase';
@@ -300,5 +302,60 @@ describe('x402 over MCP: where a payment may go (redirects, --env, kept-alive se
     ]);
     assert.equal(free.code, 0, free.stderr);
     assert.deepEqual(await balances(), [payer - 2n * CENT, payee + 2n * CENT]);
+  });
+
+  it('a kept-alive server: the paid call is made by the caller’s own process, not the daemon', async (t) => {
+    const env: NodeJS.ProcessEnv = {
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WALLET_'))),
+      WALLET_HOME: home,
+      WALLET_EVM_LOCAL_URL: node.url,
+      NO_COLOR: '1',
+    };
+    /** `wallet <args>` as its own process, through bin/wallet.js (whose thin client reaches the daemon). */
+    const bin = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [WALLET_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    /** The calls the daemon made of the server; undefined while no daemon runs. */
+    const daemonCalls = async (): Promise<number | undefined> => {
+      const shown = await bin(['daemon', 'status', '--json']);
+      assert.equal(shown.code, 0, shown.stderr);
+      const status = JSON.parse(shown.stdout) as { running: boolean; servers?: { name: string; calls: number }[] };
+      return status.running ? (status.servers?.find((server) => server.name === 'warm-tools')?.calls ?? 0) : undefined;
+    };
+    const saved = Object.entries(serverEnv()).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
+    const added = await run(['servers', 'add', 'warm-tools', '--server', SERVER, ...saved, '--keep-alive']);
+    assert.equal(added.code, 0, added.stderr);
+    t.after(async () => {
+      await bin(['daemon', 'stop']);
+    });
+    // The first call starts the daemon (and is made directly); the next ones are the daemon's.
+    assert.equal((await bin(['--server', 'warm-tools', 'free-echo', '--text', 'start'])).code, 0);
+    for (let waited = 0; (await daemonCalls()) === undefined; waited += 100) {
+      assert.ok(waited < 20_000, 'the daemon never started');
+      await delay(100);
+    }
+    const warm = await bin(['--server', 'warm-tools', 'free-echo', '--text', 'warm', '--debug']);
+    assert.equal(warm.code, 0, warm.stderr);
+    assert.equal(warm.stdout.trim(), 'warm');
+    assert.match(warm.stderr, /kept-alive: answered by the daemon/);
+    const before = await daemonCalls();
+    assert.ok(before !== undefined && before >= 1, 'the daemon made the warm call');
+    const [payer, payee] = await balances();
+    const paidCall = await bin(['--server', 'warm-tools', 'report', '--topic', 'warm', ...pay(), '--yes', '--debug']);
+    assert.equal(paidCall.code, 0, paidCall.stderr);
+    assert.match(paidCall.stdout, /The report on warm\./);
+    assert.doesNotMatch(paidCall.stderr, /answered by the daemon/);
+    assert.deepEqual(await balances(), [payer - CENT, payee + CENT]);
+    assert.deepEqual(calls().slice(-2), ['report unpaid', 'report paid']);
+    assert.equal(await daemonCalls(), before, 'the daemon made neither the unpaid nor the paid call');
+    const line = paymentLines().at(-1);
+    assert.deepEqual([line?.outcome, line?.['host']], ['sent', 'stdio:warm-tools']);
   });
 });
