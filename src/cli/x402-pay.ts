@@ -41,7 +41,8 @@ export async function runPaidCall(
   const server = (await connection.open()).server.name;
   const asker = `tool ${shownName(entry.tool.name)} of server ${shownName(server)}`;
   const target = connection.target;
-  // As the policy's allowed_hosts names it: an HTTP server by its URL's host, a saved stdio server by its name.
+  // As the policy's allowed_hosts names it: an HTTP server by its URL's host, a saved stdio server
+  // by its name (and whether --env changes what it runs).
   const paidServer: PaidServer =
     target.kind === 'http'
       ? {
@@ -51,7 +52,11 @@ export async function runPaidCall(
             .replace(/\.$/, '')
             .replace(/^\[(.*)\]$/, '$1'),
         }
-      : { kind: 'stdio', saved: target.kind === 'stdio' ? target.saved : undefined };
+      : {
+          kind: 'stdio',
+          saved: target.kind === 'stdio' ? target.saved : undefined,
+          envChanged: globals.env.length > 0,
+        };
   const { callPayingX402 } = await import('../mcp/x402-payer.js');
   const { result, payment } = await callPayingX402(
     setup,
@@ -150,7 +155,7 @@ function shownName(name: string): string {
   return SHOWN_NAME.test(name) ? name : '(unnamed)';
 }
 
-/** The wallet's refusal, whose words name the payment's arguments, in the `--pay-*` flags they are here. */
+/** The wallet's refusal, whose words name the payment's arguments (and the call's environment), in the flags they are here. */
 function inCliWords(result: ToolCallResult): ToolCallResult {
   const meta = readToolErrorMeta(result._meta);
   if (!meta) return result;
@@ -159,7 +164,12 @@ function inCliWords(result: ToolCallResult): ToolCallResult {
       .replace(/\bdry_run\b/g, '--pay-dry-run')
       .replace(/\bmax_price\b/g, '--pay-max-price')
       .replace(/\bas token\b/g, 'as --pay-token')
-      .replace(/\bevm_balance_get with token\b/g, "'wallet evm-balance-get --token …'");
+      .replace(/\bevm_balance_get with token\b/g, "'wallet evm-balance-get --token …'")
+      .replace(/\bwith environment variables of its call's own\b/g, 'with --env')
+      .replace(
+        /\(wallet servers add (\S+), its entry overwritten with them\), then call it without them\./g,
+        '(wallet servers add $1 --server "<command>" --env NAME=value … --overwrite), then call it without --env.',
+      );
   return {
     ...result,
     _meta: {

@@ -22,7 +22,7 @@ import { processStderr } from '../shared/std-output.js';
 import { UsageError } from '../shared/usage-error.js';
 import { errorResult } from './results.js';
 import type { WalletServerSetup } from './setup.js';
-import { CallInterrupted, type ToolCallResult } from './session.js';
+import { CallInterrupted, ConnectionError, type ToolCallResult } from './session.js';
 
 export type { McpPaymentQuote, PaidServer };
 
@@ -101,7 +101,11 @@ export async function callPayingX402(
         signal: payment.signal,
       },
       async (meta) => {
-        toolResult = await call(meta);
+        try {
+          toolResult = await call(meta);
+        } catch (error) {
+          throw redirectRefusal(error, meta !== undefined) ?? error;
+        }
         return toolResult as PaidToolResult;
       },
     ).catch(async (error: unknown) => {
@@ -132,6 +136,34 @@ export async function callPayingX402(
   } finally {
     await services.closeState();
   }
+}
+
+/**
+ * A call the server answered with a redirect to another origin: the MCP SDK's transport follows a
+ * redirect only within the origin of the request (its `redirectPolicy`, 'same-origin' by default),
+ * so the call, and the payment in it, went no further than the server named. Said as the wallet's
+ * refusal, naming only the other origin (a path or query can carry a key); undefined for any
+ * other failure. `paid`: the call carried the signed payment (the caller says so around it).
+ */
+function redirectRefusal(error: unknown, paid: boolean): WalletError | undefined {
+  if (!(error instanceof ConnectionError)) return undefined;
+  const cause: unknown = error.cause;
+  const status = typeof cause === 'object' && cause !== null && 'status' in cause ? cause.status : undefined;
+  if (typeof status !== 'number' || status < 300 || status > 399) return undefined;
+  const said = cause instanceof Error ? /Redirect to (\S+) not followed/.exec(cause.message)?.[1] : undefined;
+  let where = 'another origin';
+  try {
+    if (said !== undefined) where = new URL(said).origin;
+  } catch {
+    // Not a URL: the redirect is named as "another origin".
+  }
+  return new WalletError(
+    'POLICY_VIOLATION',
+    `Refused: the server redirected the call to ${where}, another origin, and a call that may pay goes to the server named only: it was not sent there.${paid ? '' : ' Nothing was signed.'}`,
+    {
+      hint: 'If you trust the server it points to, call that one directly (--url with its address), its host listed in allowed_hosts when the policy has the list.',
+    },
+  );
 }
 
 /** A payment this module's call made (with its account and network), not another's. */

@@ -551,7 +551,8 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
 
   it('allowed_hosts: a stdio server is paid only when saved and listed as stdio:<name>', async (t) => {
     t.after(() => writePolicy());
-    const added = await run(['servers', 'add', 'paid-tools', '--server', SERVER]);
+    // Saved with its environment: a listed server is paid only as it is saved, not with --env.
+    const added = await run(['servers', 'add', 'paid-tools', '--server', SERVER, ...at(CENT).slice(2)]);
     assert.equal(added.code, 0, added.stderr);
     writePolicy({ allowed_hosts: ['127.0.0.1'] });
     // A command line is no saved server: it has no name to list.
@@ -565,7 +566,7 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
       /^hint: If you trust it, save it under a name \(wallet servers add\) and add "stdio:<name>"/m,
     );
     // The saved server, not listed; a dry run says so too.
-    const saved = ['--server', 'paid-tools', ...at(CENT).slice(2), 'report', '--topic', 'stdio', ...pay()];
+    const saved = ['--server', 'paid-tools', 'report', '--topic', 'stdio', ...pay()];
     for (const more of [['--yes'], ['--pay-dry-run']]) {
       const stderr = await refused(
         [...saved, ...more],

@@ -59,7 +59,14 @@ export type PaidToolCaller = (meta: Record<string, unknown> | undefined) => Prom
  * URL's host; a stdio server by `stdio:<name>`, the name it is saved under (`saved`), and a
  * command line that is no saved server not at all (it is paid only without an allowlist).
  */
-export type PaidServer = { kind: 'http'; host: string } | { kind: 'stdio'; saved: string | undefined };
+export type PaidServer =
+  | { kind: 'http'; host: string }
+  | {
+      kind: 'stdio';
+      saved: string | undefined;
+      /** Run with an environment of the call's own (the CLI's `--env`), not only the one it is saved with. */
+      envChanged?: boolean | undefined;
+    };
 
 /** The name `allowed_hosts` lists a server by; undefined for a command line that is no saved server. */
 export function allowlistNameOf(server: PaidServer): string | undefined {
@@ -223,9 +230,22 @@ function checkAllowedServer(network: EvmNetwork, server: PaidServer, asker: stri
   if (!allowed) return;
   const name = allowlistNameOf(server);
   // A host as allowed_hosts keeps it (lower case); a saved server's name exactly as it is saved.
-  if (name !== undefined && allowed.has(server.kind === 'http' ? name.toLowerCase() : name)) return;
   const rule = `evm.networks.${network.network}.policy.allowed_hosts`;
   const tail = 'Nothing was signed.';
+  if (name !== undefined && allowed.has(server.kind === 'http' ? name.toLowerCase() : name)) {
+    // A listed stdio server is the command saved under its name: an environment given with the
+    // call (PATH, NODE_OPTIONS …) can make that command run something else.
+    if (server.kind === 'stdio' && server.envChanged === true) {
+      throw new WalletError(
+        'POLICY_VIOLATION',
+        `Refused by policy ${rule}: ${asker} (${name}) is run with environment variables of its call's own, which can change what the saved server runs; a server listed there is paid only as it is saved. ${tail}`,
+        {
+          hint: `Save the variables with the server (wallet servers add ${server.saved ?? '<name>'}, its entry overwritten with them), then call it without them.`,
+        },
+      );
+    }
+    return;
+  }
   if (name === undefined) {
     throw new WalletError(
       'POLICY_VIOLATION',
