@@ -57,6 +57,15 @@ export class PgTasks implements TaskRecords {
     );
   }
 
+  /** A call is never put in the shared store: it stays in the memory of the replica that took it. */
+  keepCall(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  call(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
   async keepResult(id: string, result: Record<string, unknown>): Promise<void> {
     await query(this.pools, 'UPDATE wallet_approval_tasks SET result = $2::jsonb WHERE id = $1', [
       id,
