@@ -1,11 +1,5 @@
 import type { ProgressReporter } from '../domain/net/chain-backend.js';
-import {
-  ProtocolError,
-  ProtocolErrorCode,
-  Server,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { causeChain, WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
 import {

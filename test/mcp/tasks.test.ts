@@ -85,8 +85,11 @@ for (const transport of ['stdio', 'http'] as const) {
     const keptCalls = (): { calls: Record<string, unknown>; results: Record<string, unknown> } => {
       const path = join(home, 'approval-task-calls.json');
       if (!existsSync(path)) return { calls: {}, results: {} };
-      assert.equal(statSync(path).mode & 0o777, 0o600, 'the calls file is the owner\'s alone');
-      return JSON.parse(readFileSync(path, 'utf8')) as { calls: Record<string, unknown>; results: Record<string, unknown> };
+      assert.equal(statSync(path).mode & 0o777, 0o600, "the calls file is the owner's alone");
+      return JSON.parse(readFileSync(path, 'utf8')) as {
+        calls: Record<string, unknown>;
+        results: Record<string, unknown>;
+      };
     };
 
     it('approved by the owner: the task completes with the result, one transaction on the node', async () => {
@@ -118,7 +121,10 @@ for (const transport of ['stdio', 'http'] as const) {
         assert.match(kept, /"state": "completed"/);
         assert.doesNotMatch(kept, new RegExp(`structuredContent|${String(result.structuredContent?.['hash'])}`));
         assert.equal(keptCalls().calls[task.taskId], undefined);
-        assert.match(JSON.stringify(keptCalls().results[task.taskId]), new RegExp(String(result.structuredContent?.['hash'])));
+        assert.match(
+          JSON.stringify(keptCalls().results[task.taskId]),
+          new RegExp(String(result.structuredContent?.['hash'])),
+        );
       } finally {
         await session.close();
         await port.close();
@@ -199,7 +205,8 @@ for (const transport of ['stdio', 'http'] as const) {
       const third = await requester(home, node, transport);
       try {
         const raw = await third.port.dispatch({ method: 'tasks/get', params: { taskId } });
-        const again = (raw as unknown as { result: { status: string; result?: { structuredContent?: unknown } } }).result;
+        const again = (raw as unknown as { result: { status: string; result?: { structuredContent?: unknown } } })
+          .result;
         assert.equal(again.status, 'completed', JSON.stringify(raw));
         assert.ok(again.result?.structuredContent, JSON.stringify(raw));
         assert.equal(await transactionsFrom(node, PAYER), before + 1n);
@@ -263,8 +270,9 @@ for (const transport of ['stdio', 'http'] as const) {
       const second = await requester(home, node, transport);
       try {
         const raw = await second.port.dispatch({ method: 'tasks/get', params: { taskId } });
-        const failed = (raw as unknown as { result: { status: string; error: { data: Record<string, ToolErrorMeta> } } })
-          .result;
+        const failed = (
+          raw as unknown as { result: { status: string; error: { data: Record<string, ToolErrorMeta> } } }
+        ).result;
         assert.equal(failed.status, 'failed', JSON.stringify(raw));
         assert.equal(failed.error.data[ERROR_META_KEY]?.code, 'POLICY_VIOLATION');
         assert.equal(keptCalls().calls[taskId], undefined);
@@ -370,6 +378,38 @@ for (const transport of ['stdio', 'http'] as const) {
         assert.match(String((line['error'] as { message?: string }).message), /interrupted/);
         assert.match(readFileSync(path, 'utf8'), /"state": "failed"/);
       } finally {
+        await session.close();
+        await port.close();
+      }
+    });
+
+    it("with a passkey enrolled, the task's status says the yes is a passkey's, on the page", async () => {
+      const path = join(home, 'passkeys.json');
+      // A passkey as `wallet approvals passkey add` records one (its key is never used here: nothing is approved).
+      const passkey = {
+        id: 'A'.repeat(22),
+        name: 'laptop',
+        public_key: 'B'.repeat(88),
+        counter: 0,
+        created: new Date().toISOString(),
+      };
+      writeFileSync(path, JSON.stringify({ format: 'wallet-passkeys', version: 1, passkeys: [passkey] }), {
+        mode: 0o600,
+      });
+      const { session, port } = await requester(home, node, transport);
+      try {
+        const task = session.task(taskOf(await session.callTool('evm_funds_send', pay(13n * MILLI))));
+        const message = (await task.snapshot()).statusMessage ?? '';
+        const id = approvalIn(message);
+        assert.ok(
+          message.includes(
+            `A passkey is enrolled: the owner approves with it on the approval page ("wallet approvals approve ${id}" opens that page).`,
+          ),
+          message,
+        );
+        await task.cancel();
+      } finally {
+        rmSync(path, { force: true });
         await session.close();
         await port.close();
       }

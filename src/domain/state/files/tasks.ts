@@ -79,7 +79,12 @@ export function fileTasks(dataDir: string): TaskRecords {
     };
   };
   const readCalls = async (): Promise<CallsFile> =>
-    (await readStateFile(callsPath, CallsFileSchema, `a ${CALLS_FORMAT} file of version ${CALLS_VERSION}`, damaged(callsPath))) ?? {
+    (await readStateFile(
+      callsPath,
+      CallsFileSchema,
+      `a ${CALLS_FORMAT} file of version ${CALLS_VERSION}`,
+      damaged(callsPath),
+    )) ?? {
       format: CALLS_FORMAT,
       version: CALLS_VERSION,
       calls: {},
