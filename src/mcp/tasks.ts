@@ -67,9 +67,9 @@ export type ServedTool = (name: string) => AnyTool | undefined;
 
 /**
  * The calls that wait for the owner as MCP tasks, for one process (every server instance of it):
- * a task is made where an agent without tasks would get `APPROVAL_REQUIRED`, bound to the session
- * that made the call (another session's `tasks/get`, `tasks/cancel` or deduplicated call never
- * sees it); it is moved on when its client polls it (`tasks/get`), from the approvals store, so
+ * a task is made where an agent without tasks would get `APPROVAL_REQUIRED`, bound to the
+ * principal that made the call (see {@link sessionOf}: another principal's `tasks/get`,
+ * `tasks/cancel` or deduplicated call never sees it); it is moved on when its client polls it (`tasks/get`), from the approvals store, so
  * any approve path (the page, the terminal) completes it. The task takes its own approval, by id,
  * when its run starts, under the tasks' lock: the call runs once, in one process.
  *
@@ -326,8 +326,9 @@ export class ApprovalTasks {
   }
 
   /**
-   * Ends, once per process, the open tasks a stopped process left (their session is gone with
-   * it, so no client would poll them): a run cut off is failed as interrupted, with an audit line.
+   * Ends, once per process, the open tasks a stopped process left: a run cut off is failed as
+   * interrupted, with an audit line; a waiting call not kept (only in that process's memory) as
+   * lost; a waiting call kept privately is left to wait for its principal's next poll.
    */
   private sweep(): Promise<void> {
     this.swept ??= (async () => {
