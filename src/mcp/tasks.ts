@@ -119,7 +119,12 @@ export class ApprovalTasks {
     private readonly runApproved: ApprovedRun,
     private readonly served: ServedTool,
   ) {
-    this.store = new TaskStore(services.dataDir, () => services.stateStore());
+    // The passphrase seals a call kept in a state store; a server without one keeps it in memory.
+    this.store = new TaskStore(
+      services.dataDir,
+      () => services.stateStore(),
+      () => services.passphrase('unlock').catch(() => undefined),
+    );
   }
 
   /** A task for a call that waits for `approval` (the session's own one already open for it, asked again): its handle. */
@@ -288,6 +293,8 @@ export class ApprovalTasks {
       return running(current);
     });
     if (!task) return undefined;
+    // A call this replica took over from a stopped one (kept sealed in the store): it moves it on.
+    if (this.me !== undefined && this.inputs.has(task.id)) this.drive();
     if (task.state !== 'working') this.claims.delete(task.id);
     if (interrupted) await this.auditInterrupted(interrupted);
     // A task ended without a run (denied, expired, its approval used elsewhere) drops its call's

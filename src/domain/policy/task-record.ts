@@ -84,13 +84,14 @@ export type TaskRecords = {
   read(): Promise<{ tasks: ApprovalTask[]; now: number }>;
   change<T>(update: (tasks: ApprovalTask[], now: number) => Promise<{ tasks: ApprovalTask[]; result: T }>): Promise<T>;
   /**
-   * Keeps the call of task `id` (waiting) privately, for a server restarted before its run: false
-   * where calls are kept only in the memory of the process that took them. Dropped by the records
-   * as soon as the task no longer waits.
+   * Keeps the call of task `id` (waiting) privately, for a server restarted before its run: in an
+   * owner-only file, or sealed under a key derived from `passphrase` (the keystore's, asked only
+   * by a shared store); false where it cannot be (no passphrase at hand: the call stays in the
+   * memory of the process that took it). Dropped by the records as soon as the task stops waiting.
    */
-  keepCall(id: string, call: StoredCall): Promise<boolean>;
-  /** The call kept for task `id` (still waiting), if any. */
-  call(id: string): Promise<StoredCall | undefined>;
+  keepCall(id: string, call: StoredCall, passphrase: CallPassphrase): Promise<boolean>;
+  /** The call kept for task `id` (still waiting), if any (and, sealed, if `passphrase` opens it). */
+  call(id: string, passphrase: CallPassphrase): Promise<StoredCall | undefined>;
   /** Keeps the result of task `id`'s run for any server (a restarted one, another replica) to answer with. */
   keepResult(id: string, result: Record<string, unknown>): Promise<void>;
   /** The result kept for task `id`, if any. */
@@ -98,6 +99,9 @@ export type TaskRecords = {
   /** Renews this replica's lease on the calls `ids` it holds (the files: nothing, the pid tells). */
   renew(ids: readonly string[]): Promise<void>;
 };
+
+/** The keystore passphrase of this server, if it has one at hand (undefined: none given). */
+export type CallPassphrase = () => Promise<string | undefined>;
 
 /** Gone from the records: a task unchanged for longer than its time to live. */
 export function forgottenTask(task: ApprovalTask, now: number): boolean {

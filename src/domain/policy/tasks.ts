@@ -8,6 +8,7 @@ import {
   forgottenTask,
   OPEN_STATES,
   type ApprovalTask,
+  type CallPassphrase,
   type StoredCall,
   type TaskRecords,
 } from './task-record.js';
@@ -39,6 +40,7 @@ export class TaskStore {
   constructor(
     private readonly dataDir: string,
     private readonly state?: () => Promise<StateStore>,
+    private readonly passphrase: CallPassphrase = () => Promise.resolve(undefined),
   ) {
     this.files = fileTasks(dataDir);
     this.path = this.files.path;
@@ -143,16 +145,17 @@ export class TaskStore {
   }
 
   /**
-   * Keeps the call of task `id`, still waiting, where a restarted server finds it (owner-only, in
-   * the data directory): false where it stays in this process's memory only (a state store).
+   * Keeps the call of task `id`, still waiting, where a restarted server finds it (owner-only in
+   * the data directory; sealed under the keystore passphrase in a state store): false where it
+   * stays in this process's memory only (a state store, and no passphrase at hand).
    */
   async keepCall(id: string, call: StoredCall): Promise<boolean> {
-    return (await this.records()).keepCall(id, call);
+    return (await this.records()).keepCall(id, call, this.passphrase);
   }
 
   /** The call kept for task `id` while it waits, if any. */
   async call(id: string): Promise<StoredCall | undefined> {
-    return (await this.records()).call(id);
+    return (await this.records()).call(id, this.passphrase);
   }
 
   /** Keeps the result of task `id`'s run where any server finds it (a restarted one, another replica). */
