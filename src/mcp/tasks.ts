@@ -297,9 +297,10 @@ export class ApprovalTasks {
     if (this.me !== undefined && this.inputs.has(task.id)) this.drive();
     if (task.state !== 'working') this.claims.delete(task.id);
     if (interrupted) await this.auditInterrupted(interrupted);
-    // A task ended without a run (denied, expired, its approval used elsewhere) drops its call's
-    // arguments now: they may hold a secret (an x402 URL's query), and nothing will run them.
-    if (task.state === 'failed' || task.state === 'cancelled') this.inputs.delete(task.id);
+    // A task ended without a run here (denied, expired, its approval used elsewhere, or run by
+    // another process that also had its call) drops its call's arguments now: they may hold a
+    // secret (an x402 URL's query), and nothing here will run them.
+    if (task.state !== 'working' && !claimed && !this.running.has(task.id)) this.inputs.delete(task.id);
     if (claimed) this.execute(task, claimed);
     return task;
   }
