@@ -69,23 +69,27 @@ export type ServedTool = (name: string) => AnyTool | undefined;
  * The calls that wait for the owner as MCP tasks, for one process (every server instance of it):
  * a task is made where an agent without tasks would get `APPROVAL_REQUIRED`, bound to the
  * principal that made the call (see {@link sessionOf}: another principal's `tasks/get`,
- * `tasks/cancel` or deduplicated call never sees it); it is moved on when its client polls it (`tasks/get`), from the approvals store, so
- * any approve path (the page, the terminal) completes it. The task takes its own approval, by id,
- * when its run starts, under the tasks' lock: the call runs once, in one process.
+ * `tasks/cancel` or deduplicated call never sees it); it is moved on when its client polls it
+ * (`tasks/get`), from the approvals store, so any approve path (the page, the terminal) completes
+ * it. The task takes its own approval, by id, when its run starts, under the tasks' lock: the call
+ * runs once, in one process.
  *
  * The call's arguments may hold a secret (an x402 URL's query): with the files they are kept, while
  * the task waits, in an owner-only file of the data directory beside the tasks file, as is the
- * tool's result once it ran; so a restarted `serve` (or another of the same data directory) runs
- * the call on the owner's yes. With a state store they stay in this process's memory (the store is
- * shared infrastructure). A task whose call was not kept (its process stopped) is failed with
- * `APPROVAL_REQUIRED` (repeat the exact call: the owner's approval still stands and runs it once);
- * one stopped during its run is failed as interrupted, never run again, and the audit log says so.
+ * tool's result once it ran; with a state store (shared infrastructure) they are sealed in the
+ * task's row under a key derived from the keystore passphrase, or, without one at hand, kept in
+ * this process's memory only. So a restarted `serve` (another of the same data directory, another
+ * replica) runs the call on the owner's yes. A task whose call was not kept (its process stopped)
+ * is failed with `APPROVAL_REQUIRED` (repeat the exact call: the owner's approval still stands and
+ * runs it once); one stopped during its run is failed as interrupted, never run again, and the
+ * audit log says so.
  *
  * With a PostgreSQL state store (docs/REPLICAS.md) the tasks are the store's: a client's poll may
  * reach any replica. The replica holding a call moves its tasks on by itself (every
  * {@link DRIVE_MS}), renewing its lease on them; it takes the approval (once, for every replica)
- * and runs the call; the result goes into the task's row, so `tasks/get` on any replica answers
- * it. A replica whose lease lapsed is gone: another fails its tasks as above.
+ * and runs the call (as does any replica polled that opens its sealed call); the result goes into
+ * the task's row, so `tasks/get` on any replica answers it. A replica whose lease lapsed is gone:
+ * another takes over the calls it sealed, and fails its other tasks as above.
  */
 export class ApprovalTasks {
   private readonly store: TaskStore;
