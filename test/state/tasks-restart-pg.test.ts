@@ -41,8 +41,11 @@ describe(
     let owner: string;
 
     const pay = (value: string) => ({ address: 'p0', to: RECIPIENT, value_wei: value, network: 'local' });
-    /** Every task row as text, all columns: what anyone who can read the store sees. */
-    const dump = () => pg.sql('SELECT * FROM wallet_approval_tasks');
+    /**
+     * Every task row as text, all columns, what anyone who can read the store sees: the sealed call
+     * also as its bytes' text (printable bytes as they are), where a call in clear would show.
+     */
+    const dump = () => pg.sql("SELECT *, encode(sealed_call, 'escape') AS sealed_text FROM wallet_approval_tasks");
     const sealed = (taskId: string) =>
       pg.sql(`SELECT sealed_call IS NOT NULL FROM wallet_approval_tasks WHERE id = '${taskId}'`).trim();
 
