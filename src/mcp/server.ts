@@ -1,12 +1,5 @@
 import type { ProgressReporter } from '../domain/net/chain-backend.js';
-import {
-  ProtocolError,
-  ProtocolErrorCode,
-  Server,
-  type CallToolResult,
-  type ServerContext,
-  type Tool,
-} from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { causeChain, WalletError } from '../domain/errors.js';
 import type { WalletServices } from '../domain/services.js';
 import {
@@ -46,7 +39,6 @@ import {
 } from './confirmation.js';
 import { ConsentGate } from './consent.js';
 import { ApprovalTasks, approvalTasksFor, canTask, sessionOf, TASKS_EXTENSION } from './tasks.js';
-import { nodeCrypto } from '../shared/node-crypto.js';
 import type { ApprovalPageHost } from './page/host.js';
 import { createLogger, type Logger } from './logger.js';
 
@@ -119,22 +111,24 @@ export function createWalletServer({
       ? approvalTasksFor(
           services,
           () =>
-            new ApprovalTasks(services, approvals, (input, approval) =>
-              ConsentGate.runApproved(input, approval, {
-                services,
-                catalogue,
-                signal: new AbortController().signal,
-                progress: () => undefined,
-              }),
+            new ApprovalTasks(
+              services,
+              approvals,
+              (input, approval) =>
+                ConsentGate.runApproved(input, approval, {
+                  services,
+                  catalogue,
+                  signal: new AbortController().signal,
+                  progress: () => undefined,
+                }),
+              (name) => catalogue.get(name),
             ),
         )
       : undefined;
   const gate = new ConsentGate(confirmations, approvals, approvalPage, tasks);
-  // The session a task is bound to: this instance is one stdio connection or one 2025-era HTTP
-  // session. Drawn at the first call that asks, so a start that decides nothing loads no crypto.
-  let instance: string | undefined;
-  const sessionFor = (context: ServerContext): string =>
-    sessionOf(context, transport, (instance ??= nodeCrypto().randomBytes(16).toString('hex')));
+  // Who a task is bound to: the bearer token's holder over HTTP, the owner's agent host over
+  // stdio; a restarted serve knows both again.
+  const sessionFor = (): string => sessionOf(transport);
   const { name, version } = packageInfo();
   const listing = toolListing(catalogue);
   const server = new Server(
@@ -208,7 +202,7 @@ export function createWalletServer({
           canOpenUrl: canOpenUrl(client),
           askEveryCall: declaresConsent(client),
           canTask: canTask(client),
-          session: sessionFor(context),
+          session: sessionFor(),
         });
         if (outcome.kind === 'task') return outcome.result as CallToolResult;
         return outcome.kind === 'ask' ? outcome.result : successResult(outcome.output);

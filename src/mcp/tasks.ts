@@ -11,7 +11,8 @@ import { WalletError } from '../domain/errors.js';
 import type { Approval, ApprovalStore } from '../domain/policy/approvals.js';
 import { TASK_TTL_MS, TaskStore, type ApprovalTask } from '../domain/policy/tasks.js';
 import type { WalletServices } from '../domain/services.js';
-import type { ToolInput } from '../tools/invoke.js';
+import type { AnyTool } from '../tools/index.js';
+import { validateInput, type ToolInput } from '../tools/invoke.js';
 import { ERROR_META_KEY, type ToolErrorMeta } from '../shared/protocol-meta.js';
 import { nodeCrypto } from '../shared/node-crypto.js';
 import { callDigest, requestClientCapabilities } from './confirmation.js';
@@ -41,23 +42,18 @@ export function canTask(capabilities: ClientCapabilities | undefined): boolean {
 }
 
 /**
- * The session a request comes from, as a task is bound to it (hashed: the file keeps no id of a
- * connection): a 2025-era HTTP session by its id; a 2026-07-28 HTTP request, which has no session
- * and is authenticated by the bearer token alone, as every holder of that token (one principal);
- * a stdio client as the server instance it talks to (`instance`: one per connection).
+ * Who a request comes from, as a task is bound to it (hashed, as the records keep it), in terms a
+ * restarted `serve` recognises: over HTTP the bearer token's holder, every holder of the token
+ * one principal, on a 2025-era session as on stateless 2026-07-28 requests (a session's id dies
+ * with its server; the token does not); over stdio the owner's agent host on this data directory
+ * (stdio has no authentication: any stdio client of this data directory is the owner's own
+ * process, which started it).
  */
-export function sessionOf(
-  context: ServerContext,
-  transport: 'stdio' | 'http' | 'in-process',
-  instance: string,
-): string {
-  const key =
-    context.sessionId !== undefined
-      ? `session\0${context.sessionId}`
-      : transport === 'http'
-        ? 'http-bearer'
-        : `${transport}\0${instance}`;
-  return nodeCrypto().createHash('sha256').update(key).digest('hex');
+export function sessionOf(transport: 'stdio' | 'http'): string {
+  return nodeCrypto()
+    .createHash('sha256')
+    .update(transport === 'http' ? 'http-bearer' : 'stdio-owner')
+    .digest('hex');
 }
 
 /** The fields of a call's approval a task needs to run it: the approval, how it was planned, whose it is. */
@@ -66,25 +62,34 @@ export type TaskCall = { input: ToolInput; approval: Approval; message: string; 
 /** Runs an approved call as the owner's yes allows (see ConsentGate): its output, or its failure. */
 export type ApprovedRun = (input: ToolInput, approval: Approval) => Promise<Record<string, unknown>>;
 
+/** The served tool of a name (the server's catalogue), for a call kept by a stopped server. */
+export type ServedTool = (name: string) => AnyTool | undefined;
+
 /**
  * The calls that wait for the owner as MCP tasks, for one process (every server instance of it):
- * a task is made where an agent without tasks would get `APPROVAL_REQUIRED`, bound to the session
- * that made the call (another session's `tasks/get`, `tasks/cancel` or deduplicated call never
- * sees it); it is moved on when its client polls it (`tasks/get`), from the approvals store, so
- * any approve path (the page, the terminal) completes it. The task takes its own approval, by id,
- * when its run starts, under the tasks' lock: the call runs once, in one process.
+ * a task is made where an agent without tasks would get `APPROVAL_REQUIRED`, bound to the
+ * principal that made the call (see {@link sessionOf}: another principal's `tasks/get`,
+ * `tasks/cancel` or deduplicated call never sees it); it is moved on when its client polls it
+ * (`tasks/get`), from the approvals store, so any approve path (the page, the terminal) completes
+ * it. The task takes its own approval, by id, when its run starts, under the tasks' lock: the call
+ * runs once, in one process.
  *
- * The call's arguments stay in this process's memory, never on disk nor in a store (an x402 URL
- * may hold a secret in its query), and so does the tool's result with the files (the tasks file
- * keeps what the task waits on and how it ended). A task whose process stopped before its run is
- * failed with `APPROVAL_REQUIRED` (repeat the exact call: the owner's approval still stands and
- * runs it once); one stopped during its run is failed as interrupted, and the audit log says so.
+ * The call's arguments may hold a secret (an x402 URL's query): with the files they are kept, while
+ * the task waits, in an owner-only file of the data directory beside the tasks file, as is the
+ * tool's result once it ran; with a state store (shared infrastructure) they are sealed in the
+ * task's row under a key derived from the keystore passphrase, or, without one at hand, kept in
+ * this process's memory only. So a restarted `serve` (another of the same data directory, another
+ * replica) runs the call on the owner's yes. A task whose call was not kept (its process stopped)
+ * is failed with `APPROVAL_REQUIRED` (repeat the exact call: the owner's approval still stands and
+ * runs it once); one stopped during its run is failed as interrupted, never run again, and the
+ * audit log says so.
  *
  * With a PostgreSQL state store (docs/REPLICAS.md) the tasks are the store's: a client's poll may
  * reach any replica. The replica holding a call moves its tasks on by itself (every
  * {@link DRIVE_MS}), renewing its lease on them; it takes the approval (once, for every replica)
- * and runs the call; the result goes into the task's row, so `tasks/get` on any replica answers
- * it. A replica whose lease lapsed is gone: another fails its tasks as above.
+ * and runs the call (as does any replica polled that opens its sealed call); the result goes into
+ * the task's row, so `tasks/get` on any replica answers it. A replica whose lease lapsed is gone:
+ * another takes over the calls it sealed, and fails its other tasks as above.
  */
 export class ApprovalTasks {
   private readonly store: TaskStore;
@@ -116,8 +121,14 @@ export class ApprovalTasks {
     private readonly services: WalletServices,
     private readonly approvals: ApprovalStore,
     private readonly runApproved: ApprovedRun,
+    private readonly served: ServedTool,
   ) {
-    this.store = new TaskStore(services.dataDir, () => services.stateStore());
+    // The passphrase seals a call kept in a state store; a server without one keeps it in memory.
+    this.store = new TaskStore(
+      services.dataDir,
+      () => services.stateStore(),
+      () => services.passphrase('unlock').catch(() => undefined),
+    );
   }
 
   /** A task for a call that waits for `approval` (the session's own one already open for it, asked again): its handle. */
@@ -129,11 +140,16 @@ export class ApprovalTasks {
       approval: approval.id,
       digest: approval.digest,
       tool: input.tool.name,
-      message,
+      message: await this.withPasskey(message, approval.id),
       pid: process.pid,
       ...this.holder(),
     });
     this.inputs.set(task.id, input);
+    // Kept privately for a restart (the files: owner-only); a tool with a secret input is never
+    // served, so never a task, and is never kept all the same. A call not kept stays in memory.
+    if (input.tool.localOnly !== true) {
+      await this.store.keepCall(task.id, { tool: input.tool.name, arguments: input.data }).catch(() => false);
+    }
     if (this.me !== undefined) this.drive();
     return { resultType: 'task', ...(await this.wire(task)) };
   }
@@ -145,6 +161,19 @@ export class ApprovalTasks {
     const task = await this.move(taskId, session);
     if (!task) throw unknownTask(taskId);
     return this.wire(task);
+  }
+
+  /**
+   * The task's status message, saying, once a passkey is enrolled, that only a passkey's yes on the
+   * approval page counts: the terminal's command then opens that page, it approves nothing itself.
+   */
+  private async withPasskey(message: string, approval: string): Promise<string> {
+    const enrolled = await this.services
+      .stateStore()
+      .then((state) => state.passkeys.enrolledNow())
+      .catch(() => false);
+    if (!enrolled) return message;
+    return `${message} A passkey is enrolled: the owner approves with it on the approval page ("wallet approvals approve ${approval}" opens that page).`;
   }
 
   /** This process as a task's holder: its replica id too, with a state store. */
@@ -225,14 +254,24 @@ export class ApprovalTasks {
         return interruptedRun(current);
       }
       if (current.state !== 'working') return undefined;
+      let adopted: Partial<ApprovalTask> | undefined;
       if (!this.inputs.has(current.id)) {
-        // Another live process holds the call: it runs it when its client asks there (another
-        // replica, with a store: by itself).
-        if (this.alive(current)) return undefined;
-        return argumentsLost(current);
+        // The call kept by the server that took it (a restart, or another `serve` of this data
+        // directory): this process runs it; the approval is taken under this lock, so once.
+        const kept = await this.restore(current);
+        if (kept) {
+          this.inputs.set(current.id, kept);
+          if (!this.alive(current)) adopted = { pid: process.pid, ...this.holder() };
+        } else if (this.alive(current)) {
+          // Another live process holds the call: it runs it when its client asks there (another
+          // replica, with a store: by itself).
+          return undefined;
+        } else {
+          return argumentsLost(current);
+        }
       }
       const lookup = await this.approvals.take(current.digest, current.approval);
-      if (lookup.kind === 'pending') return undefined;
+      if (lookup.kind === 'pending') return adopted;
       if (lookup.kind === 'refused') return failedWith(lookup.error);
       if (lookup.kind === 'used' && mine?.id === current.approval) {
         // This process took it for this task, and the change that said so was lost (the store's
@@ -258,11 +297,14 @@ export class ApprovalTasks {
       return running(current);
     });
     if (!task) return undefined;
+    // A call this replica took over from a stopped one (kept sealed in the store): it moves it on.
+    if (this.me !== undefined && this.inputs.has(task.id)) this.drive();
     if (task.state !== 'working') this.claims.delete(task.id);
     if (interrupted) await this.auditInterrupted(interrupted);
-    // A task ended without a run (denied, expired, its approval used elsewhere) drops its call's
-    // arguments now: they may hold a secret (an x402 URL's query), and nothing will run them.
-    if (task.state === 'failed' || task.state === 'cancelled') this.inputs.delete(task.id);
+    // A task ended without a run here (denied, expired, its approval used elsewhere, or run by
+    // another process that also had its call) drops its call's arguments now: they may hold a
+    // secret (an x402 URL's query), and nothing here will run them.
+    if (task.state !== 'working' && !claimed && !this.running.has(task.id)) this.inputs.delete(task.id);
     if (claimed) this.execute(task, claimed);
     return task;
   }
@@ -296,8 +338,9 @@ export class ApprovalTasks {
   }
 
   /**
-   * Ends, once per process, the open tasks a stopped process left (their session is gone with
-   * it, so no client would poll them): a run cut off is failed as interrupted, with an audit line.
+   * Ends, once per process, the open tasks a stopped process left: a run cut off is failed as
+   * interrupted, with an audit line; a waiting call not kept (only in that process's memory) as
+   * lost; a waiting call kept privately is left to wait for its principal's next poll.
    */
   private sweep(): Promise<void> {
     this.swept ??= (async () => {
@@ -309,12 +352,32 @@ export class ApprovalTasks {
             return Promise.resolve(undefined);
           }
           ended = current;
-          return Promise.resolve(current.state === 'running' ? interruptedRun(current) : argumentsLost(current));
+          return current.state === 'running'
+            ? Promise.resolve(interruptedRun(current))
+            : // A waiting call kept privately is left to wait: the next poll runs it on the owner's yes.
+              this.store.call(current.id).then((kept) => {
+                if (kept) ended = undefined;
+                return kept ? undefined : argumentsLost(current);
+              });
         });
         if (ended?.state === 'running') await this.auditInterrupted(ended);
       }
     })().catch(() => undefined);
     return this.swept;
+  }
+
+  /**
+   * The call kept for `task` by the server that took it, checked again as it entered (the served
+   * tool, its input schema) and against the approval's digest: undefined when none was kept or it
+   * is not the call approved.
+   */
+  private async restore(task: ApprovalTask): Promise<ToolInput | undefined> {
+    const kept = await this.store.call(task.id);
+    const tool = kept?.tool === task.tool ? this.served(kept.tool) : undefined;
+    if (!kept || !tool || tool.localOnly === true) return undefined;
+    const validation = validateInput(tool, kept.arguments);
+    if (!validation.ok || callDigest(tool.name, validation.input.data) !== task.digest) return undefined;
+    return validation.input;
   }
 
   /** Runs the claimed call once and keeps its result; a tool's error is a result too (isError). */
@@ -371,7 +434,7 @@ export class ApprovalTasks {
     const result =
       this.results.get(task.id)?.result ?? (task.state === 'completed' ? await this.store.result(task.id) : undefined);
     if (task.state === 'completed' && !result) {
-      // Completed by a process since stopped: its result went with it (never on disk; in a store it is kept).
+      // Completed by a process since stopped whose result was not kept (nor written once the run ended).
       shown = {
         ...task,
         ...failed('INTERNAL', `${task.tool} ran, but its result was not kept past the server that ran it.`, {
@@ -477,7 +540,7 @@ function argumentsLost(task: ApprovalTask): Partial<ApprovalTask> {
   return failedWith(
     new WalletError(
       'APPROVAL_REQUIRED',
-      `The server that took this call of ${task.tool} stopped before the owner's answer, and a call's arguments are never kept on disk; nothing was signed.`,
+      `The server that took this call of ${task.tool} stopped before the owner's answer, and its arguments were kept only in its memory; nothing was signed.`,
       {
         hint: `Repeat the exact call (same arguments): approval ${task.approval} still stands, and once the owner approves it the call runs once.`,
         details: { approval_id: task.approval },

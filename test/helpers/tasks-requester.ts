@@ -63,6 +63,8 @@ export abstract class RawPort implements ConnectedMcpSessionPort {
   protected nextId = 1;
   abstract dispatch(request: JsonValue): Promise<JsonRpcResponse>;
   abstract close(): Promise<void>;
+  /** Kills serve at once (SIGKILL), as a crash or an OOM kill would stop it, and waits for its exit. */
+  abstract kill(): Promise<void>;
   /** What serve said on stderr so far (its approval-page links among it). */
   abstract stderr(): string;
   onServerRequest(): () => void {
@@ -124,6 +126,13 @@ export class StdioPort extends RawPort {
     this.child.stdin.end();
     await new Promise((resolve) => this.child.once('exit', resolve));
   }
+
+  async kill(): Promise<void> {
+    this.invalidated = true;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGKILL');
+    await exited;
+  }
 }
 
 /** Over Streamable HTTP: `wallet serve --http`, stateless 2026-07-28 POSTs with the routing headers. */
@@ -182,6 +191,12 @@ export class HttpPort extends RawPort {
 
   async close(): Promise<void> {
     this.invalidated = true;
+    await this.served.stop();
+  }
+
+  async kill(): Promise<void> {
+    this.invalidated = true;
+    this.served.child.kill('SIGKILL');
     await this.served.stop();
   }
 }

@@ -1,11 +1,13 @@
 /**
  * The approval tasks file (src/domain/policy/tasks.ts) on its own: a task is its session's (found,
  * advanced and deduplicated only there), the file is the owner's (0600) and never holds a call's
- * arguments, a session's open tasks are bounded, and a full file makes room from ended tasks, never
- * from open ones, so churn cannot fill it.
+ * arguments (those wait in an owner-only file beside it, only while their task waits), a session's
+ * open tasks are bounded, and a full file makes room from ended tasks, never from open ones, so
+ * churn cannot fill it.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { WalletError } from '../../src/domain/errors.js';
 import { TaskStore } from '../../src/domain/policy/tasks.js';
@@ -97,5 +99,55 @@ describe('the approval tasks file', () => {
     const text = readFileSync(tasks.path, 'utf8');
     assert.doesNotMatch(text, /secret_url/);
     assert.match(text, /"version": 2/);
+  });
+
+  it('keeps a waiting call owner-only beside the file, only while it waits; a result while its task is kept', async () => {
+    const tasks = store();
+    const callsPath = join(dirname(tasks.path), 'approval-task-calls.json');
+    const call = { tool: 'evm_funds_send', arguments: { to: '0xrecipient', value_wei: '5' } };
+    const task = await tasks.create(fields('a', 1));
+    assert.equal(await tasks.keepCall(task.id, call), true);
+    assert.equal(statSync(callsPath).mode & 0o777, 0o600);
+    assert.deepEqual(await tasks.call(task.id), call);
+    assert.doesNotMatch(readFileSync(tasks.path, 'utf8'), /0xrecipient|value_wei/, 'never in the tasks file');
+    // Its run starts: the call leaves the disk (the file, then empty, with it).
+    await tasks.advance(task.id, session('a'), () => Promise.resolve({ state: 'running' }));
+    assert.equal(await tasks.call(task.id), undefined);
+    assert.equal(existsSync(callsPath), false);
+    await tasks.keepResult(task.id, { sent: true, hash: '0x01' });
+    await tasks.advance(task.id, session('a'), () => Promise.resolve({ state: 'completed' }));
+    assert.deepEqual(await tasks.result(task.id), { sent: true, hash: '0x01' });
+    assert.equal(await tasks.keepCall(task.id, call), false, "an ended task's call is never kept");
+    // Failed or cancelled: its call goes at once.
+    for (const state of ['failed', 'cancelled'] as const) {
+      const other = await tasks.create(fields('a', state === 'failed' ? 2 : 3));
+      assert.equal(await tasks.keepCall(other.id, call), true);
+      await tasks.advance(other.id, session('a'), () => Promise.resolve({ state }));
+      assert.equal(await tasks.call(other.id), undefined);
+    }
+    assert.doesNotMatch(readFileSync(callsPath, 'utf8'), /0xrecipient|value_wei/);
+    assert.match(readFileSync(callsPath, 'utf8'), /0x01/, 'the result stays while its task is kept');
+  });
+
+  it('drops a waiting call once no approval can run it any more (30 minutes)', async () => {
+    const tasks = store();
+    const callsPath = join(dirname(tasks.path), 'approval-task-calls.json');
+    const old = new Date(Date.now() - 31 * 60_000).toISOString();
+    const stale = { id: `tk-${base32(1, 26)}`, ...fields('a', 1), state: 'working', created: old, updated: old };
+    writeFileSync(tasks.path, JSON.stringify({ format: 'wallet-approval-tasks', version: 2, tasks: [stale] }), {
+      mode: 0o600,
+    });
+    const call = { tool: 'evm_funds_send', arguments: { to: '0xstale' } };
+    writeFileSync(
+      callsPath,
+      JSON.stringify({ format: 'wallet-approval-task-calls', version: 1, calls: { [stale.id]: call }, results: {} }),
+      { mode: 0o600 },
+    );
+    assert.deepEqual(await tasks.call(stale.id), call);
+    // Any change of the tasks prunes it.
+    const fresh = await tasks.create(fields('a', 2));
+    assert.equal(await tasks.call(stale.id), undefined);
+    assert.equal(await tasks.keepCall(fresh.id, { tool: 'evm_funds_send', arguments: {} }), true);
+    assert.doesNotMatch(readFileSync(callsPath, 'utf8'), /0xstale/);
   });
 });

@@ -3,11 +3,13 @@
  * owner: the official requester (`@modelcontextprotocol/ext-tasks`) against `wallet serve` over
  * stdio, next to a legacy client, against a real anvil. A task waits `working` with the approval's
  * command in its status; the owner approves at a real terminal and the call runs once; denied →
- * failed with POLICY_VIOLATION; the client's cancel withdraws the approval; a restart of serve
- * between request and approval loses nothing. What was sent is read off the node.
+ * failed with POLICY_VIOLATION; the client's cancel withdraws the approval; serve killed (SIGKILL)
+ * before or after the owner's yes and started again runs the task once (its call kept in an
+ * owner-only file while it waits), and a cancel or a no after the restart ends it with nothing
+ * sent. A task is its principal's. What was sent is read off the node.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
@@ -79,6 +81,17 @@ for (const transport of ['stdio', 'http'] as const) {
       network: 'local',
     });
 
+    /** The calls kept beside the tasks file (owner-only), by task id, with the results; none when it is gone. */
+    const keptCalls = (): { calls: Record<string, unknown>; results: Record<string, unknown> } => {
+      const path = join(home, 'approval-task-calls.json');
+      if (!existsSync(path)) return { calls: {}, results: {} };
+      assert.equal(statSync(path).mode & 0o777, 0o600, "the calls file is the owner's alone");
+      return JSON.parse(readFileSync(path, 'utf8')) as {
+        calls: Record<string, unknown>;
+        results: Record<string, unknown>;
+      };
+    };
+
     it('approved by the owner: the task completes with the result, one transaction on the node', async () => {
       const { session, port } = await requester(home, node, transport);
       try {
@@ -90,8 +103,9 @@ for (const transport of ['stdio', 'http'] as const) {
         assert.equal(waiting.status, 'working');
         assert.match(waiting.statusMessage ?? '', /wallet approvals approve ap-[a-z2-7]{10}/);
         assert.equal(await transactionsFrom(node, PAYER), before, 'nothing sent while it waits');
-        // The tasks file is the owner's alone.
+        // The tasks file is the owner's alone; so is the call kept beside it while it waits.
         assert.equal(statSync(join(home, 'approval-tasks.json')).mode & 0o777, 0o600);
+        assert.ok(keptCalls().calls[task.taskId], 'the waiting call is kept for a restart');
         await decide(home, 'approve', approvalIn(waiting.statusMessage));
         const { outcome } = await execution.settle();
         assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
@@ -101,10 +115,16 @@ for (const transport of ['stdio', 'http'] as const) {
         // Polled again: the same result, nothing sent twice.
         assert.equal((await task.snapshot()).status, 'completed');
         assert.equal(await transactionsFrom(node, PAYER), before + 1n);
-        // The result stays in the server's memory: the tasks file has how it ended, not what it returned.
+        // The tasks file has how it ended, not what it returned; the owner's calls file has the
+        // result, and no longer the call.
         const kept = readFileSync(join(home, 'approval-tasks.json'), 'utf8');
         assert.match(kept, /"state": "completed"/);
         assert.doesNotMatch(kept, new RegExp(`structuredContent|${String(result.structuredContent?.['hash'])}`));
+        assert.equal(keptCalls().calls[task.taskId], undefined);
+        assert.match(
+          JSON.stringify(keptCalls().results[task.taskId]),
+          new RegExp(String(result.structuredContent?.['hash'])),
+        );
       } finally {
         await session.close();
         await port.close();
@@ -154,42 +174,109 @@ for (const transport of ['stdio', 'http'] as const) {
       }
     });
 
-    it('a restart of serve between request and approval: the approval stands, the repeated call runs once', async () => {
+    it("serve killed before the owner's yes: the restarted serve runs the task once, with its result", async () => {
       const first = await requester(home, node, transport);
       const before = await transactionsFrom(node, PAYER);
       const execution = await first.session.callTool('evm_funds_send', pay(6n * MILLI));
       const taskId = taskOf(execution);
       const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
-      // The call's arguments are not on disk: the tasks file names the approval, not the payment.
+      // The tasks file names the approval, never the payment: the call waits in the owner's file beside it.
       const kept = readFileSync(join(home, 'approval-tasks.json'), 'utf8');
       assert.match(kept, new RegExp(id));
       assert.doesNotMatch(kept, new RegExp(`${6n * MILLI}|${RECIPIENT}|value_wei`, 'i'));
-      // serve stops (the requester's own session is left as a crash would leave it: nothing cancelled).
-      await first.port.close();
+      assert.match(JSON.stringify(keptCalls().calls[taskId]), new RegExp(`${RECIPIENT}.*${6n * MILLI}`, 'i'));
+      await first.port.kill();
       await decide(home, 'approve', id);
       const second = await requester(home, node, transport);
       try {
-        const old = await second.port.dispatch({ method: 'tasks/get', params: { taskId } });
-        if (transport === 'stdio') {
-          // Another stdio connection is another session: the old task is not its to see.
-          assert.equal(old.kind, 'error', JSON.stringify(old));
-        } else {
-          // Stateless HTTP: the bearer token's holder sees its task fail honestly, the approval named.
-          const failed = (
-            old as unknown as { result: { status: string; error: { data: Record<string, ToolErrorMeta> } } }
-          ).result;
-          assert.equal(failed.status, 'failed');
-          const error = failed.error.data[ERROR_META_KEY];
-          assert.equal(error?.code, 'APPROVAL_REQUIRED');
-          assert.equal(error?.details?.['approval_id'], id);
-          assert.match(error?.hint ?? '', /Repeat the exact call/);
-        }
         assert.equal(await transactionsFrom(node, PAYER), before, 'nothing sent by the restart');
-        // The agent repeats the exact call: the owner's yes runs it, once.
-        const repeated = await second.session.callTool('evm_funds_send', pay(6n * MILLI));
-        const { outcome } = await repeated.settle();
+        const outcome = await second.session.task(taskId).result();
+        assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+        const result = (outcome as { result: { structuredContent?: Record<string, unknown> } }).result;
+        assert.equal(result.structuredContent?.['sent'], true);
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+        // The run took the arguments off the disk; its result is kept for the task's time to live.
+        assert.equal(keptCalls().calls[taskId], undefined);
+        assert.ok(keptCalls().results[taskId]);
+      } finally {
+        await second.port.kill();
+      }
+      // Killed again once done: a third serve answers the task with the same result, sends nothing.
+      const third = await requester(home, node, transport);
+      try {
+        const raw = await third.port.dispatch({ method: 'tasks/get', params: { taskId } });
+        const again = (raw as unknown as { result: { status: string; result?: { structuredContent?: unknown } } })
+          .result;
+        assert.equal(again.status, 'completed', JSON.stringify(raw));
+        assert.ok(again.result?.structuredContent, JSON.stringify(raw));
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n);
+      } finally {
+        await third.session.close();
+        await third.port.close();
+      }
+    });
+
+    it("serve killed after the owner's yes, before a poll: the restarted serve runs it once", async () => {
+      const first = await requester(home, node, transport);
+      const before = await transactionsFrom(node, PAYER);
+      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(10n * MILLI)));
+      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      await decide(home, 'approve', id);
+      await first.port.kill();
+      assert.equal(await transactionsFrom(node, PAYER), before, 'nothing sent without a poll');
+      const second = await requester(home, node, transport);
+      try {
+        const outcome = await second.session.task(taskId).result();
         assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
         assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+        assert.equal(keptCalls().calls[taskId], undefined);
+        // Polled again: the same answer, nothing sent twice.
+        assert.equal((await second.session.task(taskId).snapshot()).status, 'completed');
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n);
+      } finally {
+        await second.session.close();
+        await second.port.close();
+      }
+    });
+
+    it('cancelled after a restart: the approval is withdrawn, the call leaves the disk, nothing is sent', async () => {
+      const first = await requester(home, node, transport);
+      const before = await transactionsFrom(node, PAYER);
+      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(11n * MILLI)));
+      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      await first.port.kill();
+      const second = await requester(home, node, transport);
+      try {
+        const cancelled = await second.port.dispatch({ method: 'tasks/cancel', params: { taskId } });
+        assert.equal(cancelled.kind, 'result', JSON.stringify(cancelled));
+        assert.equal((await second.session.task(taskId).snapshot()).status, 'cancelled');
+        assert.equal(keptCalls().calls[taskId], undefined, 'a cancelled call is not kept');
+        const late = await wallet(['approvals', 'approve', id], { home, tty: true, stdin: 'y\n' });
+        assert.notEqual(late.code, 0, 'nothing left to approve');
+        assert.equal(await transactionsFrom(node, PAYER), before);
+      } finally {
+        await second.session.close();
+        await second.port.close();
+      }
+    });
+
+    it('denied while serve was down: the restarted serve fails the task, the call leaves the disk', async () => {
+      const first = await requester(home, node, transport);
+      const before = await transactionsFrom(node, PAYER);
+      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(12n * MILLI)));
+      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      await first.port.kill();
+      await decide(home, 'deny', id);
+      const second = await requester(home, node, transport);
+      try {
+        const raw = await second.port.dispatch({ method: 'tasks/get', params: { taskId } });
+        const failed = (
+          raw as unknown as { result: { status: string; error: { data: Record<string, ToolErrorMeta> } } }
+        ).result;
+        assert.equal(failed.status, 'failed', JSON.stringify(raw));
+        assert.equal(failed.error.data[ERROR_META_KEY]?.code, 'POLICY_VIOLATION');
+        assert.equal(keptCalls().calls[taskId], undefined);
+        assert.equal(await transactionsFrom(node, PAYER), before);
       } finally {
         await second.session.close();
         await second.port.close();
@@ -226,24 +313,25 @@ for (const transport of ['stdio', 'http'] as const) {
       }
     });
 
-    it("a task is its session's: another client neither sees, cancels nor is handed it", async (t) => {
-      if (transport === 'http') {
-        // Stateless 2026-07-28 HTTP has no session: its one principal is the bearer token's holder.
-        t.skip('no sessions on stateless HTTP: one principal, the bearer token');
-        return;
-      }
+    it("a task is its principal's: the other transport's client neither sees, cancels nor is handed it", async () => {
+      // Over stdio the principal is the owner's agent host on this data directory; over HTTP the
+      // bearer token's holder: a client of the other transport on the same data is someone else.
       const mine = await requester(home, node, transport);
-      const theirs = await requester(home, node, transport);
+      const theirs = await requester(home, node, transport === 'stdio' ? 'http' : 'stdio');
+      const again = await requester(home, node, transport);
       try {
         const before = await transactionsFrom(node, PAYER);
         const taskId = taskOf(await mine.session.callTool('evm_funds_send', pay(9n * MILLI)));
         for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
           const answer = await theirs.port.dispatch({ method, params: { taskId } });
-          assert.equal(answer.kind, 'error', `${method} of another session's task: ${JSON.stringify(answer)}`);
+          assert.equal(answer.kind, 'error', `${method} of another principal's task: ${JSON.stringify(answer)}`);
         }
-        // The same call from the other session waits on the same approval, as a task of its own.
+        // Another connection of the same principal (a second stdio serve, another token holder) sees it.
+        const seen = await again.port.dispatch({ method: 'tasks/get', params: { taskId } });
+        assert.equal(seen.kind, 'result', JSON.stringify(seen));
+        // The same call from the other principal waits on the same approval, as a task of its own.
         const other = taskOf(await theirs.session.callTool('evm_funds_send', pay(9n * MILLI)));
-        assert.notEqual(other, taskId, "deduplication never hands over another session's task");
+        assert.notEqual(other, taskId, "deduplication never hands over another principal's task");
         assert.equal((await mine.session.task(taskId).snapshot()).status, 'working', 'not cancelled by the other');
         const id = approvalIn((await mine.session.task(taskId).snapshot()).statusMessage);
         await decide(home, 'approve', id);
@@ -255,10 +343,10 @@ for (const transport of ['stdio', 'http'] as const) {
         assert.deepEqual([...outcomes].sort(), ['completed', 'failed']);
         assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
       } finally {
-        await mine.session.close();
-        await mine.port.close();
-        await theirs.session.close();
-        await theirs.port.close();
+        for (const { session, port } of [mine, theirs, again]) {
+          await session.close();
+          await port.close();
+        }
       }
     });
 
@@ -290,6 +378,38 @@ for (const transport of ['stdio', 'http'] as const) {
         assert.match(String((line['error'] as { message?: string }).message), /interrupted/);
         assert.match(readFileSync(path, 'utf8'), /"state": "failed"/);
       } finally {
+        await session.close();
+        await port.close();
+      }
+    });
+
+    it("with a passkey enrolled, the task's status says the yes is a passkey's, on the page", async () => {
+      const path = join(home, 'passkeys.json');
+      // A passkey as `wallet approvals passkey add` records one (its key is never used here: nothing is approved).
+      const passkey = {
+        id: 'A'.repeat(22),
+        name: 'laptop',
+        public_key: 'B'.repeat(88),
+        counter: 0,
+        created: new Date().toISOString(),
+      };
+      writeFileSync(path, JSON.stringify({ format: 'wallet-passkeys', version: 1, passkeys: [passkey] }), {
+        mode: 0o600,
+      });
+      const { session, port } = await requester(home, node, transport);
+      try {
+        const task = session.task(taskOf(await session.callTool('evm_funds_send', pay(13n * MILLI))));
+        const message = (await task.snapshot()).statusMessage ?? '';
+        const id = approvalIn(message);
+        assert.ok(
+          message.includes(
+            `A passkey is enrolled: the owner approves with it on the approval page ("wallet approvals approve ${id}" opens that page).`,
+          ),
+          message,
+        );
+        await task.cancel();
+      } finally {
+        rmSync(path, { force: true });
         await session.close();
         await port.close();
       }

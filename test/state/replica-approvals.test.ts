@@ -13,6 +13,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { readToolErrorMeta } from '../../src/shared/protocol-meta.js';
 import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
+import { startHttpServe } from '../helpers/http-serve.js';
 import { wallet } from '../helpers/io.js';
 import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
 import {
@@ -197,9 +198,10 @@ describe('approvals shared by replicas through a PostgreSQL store', { skip: bin 
   );
 
   it("a task whose replica stopped is failed by another once its lease lapses: 'call again'", SLOW, async () => {
-    // A replica of its own, stopped once it holds a call.
+    // A replica of its own, stopped once it holds a call; without the keystore passphrase it seals
+    // no call into the store (test/state/tasks-restart-pg.test.ts): the call is in its memory only.
     const home = replicas.newHome();
-    const doomed = await replicas.serve(home);
+    const doomed = await startHttpServe([], { home, env });
     const [b] = replicas.served.slice(1);
     assert.ok(b);
     const onDoomed = withTasks(HttpPort.over(doomed, REPLICA_TOKEN));

@@ -214,7 +214,14 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
        UPDATE wallet_approval_tasks SET lease_until = clock_timestamp() WHERE replica = 'rp-x' AND id = ANY('{tk-x}');
        UPDATE wallet_approval_tasks SET result = '{}' WHERE id = 'tk-x';
        SELECT id, record, replica, result FROM wallet_approval_tasks;
+       UPDATE wallet_approval_tasks SET sealed_call = '\\x00' WHERE id = 'tk-x' AND state = 'working' RETURNING id;
+       SELECT sealed_call, record->>'digest' AS digest FROM wallet_approval_tasks WHERE id = 'tk-x';
+       UPDATE wallet_approval_tasks SET sealed_call = NULL WHERE sealed_call IS NOT NULL AND state <> 'working';
        DELETE FROM wallet_approval_tasks WHERE id = ANY('{tk-x}')`,
+      // The salt the tasks' sealed calls are keyed with (made once).
+      `INSERT INTO wallet_task_call_salts (name, salt) VALUES ('grant-test', decode(repeat('cd', 32), 'hex'))
+         ON CONFLICT (name) DO NOTHING;
+       SELECT salt FROM wallet_task_call_salts WHERE name = 'grant-test'`,
       'CREATE TEMP TABLE wallet_import_audit (n integer, line jsonb)',
       // The elicitation key (made once) and the questions answered yes (spent once, pruned).
       `WITH made AS (INSERT INTO wallet_elicitation_keys (name, key) VALUES ('grant-test', decode(repeat('ab', 32), 'hex'))
@@ -237,7 +244,7 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
       assert.throws(() => pg.sql(statement, app), /permission denied/, statement);
     }
     pg.sql(
-      "DELETE FROM wallet_policies WHERE key = 'test'; DELETE FROM wallet_ledgers WHERE name = 'evm-chain-1'; DELETE FROM wallet_elicitation_keys WHERE name = 'grant-test'; DELETE FROM wallet_elicitation_spent",
+      "DELETE FROM wallet_policies WHERE key = 'test'; DELETE FROM wallet_ledgers WHERE name = 'evm-chain-1'; DELETE FROM wallet_elicitation_keys WHERE name = 'grant-test'; DELETE FROM wallet_task_call_salts WHERE name = 'grant-test'; DELETE FROM wallet_elicitation_spent",
     );
   });
 

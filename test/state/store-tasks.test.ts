@@ -65,6 +65,9 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
     pg?.remove();
   });
 
+  /** The one tool these tasks serve. */
+  const served = (name: string) => (name === evmFundsSend.name ? evmFundsSend : undefined);
+
   /** A call of evm_funds_send waiting as a task on a pending approval; its digest is the approval's. */
   const waitingTask = async (tasks: ApprovalTasks, value: string): Promise<{ taskId: string; approval: string }> => {
     const validation = validateInput(evmFundsSend, {
@@ -82,13 +85,18 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
 
   it('a run whose result could not be written while the store was down completes once it is back', async () => {
     let runs = 0;
-    const tasks = new ApprovalTasks(services, approvals, async () => {
-      runs += 1;
-      // The call ran (a payment was sent); the store goes down before its result is written.
-      await sleep(50);
-      pg.stop();
-      return { sent: true, hash: '0x01' };
-    });
+    const tasks = new ApprovalTasks(
+      services,
+      approvals,
+      async () => {
+        runs += 1;
+        // The call ran (a payment was sent); the store goes down before its result is written.
+        await sleep(50);
+        pg.stop();
+        return { sent: true, hash: '0x01' };
+      },
+      served,
+    );
     const { taskId, approval } = await waitingTask(tasks, '11');
     await approvals.decide(approval, 'approved', 'terminal');
     // This poll takes the approval and starts the run.
@@ -117,7 +125,12 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
     "a replica's lease on the calls it holds is renewed while a round of its driver waits",
     { timeout: 90_000 },
     async () => {
-      const tasks = new ApprovalTasks(services, approvals, () => Promise.reject(new Error('not approved: never run')));
+      const tasks = new ApprovalTasks(
+        services,
+        approvals,
+        () => Promise.reject(new Error('not approved: never run')),
+        served,
+      );
       const { taskId } = await waitingTask(tasks, '14');
       // Another session holds the approvals' lock (a slow change, a stalled connection): the
       // driver's move of this task waits for it, inside its round.
@@ -136,10 +149,15 @@ describe('MCP tasks in a PostgreSQL state store', { skip: bin ? false : 'no Post
 
   it('an approval taken by a task whose own change then failed runs that task, once', { timeout: 60_000 }, async () => {
     let runs = 0;
-    const tasks = new ApprovalTasks(services, approvals, () => {
-      runs += 1;
-      return Promise.resolve({ sent: true, hash: '0x02' });
-    });
+    const tasks = new ApprovalTasks(
+      services,
+      approvals,
+      () => {
+        runs += 1;
+        return Promise.resolve({ sent: true, hash: '0x02' });
+      },
+      served,
+    );
     const { taskId, approval } = await waitingTask(tasks, '15');
     await approvals.decide(approval, 'approved', 'terminal');
     // The approvals' lock held elsewhere: the next move takes the tasks' lock, then waits for it.

@@ -17,9 +17,11 @@ const JsonObject = z.record(z.string(), z.unknown());
 
 /**
  * A task as the records keep it: never the call's arguments (an x402 URL may carry a secret in its
- * query): they live only in the memory of the process that took the call; what the owner is shown
- * of it is the approval's summary. The tool's result is kept in that memory too, and, with a state
- * store, in the task's row (a tool's result carries no secret), for a replica that did not run it.
+ * query): those are a {@link StoredCall}, kept apart, owner-only, only while the task waits (or
+ * only in the memory of the process that took the call, where they cannot be kept privately); what
+ * the owner is shown of the call is the approval's summary. The tool's result is kept apart too,
+ * owner-only in the data directory, or in the task's row of a state store (a tool's result
+ * carries no secret), for a server that did not run it.
  */
 export const ApprovalTaskSchema = z.strictObject({
   /** `tk-` and 26 base32 letters (130 bits): a bearer handle no other client can guess. */
@@ -58,6 +60,15 @@ export const ApprovalTaskSchema = z.strictObject({
 export type ApprovalTask = z.infer<typeof ApprovalTaskSchema>;
 
 /**
+ * A task's call as kept for a server restarted before the owner's answer: the tool and its
+ * arguments as validated where the call entered (its digest is the approval's). It may hold a
+ * secret (an x402 URL's query): kept only where the owner alone can read it, only while the task
+ * waits, and never for a tool with a secret input (those are local-only: never served).
+ */
+export const StoredCallSchema = z.strictObject({ tool: z.string().max(64), arguments: JsonObject });
+export type StoredCall = z.infer<typeof StoredCallSchema>;
+
+/**
  * Where the tasks live: the data directory's `approval-tasks.json`
  * (src/domain/state/files/tasks.ts) or the state store's `wallet_approval_tasks`
  * (src/domain/state/pg/tasks.ts). The rules are {@link TaskStore}'s, the same for both: `change`
@@ -72,13 +83,25 @@ export type TaskRecords = {
   /** Every task kept (some may be forgotten already), and the time by the records' clock. */
   read(): Promise<{ tasks: ApprovalTask[]; now: number }>;
   change<T>(update: (tasks: ApprovalTask[], now: number) => Promise<{ tasks: ApprovalTask[]; result: T }>): Promise<T>;
-  /** Keeps the result of task `id`'s run for any replica to answer with (the files keep none: memory only). */
+  /**
+   * Keeps the call of task `id` (waiting) privately, for a server restarted before its run: in an
+   * owner-only file, or sealed under a key derived from `passphrase` (the keystore's, asked only
+   * by a shared store); false where it cannot be (no passphrase at hand: the call stays in the
+   * memory of the process that took it). Dropped by the records as soon as the task stops waiting.
+   */
+  keepCall(id: string, call: StoredCall, passphrase: CallPassphrase): Promise<boolean>;
+  /** The call kept for task `id` (still waiting), if any (and, sealed, if `passphrase` opens it). */
+  call(id: string, passphrase: CallPassphrase): Promise<StoredCall | undefined>;
+  /** Keeps the result of task `id`'s run for any server (a restarted one, another replica) to answer with. */
   keepResult(id: string, result: Record<string, unknown>): Promise<void>;
   /** The result kept for task `id`, if any. */
   result(id: string): Promise<Record<string, unknown> | undefined>;
   /** Renews this replica's lease on the calls `ids` it holds (the files: nothing, the pid tells). */
   renew(ids: readonly string[]): Promise<void>;
 };
+
+/** The keystore passphrase of this server, if it has one at hand (undefined: none given). */
+export type CallPassphrase = () => Promise<string | undefined>;
 
 /** Gone from the records: a task unchanged for longer than its time to live. */
 export function forgottenTask(task: ApprovalTask, now: number): boolean {

@@ -3,9 +3,17 @@ import { WalletError } from '../errors.js';
 import { fileTasks } from '../state/files/tasks.js';
 import { sharedStateOf } from '../state/shared.js';
 import type { StateStore } from '../state/store.js';
-import { ApprovalTaskSchema, forgottenTask, OPEN_STATES, type ApprovalTask, type TaskRecords } from './task-record.js';
+import {
+  ApprovalTaskSchema,
+  forgottenTask,
+  OPEN_STATES,
+  type ApprovalTask,
+  type CallPassphrase,
+  type StoredCall,
+  type TaskRecords,
+} from './task-record.js';
 
-export { TASK_TTL_MS, type ApprovalTask } from './task-record.js';
+export { TASK_TTL_MS, type ApprovalTask, type StoredCall } from './task-record.js';
 
 /** Tasks kept at once, at most: the ended ones are forgotten first to make room. */
 const MAX_TASKS = 500;
@@ -32,6 +40,7 @@ export class TaskStore {
   constructor(
     private readonly dataDir: string,
     private readonly state?: () => Promise<StateStore>,
+    private readonly passphrase: CallPassphrase = () => Promise.resolve(undefined),
   ) {
     this.files = fileTasks(dataDir);
     this.path = this.files.path;
@@ -135,12 +144,26 @@ export class TaskStore {
     );
   }
 
-  /** Keeps the result of task `id`'s run where any replica finds it (with a store; the file keeps none). */
+  /**
+   * Keeps the call of task `id`, still waiting, where a restarted server finds it (owner-only in
+   * the data directory; sealed under the keystore passphrase in a state store): false where it
+   * stays in this process's memory only (a state store, and no passphrase at hand).
+   */
+  async keepCall(id: string, call: StoredCall): Promise<boolean> {
+    return (await this.records()).keepCall(id, call, this.passphrase);
+  }
+
+  /** The call kept for task `id` while it waits, if any. */
+  async call(id: string): Promise<StoredCall | undefined> {
+    return (await this.records()).call(id, this.passphrase);
+  }
+
+  /** Keeps the result of task `id`'s run where any server finds it (a restarted one, another replica). */
   async keepResult(id: string, result: Record<string, unknown>): Promise<void> {
     await (await this.records()).keepResult(id, result);
   }
 
-  /** The result kept for task `id` (with a store), if any. */
+  /** The result kept for task `id`, if any. */
   async result(id: string): Promise<Record<string, unknown> | undefined> {
     return (await this.records()).result(id);
   }

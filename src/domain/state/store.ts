@@ -128,7 +128,10 @@ export type StateStore = {
   readonly passkeys: PasskeyRecords;
   /** The owner's approvals of agents' calls (each used once, by one replica). */
   readonly approvals: ApprovalRecords;
-  /** The MCP tasks that wait on approvals (never a call's arguments), with the results of their runs in the store. */
+  /**
+   * The MCP tasks that wait on approvals, with the results of their runs; a waiting call's
+   * arguments only privately (an owner-only file; sealed under the keystore passphrase in the store).
+   */
   readonly tasks: TaskRecords;
   appendAudit(record: AuditRecord): Promise<void>;
   /**

@@ -148,6 +148,17 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX wallet_elicitation_spent_expiry ON wallet_elicitation_spent (expires_at);
   `,
+  // 7: a waiting task's call, sealed (AES-256-GCM under a key scrypt derives from the keystore
+  // passphrase and the salt kept here: the store never holds it in clear), so that a replica
+  // started again, or another, runs it on the owner's yes; cleared once the task stops waiting.
+  `
+  ALTER TABLE wallet_approval_tasks ADD COLUMN sealed_call bytea;
+  CREATE TABLE wallet_task_call_salts (
+    name text PRIMARY KEY,
+    salt bytea NOT NULL CHECK (length(salt) = 32),
+    created_at timestamptz NOT NULL DEFAULT now()
+  );
+  `,
 ];
 
 /** The schema version this wallet needs. */

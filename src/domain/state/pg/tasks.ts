@@ -2,7 +2,15 @@ import type { PoolClient } from 'pg';
 import { z } from 'zod';
 import { nodeCrypto } from '../../../shared/node-crypto.js';
 import { WalletError } from '../../errors.js';
-import { ApprovalTaskSchema, forgottenTask, type ApprovalTask, type TaskRecords } from '../../policy/task-record.js';
+import {
+  ApprovalTaskSchema,
+  forgottenTask,
+  StoredCallSchema,
+  type ApprovalTask,
+  type CallPassphrase,
+  type StoredCall,
+  type TaskRecords,
+} from '../../policy/task-record.js';
 import { STORE_NOW_MS } from './approvals.js';
 import { inTransaction, query, type PgPools } from './client.js';
 
@@ -16,9 +24,22 @@ const TASK_LEASE_SECONDS = 30;
 
 const ResultSchema = z.record(z.string(), z.unknown());
 
+/** Authenticated with every sealed call: what it is, its task and the approval's digest. */
+const SEAL_FORMAT = 'wallet-task-call-v1';
+/** The row of `wallet_task_call_salts` the calls' key is derived with. */
+const SALT_NAME = 'calls';
+/** The keystore's scrypt cost (src/domain/keystore/cipher.ts): 128 MiB, once per process. */
+const SCRYPT = { N: 2 ** 17, r: 8, p: 1 } as const;
+/**
+ * How long a waiting task's sealed call is kept at most: an approval waits 15 minutes, and a yes
+ * leaves its call 15 more (src/domain/policy/approvals.ts); past that it cannot run.
+ */
+const CALL_KEPT_SECONDS = 30 * 60;
+
 /**
  * The MCP tasks in the state store: a row of `wallet_approval_tasks` each, what the task file
- * would hold (never the call's arguments), the replica holding the call with its lease (renewed
+ * would hold (the call's arguments only sealed, while the task waits, and only when the server
+ * has the keystore passphrase to seal them with), the replica holding the call with its lease (renewed
  * while it holds it), and the tool's result once it ran. A change holds the tasks' advisory lock
  * from reading them to writing them, in one transaction on the pool of held locks (its step may
  * take an approval on the other pool meanwhile: waiting changes never starve it of connections).
@@ -27,6 +48,8 @@ export class PgTasks implements TaskRecords {
   readonly path: string;
   /** This process as the holder of the calls it took: `rp-` and 16 base32 letters. */
   readonly replica: string;
+  /** The key calls are sealed with, once derived (see {@link PgTasks.sealKey}). */
+  private key: Promise<Buffer | undefined> | undefined;
 
   constructor(private readonly pools: PgPools) {
     this.path = `the state store ${pools.shown} (wallet_approval_tasks)`;
@@ -51,10 +74,106 @@ export class PgTasks implements TaskRecords {
         const kept = all.filter((task) => !forgottenTask(task, now));
         const { tasks, result } = await update(kept, now);
         await this.write(client, all, tasks);
+        // A call leaves the store as soon as its task stops waiting, or can no longer run.
+        await client.query(
+          `UPDATE wallet_approval_tasks SET sealed_call = NULL WHERE sealed_call IS NOT NULL
+           AND (state <> 'working' OR (record->>'created')::timestamptz < clock_timestamp() - make_interval(secs => $1))`,
+          [CALL_KEPT_SECONDS],
+        );
         return result;
       },
       { pool: this.pools.locks },
     );
+  }
+
+  /**
+   * Seals the call of task `id` (still waiting) into its row: AES-256-GCM under the key of
+   * {@link PgTasks.sealKey}, the task's id and digest authenticated with it. Without a passphrase
+   * at hand nothing is kept: the call stays in the memory of this replica.
+   */
+  async keepCall(id: string, call: StoredCall, passphrase: CallPassphrase): Promise<boolean> {
+    const key = await this.sealKey(passphrase);
+    if (!key) return false;
+    const [row] = await query(
+      this.pools,
+      "SELECT record->>'digest' AS digest FROM wallet_approval_tasks WHERE id = $1",
+      [id],
+    );
+    if (typeof row?.['digest'] !== 'string') return false;
+    const { createCipheriv, randomBytes } = nodeCrypto();
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    cipher.setAAD(Buffer.from(`${SEAL_FORMAT}\0${id}\0${row['digest']}`, 'utf8'));
+    const sealed = Buffer.concat([
+      iv,
+      cipher.update(JSON.stringify(call), 'utf8'),
+      cipher.final(),
+      cipher.getAuthTag(),
+    ]);
+    const kept = await query(
+      this.pools,
+      "UPDATE wallet_approval_tasks SET sealed_call = $2 WHERE id = $1 AND state = 'working' RETURNING id",
+      [id, sealed],
+    );
+    return kept.length === 1;
+  }
+
+  /** The call sealed for task `id` while it waits, if this server's passphrase opens it. */
+  async call(id: string, passphrase: CallPassphrase): Promise<StoredCall | undefined> {
+    const [row] = await query(
+      this.pools,
+      `SELECT sealed_call, record->>'digest' AS digest FROM wallet_approval_tasks
+       WHERE id = $1 AND state = 'working' AND sealed_call IS NOT NULL`,
+      [id],
+    );
+    const sealed = row?.['sealed_call'];
+    if (!(sealed instanceof Buffer) || typeof row?.['digest'] !== 'string' || sealed.length < 12 + 16) return undefined;
+    const key = await this.sealKey(passphrase);
+    if (!key) return undefined;
+    try {
+      const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12), { authTagLength: 16 });
+      decipher.setAAD(Buffer.from(`${SEAL_FORMAT}\0${id}\0${row['digest']}`, 'utf8'));
+      decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+      const text = Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]);
+      const parsed = StoredCallSchema.safeParse(JSON.parse(text.toString('utf8')));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      // Another passphrase, or a row altered: not a call this server can run.
+      return undefined;
+    }
+  }
+
+  /**
+   * The key calls are sealed with: scrypt (the keystore's cost) of the keystore passphrase and the
+   * store's salt (made once, by the first replica that seals), derived once per process; undefined
+   * without a passphrase. A failure (the store down) is tried again at the next call.
+   */
+  private sealKey(passphrase: CallPassphrase): Promise<Buffer | undefined> {
+    this.key ??= (async () => {
+      const secret = await passphrase();
+      if (secret === undefined || secret === '') return undefined;
+      await query(
+        this.pools,
+        'INSERT INTO wallet_task_call_salts (name, salt) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+        [SALT_NAME, nodeCrypto().randomBytes(32)],
+      );
+      const [row] = await query(this.pools, 'SELECT salt FROM wallet_task_call_salts WHERE name = $1', [SALT_NAME]);
+      const salt = row?.['salt'];
+      if (!(salt instanceof Buffer)) throw new Error('no salt');
+      return new Promise<Buffer>((resolve, reject) => {
+        nodeCrypto().scrypt(
+          secret.normalize('NFKC'),
+          salt,
+          32,
+          { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 256 * SCRYPT.N * SCRYPT.r + 16 * 1024 * 1024 },
+          (error, key) => (error ? reject(error) : resolve(key)),
+        );
+      });
+    })().catch((error: unknown) => {
+      this.key = undefined;
+      throw error;
+    });
+    return this.key.catch(() => undefined);
   }
 
   async keepResult(id: string, result: Record<string, unknown>): Promise<void> {
