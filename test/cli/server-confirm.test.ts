@@ -11,13 +11,13 @@
  * Against anvil; balances read with ethers, not through the wallet.
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { WALLET_BIN } from '../helpers/paths.js';
+import { writeLocalPolicy } from '../helpers/policy.js';
 
 const SAVINGS = ethers.HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/1").address;
 /** 0.02 ether: above the 0.01 the owner lets agents pay alone. */
@@ -68,19 +68,9 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
     const env = { WALLET_EVM_LOCAL_URL: node.url };
     // The owner lets agents pay up to 0.01 ether alone (fees included): the person at a terminal
     // is asked all the same, since the CLI asks nothing itself.
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        evm: {
-          networks: {
-            local: {
-              policy: { autonomous: { max_per_tx_wei: '10000000000000000', max_per_24h_wei: '50000000000000000' } },
-            },
-          },
-        },
-      }),
-      { mode: 0o600 },
-    );
+    writeLocalPolicy(home, {
+      autonomous: { max_per_tx_wei: '10000000000000000', max_per_24h_wei: '50000000000000000' },
+    });
     const imported = await wallet(
       [
         'core-wallet-import',

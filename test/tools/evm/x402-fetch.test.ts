@@ -19,7 +19,7 @@ import { compilePermitToken, deployPermitToken } from '../../helpers/erc20.js';
 import { tempHome, wallet } from '../../helpers/io.js';
 import { importAnvilInto, localServer, ToolFailure, type ToolCaller } from '../../helpers/mcp.js';
 import { paymentRequiredAnswer, startX402Server, type X402Server } from '../../helpers/x402.js';
-import { auditLines } from '../../helpers/policy.js';
+import { auditLines, writeLocalPolicy } from '../../helpers/policy.js';
 import { readToolErrorMeta } from '../../../src/shared/protocol-meta.js';
 
 const PASSPHRASE = 'x402 passphrase';
@@ -172,13 +172,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
       },
     });
     home = tempHome();
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        evm: {
-          networks: {
-            local: {
-              policy: {
+    writeLocalPolicy(home, {
                 allowed_recipients: [PAYEE],
                 // The resource server runs on this machine: loopback is fetched only when listed.
                 allowed_hosts: ['127.0.0.1'],
@@ -190,12 +184,7 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
                     autonomous: { max_per_tx: (2n * CENT).toString(), max_per_24h: (10n * CENT).toString() },
                   },
                 },
-              },
-            },
-          },
-        },
-      }),
-    );
+    });
     owner = await localServer({ env: env(), passphrase: PASSPHRASE });
     await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'holder' });
     agent = await localServer({ env: env(), passphrase: PASSPHRASE, localOnly: false, caller: 'agent' });
