@@ -18,6 +18,7 @@ import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from 
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 import { writeLocalPolicy } from '../helpers/policy.js';
+import { importArgs } from '../helpers/core-argv.js';
 
 const SAVINGS = ethers.HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/1").address;
 /** 0.02 ether: above the 0.01 the owner lets agents pay alone. */
@@ -72,18 +73,10 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
       autonomous: { max_per_tx_wei: '10000000000000000', max_per_24h_wei: '50000000000000000' },
     });
     const imported = await wallet(
-      [
-        'core-wallet-import',
-        '--alias',
-        'anvil',
-        '--network',
-        'regtest',
-        '--mnemonic-stdin',
-        '--no-discover',
-        '--passphrase-file',
-        passphraseFile,
-        '--json',
-      ],
+      importArgs(['--no-discover', '--passphrase-file', passphraseFile, '--json'], {
+        alias: 'anvil',
+        network: 'regtest',
+      }),
       { home, env, stdin: ANVIL_MNEMONIC },
     );
     assert.equal(imported.code, 0, imported.stderr);
