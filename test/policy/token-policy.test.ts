@@ -13,7 +13,7 @@ import { encodeFunctionData, erc20Abi, maxUint256, type Address, type Hex } from
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { compilePermitToken, deployPermitToken, sendAndWait } from '../helpers/erc20.js';
 import { tempHome } from '../helpers/io.js';
-import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
+import { importAnvilInto, localServer, type ToolCaller, ToolFailure } from '../helpers/mcp.js';
 import { refused, writeLocalPolicy } from '../helpers/policy.js';
 
 const PASSPHRASE = 'token policy passphrase';
@@ -100,13 +100,7 @@ describe('tokens under the policy (anvil, PermitToken)', () => {
       },
     });
     owner = await localServer({ env: env(), passphrase: PASSPHRASE });
-    await owner.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await owner.call('evm_account_create', { wallet_id: 'anvil', alias: 'holder' });
+    await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'holder' });
     agent = await localServer({ env: env(), passphrase: PASSPHRASE, localOnly: false, caller: 'agent' });
   });
   after(async () => {
@@ -234,13 +228,7 @@ describe('a permit within autonomy works on chain', () => {
       env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
       passphrase: PASSPHRASE,
     });
-    await owner.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await owner.call('evm_account_create', { wallet_id: 'anvil', alias: 'holder' });
+    await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'holder' });
     await owner.close();
     agent = await localServer({
       env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
