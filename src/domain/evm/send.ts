@@ -15,7 +15,7 @@ import type { WalletServices } from '../services.js';
 import { checkChainId, connectNode, evmNetwork } from './network.js';
 import type { SentRecord } from './sent-log.js';
 import { planned, type TxPlanned } from './sign.js';
-import { checkSimulatedSpend, simulateCall, simulatedCallOf } from './simulate.js';
+import { countedWhenSigning, simulateCall, simulatedCallOf } from './simulate.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
 import { statusOf, type TxStatus } from './status.js';
 import { tokenMovesOfCalldata } from './token-moves.js';
@@ -60,17 +60,13 @@ export async function sendTransaction(
   checkFeeCap(summary.maxFee, request.maxFee, network.policy);
   const node = await connectNode(network, options.signal);
   // Where a policy is set, what the node shows the transaction would do counts too (simulate.ts).
-  const counted =
-    network.policy === null
-      ? spend
-      : await checkSimulatedSpend(
-          services.ledgers,
-          network.policy,
-          spend,
-          await simulateCall(node, simulatedCallOf(from, transaction)),
-          from,
-          true,
-        );
+  const counted = await countedWhenSigning(
+    services.ledgers,
+    network.policy,
+    spend,
+    () => simulateCall(node, simulatedCallOf(from, transaction)),
+    from,
+  );
   // One payment of the account at a time, as evm_funds_send's (pay.ts): across replicas sharing a
   // state store, its nonce reserved before the broadcast, and refused when another transaction
   // went out with it.
