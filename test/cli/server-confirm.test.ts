@@ -105,16 +105,20 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
     await node.stop();
   });
 
+  /** The server's question came to the terminal: answer it?, then its confirm field. */
+  const assertConfirmAsked = (stderr: string): void =>
+    assert.match(
+      stderr,
+      /The server asks: [^]*Answer it\? \[Y\/n\] [^]*Confirm[^\n]*y\/n/,
+      'the confirm field was asked',
+    );
+
   it('asks on the terminal, and the server signs only after the yes', async () => {
     const before = await provider.getBalance(SAVINGS);
     // The server's question: answer it, and confirm.
     const sent = await send('y\ny\n');
     assert.equal(sent.code, 0, sent.stderr);
-    assert.match(
-      sent.stderr,
-      /The server asks: [^]*Answer it\? \[Y\/n\] [^]*Confirm[^\n]*y\/n/,
-      'the confirm field was asked',
-    );
+    assertConfirmAsked(sent.stderr);
     assert.doesNotMatch(sent.stdout, /The server asks/, 'the question stays off stdout');
     assert.doesNotMatch(sent.stderr, /Proceed\?/, "the CLI's own question is not asked as well");
     assert.equal(sent.stderr.match(/The server asks/g)?.length, 1, 'one question');
@@ -125,11 +129,7 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
     const before = await provider.getBalance(SAVINGS);
     const declined = await send('y\nn\n');
     assert.notEqual(declined.code, 0, declined.stdout);
-    assert.match(
-      declined.stderr,
-      /The server asks: [^]*Answer it\? \[Y\/n\] [^]*Confirm[^\n]*y\/n/,
-      'the confirm field was asked',
-    );
+    assertConfirmAsked(declined.stderr);
     assert.match(declined.stderr, /POLICY_VIOLATION|declined|Not confirmed/);
     assert.equal(await provider.getBalance(SAVINGS), before);
   });
