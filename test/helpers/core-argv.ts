@@ -30,3 +30,16 @@ export function fundsSendArgs(
     ...extra,
   ];
 }
+
+/** core-tx-create: wallet `main` on testnet pays `to` `duffs` (one output), unsigned. */
+export function txCreateArgs(to: string, duffs: string): string[] {
+  return [
+    'core-tx-create',
+    '--wallet-id',
+    'main',
+    '--network',
+    'testnet',
+    '--outputs',
+    JSON.stringify({ address: to, amount_duffs: duffs }),
+  ];
+}
