@@ -90,13 +90,18 @@ export async function importAnvilInto(
   wallet: ToolCaller,
   { walletAlias, accountAlias }: { walletAlias: string; accountAlias: string },
 ): Promise<void> {
+  await importAnvilMnemonic(wallet, walletAlias);
+  await wallet.call('evm_account_create', { wallet_id: walletAlias, alias: accountAlias });
+}
+
+/** Imports anvil's well-known mnemonic through the running server `wallet` as wallet `walletAlias` (regtest, no discovery). */
+export async function importAnvilMnemonic(wallet: ToolCaller, walletAlias: string): Promise<void> {
   await wallet.call('core_wallet_import', {
     alias: walletAlias,
     network: 'regtest',
     mnemonic: ANVIL_MNEMONIC,
     discover: false,
   });
-  await wallet.call('evm_account_create', { wallet_id: walletAlias, alias: accountAlias });
 }
 
 /**
