@@ -13,7 +13,7 @@ import { encodeFunctionData, erc20Abi, maxUint256, type Address, type Hex } from
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { compilePermitToken, deployPermitToken, sendAndWait } from '../helpers/erc20.js';
 import { tempHome } from '../helpers/io.js';
-import { importAnvilInto, localServer, type ToolCaller, ToolFailure } from '../helpers/mcp.js';
+import { importAnvilInto, localServer, ownerAndAgent, type ToolCaller, ToolFailure } from '../helpers/mcp.js';
 import { refused, writeLocalPolicy } from '../helpers/policy.js';
 
 const PASSPHRASE = 'token policy passphrase';
@@ -99,9 +99,7 @@ describe('tokens under the policy (anvil, PermitToken)', () => {
         },
       },
     });
-    owner = await localServer({ env: env(), passphrase: PASSPHRASE });
-    await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'holder' });
-    agent = await localServer({ env: env(), passphrase: PASSPHRASE, localOnly: false, caller: 'agent' });
+    ({ owner, agent } = await ownerAndAgent(env(), PASSPHRASE));
   });
   after(async () => {
     provider.destroy();
