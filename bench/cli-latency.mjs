@@ -7,32 +7,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import {
-  ROOT,
-  WALLET_BIN,
-  commandLine,
-  fail,
-  fixed,
-  machine,
-  machineLines,
-  readOptions,
-  requireBuild,
-  run,
-  summarize,
-  table,
-  temporaryDirectory,
-  walletEnv,
-} from './lib/common.mjs';
+import { ROOT, WALLET_BIN, fail, roundOptions, run, startBench, temporaryDirectory, walletEnv } from './lib/common.mjs';
+import { commandLine, fixed, machine, machineLines, summarize, table } from './lib/report.mjs';
 
-const options = readOptions(
+const options = await startBench(
   {
-    runs: { type: 'integer', default: 20, env: 'BENCH_RUNS', help: 'measured rounds (each command once per round)' },
-    warmup: { type: 'integer', default: 3, min: 0, env: 'BENCH_WARMUP', help: 'warm-up rounds, not counted' },
-    json: { type: 'boolean', help: 'print the figures as JSON instead of text' },
+    ...roundOptions({ runs: 20, warmup: 3 }),
   },
   'Usage: node bench/cli-latency.mjs [options]\n\nWall time of `node bin/wallet.js …` against `node -e 0`, in the same run.',
 );
-await requireBuild();
 
 const NODE = process.execPath;
 const wallet = (...args) => [WALLET_BIN, ...args];

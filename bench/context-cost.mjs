@@ -10,27 +10,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  ROOT,
-  WALLET_BIN,
-  commandLine,
-  fail,
-  machine,
-  machineLines,
-  readOptions,
-  requireBuild,
-  table,
-  temporaryDirectory,
-  walletEnv,
-} from './lib/common.mjs';
+import { ROOT, WALLET_BIN, fail, startBench, temporaryDirectory, walletEnv } from './lib/common.mjs';
+import { commandLine, machine, machineLines, table } from './lib/report.mjs';
 import { StdioPeer } from './lib/jsonrpc.mjs';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 
-const options = readOptions(
-  { json: { type: 'boolean', help: 'print the figures as JSON instead of text' } },
+const options = await startBench(
+  {},
   'Usage: node bench/context-cost.mjs [options]\n\nBytes and o200k tokens of the tools/list result of wallet serve in each profile.',
 );
-await requireBuild();
 
 const summaryLimit = await summaryMaxLength();
 

@@ -13,31 +13,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  ROOT,
-  WALLET_BIN,
-  commandLine,
-  fail,
-  fixed,
-  machine,
-  machineLines,
-  readOptions,
-  requireBuild,
-  summarize,
-  table,
-  temporaryDirectory,
-  walletEnv,
-} from './lib/common.mjs';
+import { ROOT, WALLET_BIN, fail, startBench, temporaryDirectory, walletEnv } from './lib/common.mjs';
+import { commandLine, fixed, machine, machineLines, summarize, table } from './lib/report.mjs';
 import { StdioPeer } from './lib/jsonrpc.mjs';
 
-const options = readOptions(
+const options = await startBench(
   {
     runs: { type: 'integer', default: 15, env: 'BENCH_RUNS', help: 'timed calls per row' },
-    json: { type: 'boolean', help: 'print the figures as JSON instead of text' },
   },
   'Usage: node bench/flat-costs.mjs [options]\n\nCosts that stay flat as wallets grow, in wallet serve against the fake Dash backend.',
 );
-await requireBuild();
 const BUILD = join(ROOT, 'build');
 if (!existsSync(join(BUILD, 'test', 'fixtures', 'dash-backends.js'))) {
   fail('bench/flat-costs.mjs needs the compiled test fixtures: run npm run build:test first.');

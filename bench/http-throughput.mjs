@@ -9,31 +9,18 @@ import { readFileSync } from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn } from 'node:child_process';
-import {
-  WALLET_BIN,
-  fail,
-  fixed,
-  machine,
-  machineLines,
-  readOptions,
-  requireBuild,
-  summarize,
-  table,
-  temporaryDirectory,
-  walletEnv,
-} from './lib/common.mjs';
+import { WALLET_BIN, fail, startBench, temporaryDirectory, walletEnv } from './lib/common.mjs';
+import { fixed, machine, machineLines, summarize, table } from './lib/report.mjs';
 
 const AIM_RATIO = 3;
-const options = readOptions(
+const options = await startBench(
   {
     calls: { type: 'integer', default: 2000, env: 'BENCH_CALLS', help: 'calls per trial and transport' },
     trials: { type: 'integer', default: 3, env: 'BENCH_TRIALS', help: 'trials per transport' },
     warmup: { type: 'integer', default: 500, min: 0, help: 'untimed calls per transport first' },
-    json: { type: 'boolean', help: 'print the figures as JSON instead of text' },
   },
   'Usage: node bench/http-throughput.mjs [options]\n\nServer CPU per call: serve --http against serve over stdio.',
 );
-await requireBuild();
 if (process.platform !== 'linux') fail('bench/http-throughput.mjs reads /proc: Linux only.');
 
 const home = temporaryDirectory('wallet-bench-http-');

@@ -9,17 +9,16 @@
 //
 //   npm run build && npm run build:test && node bench/replicas.mjs [--payments 24] [--reads 200] [--json]
 import { performance } from 'node:perf_hooks';
-import { fail, fixed, machine, machineLines, readOptions, requireBuild, table } from './lib/common.mjs';
+import { fail, startBench } from './lib/common.mjs';
+import { fixed, machine, machineLines, table } from './lib/report.mjs';
 
-const options = readOptions(
+const options = await startBench(
   {
     payments: { type: 'integer', default: 24, env: 'BENCH_PAYMENTS', help: 'payments per configuration' },
     reads: { type: 'integer', default: 200, env: 'BENCH_READS', help: 'balance reads per configuration' },
-    json: { type: 'boolean', help: 'print the figures as JSON instead of text' },
   },
   'Usage: node bench/replicas.mjs [options]\n\nPayments and reads over 1 and 4 replicas, files against PostgreSQL.',
 );
-await requireBuild();
 const helpers = async (name) => {
   try {
     return await import(`../build/test/helpers/${name}.js`);

@@ -10,32 +10,15 @@ import { join } from 'node:path';
 import { installTools } from '../scripts/install-tools.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
-import {
-  ROOT,
-  WALLET_BIN,
-  commandLine,
-  fail,
-  fixed,
-  machine,
-  machineLines,
-  readOptions,
-  requireBuild,
-  run,
-  summarize,
-  table,
-  temporaryDirectory,
-  walletEnv,
-} from './lib/common.mjs';
+import { ROOT, WALLET_BIN, fail, roundOptions, run, startBench, temporaryDirectory, walletEnv } from './lib/common.mjs';
+import { commandLine, fixed, machine, machineLines, summarize, table } from './lib/report.mjs';
 
-const options = readOptions(
+const options = await startBench(
   {
-    runs: { type: 'integer', default: 15, env: 'BENCH_RUNS', help: 'measured rounds (each command once per round)' },
-    warmup: { type: 'integer', default: 2, min: 1, env: 'BENCH_WARMUP', help: 'warm-up rounds, not counted' },
-    json: { type: 'boolean', help: 'print the figures as JSON instead of text' },
+    ...roundOptions({ runs: 15, warmup: 2, minWarmup: 1 }),
   },
   'Usage: node bench/server-call.mjs [options]\n\nwallet --server <stdio server> <tool> against mcporter call --stdio, same server and tool.',
 );
-await requireBuild();
 
 const NODE = process.execPath;
 // mcporter lives in bench/tools/, out of the wallet's install (its package asks for Node >= 24).

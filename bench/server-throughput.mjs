@@ -7,28 +7,14 @@
 import { join } from 'node:path';
 import { setInterval, clearInterval } from 'node:timers';
 import { setTimeout as delay } from 'node:timers/promises';
-import {
-  ROOT,
-  WALLET_BIN,
-  commandLine,
-  fail,
-  fixed,
-  machine,
-  machineLines,
-  memoryOf,
-  readOptions,
-  requireBuild,
-  summarize,
-  table,
-  temporaryDirectory,
-  walletEnv,
-} from './lib/common.mjs';
+import { ROOT, WALLET_BIN, fail, memoryOf, startBench, temporaryDirectory, walletEnv } from './lib/common.mjs';
+import { commandLine, fixed, machine, machineLines, summarize, table } from './lib/report.mjs';
 import { DEFAULT_PROTOCOL_VERSION, StdioPeer } from './lib/jsonrpc.mjs';
 
 const AIM_OVERHEAD_PERCENT = 20;
 const BATCH_TIMEOUT_MS = 120_000;
 
-const options = readOptions(
+const options = await startBench(
   {
     calls: { type: 'integer', default: 5000, env: 'BENCH_CALLS', help: 'calls per trial, per server and concurrency' },
     trials: { type: 'integer', default: 5, env: 'BENCH_TRIALS', help: 'trials per server and concurrency' },
@@ -43,11 +29,9 @@ const options = readOptions(
       help: "the baseline's entry: serveStdio (as wallet serve) or McpServer.connect",
     },
     'protocol-version': { type: 'string', default: DEFAULT_PROTOCOL_VERSION, help: 'the initialize protocol version' },
-    json: { type: 'boolean', help: 'print the figures as JSON instead of text' },
   },
   'Usage: node bench/server-throughput.mjs [options]\n\ntools/call per second over stdio: wallet serve against a minimal SDK server.',
 );
-await requireBuild();
 
 let toolArguments;
 try {

@@ -1,8 +1,9 @@
-// Helpers shared by the benchmarks: options, statistics, the machine, tables, temp dirs, child
-// processes. Plain ESM with no build step, so a benchmark runs against whatever dist/ holds.
+// Helpers shared by the benchmarks to run: options, the build check, temp dirs, child processes
+// (the figures and how they are printed: report.mjs). Plain ESM with no build step, so a benchmark
+// runs against whatever dist/ holds.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, availableParallelism, loadavg, release, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -13,13 +14,40 @@ export const WALLET_BIN = join(ROOT, 'bin', 'wallet.js');
  * Stops with a message unless `node bin/wallet.js --version` works: the launcher runs the build
  * in dist/, not the sources, and what it needs from dist/ is the build's business.
  */
-export async function requireBuild() {
+async function requireBuild() {
   const { code, signal, stderr } = await run(process.execPath, [WALLET_BIN, '--version'], {
     env: withoutWalletVariables(),
   });
   if (code !== 0) {
     fail(`\`node bin/wallet.js --version\` failed (${code ?? signal}): run \`npm run build\` first.\n${stderr}`);
   }
+}
+
+/**
+ * A benchmark's start: its options read from the command line ({@link readOptions}; `spec`, then
+ * --json, which every benchmark takes), and the build checked ({@link requireBuild}).
+ */
+export async function startBench(spec, usage) {
+  const options = readOptions(
+    { ...spec, json: { type: 'boolean', help: 'print the figures as JSON instead of text' } },
+    usage,
+  );
+  await requireBuild();
+  return options;
+}
+
+/** --runs and --warmup of a benchmark whose every round runs each command once. */
+export function roundOptions({ runs, warmup, minWarmup = 0 }) {
+  return {
+    runs: { type: 'integer', default: runs, env: 'BENCH_RUNS', help: 'measured rounds (each command once per round)' },
+    warmup: {
+      type: 'integer',
+      default: warmup,
+      min: minWarmup,
+      env: 'BENCH_WARMUP',
+      help: 'warm-up rounds, not counted',
+    },
+  };
 }
 
 /** Prints a message on stderr and exits 2 (a benchmark that cannot run is not a figure). */
@@ -33,7 +61,7 @@ export function fail(message) {
  * numeric option (`type: 'integer'`) is read from its flag, else its environment variable, else
  * its default. `--help` prints the usage and exits 0.
  */
-export function readOptions(spec, usage) {
+function readOptions(spec, usage) {
   const parserSpec = { help: { type: 'boolean', short: 'h' } };
   for (const [name, option] of Object.entries(spec)) {
     parserSpec[name] = { type: option.type === 'boolean' ? 'boolean' : 'string' };
@@ -81,76 +109,6 @@ function usageText(spec, usage) {
   }
   lines.push(`  ${'-h, --help'.padEnd(28)} this text`, '');
   return lines.join('\n');
-}
-
-/**
- * Median (the mean of the two middle samples for an even count) and p90 (nearest rank: the
- * smallest sample with at least 90% of the samples at or below it) of a list of numbers.
- */
-export function summarize(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const n = sorted.length;
-  if (n === 0) return { n: 0, median: NaN, p90: NaN, min: NaN, max: NaN };
-  const middle = Math.floor(n / 2);
-  const median = n % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-  const p90 = sorted[Math.max(0, Math.ceil(0.9 * n) - 1)];
-  return { n, median, p90, min: sorted[0], max: sorted[n - 1] };
-}
-
-/** The machine the figures come from, to print with them. */
-export function machine() {
-  const list = cpus();
-  return {
-    node: process.version,
-    nodePath: process.execPath,
-    v8: process.versions.v8,
-    cpu: list[0]?.model.trim() ?? 'unknown',
-    cores: list.length,
-    availableParallelism: availableParallelism(),
-    platform: `${process.platform} ${release()} ${process.arch}`,
-    loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
-    nodeOptions: process.env.NODE_OPTIONS ?? null,
-  };
-}
-
-export function machineLines(info) {
-  const lines = [
-    `node ${info.node} (${info.nodePath}), V8 ${info.v8}`,
-    `cpu  ${info.cpu}, ${info.cores} cores (availableParallelism ${info.availableParallelism})`,
-    `os   ${info.platform}; load average ${info.loadAverage.join(' ')} (1/5/15 min) at start`,
-  ];
-  if (info.nodeOptions) lines.push(`NODE_OPTIONS=${info.nodeOptions} (inherited by every child)`);
-  return lines;
-}
-
-/**
- * Text columns. `rows` are arrays of cells; a number is printed with `digits` decimals. A column
- * is right-aligned when `align` says 'r' for it (default: when every cell of it is a number).
- */
-export function table(headers, rows, { align, digits = 1 } = {}) {
-  const text = (cell) => (typeof cell === 'number' ? cell.toFixed(digits) : String(cell));
-  const cells = [headers, ...rows.map((row) => row.map(text))];
-  const widths = headers.map((_, column) => Math.max(...cells.map((row) => row[column].length)));
-  const right = headers.map((_, column) =>
-    align ? align[column] === 'r' : rows.every((row) => typeof row[column] === 'number'),
-  );
-  return cells
-    .map((row) =>
-      row
-        .map((cell, column) => (right[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
-
-export const fixed = (value, digits = 1) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : value);
-
-/** A command line as one could paste it into a POSIX shell; an env value like `$NAME` stays a reference. */
-export function commandLine(argv, env = {}) {
-  const quote = (word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
-  const prefix = Object.entries(env).map(([name, value]) => `${name}=${/^\$\w+$/.test(value) ? value : quote(value)}`);
-  return [...prefix, ...argv.map(quote)].join(' ');
 }
 
 /**

@@ -5,6 +5,7 @@ import { parseFlags, type CliFlag } from './global-flags.js';
 import type { CliIo } from './io.js';
 import { colorEnabled, createStyle, renderHuman, terminalSafe } from './render.js';
 import { closestNames } from './suggest.js';
+import { stopOnSignals, untilClosed } from './stop-signals.js';
 import { rejectUnknownFlags } from './unknown-flags.js';
 import { EXIT, UsageError } from './usage-error.js';
 
@@ -191,15 +192,7 @@ async function openPage(words: readonly string[], browser: boolean, io: CliIo, d
   io.stderr.write('The approval page: the link above works once. Ctrl-C stops the page.\n');
   if (browser && !(await openBrowser(link, io.env)))
     io.stderr.write('No browser could be started: open the link yourself.\n');
-  const stop = (): void => void page.close();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    await page.closed;
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-  }
+  await untilClosed(page);
   return EXIT.ok;
 }
 
@@ -302,9 +295,7 @@ async function runPasskey(
     enrolment: { name, enrolled: (passkey) => enrolled(passkey) },
   });
   let timer: NodeJS.Timeout | undefined;
-  const stop = (): void => void page.close();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const release = stopOnSignals(() => void page.close());
   try {
     const link = page.enrolLink();
     io.stderr.write(`Enroll the passkey on this page (the link works once, for 10 minutes):\n${link}\n`);
@@ -331,8 +322,7 @@ async function runPasskey(
     return EXIT.ok;
   } finally {
     clearTimeout(timer);
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    release();
     await page.close();
   }
 }

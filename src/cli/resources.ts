@@ -1,5 +1,5 @@
-import { closeSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, rmSync, type Stats } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { linkSync, lstatSync, renameSync, rmSync, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
 import type {
   ListedPrompt,
   ListedResource,
@@ -8,8 +8,7 @@ import type {
   PromptMessages,
   ResourceContents,
 } from '../mcp/session.js';
-import { nodeCrypto } from '../shared/node-crypto.js';
-import { syncDir, writeAll } from '../shared/private-files.js';
+import { syncDir, writeTempBeside } from '../shared/private-files.js';
 import { argumentsFromFlags, checkRequired, parseArgsJson } from './arguments.js';
 import { flagsOfCommand } from './commands.js';
 import { DEFAULT_TIMEOUT_MS, type Connection } from './connection.js';
@@ -347,17 +346,7 @@ function writeOutputFile(path: string, bytes: Buffer, force: boolean): void {
     );
   }
   const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeAll(fd, bytes);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
+  const temp = writeTempBeside(path, bytes);
   try {
     if (force) renameSync(temp, path);
     else {

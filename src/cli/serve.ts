@@ -9,6 +9,7 @@ import { parseFlags, repeatedValues, type CliFlag } from './global-flags.js';
 import { privateDataDir } from './data-dir-check.js';
 import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
+import { untilClosed } from './stop-signals.js';
 import { EXIT, UsageError } from './usage-error.js';
 import { rejectRepeatedFlags, rejectUnknownFlags } from './unknown-flags.js';
 import { refuseEndpointCredentialsInArgv } from './url-credentials.js';
@@ -161,15 +162,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     announce: (line) => io.stderr.write(`wallet: ${line}\n`),
   };
   const serving = http ? await startHttp(setup, http, io) : startStdioServer(setup);
-  const stop = (): void => void serving.close();
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  try {
-    await serving.closed;
-  } finally {
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
-  }
+  await untilClosed(serving);
   return EXIT.ok;
 }
 

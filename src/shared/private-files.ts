@@ -186,11 +186,34 @@ export function writeFileAtomic(path: string, data: string): void {
   // The rename would replace a link, not write through it; but a link, or another user's file,
   // where one of ours should be is refused, not quietly replaced.
   checkReplaceable(path);
-  const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
+  renameOver(writeTempBeside(path, Buffer.from(data, 'utf8')), path);
+}
+
+/** The second half: `temp` renamed over `path` (or removed if it cannot be), then the folder fsynced. */
+export function renameOver(temp: string, path: string): void {
   try {
-    writeAll(fd, Buffer.from(data, 'utf8'));
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  syncDir(dirname(path));
+}
+
+/**
+ * Writes `bytes` to a new temp file beside `path` (same folder, a hidden unique name), fsynced and
+ * closed, and returns its path: the first half of an atomic replace. Owner-only unless `mode` is
+ * given, which it then has exactly (the umask would take bits away). On failure nothing is left.
+ */
+export function writeTempBeside(path: string, bytes: Uint8Array, mode?: number): string {
+  const temp = join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`,
+  );
+  const fd = openSync(temp, 'wx', mode ?? 0o600);
+  try {
+    if (mode !== undefined && process.platform !== 'win32') fchmodSync(fd, mode);
+    writeAll(fd, bytes);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
@@ -198,13 +221,7 @@ export function writeFileAtomic(path: string, data: string): void {
     throw error;
   }
   closeSync(fd);
-  try {
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  syncDir(dir);
+  return temp;
 }
 
 /** Refuses to replace `path` unless it is missing or a private regular file. */

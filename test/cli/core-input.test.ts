@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cliHarness, type CliHarness } from '../helpers/cli-harness.js';
+import { fundsSendArgs, txCreateArgs } from '../helpers/core-argv.js';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const MAINNET_ADDRESS = 'XoJA8qE3N2Y3jMLEtZ3vcN42qseZ8LvFf5';
@@ -145,15 +146,7 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
   });
 
   it('transactions: bad amounts, bad and wrong-network addresses, dust, bad PSBT and hex', async () => {
-    const create = (address: string, amount: string) => [
-      'core-tx-create',
-      '--wallet-id',
-      'main',
-      '--network',
-      'testnet',
-      '--outputs',
-      JSON.stringify({ address, amount_duffs: amount }),
-    ];
+    const create = txCreateArgs;
     for (const amount of ['-5', '1.5', '1e5', 'abc', '', '007'])
       await expectError(create(TESTNET_ADDRESS, amount), 'INVALID_PARAM', 2);
     await expectError(create(TESTNET_ADDRESS, '545'), 'INVALID_PARAM', 2);
@@ -179,21 +172,7 @@ describe('core_* tools refuse bad input clearly and change nothing', () => {
     );
     await expectError(['core-tx-send', '--network', 'testnet', '--hex', 'zz'.repeat(20)], 'INVALID_PARAM', 2);
     await expectError(['core-tx-send', '--network', 'testnet', '--hex', '00'.repeat(20)], 'INVALID_PARAM', 2);
-    await expectError(
-      [
-        'core-funds-send',
-        '--wallet-id',
-        'main',
-        '--network',
-        'testnet',
-        '--address',
-        TESTNET_ADDRESS,
-        '--amount-duffs',
-        '-1',
-      ],
-      'INVALID_PARAM',
-      2,
-    );
+    await expectError(fundsSendArgs(TESTNET_ADDRESS, '-1'), 'INVALID_PARAM', 2);
     await expectMissingNetwork([
       'core-funds-send',
       '--wallet-id',

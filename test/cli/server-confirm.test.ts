@@ -11,13 +11,14 @@
  * Against anvil; balances read with ethers, not through the wallet.
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { WALLET_BIN } from '../helpers/paths.js';
+import { writeLocalPolicy } from '../helpers/policy.js';
+import { importArgs } from '../helpers/core-argv.js';
 
 const SAVINGS = ethers.HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/1").address;
 /** 0.02 ether: above the 0.01 the owner lets agents pay alone. */
@@ -68,32 +69,14 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
     const env = { WALLET_EVM_LOCAL_URL: node.url };
     // The owner lets agents pay up to 0.01 ether alone (fees included): the person at a terminal
     // is asked all the same, since the CLI asks nothing itself.
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        evm: {
-          networks: {
-            local: {
-              policy: { autonomous: { max_per_tx_wei: '10000000000000000', max_per_24h_wei: '50000000000000000' } },
-            },
-          },
-        },
-      }),
-      { mode: 0o600 },
-    );
+    writeLocalPolicy(home, {
+      autonomous: { max_per_tx_wei: '10000000000000000', max_per_24h_wei: '50000000000000000' },
+    });
     const imported = await wallet(
-      [
-        'core-wallet-import',
-        '--alias',
-        'anvil',
-        '--network',
-        'regtest',
-        '--mnemonic-stdin',
-        '--no-discover',
-        '--passphrase-file',
-        passphraseFile,
-        '--json',
-      ],
+      importArgs(['--no-discover', '--passphrase-file', passphraseFile, '--json'], {
+        alias: 'anvil',
+        network: 'regtest',
+      }),
       { home, env, stdin: ANVIL_MNEMONIC },
     );
     assert.equal(imported.code, 0, imported.stderr);
@@ -122,16 +105,20 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
     await node.stop();
   });
 
+  /** The server's question came to the terminal: answer it?, then its confirm field. */
+  const assertConfirmAsked = (stderr: string): void =>
+    assert.match(
+      stderr,
+      /The server asks: [^]*Answer it\? \[Y\/n\] [^]*Confirm[^\n]*y\/n/,
+      'the confirm field was asked',
+    );
+
   it('asks on the terminal, and the server signs only after the yes', async () => {
     const before = await provider.getBalance(SAVINGS);
     // The server's question: answer it, and confirm.
     const sent = await send('y\ny\n');
     assert.equal(sent.code, 0, sent.stderr);
-    assert.match(
-      sent.stderr,
-      /The server asks: [^]*Answer it\? \[Y\/n\] [^]*Confirm[^\n]*y\/n/,
-      'the confirm field was asked',
-    );
+    assertConfirmAsked(sent.stderr);
     assert.doesNotMatch(sent.stdout, /The server asks/, 'the question stays off stdout');
     assert.doesNotMatch(sent.stderr, /Proceed\?/, "the CLI's own question is not asked as well");
     assert.equal(sent.stderr.match(/The server asks/g)?.length, 1, 'one question');
@@ -142,11 +129,7 @@ describe('wallet --server "wallet serve": a spend confirmed through the server\'
     const before = await provider.getBalance(SAVINGS);
     const declined = await send('y\nn\n');
     assert.notEqual(declined.code, 0, declined.stdout);
-    assert.match(
-      declined.stderr,
-      /The server asks: [^]*Answer it\? \[Y\/n\] [^]*Confirm[^\n]*y\/n/,
-      'the confirm field was asked',
-    );
+    assertConfirmAsked(declined.stderr);
     assert.match(declined.stderr, /POLICY_VIOLATION|declined|Not confirmed/);
     assert.equal(await provider.getBalance(SAVINGS), before);
   });

@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { reportFailure } from '../../src/cli/failure.js';
-import type { CliIo } from '../../src/cli/io.js';
 import { agentConfigLocations } from '../../src/cli/servers/agent-configs.js';
 import { runServers } from '../../src/cli/servers/command.js';
 import { splitCommandLine } from '../../src/cli/servers/command-line.js';
@@ -13,6 +11,7 @@ import { loadServers, resolveNamedServer, saveServers, type NamedServers } from 
 import { UsageError } from '../../src/cli/usage-error.js';
 import { withNamedLock } from '../../src/domain/keystore/lock.js';
 import { resolveDataDir } from '../../src/shared/data-dir.js';
+import { fakeIo } from '../helpers/fake-io.js';
 import { ROOT } from '../helpers/paths.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'agent-configs');
@@ -62,20 +61,6 @@ function agentLayout(): Layout {
     userConfig.replace('"/home/alex/src/webapp"', JSON.stringify(layout.project)),
   );
   return layout;
-}
-
-/** Fake streams, as test/helpers/io.ts makes them, without loading the whole CLI (runCli) here. */
-function fakeIo(env: Record<string, string>): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (text: string) => (out += text), isTTY: false },
-    stderr: { write: (text: string) => (err += text), isTTY: false },
-    stdin: Object.assign(Readable.from([]), { isTTY: false }),
-    env,
-    out: () => out,
-    err: () => err,
-  };
 }
 
 /** `wallet servers <argv>` in-process; a UsageError becomes `error:`/`hint:` lines and exit 2, as runCli does. */

@@ -25,6 +25,7 @@ import {
   type BackendWallet,
 } from '../helpers/dash-backend-wallet.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { fundsSendArgs, importArgs } from '../helpers/core-argv.js';
 
 for (const kind of KINDS) {
   describe(`Dash backend: ${kind.name}`, () => {
@@ -53,38 +54,16 @@ describe('Dash backend safety and plumbing', () => {
     const passphraseFile = passphraseFileIn(home, 'backend passphrase');
     const env = { WALLET_CORE_TESTNET_URL: mainnet.rpcUrl };
     try {
-      const imported = await wallet(
-        [
-          'core-wallet-import',
-          '--alias',
-          'main',
-          '--network',
-          'testnet',
-          '--mnemonic-stdin',
-          '--no-discover',
-          '--passphrase-file',
-          passphraseFile,
-        ],
-        { home, env, stdin: ABANDON },
-      );
+      const imported = await wallet(importArgs(['--no-discover', '--passphrase-file', passphraseFile]), {
+        home,
+        env,
+        stdin: ABANDON,
+      });
       assert.equal(imported.code, 0, imported.stderr);
-      const send = await wallet(
-        [
-          'core-funds-send',
-          '--wallet-id',
-          'main',
-          '--network',
-          'testnet',
-          '--address',
-          STRANGER,
-          '--amount-duffs',
-          '100000',
-          '--passphrase-file',
-          passphraseFile,
-          '--yes',
-        ],
-        { home, env },
-      );
+      const send = await wallet(fundsSendArgs(STRANGER, '100000', ['--passphrase-file', passphraseFile, '--yes']), {
+        home,
+        env,
+      });
       assert.equal(send.code, 1);
       assert.match(send.stderr, /NETWORK_MISMATCH: .* serves mainnet, not testnet/);
       assert.doesNotMatch(send.stderr, /fake-password/);
@@ -102,19 +81,7 @@ describe('Dash backend safety and plumbing', () => {
     const env = { WALLET_CORE_TESTNET_URL: backends.rpcUrl };
     try {
       backends.chain.fund(addressAt(0, 0), scriptOf(addressAt(0, 0)), 500_000_000n, { coinbase: true });
-      const imported = await wallet(
-        [
-          'core-wallet-import',
-          '--alias',
-          'main',
-          '--network',
-          'testnet',
-          '--mnemonic-stdin',
-          '--passphrase-file',
-          passphraseFile,
-        ],
-        { home, env, stdin: ABANDON },
-      );
+      const imported = await wallet(importArgs(['--passphrase-file', passphraseFile]), { home, env, stdin: ABANDON });
       assert.equal(imported.code, 0, imported.stderr);
       const utxos = JSON.parse(
         (await wallet(['core-utxos-list', '--wallet-id', 'main', '--json'], { home, env })).stdout,
@@ -124,23 +91,10 @@ describe('Dash backend safety and plumbing', () => {
         [false],
       );
       assert.equal(utxos.spendable_duffs, '0');
-      const send = await wallet(
-        [
-          'core-funds-send',
-          '--wallet-id',
-          'main',
-          '--network',
-          'testnet',
-          '--address',
-          STRANGER,
-          '--amount-duffs',
-          '100000',
-          '--passphrase-file',
-          passphraseFile,
-          '--yes',
-        ],
-        { home, env },
-      );
+      const send = await wallet(fundsSendArgs(STRANGER, '100000', ['--passphrase-file', passphraseFile, '--yes']), {
+        home,
+        env,
+      });
       assert.match(send.stderr, /INSUFFICIENT_FUNDS/);
     } finally {
       await backends.close();

@@ -11,6 +11,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { findLitecoind, startRegtestNode, type RegtestNode } from '../helpers/litecoind.js';
+import { fundsSendArgs } from '../helpers/core-argv.js';
 
 const require = createRequire(import.meta.url);
 type Dashcore = {
@@ -123,32 +124,11 @@ describe(
       await ok(['core-wallet-create', '--alias', 'bob', '--network', 'regtest']);
       const bob = (await ok(['core-address-create', '--wallet-id', 'bob']))['address'] as string;
 
-      const dry = await ok([
-        'core-funds-send',
-        '--wallet-id',
-        'alice',
-        '--network',
-        'regtest',
-        '--address',
-        bob,
-        '--amount-duffs',
-        '150000000',
-        '--dry-run',
-      ]);
+      const dry = await ok(fundsSendArgs(bob, '150000000', ['--dry-run'], { from: 'alice', network: 'regtest' }));
       assert.equal(dry['sent'], false);
       assert.deepEqual(await mempool(), []);
 
-      const sent = await ok([
-        'core-funds-send',
-        '--wallet-id',
-        'alice',
-        '--network',
-        'regtest',
-        '--address',
-        bob,
-        '--amount-duffs',
-        '150000000',
-      ]);
+      const sent = await ok(fundsSendArgs(bob, '150000000', [], { from: 'alice', network: 'regtest' }));
       assert.equal(sent['sent'], true);
       assert.deepEqual(await mempool(), [sent['txid']]);
       const decoded = await node.rpc<{ version: number }>('getrawtransaction', [sent['txid'], true]);
@@ -222,30 +202,10 @@ describe(
         ((await ok(['core-addresses-list', '--wallet-id', 'bob']))['addresses'] as Array<{ address: string }>)[0]
           ?.address ?? '';
       const before = await ok(['core-wallets-list']);
-      const broke = await run([
-        'core-funds-send',
-        '--wallet-id',
-        'alice',
-        '--network',
-        'regtest',
-        '--address',
-        bob,
-        '--amount-duffs',
-        '1000000000000',
-      ]);
+      const broke = await run(fundsSendArgs(bob, '1000000000000', [], { from: 'alice', network: 'regtest' }));
       assert.equal(broke.code, 1);
       assert.match(broke.stderr, /INSUFFICIENT_FUNDS/);
-      const wrong = await run([
-        'core-funds-send',
-        '--wallet-id',
-        'alice',
-        '--network',
-        'testnet',
-        '--address',
-        bob,
-        '--amount-duffs',
-        '1000',
-      ]);
+      const wrong = await run(fundsSendArgs(bob, '1000', [], { from: 'alice' }));
       assert.match(wrong.stderr, /NETWORK_MISMATCH/);
       assert.deepEqual(await ok(['core-wallets-list']), before, 'no address index used up by the failures');
 

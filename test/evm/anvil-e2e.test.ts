@@ -12,7 +12,7 @@ import { encodeDeployData } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { compileToken } from '../helpers/erc20.js';
 import { tempHome } from '../helpers/io.js';
-import { failureCode, localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
+import { failureCode, importAnvilMnemonic, localServer, type ToolCaller, ToolFailure } from '../helpers/mcp.js';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -56,12 +56,7 @@ describe('EVM tools against anvil, through MCP', () => {
       env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
       passphrase: PASSPHRASE,
     });
-    await wallet.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
+    await importAnvilMnemonic(wallet, 'anvil');
     await wallet.call('core_wallet_create', { alias: 'fresh', network: 'regtest' });
     fresh = (await wallet.call<{ address: string }>('evm_account_create', { wallet_id: 'fresh', alias: 'fresh' }))
       .address;

@@ -25,7 +25,7 @@ import {
   sendAndWait,
 } from '../helpers/erc20.js';
 import { tempHome } from '../helpers/io.js';
-import { failureCode, localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
+import { failureCode, importAnvilInto, localServer, type ToolCaller, ToolFailure } from '../helpers/mcp.js';
 import { refused } from '../helpers/policy.js';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js';
 
@@ -116,13 +116,7 @@ describe('simulation against hostile calls (anvil)', () => {
       }),
     );
     owner = await localServer({ env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url }, passphrase: PASSPHRASE });
-    await owner.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await owner.call('evm_account_create', { wallet_id: 'anvil', alias: 'signer' });
+    await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'signer' });
     // The signer let both contracts take its capped tokens, outside the wallet.
     for (const [spender, amount] of [
       [aware, 5000n],

@@ -26,7 +26,7 @@ import {
   sendAndWait,
 } from '../helpers/erc20.js';
 import { tempHome } from '../helpers/io.js';
-import { failureCode, localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
+import { failureCode, importAnvilInto, localServer, type ToolCaller, ToolFailure } from '../helpers/mcp.js';
 import { refused } from '../helpers/policy.js';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js';
 
@@ -163,13 +163,7 @@ describe('simulation before a yes: what is shown is what the node does (anvil)',
     const env = { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url };
     owner = await localServer({ env, passphrase: PASSPHRASE });
     agent = await localServer({ env, passphrase: PASSPHRASE, caller: 'agent' });
-    await owner.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await owner.call('evm_account_create', { wallet_id: 'anvil', alias: 'signer' });
+    await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'signer' });
     // The signer let the puller take its capped tokens, outside the wallet (anvil's unlocked account).
     await sendAndWait(node, {
       from: SIGNER,

@@ -15,7 +15,7 @@ import type { Address } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { compilePermitToken, deployPermitToken } from '../helpers/erc20.js';
 import { tempHome } from '../helpers/io.js';
-import { localServer, type ToolCaller } from '../helpers/mcp.js';
+import { importAnvilInto, localServer, type ToolCaller } from '../helpers/mcp.js';
 import { startX402Server, type X402Server } from '../helpers/x402.js';
 
 const PASSPHRASE = 'x402 v1 passphrase';
@@ -83,13 +83,7 @@ describe('evm_x402_fetch with x402 version 1 (anvil as base-sepolia)', () => {
       }),
     );
     owner = await localServer({ env: { WALLET_HOME: home }, passphrase: PASSPHRASE });
-    await owner.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await owner.call('evm_account_create', { wallet_id: 'anvil', alias: 'holder' });
+    await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'holder' });
   });
   after(async () => {
     provider.destroy();

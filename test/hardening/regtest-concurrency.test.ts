@@ -29,6 +29,7 @@ import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { findLitecoind, startRegtestNode, type RegtestNode } from '../helpers/litecoind.js';
 import { WALLET_BIN } from '../helpers/paths.js';
+import { fundsSendArgs } from '../helpers/core-argv.js';
 
 const binary = findLitecoind();
 if (!binary) {
@@ -273,21 +274,12 @@ describe(
       };
       const cliSend = async (surface: string): Promise<void> => {
         const amount = amountFor();
-        const args = [
-          'core-funds-send',
-          '--wallet-id',
-          'main',
-          '--network',
-          'regtest',
-          '--address',
+        const args = fundsSendArgs(
           recipient,
-          '--amount-duffs',
           amount.toString(),
-          '--passphrase-file',
-          passphraseFile,
-          '--yes',
-          '--json',
-        ];
+          ['--passphrase-file', passphraseFile, '--yes', '--json'],
+          { network: 'regtest' },
+        );
         payments.push({ amount, outcome: cliOutcome<FundsSent>(surface, args, await runProcess(args, childEnv)) });
       };
       const client = served ?? assert.fail('wallet serve is not running');

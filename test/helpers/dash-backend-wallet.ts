@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe } from 'node:test';
 import { hex } from '@scure/base';
 import { startDashBackends, type DashBackends } from '../fixtures/dash-backends.js';
+import { txCreateArgs } from './core-argv.js';
 import { passphraseFileIn, tempHome, wallet } from './io.js';
 
 const require = createRequire(import.meta.url);
@@ -170,12 +171,4 @@ export function describeOnMainWallet(tool: string, body: (on: BackendWallet, kin
 }
 
 /** core_tx_create's arguments for `main` paying {@link STRANGER} `amountDuffs` (0.01 DASH) on testnet. */
-export const createToStranger = (amountDuffs = '1000000'): string[] => [
-  'core-tx-create',
-  '--wallet-id',
-  'main',
-  '--network',
-  'testnet',
-  '--outputs',
-  JSON.stringify({ address: STRANGER, amount_duffs: amountDuffs }),
-];
+export const createToStranger = (amountDuffs = '1000000'): string[] => txCreateArgs(STRANGER, amountDuffs);

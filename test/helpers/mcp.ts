@@ -90,13 +90,32 @@ export async function importAnvilInto(
   wallet: ToolCaller,
   { walletAlias, accountAlias }: { walletAlias: string; accountAlias: string },
 ): Promise<void> {
+  await importAnvilMnemonic(wallet, walletAlias);
+  await wallet.call('evm_account_create', { wallet_id: walletAlias, alias: accountAlias });
+}
+
+/**
+ * The owner's server and a remote agent's, both on the data directory and anvil node of `env`,
+ * with anvil's wallet imported by the owner as `anvil` and its first account as `holder`.
+ */
+export async function ownerAndAgent(
+  env: Record<string, string>,
+  passphrase: string,
+): Promise<{ owner: ToolCaller; agent: ToolCaller }> {
+  const owner = await localServer({ env, passphrase });
+  await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'holder' });
+  const agent = await localServer({ env, passphrase, localOnly: false, caller: 'agent' });
+  return { owner, agent };
+}
+
+/** Imports anvil's well-known mnemonic through the running server `wallet` as wallet `walletAlias` (regtest, no discovery). */
+export async function importAnvilMnemonic(wallet: ToolCaller, walletAlias: string): Promise<void> {
   await wallet.call('core_wallet_import', {
     alias: walletAlias,
     network: 'regtest',
     mnemonic: ANVIL_MNEMONIC,
     discover: false,
   });
-  await wallet.call('evm_account_create', { wallet_id: walletAlias, alias: accountAlias });
 }
 
 /**

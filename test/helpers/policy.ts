@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolFailure } from './mcp.js';
 
@@ -29,4 +29,18 @@ export async function refused(call: Promise<unknown>, rule: string): Promise<str
   assert.ok(error.message.includes(`Refused by policy ${rule}: `), error.message);
   assert.match(error.message, /Nothing was signed or sent\./);
   return error.message;
+}
+
+/**
+ * Writes the config.json of a data directory: `policy` for the built-in `local` EVM network, and
+ * `networks` beside it (more names for a chain, or other chains).
+ */
+export function writeLocalPolicy(
+  home: string,
+  policy: Record<string, unknown>,
+  networks: Record<string, unknown> = {},
+): void {
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ evm: { networks: { local: { policy }, ...networks } } }), {
+    mode: 0o600,
+  });
 }

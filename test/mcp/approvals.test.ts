@@ -16,7 +16,7 @@ import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/shared/protocol-me
 import { ANVIL_FIRST_ACCOUNT, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
-import { auditLines } from '../helpers/policy.js';
+import { auditLines, writeLocalPolicy } from '../helpers/policy.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
 const PASSPHRASE = 'approvals passphrase';
@@ -362,27 +362,21 @@ describe('autonomy: what the policy lets an agent do alone', () => {
     node = await startAnvil({ chainId: 31337 });
     home = tempHome();
     await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        evm: {
-          networks: {
-            local: {
-              policy: {
-                max_per_tx_wei: (100n * MILLI).toString(),
-                // Room for the fees too (an agent's spend counts the most its fee can be; a few
-                // hundredths of a milli-ether on anvil).
-                autonomous: {
-                  max_per_tx_wei: ((105n * MILLI) / 10n).toString(),
-                  max_per_24h_wei: (27n * MILLI).toString(),
-                },
-              },
-            },
-            // A second name for the same chain: the same policy, the same ledger.
-            local2: { url: node.url, chain_id: 31337 },
-          },
+    writeLocalPolicy(
+      home,
+      {
+        max_per_tx_wei: (100n * MILLI).toString(),
+        // Room for the fees too (an agent's spend counts the most its fee can be; a few
+        // hundredths of a milli-ether on anvil).
+        autonomous: {
+          max_per_tx_wei: ((105n * MILLI) / 10n).toString(),
+          max_per_24h_wei: (27n * MILLI).toString(),
         },
-      }),
+      },
+      {
+        // A second name for the same chain: the same policy, the same ledger.
+        local2: { url: node.url, chain_id: 31337 },
+      },
     );
     served = await servedTo(home, node);
   });

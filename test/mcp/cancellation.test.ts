@@ -4,8 +4,7 @@
  * serving. anvil is real; a JSON-RPC proxy in front of it counts what the wallet asks.
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
@@ -15,6 +14,7 @@ import { passphraseFileIn, tempHome } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js';
+import { writeLocalPolicy } from '../helpers/policy.js';
 
 const PASSPHRASE = 'cancel passphrase';
 const RECIPIENT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
@@ -31,20 +31,9 @@ describe('cancelling a long call over wallet serve', () => {
     home = tempHome();
     await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
     // The agent may pay this much alone, so the payment runs without an approval.
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        evm: {
-          networks: {
-            local: {
-              policy: {
-                autonomous: { max_per_tx_wei: '10000000000000000000', max_per_24h_wei: '10000000000000000000' },
-              },
-            },
-          },
-        },
-      }),
-    );
+    writeLocalPolicy(home, {
+      autonomous: { max_per_tx_wei: '10000000000000000000', max_per_24h_wei: '10000000000000000000' },
+    });
     client = new Client({ name: 'cancel-test', version: '1' });
     await client.connect(
       new StdioClientTransport({

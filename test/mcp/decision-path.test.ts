@@ -5,8 +5,7 @@
  * through the real server and an SDK client: schema validations, dry runs, real runs.
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
@@ -18,6 +17,7 @@ import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { approveAsOwner } from '../helpers/approvals.js';
 import { tempHome } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
+import { writeLocalPolicy } from '../helpers/policy.js';
 
 const PASSPHRASE = 'decision passphrase';
 const RECIPIENT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
@@ -79,20 +79,9 @@ describe('one decision path', () => {
     node = await startAnvil({ chainId: 31337 });
     home = tempHome();
     await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        evm: {
-          networks: {
-            local: {
-              policy: {
-                autonomous: { max_per_tx_wei: (10n * MILLI).toString(), max_per_24h_wei: (20n * MILLI).toString() },
-              },
-            },
-          },
-        },
-      }),
-    );
+    writeLocalPolicy(home, {
+      autonomous: { max_per_tx_wei: (10n * MILLI).toString(), max_per_24h_wei: (20n * MILLI).toString() },
+    });
   });
   after(async () => {
     await node.stop();

@@ -20,6 +20,7 @@ import { serveApprovalPage, type ServedPage } from '../../src/mcp/page/serve.js'
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
 import { csrfOf, pageRequest, sessionCookie } from '../helpers/page-http.js';
+import { writeLocalPolicy } from '../helpers/policy.js';
 
 const TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 
@@ -232,24 +233,12 @@ describe("today's spending against each cap", () => {
   let home: string;
   before(() => {
     home = tempHome();
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        evm: {
-          networks: {
-            local: {
-              policy: {
-                max_per_tx_wei: '50000000000000000',
-                max_per_24h_wei: '90000000000000000',
-                autonomous: { max_per_tx_wei: '1000000000000000', max_per_24h_wei: '2000000000000000' },
-                tokens: { [TOKEN]: { max_per_tx: '100', max_per_24h: '1000' } },
-              },
-            },
-          },
-        },
-      }),
-      { mode: 0o600 },
-    );
+    writeLocalPolicy(home, {
+      max_per_tx_wei: '50000000000000000',
+      max_per_24h_wei: '90000000000000000',
+      autonomous: { max_per_tx_wei: '1000000000000000', max_per_24h_wei: '2000000000000000' },
+      tokens: { [TOKEN]: { max_per_tx: '100', max_per_24h: '1000' } },
+    });
   });
   after(() => rmSync(home, { recursive: true, force: true }));
 

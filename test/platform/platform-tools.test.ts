@@ -15,6 +15,7 @@ import { passphraseFileIn, wallet } from '../helpers/io.js';
 import { ROOT, WALLET_BIN } from '../helpers/paths.js';
 import { DPNS_SESSION, homeFor, IDENTITY_SESSION } from '../helpers/platform-cli.js';
 import { platformSdkProblem, RECORDED, startFakeDapi, type FakeDapi } from '../helpers/platform-dapi.js';
+import { importArgs } from '../helpers/core-argv.js';
 
 const sdkProblem = await platformSdkProblem();
 
@@ -117,20 +118,10 @@ describe('Platform identity-session tools over wallet serve, a real SDK client',
     dapi = await startFakeDapi(IDENTITY_SESSION);
     home = homeFor(dapi.url);
     const passphraseFile = passphraseFileIn(home, 'right passphrase');
-    const imported = await wallet(
-      [
-        'core-wallet-import',
-        '--alias',
-        'main',
-        '--network',
-        'testnet',
-        '--mnemonic-stdin',
-        '--no-discover',
-        '--passphrase-file',
-        passphraseFile,
-      ],
-      { home, stdin: mnemonic },
-    );
+    const imported = await wallet(importArgs(['--no-discover', '--passphrase-file', passphraseFile]), {
+      home,
+      stdin: mnemonic,
+    });
     assert.equal(imported.code, 0, imported.stderr);
     client = await serveAt(dapi, home, ['--passphrase-file', passphraseFile]);
   });

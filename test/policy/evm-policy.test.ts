@@ -12,7 +12,7 @@ import { ethers } from 'ethers';
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome } from '../helpers/io.js';
-import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
+import { importAnvilInto, localServer, type ToolCaller, ToolFailure } from '../helpers/mcp.js';
 import { auditLines, refused } from '../helpers/policy.js';
 import { WALLET_BIN } from '../helpers/paths.js';
 
@@ -111,13 +111,8 @@ describe('spending policy on EVM networks (anvil)', () => {
     );
     env = { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url };
     wallet = await localServer({ env, passphrase: PASSPHRASE });
-    await wallet.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    for (const alias of ['a0', 'a1', 'a2']) await wallet.call('evm_account_create', { wallet_id: 'anvil', alias });
+    await importAnvilInto(wallet, { walletAlias: 'anvil', accountAlias: 'a0' });
+    for (const alias of ['a1', 'a2']) await wallet.call('evm_account_create', { wallet_id: 'anvil', alias });
   });
   after(async () => {
     await wallet.close();

@@ -6,16 +6,15 @@
  * are read off the node with ethers, independently of the wallet.
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ethers } from 'ethers';
 import { encodeFunctionData, erc20Abi, maxUint256, type Address, type Hex } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { compilePermitToken, deployPermitToken, sendAndWait } from '../helpers/erc20.js';
 import { tempHome } from '../helpers/io.js';
-import { localServer, ToolFailure, type ToolCaller } from '../helpers/mcp.js';
-import { refused } from '../helpers/policy.js';
+import { importAnvilInto, localServer, ownerAndAgent, type ToolCaller, ToolFailure } from '../helpers/mcp.js';
+import { refused, writeLocalPolicy } from '../helpers/policy.js';
 
 const PASSPHRASE = 'token policy passphrase';
 const account = (index: number) =>
@@ -86,40 +85,21 @@ describe('tokens under the policy (anvil, PermitToken)', () => {
     ) as Address;
     contract = new ethers.Contract(token, compilePermitToken().abi as ethers.InterfaceAbi, provider);
     home = tempHome();
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        evm: {
-          networks: {
-            local: {
-              policy: {
-                allowed_recipients: [FRIEND, SPENDER, VAULT, token],
-                // The agent may spend ether alone only on fees (0.01 ether a day), the token within
-                // its own caps.
-                autonomous: { max_per_tx_wei: (10n ** 16n).toString(), max_per_24h_wei: (10n ** 16n).toString() },
-                tokens: {
-                  [token.toLowerCase()]: {
-                    max_per_tx: (5n * TOKEN).toString(),
-                    max_per_24h: (12n * TOKEN).toString(),
-                    autonomous: { max_per_tx: (2n * TOKEN).toString(), max_per_24h: (3n * TOKEN).toString() },
-                    unlimited_spenders: [VAULT],
-                  },
-                },
-              },
-            },
-          },
+    writeLocalPolicy(home, {
+      allowed_recipients: [FRIEND, SPENDER, VAULT, token],
+      // The agent may spend ether alone only on fees (0.01 ether a day), the token within
+      // its own caps.
+      autonomous: { max_per_tx_wei: (10n ** 16n).toString(), max_per_24h_wei: (10n ** 16n).toString() },
+      tokens: {
+        [token.toLowerCase()]: {
+          max_per_tx: (5n * TOKEN).toString(),
+          max_per_24h: (12n * TOKEN).toString(),
+          autonomous: { max_per_tx: (2n * TOKEN).toString(), max_per_24h: (3n * TOKEN).toString() },
+          unlimited_spenders: [VAULT],
         },
-      }),
-    );
-    owner = await localServer({ env: env(), passphrase: PASSPHRASE });
-    await owner.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
+      },
     });
-    await owner.call('evm_account_create', { wallet_id: 'anvil', alias: 'holder' });
-    agent = await localServer({ env: env(), passphrase: PASSPHRASE, localOnly: false, caller: 'agent' });
+    ({ owner, agent } = await ownerAndAgent(env(), PASSPHRASE));
   });
   after(async () => {
     provider.destroy();
@@ -234,36 +214,19 @@ describe('a permit within autonomy works on chain', () => {
       await deployPermitToken(node, { name: 'Permit Token', symbol: 'PTK', decimals: 6, supply: 1000n * TOKEN }),
     ) as Address;
     home = tempHome();
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        evm: {
-          networks: {
-            local: {
-              policy: {
-                autonomous: { max_per_tx_wei: '0', max_per_24h_wei: '0' },
-                tokens: {
-                  [token]: {
-                    autonomous: { max_per_tx: (2n * TOKEN).toString(), max_per_24h: (2n * TOKEN).toString() },
-                  },
-                },
-              },
-            },
-          },
+    writeLocalPolicy(home, {
+      autonomous: { max_per_tx_wei: '0', max_per_24h_wei: '0' },
+      tokens: {
+        [token]: {
+          autonomous: { max_per_tx: (2n * TOKEN).toString(), max_per_24h: (2n * TOKEN).toString() },
         },
-      }),
-    );
+      },
+    });
     const owner = await localServer({
       env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
       passphrase: PASSPHRASE,
     });
-    await owner.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await owner.call('evm_account_create', { wallet_id: 'anvil', alias: 'holder' });
+    await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'holder' });
     await owner.close();
     agent = await localServer({
       env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },

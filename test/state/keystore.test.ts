@@ -25,7 +25,7 @@ import { resolveStateLocation } from '../../src/domain/state/state-url.js';
 import type { StateStore } from '../../src/domain/state/store.js';
 import { ANVIL_MNEMONIC } from '../helpers/anvil.js';
 import { tempHome, wallet } from '../helpers/io.js';
-import { failureCode, localServer, type ToolCaller } from '../helpers/mcp.js';
+import { failureCode, importAnvilInto, localServer, type ToolCaller } from '../helpers/mcp.js';
 import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
 
 const bin = findPostgres();
@@ -102,13 +102,7 @@ describe('the keystore and passkeys in a PostgreSQL state store', { skip: bin ? 
     // imported key, a spend ledger, audit lines, a passkey.
     source = emptyHome();
     const files = await serverOn(source, false);
-    await files.call('core_wallet_import', {
-      alias: 'w',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await files.call('evm_account_create', { wallet_id: 'w', alias: 'a0' });
+    await importAnvilInto(files, { walletAlias: 'w', accountAlias: 'a0' });
     await files.call('evm_account_create', { wallet_id: 'w', alias: 'a1' });
     for (let i = 0; i < 3; i++) await files.call('core_address_create', { wallet_id: 'w' });
     await files.call('core_wallet_create', { alias: 'fresh', network: 'testnet' });

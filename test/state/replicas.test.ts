@@ -6,18 +6,24 @@
  * holds its config.json only, and replicas creating Dash addresses at once never share an index.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SCHEMA_VERSION } from '../../src/domain/state/pg/migrate.js';
-import { ERROR_META_KEY } from '../../src/shared/protocol-meta.js';
 import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
-import { startHttpServe, type HttpServe } from '../helpers/http-serve.js';
+import { startHttpServe } from '../helpers/http-serve.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
-import { importAnvilAccount, localServer } from '../helpers/mcp.js';
 import { ROOT } from '../helpers/paths.js';
+import { writeLocalPolicy } from '../helpers/policy.js';
 import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
+import {
+  anvilKeystoreHome,
+  errorCodeOf,
+  REPLICA_ACCOUNTS,
+  REPLICA_PASSPHRASE,
+  REPLICA_TOKEN,
+  Replicas,
+} from '../helpers/replicas.js';
 
 const bin = findPostgres();
 if (!bin) {
@@ -26,8 +32,6 @@ if (!bin) {
   );
 }
 
-const PASSPHRASE = 'replica test passphrase';
-const TOKEN = 'replica-test-token-0123456789abcdef';
 const RECIPIENT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 const MILLI = 10n ** 15n;
 const REPLICAS = 4;
@@ -36,82 +40,11 @@ const K = 7;
 const PAYMENT = 10n * MILLI;
 // K payments and their fees (a few hundredths of a milli-ether each on anvil) fit; K + 1 do not.
 const CAP = BigInt(K) * PAYMENT + 5n * MILLI;
-const ACCOUNTS = ['p0', 'p1', 'p2', 'p3'];
 /**
  * One account's payments go one at a time across all replicas, each unlocking its key (scrypt):
  * on a shared two-core machine 50 of them take minutes, past the client's default 60 s.
  */
 const SLOW = { timeout: 300_000 };
-
-type CallResult = Awaited<ReturnType<Client['callTool']>>;
-const codeOf = (result: CallResult): string | undefined =>
-  result.isError ? (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code : undefined;
-
-async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: 'replica-test', version: '1' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    }),
-  );
-  return client;
-}
-
-/** A data directory with anvil's mnemonic and its first four accounts (p0…p3), all funded on anvil. */
-async function keystoreHome(): Promise<string> {
-  const home = tempHome();
-  await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'p0' });
-  const local = await localServer({ env: { WALLET_HOME: home }, passphrase: PASSPHRASE });
-  try {
-    for (const alias of ACCOUNTS.slice(1)) await local.call('evm_account_create', { wallet_id: 'w', alias });
-  } finally {
-    await local.close();
-  }
-  return home;
-}
-
-function writeConfig(home: string, policy: Record<string, unknown>): void {
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ evm: { networks: { local: { policy } } } }), {
-    mode: 0o600,
-  });
-}
-
-/**
- * A cluster of replicas: the source's keystore imported into the store (again: nothing twice),
- * each replica an empty data directory with the source's config.json, one store, one node.
- */
-class Replicas {
-  served: HttpServe[] = [];
-  clients: Client[] = [];
-  homes: string[] = [];
-
-  constructor(
-    readonly env: Record<string, string>,
-    readonly source: string,
-  ) {}
-
-  async start(count: number): Promise<void> {
-    const imported = await wallet(['state', 'import'], { env: this.env, home: this.source });
-    assert.equal(imported.code, 0, imported.stderr);
-    for (let i = 0; i < count; i++) {
-      const home = tempHome();
-      copyFileSync(join(this.source, 'config.json'), join(home, 'config.json'));
-      this.homes.push(home);
-    }
-    this.served = await Promise.all(
-      this.homes.map((home) =>
-        startHttpServe(['--passphrase-file', passphraseFileIn(home, PASSPHRASE)], { home, env: this.env }),
-      ),
-    );
-    this.clients = await Promise.all(this.served.map((served) => connect(served.url)));
-  }
-
-  async stop(): Promise<void> {
-    await Promise.allSettled(this.clients.map((client) => client.close()));
-    await Promise.allSettled(this.served.map((served) => served.stop()));
-    for (const home of this.homes) rmSync(home, { recursive: true, force: true });
-  }
-}
 
 describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: bin ? false : 'no PostgreSQL' }, () => {
   let pg: PgCluster;
@@ -121,12 +54,12 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
 
   before(async () => {
     [pg, node] = await Promise.all([startPostgres(bin ?? ''), startAnvil({ chainId: 31337 })]);
-    source = await keystoreHome();
+    source = await anvilKeystoreHome();
     env = {
       WALLET_STATE_URL: pg.url,
       PGPASSWORD: pg.password,
       WALLET_EVM_LOCAL_URL: node.url,
-      MCP_API_KEY: TOKEN,
+      MCP_API_KEY: REPLICA_TOKEN,
     };
   });
   after(async () => {
@@ -251,7 +184,7 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
   it(`${REPLICAS} replicas, 40 racing agent payments: exactly ${K} sent, within the cap, each mined once`, async () => {
     const home = tempHome();
     cpSync(source, home, { recursive: true });
-    writeConfig(home, {
+    writeLocalPolicy(home, {
       autonomous: { max_per_tx_wei: (11n * MILLI).toString(), max_per_24h_wei: CAP.toString() },
     });
     const replicas = new Replicas(env, home);
@@ -263,7 +196,7 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
             {
               name: 'evm_funds_send',
               arguments: {
-                address: ACCOUNTS[Math.floor(i / REPLICAS) % ACCOUNTS.length],
+                address: REPLICA_ACCOUNTS[Math.floor(i / REPLICAS) % REPLICA_ACCOUNTS.length],
                 to: RECIPIENT,
                 value_wei: PAYMENT.toString(),
                 network: 'local',
@@ -274,11 +207,11 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
         ),
       );
       const sent = results.filter((result) => result && !result.isError);
-      const refused = results.filter((result) => result && codeOf(result) === 'APPROVAL_REQUIRED');
+      const refused = results.filter((result) => result && errorCodeOf(result) === 'APPROVAL_REQUIRED');
       assert.equal(
         sent.length,
         K,
-        JSON.stringify(results.filter((r) => r?.isError && codeOf(r) !== 'APPROVAL_REQUIRED')),
+        JSON.stringify(results.filter((r) => r?.isError && errorCodeOf(r) !== 'APPROVAL_REQUIRED')),
       );
       assert.equal(refused.length, 40 - K);
       const rows = pg
@@ -312,7 +245,7 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
     const home = tempHome();
     cpSync(source, home, { recursive: true });
     // The policy the store recorded for the race above: a replica with another would not start.
-    writeConfig(home, {
+    writeLocalPolicy(home, {
       autonomous: { max_per_tx_wei: (11n * MILLI).toString(), max_per_24h_wei: CAP.toString() },
     });
     const replicas = new Replicas(env, home);
@@ -343,12 +276,12 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
   it('a replica whose policy differs from the recorded one refuses to start, naming the key', async () => {
     const home = tempHome();
     cpSync(source, home, { recursive: true });
-    writeConfig(home, {
+    writeLocalPolicy(home, {
       autonomous: { max_per_tx_wei: (11n * MILLI).toString(), max_per_24h_wei: (CAP * 10n).toString() },
     });
     try {
       await assert.rejects(
-        startHttpServe(['--passphrase-file', passphraseFileIn(home, PASSPHRASE)], { home, env }),
+        startHttpServe(['--passphrase-file', passphraseFileIn(home, REPLICA_PASSPHRASE)], { home, env }),
         /evm\.networks\.local\.policy\.autonomous\.max_per_24h_wei/,
       );
     } finally {
@@ -363,7 +296,9 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
     assert.equal((await wallet(['state', 'migrate'], { env: nonceEnv })).code, 0);
     const home = tempHome();
     cpSync(source, home, { recursive: true });
-    writeConfig(home, { autonomous: { max_per_tx_wei: MILLI.toString(), max_per_24h_wei: (100n * MILLI).toString() } });
+    writeLocalPolicy(home, {
+      autonomous: { max_per_tx_wei: MILLI.toString(), max_per_24h_wei: (100n * MILLI).toString() },
+    });
     const replicas = new Replicas(nonceEnv, home);
     const payer = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'; // p2: anvil's third account
     try {
@@ -403,7 +338,7 @@ describe('replicas of wallet serve --http sharing a PostgreSQL store', { skip: b
           arguments: { address: 'p2', to: RECIPIENT, value_wei: '1000', network: 'local' },
         });
       const down = await pay();
-      assert.equal(down && codeOf(down), 'BUSY', JSON.stringify(down?.content));
+      assert.equal(down && errorCodeOf(down), 'BUSY', JSON.stringify(down?.content));
       const cli = await wallet(['state', 'status'], { env: nonceEnv });
       assert.equal(cli.code, 5, cli.stderr);
       assert.match(cli.stderr, /cannot be reached/);

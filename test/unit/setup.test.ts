@@ -13,11 +13,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
 import { reportFailure } from '../../src/cli/failure.js';
-import type { CliIo } from '../../src/cli/io.js';
 import { AGENTS, agentConfigFiles, type Agent } from '../../src/cli/servers/agent-configs.js';
 import { runServers } from '../../src/cli/servers/command.js';
 import { loadServers } from '../../src/cli/servers/config.js';
@@ -25,6 +23,7 @@ import { unifiedDiff } from '../../src/cli/setup/diff.js';
 import { runSetup } from '../../src/cli/setup/command.js';
 import { runsWalletServe } from '../../src/cli/setup/entry.js';
 import { UsageError } from '../../src/cli/usage-error.js';
+import { fakeIo } from '../helpers/fake-io.js';
 import { ROOT } from '../helpers/paths.js';
 
 const roots: string[] = [];
@@ -42,19 +41,6 @@ function layout(): Layout {
   const project = join(home, 'src', 'app');
   mkdirSync(project, { recursive: true });
   return { root, home, project, data: join(root, 'data') };
-}
-
-function fakeIo(): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (text: string) => (out += text), isTTY: false },
-    stderr: { write: (text: string) => (err += text), isTTY: false },
-    stdin: Object.assign(Readable.from([]), { isTTY: false }),
-    env: {},
-    out: () => out,
-    err: () => err,
-  };
 }
 
 const NODE = '/usr/local/bin/node';

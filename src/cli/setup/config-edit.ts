@@ -41,18 +41,20 @@ export async function withEntry(
   entry: AgentEntry | undefined,
   keepOthers: boolean,
 ): Promise<string> {
-  return format.syntax === 'toml'
-    ? withTomlEntry(text, format, name, entry, keepOthers)
-    : withJsonEntry(text, format, name, entry, keepOthers);
+  const edit = { format, name, entry, keepOthers };
+  return format.syntax === 'toml' ? withTomlEntry(text, edit) : withJsonEntry(text, edit);
 }
 
-async function withJsonEntry(
-  text: string,
-  format: AgentFormat,
-  name: string,
-  entry: AgentEntry | undefined,
-  keepOthers: boolean,
-): Promise<string> {
+/** One change to an agent's file: the server `name` of `format` set to `entry`, or taken out. */
+type EntryEdit = {
+  format: AgentFormat;
+  name: string;
+  entry: AgentEntry | undefined;
+  keepOthers: boolean;
+};
+
+async function withJsonEntry(text: string, edit: EntryEdit): Promise<string> {
+  const { format, name, entry, keepOthers } = edit;
   const { applyEdits, modify } = await import('jsonc-parser');
   let out = text.trim() === '' ? '{}\n' : text;
   const formattingOptions = formattingOf(out);
@@ -83,25 +85,14 @@ function formattingOf(text: string): { insertSpaces: boolean; tabSize: number; e
 // is written (a layout this does not know, such as an inline `mcp_servers = { … }`, is refused).
 
 /** A file with Windows line ends (CRLF) is edited with LF ones and written back with its own. */
-async function withTomlEntry(
-  text: string,
-  format: AgentFormat,
-  name: string,
-  entry: AgentEntry | undefined,
-  keepOthers: boolean,
-): Promise<string> {
-  if (!text.includes('\r\n')) return withTomlEntryLf(text, format, name, entry, keepOthers);
-  const edited = await withTomlEntryLf(text.replace(/\r\n/g, '\n'), format, name, entry, keepOthers);
+async function withTomlEntry(text: string, edit: EntryEdit): Promise<string> {
+  if (!text.includes('\r\n')) return withTomlEntryLf(text, edit);
+  const edited = await withTomlEntryLf(text.replace(/\r\n/g, '\n'), edit);
   return edited.replace(/\n/g, '\r\n');
 }
 
-async function withTomlEntryLf(
-  text: string,
-  format: AgentFormat,
-  name: string,
-  entry: AgentEntry | undefined,
-  keepOthers: boolean,
-): Promise<string> {
+async function withTomlEntryLf(text: string, edit: EntryEdit): Promise<string> {
+  const { format, name, entry, keepOthers } = edit;
   const { parse } = await import('smol-toml');
   const before = text.trim() === '' ? {} : parse(text);
   const servers = isRecord(before[format.serversKey]) ? (before[format.serversKey] as Record<string, unknown>) : {};

@@ -1,18 +1,6 @@
-import {
-  closeSync,
-  fchmodSync,
-  fstatSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-} from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { nodeCrypto } from '../../shared/node-crypto.js';
-import { syncDir, writeAll } from '../../shared/private-files.js';
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { renameOver, writeAll, writeTempBeside } from '../../shared/private-files.js';
 import { errorCode, isErrnoCode } from '../servers/config.js';
 import { BusyError, UsageError } from '../usage-error.js';
 
@@ -52,26 +40,8 @@ export function replaceConfigFile(file: ConfigFile, text: string, now: Date): st
   }
   const mode = file.mode ?? 0o600;
   const backup = file.mode === undefined ? undefined : writeBackup(file, now);
-  const temp = join(dir, `.${basename(file.path)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', mode & 0o777);
-  try {
-    // Exactly the old mode: the umask would take bits away from a new file's.
-    if (process.platform !== 'win32') fchmodSync(fd, mode & 0o777);
-    writeAll(fd, Buffer.from(text, 'utf8'));
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  try {
-    renameSync(temp, file.path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  syncDir(dir);
+  // Exactly the old mode: the umask would take bits away from a new file's.
+  renameOver(writeTempBeside(file.path, Buffer.from(text, 'utf8'), mode & 0o777), file.path);
   return backup;
 }
 

@@ -12,10 +12,10 @@ import {
 } from '../policy/spending-policy.js';
 import { PLANNING, type Authority } from '../policy/authority.js';
 import type { WalletServices } from '../services.js';
-import { checkChainId, connectNode, evmNetwork } from './network.js';
+import { checkChainId, connectNode, evmNetwork, type EvmNetwork } from './network.js';
 import type { SentRecord } from './sent-log.js';
 import { planned, type TxPlanned } from './sign.js';
-import { checkSimulatedSpend, simulateCall, simulatedCallOf } from './simulate.js';
+import { countedWhenSigning, simulateCall, simulatedCallOf } from './simulate.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
 import { statusOf, type TxStatus } from './status.js';
 import { tokenMovesOfCalldata } from './token-moves.js';
@@ -41,13 +41,7 @@ export async function sendTransaction(
   options: { signal?: AbortSignal; progress?: ProgressReporter } = {},
 ): Promise<SignedTx & TxStatus> {
   const network = await evmNetwork(services, request.network);
-  const transaction = readTransaction(request.signed, 'signed_tx');
-  if (transaction.r === undefined) {
-    throw new WalletError('INVALID_PARAM', 'signed_tx has no signature.', { hint: 'Sign it first with evm_tx_sign.' });
-  }
-  checkChainId(transaction.chainId, network, 'The transaction');
-  const signed = request.signed.trim() as Hex;
-  const from = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
+  const { transaction, signed, from } = await readSigned(request.signed, network);
   const summary = describeSigned(signed, from, transaction);
   const spend = {
     ...countedSpend(transaction),
@@ -60,17 +54,13 @@ export async function sendTransaction(
   checkFeeCap(summary.maxFee, request.maxFee, network.policy);
   const node = await connectNode(network, options.signal);
   // Where a policy is set, what the node shows the transaction would do counts too (simulate.ts).
-  const counted =
-    network.policy === null
-      ? spend
-      : await checkSimulatedSpend(
-          services.ledgers,
-          network.policy,
-          spend,
-          await simulateCall(node, simulatedCallOf(from, transaction)),
-          from,
-          true,
-        );
+  const counted = await countedWhenSigning(
+    services.ledgers,
+    network.policy,
+    spend,
+    () => simulateCall(node, simulatedCallOf(from, transaction)),
+    from,
+  );
   // One payment of the account at a time, as evm_funds_send's (pay.ts): across replicas sharing a
   // state store, its nonce reserved before the broadcast, and refused when another transaction
   // went out with it.
@@ -103,6 +93,18 @@ export async function sendTransaction(
   return { ...summary, ...status };
 }
 
+/** signed_tx read and checked: signed, for `network`'s chain; with its signer, recovered from the signature. */
+async function readSigned(text: string, network: EvmNetwork) {
+  const transaction = readTransaction(text, 'signed_tx');
+  if (transaction.r === undefined) {
+    throw new WalletError('INVALID_PARAM', 'signed_tx has no signature.', { hint: 'Sign it first with evm_tx_sign.' });
+  }
+  checkChainId(transaction.chainId, network, 'The transaction');
+  const signed = text.trim() as Hex;
+  const from = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
+  return { transaction, signed, from };
+}
+
 /** The refusal of a transaction whose nonce another transaction of the account went out with. */
 function nonceTaken(tx: SignedTx, other: string | null): WalletError {
   return new WalletError(
@@ -124,13 +126,7 @@ export async function planSending(
   signal?: AbortSignal,
 ): Promise<TxPlanned> {
   const network = await evmNetwork(services, request.network);
-  const transaction = readTransaction(request.signed, 'signed_tx');
-  if (transaction.r === undefined) {
-    throw new WalletError('INVALID_PARAM', 'signed_tx has no signature.', { hint: 'Sign it first with evm_tx_sign.' });
-  }
-  checkChainId(transaction.chainId, network, 'The transaction');
-  const signed = request.signed.trim() as Hex;
-  const from = await recoverTransactionAddress({ serializedTransaction: signed as TransactionSerialized });
+  const { transaction, signed, from } = await readSigned(request.signed, network);
   const spend = {
     ...countedSpend(transaction),
     key: spendKey(from, transaction),

@@ -14,7 +14,7 @@ import { resolveAccount, type EvmAccount } from './accounts.js';
 import { withAccountKey } from './keys.js';
 import { checkChainId, evmNetwork, type EvmNetwork } from './network.js';
 import { checkFeeCap, countedSpend, spendKey } from './spend.js';
-import { checkSimulatedSpend, simulateOn, simulatedCallOf, type AssetChanges } from './simulate.js';
+import { checkSimulatedSpend, countedWhenSigning, simulateOn, simulatedCallOf, type AssetChanges } from './simulate.js';
 import { describeSigned, maxFeeOf, readTransaction, type SignedTx } from './transaction.js';
 
 /** What signing or sending a transaction would do, planned: the transaction read, and its simulation. */
@@ -47,17 +47,13 @@ export async function signTransaction(
   };
   await checkBeforeSigning(services.ledgers, network.policy, spend);
   checkFeeCap(maxFeeOf(transaction), request.maxFee, network.policy);
-  const counted =
-    network.policy === null
-      ? spend
-      : await checkSimulatedSpend(
-          services.ledgers,
-          network.policy,
-          spend,
-          await simulateOn(network, simulatedCallOf(account.address, transaction), signal),
-          account.address,
-          true,
-        );
+  const counted = await countedWhenSigning(
+    services.ledgers,
+    network.policy,
+    spend,
+    () => simulateOn(network, simulatedCallOf(account.address, transaction), signal),
+    account.address,
+  );
   const { value: signed } = await signReserved(services, account, transaction, network.policy, counted);
   return describeSigned(signed, account.address, transaction);
 }

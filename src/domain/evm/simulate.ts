@@ -451,6 +451,21 @@ export async function checkSimulatedSpend(
   return ledgerSpend;
 }
 
+/**
+ * The spend a signature counts: as decoded where the network has no policy (nothing is simulated);
+ * else checked and counted with what `simulate` shows the transaction would do
+ * ({@link checkSimulatedSpend}, signing).
+ */
+export async function countedWhenSigning(
+  place: LedgerPlace,
+  policy: SpendingPolicy | null,
+  spend: LedgerSpend,
+  simulate: () => Promise<AssetChanges>,
+  signer: EvmAddress,
+): Promise<LedgerSpend> {
+  return policy === null ? spend : checkSimulatedSpend(place, policy, spend, await simulate(), signer, true);
+}
+
 /** Throws unless `changes` is a simulation that ran and did not revert (see {@link checkSimulatedSpend}). */
 function requireSimulated(policy: SpendingPolicy, changes: AssetChanges): void {
   const rules = `${policy.chain}.networks.${policy.network}.policy.tokens`;

@@ -157,12 +157,16 @@ const B64 = z
   .regex(/^[A-Za-z0-9_-]*$/)
   .max(8192);
 
-const RegistrationResponseSchema = z.object({
+/** What a browser's registration and authentication answers both carry (WebAuthn's PublicKeyCredential). */
+const CredentialSchema = z.object({
   id: B64,
   rawId: B64,
   type: z.literal('public-key'),
   clientExtensionResults: z.record(z.string(), z.unknown()),
   authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+});
+
+const RegistrationResponseSchema = CredentialSchema.extend({
   response: z.object({
     clientDataJSON: B64,
     attestationObject: B64,
@@ -170,12 +174,7 @@ const RegistrationResponseSchema = z.object({
   }),
 });
 
-const AuthenticationResponseSchema = z.object({
-  id: B64,
-  rawId: B64,
-  type: z.literal('public-key'),
-  clientExtensionResults: z.record(z.string(), z.unknown()),
-  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+const AuthenticationResponseSchema = CredentialSchema.extend({
   response: z.object({
     clientDataJSON: B64,
     authenticatorData: B64,

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { addressAt, describeOnMainWallet, STRANGER } from '../../helpers/dash-backend-wallet.js';
 import { wallet } from '../../helpers/io.js';
+import { fundsSendArgs } from '../../helpers/core-argv.js';
 
 describeOnMainWallet('core_funds_send', (on) => {
   it('a refused or previewed payment uses up no change address and signs nothing', async () => {
@@ -31,17 +32,7 @@ describeOnMainWallet('core_funds_send', (on) => {
   });
 
   it('pays an address: the node accepts the signatures; change comes back', async () => {
-    const sent = await on.ok([
-      'core-funds-send',
-      '--wallet-id',
-      'main',
-      '--network',
-      'testnet',
-      '--address',
-      STRANGER,
-      '--amount-duffs',
-      '120000000',
-    ]);
+    const sent = await on.ok(fundsSendArgs(STRANGER, '120000000'));
     assert.equal(sent['sent'], true);
     assert.equal(on.backends.chain.broadcasts.length, 1);
     const change = (sent['outputs'] as Array<{ change: boolean; address: string }>).find((output) => output.change);

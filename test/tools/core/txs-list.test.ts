@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { startDashBackends, type DashBackends } from '../../fixtures/dash-backends.js';
 import { ABANDON, addressAt, scriptOf, STRANGER } from '../../helpers/dash-backend-wallet.js';
 import { passphraseFileIn, tempHome, wallet } from '../../helpers/io.js';
+import { fundsSendArgs, importArgs } from '../../helpers/core-argv.js';
 
 type Row = {
   txid: string;
@@ -54,32 +55,10 @@ for (const kind of KINDS) {
         chain.mine(1);
       }
       chain.mine(2);
-      const imported = await wallet(
-        [
-          'core-wallet-import',
-          '--alias',
-          'main',
-          '--network',
-          'testnet',
-          '--mnemonic-stdin',
-          '--passphrase-file',
-          passphraseFile,
-        ],
-        { home, env, stdin: ABANDON },
-      );
+      const imported = await wallet(importArgs(['--passphrase-file', passphraseFile]), { home, env, stdin: ABANDON });
       assert.equal(imported.code, 0, imported.stderr);
       // Paid from 0/0's 2 DASH: the change comes back, so the net is the payment plus the fee.
-      const payment = await ok([
-        'core-funds-send',
-        '--wallet-id',
-        'main',
-        '--network',
-        'testnet',
-        '--address',
-        STRANGER,
-        '--amount-duffs',
-        '150000000',
-      ]);
+      const payment = await ok(fundsSendArgs(STRANGER, '150000000'));
       sent = { txid: payment['txid'] as string, amount: 150_000_000n, fee: BigInt(payment['fee_duffs'] as string) };
     });
     after(async () => {

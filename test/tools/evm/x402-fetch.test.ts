@@ -17,9 +17,9 @@ import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from 
 import { approveAsOwner } from '../../helpers/approvals.js';
 import { compilePermitToken, deployPermitToken } from '../../helpers/erc20.js';
 import { tempHome, wallet } from '../../helpers/io.js';
-import { importAnvilInto, localServer, ToolFailure, type ToolCaller } from '../../helpers/mcp.js';
+import { localServer, ownerAndAgent, ToolFailure, type ToolCaller } from '../../helpers/mcp.js';
 import { paymentRequiredAnswer, startX402Server, type X402Server } from '../../helpers/x402.js';
-import { auditLines } from '../../helpers/policy.js';
+import { auditLines, writeLocalPolicy } from '../../helpers/policy.js';
 import { readToolErrorMeta } from '../../../src/shared/protocol-meta.js';
 
 const PASSPHRASE = 'x402 passphrase';
@@ -172,33 +172,20 @@ describe('evm_x402_fetch: paying for HTTP resources under the policy (anvil, x40
       },
     });
     home = tempHome();
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        evm: {
-          networks: {
-            local: {
-              policy: {
-                allowed_recipients: [PAYEE],
-                // The resource server runs on this machine: loopback is fetched only when listed.
-                allowed_hosts: ['127.0.0.1'],
-                autonomous: { max_per_tx_wei: '0', max_per_24h_wei: '0' },
-                tokens: {
-                  [token.toLowerCase()]: {
-                    max_per_tx: TOKEN.toString(),
-                    max_per_24h: (2n * TOKEN).toString(),
-                    autonomous: { max_per_tx: (2n * CENT).toString(), max_per_24h: (10n * CENT).toString() },
-                  },
-                },
-              },
-            },
-          },
+    writeLocalPolicy(home, {
+      allowed_recipients: [PAYEE],
+      // The resource server runs on this machine: loopback is fetched only when listed.
+      allowed_hosts: ['127.0.0.1'],
+      autonomous: { max_per_tx_wei: '0', max_per_24h_wei: '0' },
+      tokens: {
+        [token.toLowerCase()]: {
+          max_per_tx: TOKEN.toString(),
+          max_per_24h: (2n * TOKEN).toString(),
+          autonomous: { max_per_tx: (2n * CENT).toString(), max_per_24h: (10n * CENT).toString() },
         },
-      }),
-    );
-    owner = await localServer({ env: env(), passphrase: PASSPHRASE });
-    await importAnvilInto(owner, { walletAlias: 'anvil', accountAlias: 'holder' });
-    agent = await localServer({ env: env(), passphrase: PASSPHRASE, localOnly: false, caller: 'agent' });
+      },
+    });
+    ({ owner, agent } = await ownerAndAgent(env(), PASSPHRASE));
   });
   after(async () => {
     provider.destroy();
