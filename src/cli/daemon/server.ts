@@ -6,6 +6,7 @@ import { packageInfo } from '../../shared/package-info.js';
 import { ensurePrivateDir } from '../../shared/private-files.js';
 import { readCommandLine } from '../command-line.js';
 import type { CliIo } from '../io.js';
+import { loadServers, rememberServers } from '../servers/config.js';
 import { EXIT } from '../usage-error.js';
 import { daemonDir, daemonLogPath, serverLogPath, socketPath } from './paths.js';
 import { SessionPool } from './pool.js';
@@ -34,6 +35,8 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   // Everything it creates is its owner's alone, the socket first of all.
   process.umask(0o077);
   ensurePrivateDir(daemonDir(dataDir));
+  // servers.json is parsed again only when it changed (each call still checks the file is private).
+  rememberServers();
   const path = socketPath(dataDir);
   const pool = new SessionPool(dataDir);
   const gate = new DirectoryGate();
@@ -252,7 +255,6 @@ async function runWarm(
     if (globals.payment !== undefined) return { kind: 'fallback', reason: 'a call that pays' };
     server = globals.server;
     debug = globals.debug;
-    const { loadServers } = await import('../servers/config.js');
     const servers = await loadServers(dataDir);
     if (!Object.hasOwn(servers, server) || servers[server]?.keep_alive !== true) {
       return { kind: 'fallback', reason: `'${server}' is not a kept-alive server` };
