@@ -148,14 +148,11 @@ export async function runCli(
   } finally {
     spawnedAhead?.process.stop();
     // After the command (not help), so a network, account or server it added completes at the next TAB.
-    // In the kept-alive servers' daemon, once the caller has its answer: it waits for none of it.
-    const refreshed = completionValuesOf;
-    const refresh = async (): Promise<void> => {
-      if (refreshed !== undefined)
-        await (await import('./completion/refresh-values.js')).refreshCompletionValues(refreshed);
-    };
-    if (options.warm) setImmediate(() => void refresh());
-    else await refresh();
+    // In the kept-alive servers' daemon, left to it (`completionValues`): the caller waits for none of it.
+    if (completionValuesOf !== undefined) {
+      if (options.completionValues) options.completionValues(completionValuesOf);
+      else await (await import('./completion/refresh-values.js')).refreshCompletionValues(completionValuesOf);
+    }
   }
 }
 
@@ -182,6 +179,11 @@ export type RunOptions = {
    * relayed (its own stdin stays unread: a run that would read it is handed back to the caller).
    */
   questionsIo?: CliIo | undefined;
+  /**
+   * In the daemon: who brings the completion values of `dataDir` up to date, once the caller has
+   * its answer (src/cli/daemon/completion-values.ts); by default the run does, as it ends.
+   */
+  completionValues?: ((dataDir: string) => void) | undefined;
 };
 
 type Run = {

@@ -809,4 +809,35 @@ describe('kept-alive servers: the daemon', () => {
       await cleanUp(home);
     }
   });
+
+  it('brings the completion values up to date after a warm call, once it has answered', async () => {
+    const { home } = homeWithFixture();
+    const values = join(home, 'cache', 'completion-values.tsv');
+    try {
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      await daemonIs(home, true);
+      // A server added by hand: no command of the CLI's own runs after it, only the warm call.
+      const json = JSON.parse(readFileSync(join(home, 'servers.json'), 'utf8')) as {
+        mcpServers: Record<string, unknown>;
+      };
+      json.mcpServers['zz-added'] = { command: 'true', args: [] };
+      writeFileSync(join(home, 'servers.json'), JSON.stringify(json));
+      const run = wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1', '--debug']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(run.stderr.includes('answered by the daemon'), run.stderr);
+      const deadline = Date.now() + 10_000;
+      while (!(existsSync(values) && readFileSync(values, 'utf8').includes('server\tzz-added\n'))) {
+        assert.ok(
+          Date.now() < deadline,
+          `the completion values: ${existsSync(values) ? readFileSync(values, 'utf8') : '(none)'}`,
+        );
+        await delay(100);
+      }
+      assert.ok(readFileSync(values, 'utf8').includes('server\tfx\n'));
+      assert.equal(statSync(values).mode & 0o777, 0o600);
+    } finally {
+      await cleanUp(home);
+    }
+  });
 });

@@ -9,6 +9,7 @@ import type { CliIo } from '../io.js';
 import { loadServers, rememberServers } from '../servers/config.js';
 import { EXIT } from '../usage-error.js';
 import { daemonDir, daemonLogPath, serverLogPath, socketPath } from './paths.js';
+import { CompletionValues } from './completion-values.js';
 import { SessionPool } from './pool.js';
 import { DaemonRequest, type InputMessage, type RunRequest } from './protocol.js';
 import { BUILD_ID, PROTOCOL_VERSION, type DaemonAnswer, type DaemonStatus, type RunRelay } from './wire.js';
@@ -40,6 +41,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   const path = socketPath(dataDir);
   const pool = new SessionPool(dataDir);
   const gate = new DirectoryGate();
+  const completionValues = new CompletionValues();
   const startedAt = new Date();
   let running = 0;
   let stopping: Promise<void> | undefined;
@@ -73,6 +75,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   const stop = (why: string, finishCalls = false): Promise<void> => {
     stopping ??= (async () => {
       clearTimeout(idle);
+      completionValues.cancel();
       io.stderr.write(`${new Date().toISOString()} daemon ${process.pid} stopping: ${why}\n`);
       server.close();
       rmSync(path, { force: true });
@@ -136,7 +139,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
         }
         running++;
         try {
-          return await runWarm(run, dataDir, pool, gate, caller);
+          return await runWarm(run, { dataDir, pool, gate, completionValues }, caller);
         } finally {
           running--;
           if (running === 0) drained();
@@ -235,13 +238,8 @@ class Caller {
  * server must be a saved keep-alive one, the verb a call, a listing or help; anything else is
  * the client's too. A run whose server is lost (exit 3) drops its session: the next opens another.
  */
-async function runWarm(
-  request: RunRequest,
-  dataDir: string,
-  pool: SessionPool,
-  gate: DirectoryGate,
-  caller: Caller,
-): Promise<DaemonAnswer> {
+async function runWarm(request: RunRequest, daemon: Daemon, caller: Caller): Promise<DaemonAnswer> {
+  const { dataDir, pool, gate, completionValues } = daemon;
   let debug: boolean;
   let server: string | undefined;
   try {
@@ -301,7 +299,11 @@ async function runWarm(
   try {
     try {
       const { runCli } = await import('../main.js');
-      exitCode = await runCli(request.argv, io, { warm, questionsIo });
+      exitCode = await runCli(request.argv, io, {
+        warm,
+        questionsIo,
+        completionValues: (of) => completionValues.want(of),
+      });
     } finally {
       gate.leave();
     }
@@ -314,6 +316,9 @@ async function runWarm(
   }
   return { kind: 'done', stdout, stderr, exitCode };
 }
+
+/** What every run in the daemon shares. */
+type Daemon = { dataDir: string; pool: SessionPool; gate: DirectoryGate; completionValues: CompletionValues };
 
 function isOwnVerb(verb: string): boolean {
   return ['serve', 'setup', 'servers', 'approvals', 'config', 'state', 'networks', 'completion', 'daemon'].includes(
