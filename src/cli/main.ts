@@ -135,6 +135,7 @@ export async function runCli(
         activity,
         interrupted,
         payer: payer?.setup,
+        warm: options.warm !== undefined,
       });
       if (interrupted()) throw new PromptInterrupted();
       return code;
@@ -197,6 +198,8 @@ type Run = {
   interrupted: () => boolean;
   /** How the wallet unlocks to pay another server's tool (`--pay-from`). */
   payer: PayerSetup | undefined;
+  /** In the kept-alive servers' daemon, on one of its sessions. */
+  warm: boolean;
 };
 
 async function dispatch(run: Run): Promise<number> {
@@ -219,7 +222,11 @@ async function dispatch(run: Run): Promise<number> {
   if (!globals.getToolDefinition && (globals.readOnly || globals.profile !== undefined)) {
     throw new UsageError('--read-only and --profile go with --get-tool-definition (or wallet serve).');
   }
-  let list = await connection.tools('allow');
+  // A call (not help) takes the server's own list, not the cache's (below). In the daemon, that
+  // is the list its session keeps until the server announces a change: asked for at once, it
+  // spares the call reading and checking the cache it would set aside.
+  const direct = run.warm && verb !== undefined && !globals.help && !globals.getToolDefinition;
+  let list = await connection.tools(direct ? 'refresh' : 'allow');
   let commands = toolCommands(list.tools);
   if (globals.getToolDefinition) {
     io.stdout.write(JSON.stringify(definitionDocument(list, connection, globals.format), null, 2) + '\n');
