@@ -55,7 +55,7 @@ export async function runCli(
   // Until startServerAhead takes it over (adopts or ends it), a server spawned ahead is this run's to end.
   let spawnedAhead = options.spawnedAhead;
   try {
-    const { globals, verb } = readCommandLine(argv);
+    const { globals, verb } = options.commandLine ?? readCommandLine(argv);
     debug = globals.debug;
     // bin/wallet.js runs `wallet serve …` from its own bundle (serve-main.ts), the same way.
     if (verb === 'serve') return await (await import('./serve.js')).runServe(argv, io);
@@ -185,6 +185,8 @@ export type RunOptions = {
    * its answer (src/cli/daemon/completion-values.ts); by default the run does, as it ends.
    */
   completionValues?: ((dataDir: string) => void) | undefined;
+  /** In the daemon: `readCommandLine(argv)`, which it read already to know the call is its own. */
+  commandLine?: ReturnType<typeof readCommandLine> | undefined;
 };
 
 type Run = {

@@ -242,8 +242,10 @@ async function runWarm(request: RunRequest, daemon: Daemon, caller: Caller): Pro
   const { dataDir, pool, gate, completionValues } = daemon;
   let debug: boolean;
   let server: string | undefined;
+  let commandLine: ReturnType<typeof readCommandLine>;
   try {
-    const { globals, verb } = readCommandLine(request.argv);
+    commandLine = readCommandLine(request.argv);
+    const { globals, verb } = commandLine;
     if (verb !== undefined && !WARM_VERBS.has(verb) && isOwnVerb(verb)) {
       return { kind: 'fallback', reason: `'${verb}' is not a server's call` };
     }
@@ -303,6 +305,7 @@ async function runWarm(request: RunRequest, daemon: Daemon, caller: Caller): Pro
         warm,
         questionsIo,
         completionValues: (of) => completionValues.want(of),
+        commandLine,
       });
     } finally {
       gate.leave();
