@@ -55,7 +55,7 @@ export async function runCli(
   // Until startServerAhead takes it over (adopts or ends it), a server spawned ahead is this run's to end.
   let spawnedAhead = options.spawnedAhead;
   try {
-    const { globals, verb } = readCommandLine(argv);
+    const { globals, verb } = options.commandLine ?? readCommandLine(argv);
     debug = globals.debug;
     // bin/wallet.js runs `wallet serve …` from its own bundle (serve-main.ts), the same way.
     if (verb === 'serve') return await (await import('./serve.js')).runServe(argv, io);
@@ -135,6 +135,7 @@ export async function runCli(
         activity,
         interrupted,
         payer: payer?.setup,
+        warm: options.warm !== undefined,
       });
       if (interrupted()) throw new PromptInterrupted();
       return code;
@@ -148,14 +149,11 @@ export async function runCli(
   } finally {
     spawnedAhead?.process.stop();
     // After the command (not help), so a network, account or server it added completes at the next TAB.
-    // In the kept-alive servers' daemon, once the caller has its answer: it waits for none of it.
-    const refreshed = completionValuesOf;
-    const refresh = async (): Promise<void> => {
-      if (refreshed !== undefined)
-        await (await import('./completion/refresh-values.js')).refreshCompletionValues(refreshed);
-    };
-    if (options.warm) setImmediate(() => void refresh());
-    else await refresh();
+    // In the kept-alive servers' daemon, left to it (`completionValues`): the caller waits for none of it.
+    if (completionValuesOf !== undefined) {
+      if (options.completionValues) options.completionValues(completionValuesOf);
+      else await (await import('./completion/refresh-values.js')).refreshCompletionValues(completionValuesOf);
+    }
   }
 }
 
@@ -182,6 +180,13 @@ export type RunOptions = {
    * relayed (its own stdin stays unread: a run that would read it is handed back to the caller).
    */
   questionsIo?: CliIo | undefined;
+  /**
+   * In the daemon: who brings the completion values of `dataDir` up to date, once the caller has
+   * its answer (src/cli/daemon/completion-values.ts); by default the run does, as it ends.
+   */
+  completionValues?: ((dataDir: string) => void) | undefined;
+  /** In the daemon: `readCommandLine(argv)`, which it read already to know the call is its own. */
+  commandLine?: ReturnType<typeof readCommandLine> | undefined;
 };
 
 type Run = {
@@ -195,6 +200,8 @@ type Run = {
   interrupted: () => boolean;
   /** How the wallet unlocks to pay another server's tool (`--pay-from`). */
   payer: PayerSetup | undefined;
+  /** In the kept-alive servers' daemon, on one of its sessions. */
+  warm: boolean;
 };
 
 async function dispatch(run: Run): Promise<number> {
@@ -217,7 +224,11 @@ async function dispatch(run: Run): Promise<number> {
   if (!globals.getToolDefinition && (globals.readOnly || globals.profile !== undefined)) {
     throw new UsageError('--read-only and --profile go with --get-tool-definition (or wallet serve).');
   }
-  let list = await connection.tools('allow');
+  // A call (not help) takes the server's own list, not the cache's (below). In the daemon, that
+  // is the list its session keeps until the server announces a change: asked for at once, it
+  // spares the call reading and checking the cache it would set aside.
+  const direct = run.warm && verb !== undefined && !globals.help && !globals.getToolDefinition;
+  let list = await connection.tools(direct ? 'refresh' : 'allow');
   let commands = toolCommands(list.tools);
   if (globals.getToolDefinition) {
     io.stdout.write(JSON.stringify(definitionDocument(list, connection, globals.format), null, 2) + '\n');

@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import { z } from 'zod';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { formatWithOptions } from 'node:util';
 import { systemFailureWords } from '../shared/system-errors.js';
 import { packageInfo } from '../shared/package-info.js';
@@ -200,10 +201,13 @@ type SessionOptions = {
 async function connectSession(transport: Transport, options: SessionOptions): Promise<McpSession> {
   const { mode, timeoutMs, events = {}, prior, exitGrace, stepUp, lastWords } = options;
   // A request the server refused for want of scope was not run: after a step-up it is sent again.
+  // The SDK's notes during this session's work go to this session's sink (captureConsole).
+  const sink = events.onLibraryMessage;
+  const noted = <T>(call: () => Promise<T>): Promise<T> => (sink ? libraryNotes.run(sink, call) : call());
   const scoped = async <T>(call: () => Promise<T>): Promise<T> => {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await call();
+        return await noted(call);
       } catch (error) {
         if (!stepUp || !(error instanceof InsufficientScopeError) || attempt >= MAX_STEP_UPS) throw error;
         await stepUp(error);
@@ -216,7 +220,7 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
   };
   const { name, version } = packageInfo();
   const onChanged = events.onToolListChanged;
-  if (events.onLibraryMessage) captureConsole(events.onLibraryMessage);
+  if (sink) captureConsole(sink);
   const questions = events.questions;
   const elicitation = questions && elicitationCapability(questions);
   const client = new Client(
@@ -559,14 +563,25 @@ function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<bo
   });
 }
 
+/** The sink of the session whose SDK work is running (connectSession's `scoped`), for captureConsole. */
+const libraryNotes = new AsyncLocalStorage<(text: string) => void>();
+/** The sink of the session that asked last, for a note made outside any session's work. */
+let lastSink: ((text: string) => void) | undefined;
+
 /**
  * Sends what the SDK prints with `console` to `sink`: its notes ("excluding tool …", "listTools()
  * called but …") would otherwise land on stdout among the results, on every call. Only the CLI,
- * whose own output never goes through `console`, asks for this.
+ * whose own output never goes through `console`, asks for this. In the kept-alive servers'
+ * daemon several sessions are open at once, their calls overlapping: a note goes to the sink of
+ * the session whose request it comes from (each server's own log), not to the last one's.
  */
 function captureConsole(sink: (text: string) => void): void {
+  const first = lastSink === undefined;
+  lastSink = sink;
+  if (!first) return;
   // A note may quote an authorization server's answer (a failed refresh's cause): never its body.
-  const write = (...args: unknown[]): void => sink(withoutRawBody(formatWithOptions({ colors: false }, ...args)));
+  const write = (...args: unknown[]): void =>
+    (libraryNotes.getStore() ?? lastSink)?.(withoutRawBody(formatWithOptions({ colors: false }, ...args)));
   // eslint-disable-next-line no-console -- replacing the SDK's console output is the point.
   for (const level of ['log', 'info', 'debug', 'warn', 'error'] as const) console[level] = write;
 }

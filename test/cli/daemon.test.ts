@@ -765,4 +765,79 @@ describe('kept-alive servers: the daemon', () => {
       await cleanUp(home);
     }
   });
+
+  it('sees servers.json edited between warm calls, in place and at the same size, and refuses it once others can write it', async () => {
+    const { home } = homeWithFixture();
+    const path = join(home, 'servers.json');
+    /** servers.json rewritten in place (the same file, as an editor may), fx's FX_MARK set to `mark`. */
+    const mark = (value: string): void => {
+      const json = JSON.parse(readFileSync(path, 'utf8')) as { mcpServers: Record<string, { env?: object }> };
+      const fx = json.mcpServers['fx'];
+      assert.ok(fx);
+      fx.env = { ...fx.env, FX_MARK: value };
+      writeFileSync(path, JSON.stringify(json, null, 2));
+    };
+    const read = (): Run => wallet(home, ['--server', 'fx', 'env-get-now', '--name', 'FX_MARK', '--json', '--debug']);
+    const calls = (): number => status(home).servers?.reduce((sum, server) => sum + server.calls, 0) ?? 0;
+    try {
+      keepAlive(home, 'fx');
+      mark('aaaa');
+      read();
+      await daemonIs(home, true);
+      for (const value of ['aaaa', 'bbbb', 'cccc']) {
+        if (value !== 'aaaa') mark(value);
+        const before = calls();
+        const run = read();
+        assert.equal(run.code, 0, run.stderr);
+        assert.ok(run.stderr.includes('answered by the daemon'), run.stderr);
+        assert.ok(run.stdout.includes(value), `${value}: ${run.stdout}`);
+        assert.equal(calls(), before + 1);
+      }
+      // Another user could have written what the daemon parsed before: refused as a direct call refuses it.
+      chmodSync(path, 0o620);
+      const refused = read();
+      chmodSync(path, 0o600);
+      assert.equal(refused.code, 6, refused.stderr);
+      assert.match(refused.stderr, /servers\.json is writable by others/);
+      assert.ok(!refused.stderr.includes('answered by the daemon'), refused.stderr);
+      // A server removed is gone for the next call: `fx` is then a command line, which fails to start.
+      assert.equal(wallet(home, ['servers', 'remove', 'fx']).code, 0);
+      const gone = read();
+      assert.equal(gone.code, 3, gone.stderr);
+      assert.ok(!gone.stderr.includes('answered by the daemon'), gone.stderr);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('brings the completion values up to date after a warm call, once it has answered', async () => {
+    const { home } = homeWithFixture();
+    const values = join(home, 'cache', 'completion-values.tsv');
+    try {
+      keepAlive(home, 'fx');
+      wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1']);
+      await daemonIs(home, true);
+      // A server added by hand: no command of the CLI's own runs after it, only the warm call.
+      const json = JSON.parse(readFileSync(join(home, 'servers.json'), 'utf8')) as {
+        mcpServers: Record<string, unknown>;
+      };
+      json.mcpServers['zz-added'] = { command: 'true', args: [] };
+      writeFileSync(join(home, 'servers.json'), JSON.stringify(json));
+      const run = wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '1', '--debug']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(run.stderr.includes('answered by the daemon'), run.stderr);
+      const deadline = Date.now() + 10_000;
+      while (!(existsSync(values) && readFileSync(values, 'utf8').includes('server\tzz-added\n'))) {
+        assert.ok(
+          Date.now() < deadline,
+          `the completion values: ${existsSync(values) ? readFileSync(values, 'utf8') : '(none)'}`,
+        );
+        await delay(100);
+      }
+      assert.ok(readFileSync(values, 'utf8').includes('server\tfx\n'));
+      assert.equal(statSync(values).mode & 0o777, 0o600);
+    } finally {
+      await cleanUp(home);
+    }
+  });
 });

@@ -6,8 +6,10 @@ import { packageInfo } from '../../shared/package-info.js';
 import { ensurePrivateDir } from '../../shared/private-files.js';
 import { readCommandLine } from '../command-line.js';
 import type { CliIo } from '../io.js';
+import { loadServers, rememberServers } from '../servers/config.js';
 import { EXIT } from '../usage-error.js';
 import { daemonDir, daemonLogPath, serverLogPath, socketPath } from './paths.js';
+import { CompletionValues } from './completion-values.js';
 import { SessionPool } from './pool.js';
 import { DaemonRequest, type InputMessage, type RunRequest } from './protocol.js';
 import { BUILD_ID, PROTOCOL_VERSION, type DaemonAnswer, type DaemonStatus, type RunRelay } from './wire.js';
@@ -34,9 +36,12 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   // Everything it creates is its owner's alone, the socket first of all.
   process.umask(0o077);
   ensurePrivateDir(daemonDir(dataDir));
+  // servers.json is parsed again only when it changed (each call still checks the file is private).
+  rememberServers();
   const path = socketPath(dataDir);
   const pool = new SessionPool(dataDir);
   const gate = new DirectoryGate();
+  const completionValues = new CompletionValues();
   const startedAt = new Date();
   let running = 0;
   let stopping: Promise<void> | undefined;
@@ -70,6 +75,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   const stop = (why: string, finishCalls = false): Promise<void> => {
     stopping ??= (async () => {
       clearTimeout(idle);
+      completionValues.cancel();
       io.stderr.write(`${new Date().toISOString()} daemon ${process.pid} stopping: ${why}\n`);
       server.close();
       rmSync(path, { force: true });
@@ -133,7 +139,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
         }
         running++;
         try {
-          return await runWarm(run, dataDir, pool, gate, caller);
+          return await runWarm(run, { dataDir, pool, gate, completionValues }, caller);
         } finally {
           running--;
           if (running === 0) drained();
@@ -232,17 +238,14 @@ class Caller {
  * server must be a saved keep-alive one, the verb a call, a listing or help; anything else is
  * the client's too. A run whose server is lost (exit 3) drops its session: the next opens another.
  */
-async function runWarm(
-  request: RunRequest,
-  dataDir: string,
-  pool: SessionPool,
-  gate: DirectoryGate,
-  caller: Caller,
-): Promise<DaemonAnswer> {
+async function runWarm(request: RunRequest, daemon: Daemon, caller: Caller): Promise<DaemonAnswer> {
+  const { dataDir, pool, gate, completionValues } = daemon;
   let debug: boolean;
   let server: string | undefined;
+  let commandLine: ReturnType<typeof readCommandLine>;
   try {
-    const { globals, verb } = readCommandLine(request.argv);
+    commandLine = readCommandLine(request.argv);
+    const { globals, verb } = commandLine;
     if (verb !== undefined && !WARM_VERBS.has(verb) && isOwnVerb(verb)) {
       return { kind: 'fallback', reason: `'${verb}' is not a server's call` };
     }
@@ -252,7 +255,6 @@ async function runWarm(
     if (globals.payment !== undefined) return { kind: 'fallback', reason: 'a call that pays' };
     server = globals.server;
     debug = globals.debug;
-    const { loadServers } = await import('../servers/config.js');
     const servers = await loadServers(dataDir);
     if (!Object.hasOwn(servers, server) || servers[server]?.keep_alive !== true) {
       return { kind: 'fallback', reason: `'${server}' is not a kept-alive server` };
@@ -299,7 +301,12 @@ async function runWarm(
   try {
     try {
       const { runCli } = await import('../main.js');
-      exitCode = await runCli(request.argv, io, { warm, questionsIo });
+      exitCode = await runCli(request.argv, io, {
+        warm,
+        questionsIo,
+        completionValues: (of) => completionValues.want(of),
+        commandLine,
+      });
     } finally {
       gate.leave();
     }
@@ -312,6 +319,9 @@ async function runWarm(
   }
   return { kind: 'done', stdout, stderr, exitCode };
 }
+
+/** What every run in the daemon shares. */
+type Daemon = { dataDir: string; pool: SessionPool; gate: DirectoryGate; completionValues: CompletionValues };
 
 function isOwnVerb(verb: string): boolean {
   return ['serve', 'setup', 'servers', 'approvals', 'config', 'state', 'networks', 'completion', 'daemon'].includes(

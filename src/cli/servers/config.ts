@@ -1,5 +1,12 @@
+import { lstatSync } from 'node:fs';
 import { z } from 'zod';
-import { ensurePrivateDir, readPrivateText, UnsafeFileError, writeFileAtomic } from '../../shared/private-files.js';
+import {
+  checkPrivateFile,
+  ensurePrivateDir,
+  readPrivateText,
+  UnsafeFileError,
+  writeFileAtomic,
+} from '../../shared/private-files.js';
 import { asOwnerVerb } from '../owner-errors.js';
 import { closestNames } from '../suggest.js';
 import { UsageError } from '../usage-error.js';
@@ -66,6 +73,56 @@ export function isHttpEntry(entry: ServerEntry): entry is HttpServerEntry {
  */
 export async function loadServers(dataDir: string): Promise<NamedServers> {
   const path = serversFilePath(dataDir);
+  const identity = remembering ? fileIdentity(path) : undefined;
+  if (identity !== undefined && remembered?.identity === identity) return remembered.servers;
+  const servers = await readServers(path);
+  if (identity !== undefined) remembered = { identity, servers: deepFreeze(servers) };
+  return servers;
+}
+
+/**
+ * Whether {@link loadServers} keeps what it parsed for the next call, while the file stays the
+ * same file with the same content: the kept-alive servers' daemon (src/cli/daemon/server.ts), a
+ * long-lived process that reads servers.json on every call it is sent. Off in the CLI's
+ * one-command processes.
+ */
+let remembering = false;
+/** The servers last parsed, frozen (no caller may change what the next one gets), and the file's identity then. */
+let remembered: { identity: string; servers: NamedServers } | undefined;
+
+/** From now on, {@link loadServers} parses servers.json again only when it changed. */
+export function rememberServers(): void {
+  remembering = true;
+}
+
+/**
+ * What tells one version of servers.json from another without reading it: its path, device,
+ * inode (an atomic write is a new one), size, and the times of its last change of content and of
+ * status (a write in place, a chmod), from an `lstat` that follows no link. The file is checked
+ * as a read checks it ({@link checkPrivateFile}: a link, another user's file or one others can
+ * write is refused on every call, not only when it is first parsed). `undefined` when it is not
+ * there or cannot be examined: then it is read as usual, which says what is wrong.
+ */
+function fileIdentity(path: string): string | undefined {
+  let info;
+  try {
+    info = lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  checkPrivateFile(path, info);
+  return `${path}\0${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+async function readServers(path: string): Promise<NamedServers> {
   let text: string;
   try {
     text = readPrivateText(path);
@@ -151,7 +208,8 @@ export async function updateServers<T>(
   const { withNamedLock } = await import('../../domain/keystore/lock.js');
   return asOwnerVerb(() =>
     withNamedLock(dataDir, 'servers-json', async () => {
-      const { servers, result } = change(await loadServers(dataDir));
+      // Read afresh, never the daemon's kept copy: `change` may edit what it is given.
+      const { servers, result } = change(await readServers(serversFilePath(dataDir)));
       if (servers !== undefined) await saveServers(dataDir, servers);
       return result;
     }),

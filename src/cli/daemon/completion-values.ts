@@ -1,0 +1,63 @@
+import { lstatSync, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { completionValuesPath } from '../completion/values-file.js';
+import { serversFilePath } from '../servers/names.js';
+
+/** How long after a call the daemon looks at the completion values: the caller has its answer and has exited by then. */
+const AFTER_ANSWER_MS = 250;
+
+/**
+ * The completion values (`<dataDir>/cache/completion-values.tsv`, src/cli/completion/refresh-values.ts)
+ * as the kept-alive servers' daemon keeps them up to date. The CLI brings them up to date after
+ * every command; a run in the daemon leaves it here (`want`), where it is done once the caller
+ * has its answer (not beside the caller's exit, on a machine of few cores), at most once for
+ * the calls of a quarter of a second, and only when a file they are made from changed since the
+ * daemon last did it (config.json, servers.json, the keystore's folder, whose files are replaced
+ * whole; the values' own file): a warm call changes none of them.
+ */
+export class CompletionValues {
+  private timer: NodeJS.Timeout | undefined;
+  /** The files' identities when the values were last brought up to date. */
+  private seen: string | undefined;
+
+  want(dataDir: string): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.refresh(dataDir);
+    }, AFTER_ANSWER_MS);
+  }
+
+  /** Nothing more: the daemon is ending. */
+  cancel(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private async refresh(dataDir: string): Promise<void> {
+    if (sourcesOf(dataDir) === this.seen) return;
+    const { refreshCompletionValues } = await import('../completion/refresh-values.js');
+    await refreshCompletionValues(dataDir);
+    this.seen = sourcesOf(dataDir);
+  }
+}
+
+/** What tells one state of the values' sources from another without reading them: each one's identity. */
+function sourcesOf(dataDir: string): string {
+  return [
+    identity(join(dataDir, 'config.json'), lstatSync),
+    identity(serversFilePath(dataDir), lstatSync),
+    identity(join(dataDir, 'keystore'), statSync),
+    identity(completionValuesPath(dataDir), lstatSync),
+  ].join('|');
+}
+
+/** Device, inode, size and the times of the last change of content and of status; `-` when there is none. */
+function identity(path: string, stat: (path: string) => Stats): string {
+  try {
+    const info = stat(path);
+    return `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+  } catch {
+    return '-';
+  }
+}
