@@ -254,7 +254,7 @@ describe('x402 over MCP: where a payment may go (redirects, --env, kept-alive se
         const refused =
           to === 'server'
             ? 'Refused: the server redirected the call to http://127\\.0\\.0\\.1:[0-9]+, another origin, and a call that may pay goes to the server named only: it was not sent there'
-            : `Refused: the server answered the call with a redirect \\(HTTP ${status}\\) within its own origin, which a call is not sent on \\(it would go as a GET\\): it was not sent again`;
+            : `Refused: the server answered the call with a redirect \\(HTTP ${status}\\) within its own origin, which is not followed \\(it would make the call a GET\\): it was not sent again`;
         assert.match(
           stderr,
           new RegExp(
