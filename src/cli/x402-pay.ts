@@ -69,6 +69,7 @@ export async function runPaidCall(
       terms: flags.terms,
       asker,
       server: paidServer,
+      origin: target.kind === 'http' ? target.address.url.origin : undefined,
       confirm: async (quote) => {
         if (globals.yes) return;
         activity.pause();

@@ -47,6 +47,8 @@ export type ToolPayment = PaymentChoice & {
   asker: string;
   /** The server the tool is on: the policy's allowed_hosts names it, and so does the audit line. */
   server: PaidServer;
+  /** An HTTP server's origin (its URL's), which a redirect is told within or outside of. */
+  origin?: string | undefined;
   /** Asks the owner before signing (or takes `--yes`); throws to stop. */
   confirm: (quote: McpPaymentQuote) => Promise<void>;
   signal?: AbortSignal | undefined;
@@ -104,7 +106,7 @@ export async function callPayingX402(
         try {
           toolResult = await call(meta);
         } catch (error) {
-          throw redirectRefusal(error, meta !== undefined) ?? error;
+          throw redirectRefusal(error, meta !== undefined, payment.origin) ?? error;
         }
         return toolResult as PaidToolResult;
       },
@@ -139,27 +141,40 @@ export async function callPayingX402(
 }
 
 /**
- * A call the server answered with a redirect to another origin: the MCP SDK's transport follows a
- * redirect only within the origin of the request (its `redirectPolicy`, 'same-origin' by default),
- * so the call, and the payment in it, went no further than the server named. Said as the wallet's
- * refusal, naming only the other origin (a path or query can carry a key); undefined for any
- * other failure. `paid`: the call carried the signed payment (the caller says so around it).
+ * A call the server answered with a redirect the MCP SDK's transport did not follow: it follows one
+ * only within the origin of the request (its `redirectPolicy`, 'same-origin' by default), and a
+ * call (a POST) only on a 307 or 308, never on a 301, 302 or 303, which would make it a GET. So
+ * the call, and the payment in it, went no further than the server named. Said as the wallet's
+ * refusal, naming only the other origin (a path or query can carry a key); a redirect within
+ * `origin` (the server's own) is told as one. Undefined for any other failure. `paid`: the call
+ * carried the signed payment (the caller says so around it).
  */
-function redirectRefusal(error: unknown, paid: boolean): WalletError | undefined {
+function redirectRefusal(error: unknown, paid: boolean, origin: string | undefined): WalletError | undefined {
   if (!(error instanceof ConnectionError)) return undefined;
   const cause: unknown = error.cause;
   const status = typeof cause === 'object' && cause !== null && 'status' in cause ? cause.status : undefined;
   if (typeof status !== 'number' || status < 300 || status > 399) return undefined;
-  const said = cause instanceof Error ? /Redirect to (\S+) not followed/.exec(cause.message)?.[1] : undefined;
+  // The SDK's words for a redirect it did not follow; a 3xx without a Location is no redirect.
+  const text = cause instanceof Error ? cause.message : '';
+  if (!/\bRedirect\b.* not followed/.test(text)) return undefined;
+  const said = /Redirect to (\S+) not followed/.exec(text)?.[1];
   let where = 'another origin';
   try {
     if (said !== undefined) where = new URL(said).origin;
   } catch {
     // Not a URL: the redirect is named as "another origin".
   }
+  const tail = paid ? '' : ' Nothing was signed.';
+  if (origin !== undefined && where === origin) {
+    return new WalletError(
+      'POLICY_VIOLATION',
+      `Refused: the server answered the call with a redirect (HTTP ${status}) within its own origin, which is not followed${status <= 303 ? ' (it would make the call a GET)' : ''}: it was not sent again.${tail}`,
+      { hint: 'If the server now answers at the address it points to, call it there (--url with that address).' },
+    );
+  }
   return new WalletError(
     'POLICY_VIOLATION',
-    `Refused: the server redirected the call to ${where}, another origin, and a call that may pay goes to the server named only: it was not sent there.${paid ? '' : ' Nothing was signed.'}`,
+    `Refused: the server redirected the call to ${where}, another origin, and a call that may pay goes to the server named only: it was not sent there.${tail}`,
     {
       hint: 'If you trust the server it points to, call that one directly (--url with its address), its host listed in allowed_hosts when the policy has the list.',
     },

@@ -97,10 +97,11 @@ describe('x402 over MCP: where a payment may go (redirects, --env, kept-alive se
 
   /**
    * A front for the paid server on {@link OTHER_HOST}: it passes every request through, except the
-   * tool calls of `mode`, which it answers with a 307 to the paid server itself (on 127.0.0.1), as
-   * a server that moved its paid tools elsewhere would. `redirected`: the calls it sent on.
+   * tool calls of `mode`, which it answers with a redirect (`status`, a 307 unless told) to the paid
+   * server itself (on 127.0.0.1), as a server that moved its paid tools elsewhere would, or with
+   * `to` 'self' to another path of its own origin. `redirected`: the calls it sent on.
    */
-  const redirectingFront = async (mode: RedirectMode) => {
+  const redirectingFront = async (mode: RedirectMode, status = 307, to: 'server' | 'self' = 'server') => {
     const target = new URL(paid.url);
     const front = { redirected: 0, url: '', server: undefined as Server | undefined };
     const server = createServer((incoming, answer) => {
@@ -112,7 +113,8 @@ describe('x402 over MCP: where a payment may go (redirects, --env, kept-alive se
         const isCall = text.includes('"tools/call"');
         if (isCall && (mode === 'calls' || text.includes('"x402/payment"'))) {
           front.redirected++;
-          answer.writeHead(307, { location: `${target.origin}${incoming.url ?? '/'}` }).end();
+          const location = to === 'server' ? `${target.origin}${incoming.url ?? '/'}` : '/moved';
+          answer.writeHead(status, { location }).end();
           return;
         }
         const headers = { ...incoming.headers, host: target.host };
@@ -217,6 +219,59 @@ describe('x402 over MCP: where a payment may go (redirects, --env, kept-alive se
     assert.equal(direct.code, 0, direct.stderr);
     assert.deepEqual(JSON.parse(direct.stdout), { topic: 'direct', report: 'The report on direct.' });
     assert.deepEqual(await balances(), [payer - CENT, payee + CENT]);
+  });
+
+  it('a paid call answered with a 301, 302 or 303: not followed, to another origin or its own', async (t) => {
+    writePolicy([OTHER_HOST]);
+    t.after(() => writePolicy());
+    // A POST is followed on a 307 or 308 within the origin only: a 301, 302 or 303 would turn it
+    // into a GET, so not even its own origin gets the call again.
+    const cases = [
+      [301, 'server'],
+      [302, 'server'],
+      [303, 'server'],
+      [303, 'self'],
+    ] as const;
+    for (const [status, to] of cases) {
+      const front = await redirectingFront('paid', status, to);
+      try {
+        const before = await balances();
+        const seen = calls().length;
+        const { code, stdout, stderr } = await run([
+          '--url',
+          front.url,
+          'report',
+          '--topic',
+          'moved',
+          ...pay(),
+          '--yes',
+        ]);
+        assert.equal(code, 1, stderr);
+        assert.equal(stdout, '');
+        assert.equal(front.count(), 1, `${status}: the paid call came to the front, which redirected it`);
+        assert.deepEqual(calls().slice(seen), ['report unpaid'], `${status}: the payment went nowhere else`);
+        assert.deepEqual(await balances(), before, 'nothing moved');
+        const refused =
+          to === 'server'
+            ? 'Refused: the server redirected the call to http://127\\.0\\.0\\.1:[0-9]+, another origin, and a call that may pay goes to the server named only: it was not sent there'
+            : `Refused: the server answered the call with a redirect \\(HTTP ${status}\\) within its own origin, which is not followed \\(it would make the call a GET\\): it was not sent again`;
+        assert.match(
+          stderr,
+          new RegExp(
+            `^error: POLICY_VIOLATION: A payment of ${CENT} base units of token ${token} to ${PAYEE} was signed and sent to tool report of server paid-tools, but the request failed \\(${refused}\\); the payment may be settled all the same\\.$`,
+            'm',
+          ),
+          `${status} ${to}`,
+        );
+        const line = paymentLines().at(-1);
+        assert.deepEqual(
+          [line?.outcome, line?.['host'], line?.['payment_signed'], line?.['amount'], line?.['error']?.code],
+          ['error', OTHER_HOST, true, CENT.toString(), 'POLICY_VIOLATION'],
+        );
+      } finally {
+        front.stop();
+      }
+    }
   });
 
   it('a redirect of the first, unpaid call to another host: refused, nothing signed, a dry run too', async (t) => {
