@@ -27,6 +27,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startBearerProxy, startEverythingHttp } from '../helpers/everything-http.js';
 import { CompletionValues } from '../../src/cli/daemon/completion-values.js';
+import { loadServers, rememberServers } from '../../src/cli/servers/config.js';
 import { tempHome } from '../helpers/io.js';
 import { EVERYTHING_SERVER, FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
 
@@ -862,6 +863,30 @@ describe('kept-alive servers: the completion values the daemon brings up to date
       running.want(home);
       await delay(1000);
       assert.equal(readFileSync(values, 'utf8'), 'server\tfx\n');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('kept-alive servers: servers.json as the daemon keeps it parsed', () => {
+  it('is parsed again while it changed too lately for its times to tell its next change apart', async () => {
+    const home = tempHome();
+    const path = join(home, 'servers.json');
+    try {
+      writeFileSync(path, JSON.stringify({ mcpServers: { fx: { command: 'true' } } }), { mode: 0o600 });
+      // As the daemon does (src/cli/daemon/server.ts); this test process spawns every other one.
+      rememberServers();
+      // Just written: a next write in the same tick of a coarse clock (or second of a coarse
+      // filesystem), at the same size, could leave size, times and inode as they are. Not kept.
+      const first = await loadServers(home);
+      assert.notEqual(await loadServers(home), first, 'kept what a change may not show in');
+      // Once its times are behind the clock by more than its granularity, it is kept.
+      await delay(3500);
+      const settled = await loadServers(home);
+      assert.equal(await loadServers(home), settled);
+      assert.deepEqual(settled, first);
+      assert.ok(Object.isFrozen(settled) && Object.isFrozen(settled['fx']));
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
