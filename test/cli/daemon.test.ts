@@ -26,6 +26,8 @@ import { basename, dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startBearerProxy, startEverythingHttp } from '../helpers/everything-http.js';
+import { CompletionValues } from '../../src/cli/daemon/completion-values.js';
+import { loadServers, rememberServers } from '../../src/cli/servers/config.js';
 import { tempHome } from '../helpers/io.js';
 import { EVERYTHING_SERVER, FIXTURE_SERVER, ROOT, WALLET_BIN } from '../helpers/paths.js';
 
@@ -838,6 +840,55 @@ describe('kept-alive servers: the daemon', () => {
       assert.equal(statSync(values).mode & 0o777, 0o600);
     } finally {
       await cleanUp(home);
+    }
+  });
+});
+
+describe('kept-alive servers: the completion values the daemon brings up to date', () => {
+  it('arms no refresh once the daemon is stopping: a call it cut short ends after its stop', async () => {
+    const home = tempHome();
+    const values = join(home, 'cache', 'completion-values.tsv');
+    try {
+      writeFileSync(join(home, 'servers.json'), JSON.stringify({ mcpServers: { fx: { command: 'true' } } }), {
+        mode: 0o600,
+      });
+      const stopped = new CompletionValues();
+      stopped.cancel();
+      // What runCli asks at the end of a warm call (src/cli/main.ts), here after the daemon's stop.
+      stopped.want(home);
+      await delay(1000);
+      assert.equal(existsSync(values), false, 'a refresh ran after the stop');
+      // The same request of a daemon that is not stopping is met, within the same wait.
+      const running = new CompletionValues();
+      running.want(home);
+      await delay(1000);
+      assert.equal(readFileSync(values, 'utf8'), 'server\tfx\n');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('kept-alive servers: servers.json as the daemon keeps it parsed', () => {
+  it('is parsed again while it changed too lately for its times to tell its next change apart', async () => {
+    const home = tempHome();
+    const path = join(home, 'servers.json');
+    try {
+      writeFileSync(path, JSON.stringify({ mcpServers: { fx: { command: 'true' } } }), { mode: 0o600 });
+      // As the daemon does (src/cli/daemon/server.ts); this test process spawns every other one.
+      rememberServers();
+      // Just written: a next write in the same tick of a coarse clock (or second of a coarse
+      // filesystem), at the same size, could leave size, times and inode as they are. Not kept.
+      const first = await loadServers(home);
+      assert.notEqual(await loadServers(home), first, 'kept what a change may not show in');
+      // Once its times are behind the clock by more than its granularity, it is kept.
+      await delay(3500);
+      const settled = await loadServers(home);
+      assert.equal(await loadServers(home), settled);
+      assert.deepEqual(settled, first);
+      assert.ok(Object.isFrozen(settled) && Object.isFrozen(settled['fx']));
+    } finally {
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });

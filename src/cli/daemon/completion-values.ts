@@ -19,17 +19,20 @@ export class CompletionValues {
   private timer: NodeJS.Timeout | undefined;
   /** The files' identities when the values were last brought up to date. */
   private seen: string | undefined;
+  /** The daemon is ending: a call it cut short, ending after, arms no timer (which would outlive it). */
+  private ended = false;
 
   want(dataDir: string): void {
-    if (this.timer) return;
+    if (this.timer || this.ended) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.refresh(dataDir);
     }, AFTER_ANSWER_MS);
   }
 
-  /** Nothing more: the daemon is ending. */
+  /** Nothing more, now or later: the daemon is ending. */
   cancel(): void {
+    this.ended = true;
     clearTimeout(this.timer);
     this.timer = undefined;
   }

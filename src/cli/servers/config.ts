@@ -73,12 +73,22 @@ export function isHttpEntry(entry: ServerEntry): entry is HttpServerEntry {
  */
 export async function loadServers(dataDir: string): Promise<NamedServers> {
   const path = serversFilePath(dataDir);
-  const identity = remembering ? fileIdentity(path) : undefined;
-  if (identity !== undefined && remembered?.identity === identity) return remembered.servers;
+  const file = remembering ? fileIdentity(path) : undefined;
+  if (file !== undefined && remembered?.identity === file.identity) return remembered.servers;
   const servers = await readServers(path);
-  if (identity !== undefined) remembered = { identity, servers: deepFreeze(servers) };
+  if (file?.settled) remembered = { identity: file.identity, servers: deepFreeze(servers) };
   return servers;
 }
+
+/**
+ * How long ago servers.json must have last changed for what was parsed of it to be kept. Its
+ * times are only as fine as the filesystem's (a second on some, two on FAT) or the kernel's clock
+ * tick (Linux before 6.13): a file changed that recently can change again, at the same size, with
+ * the same times and, replaced by a rename, the same recycled inode, and the daemon would serve
+ * the old servers until the next change. Until it is older than this it is parsed on every call
+ * (as git treats a file as racy when it changed as late as its index was written).
+ */
+const SETTLED_MS = 3_000;
 
 /**
  * Whether {@link loadServers} keeps what it parsed for the next call, while the file stays the
@@ -101,9 +111,10 @@ export function rememberServers(): void {
  * status (a write in place, a chmod), from an `lstat` that follows no link. The file is checked
  * as a read checks it ({@link checkPrivateFile}: a link, another user's file or one others can
  * write is refused on every call, not only when it is first parsed). `undefined` when it is not
- * there or cannot be examined: then it is read as usual, which says what is wrong.
+ * there or cannot be examined: then it is read as usual, which says what is wrong. `settled`:
+ * it last changed more than {@link SETTLED_MS} ago, so that its next change will show.
  */
-function fileIdentity(path: string): string | undefined {
+function fileIdentity(path: string): { identity: string; settled: boolean } | undefined {
   let info;
   try {
     info = lstatSync(path);
@@ -111,7 +122,10 @@ function fileIdentity(path: string): string | undefined {
     return undefined;
   }
   checkPrivateFile(path, info);
-  return `${path}\0${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+  return {
+    identity: `${path}\0${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`,
+    settled: Date.now() - Math.max(info.mtimeMs, info.ctimeMs) > SETTLED_MS,
+  };
 }
 
 function deepFreeze<T>(value: T): T {
