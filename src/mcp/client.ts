@@ -210,7 +210,7 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
         return await noted(call);
       } catch (error) {
         if (!stepUp || !(error instanceof InsufficientScopeError) || attempt >= MAX_STEP_UPS) throw error;
-        await stepUp(error);
+        await noted(() => stepUp(error));
       }
     }
   };
