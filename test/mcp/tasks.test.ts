@@ -283,6 +283,74 @@ for (const transport of ['stdio', 'http'] as const) {
       }
     });
 
+    it('a kept call edited while serve was down is not run: its digest is not the approval\'s', async () => {
+      const first = await requester(home, node, transport);
+      const before = await transactionsFrom(node, PAYER);
+      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(14n * MILLI)));
+      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      await first.port.kill();
+      // Someone with the owner's files swaps the amount of the waiting call; the owner approves the original.
+      const path = join(home, 'approval-task-calls.json');
+      const text = readFileSync(path, 'utf8');
+      assert.match(text, new RegExp(String(14n * MILLI)));
+      writeFileSync(path, text.replace(String(14n * MILLI), String(15n * MILLI)), { mode: 0o600 });
+      await decide(home, 'approve', id);
+      const second = await requester(home, node, transport);
+      try {
+        const raw = await second.port.dispatch({ method: 'tasks/get', params: { taskId } });
+        const failed = (
+          raw as unknown as { result: { status: string; error: { data: Record<string, ToolErrorMeta> } } }
+        ).result;
+        assert.equal(failed.status, 'failed', JSON.stringify(raw));
+        assert.equal(failed.error.data[ERROR_META_KEY]?.code, 'APPROVAL_REQUIRED');
+        assert.equal(await transactionsFrom(node, PAYER), before, 'neither the edited call nor the approved one ran');
+        assert.equal(keptCalls().calls[taskId], undefined, 'the edited call left the disk');
+        // The owner's yes still stands for the exact call approved: repeated, it runs once.
+        const repeated = await second.session.callTool('evm_funds_send', pay(14n * MILLI));
+        const { outcome } = await repeated.settle();
+        assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n);
+      } finally {
+        await second.session.close();
+        await second.port.close();
+      }
+    });
+
+    it('two serves of one data directory polling the approved task at once run it once', async () => {
+      const first = await requester(home, node, transport);
+      const second = await requester(home, node, transport);
+      try {
+        const before = await transactionsFrom(node, PAYER);
+        const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(16n * MILLI)));
+        const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+        // The other serve (the same principal) sees the task and holds its kept call too.
+        assert.equal((await second.session.task(taskId).snapshot()).status, 'working');
+        await decide(home, 'approve', id);
+        const poll = async (on: typeof first): Promise<string> => {
+          let status = 'working';
+          const started = Date.now();
+          while (status === 'working' && Date.now() - started < 60_000) {
+            status = (await on.session.task(taskId).snapshot()).status;
+            if (status === 'working') await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          return status;
+        };
+        assert.deepEqual(await Promise.all([poll(first), poll(second), poll(first), poll(second)]), [
+          'completed',
+          'completed',
+          'completed',
+          'completed',
+        ]);
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+        assert.equal(keptCalls().calls[taskId], undefined);
+      } finally {
+        for (const { session, port } of [first, second]) {
+          await session.close();
+          await port.close();
+        }
+      }
+    });
+
     it('a task takes its own approval: a plain repeat that spent the yes leaves it "used by another call"', async () => {
       const { session, port } = await requester(home, node, transport);
       try {
