@@ -302,7 +302,12 @@ for (const transport of ['stdio', 'http'] as const) {
           raw as unknown as { result: { status: string; error: { data: Record<string, ToolErrorMeta> } } }
         ).result;
         assert.equal(failed.status, 'failed', JSON.stringify(raw));
-        assert.equal(failed.error.data[ERROR_META_KEY]?.code, 'APPROVAL_REQUIRED');
+        const error = failed.error.data[ERROR_META_KEY];
+        assert.equal(error?.code, 'APPROVAL_REQUIRED');
+        // It says what happened: the call was kept, but is not the one approved (not "kept only in memory").
+        assert.match(error?.message ?? '', /not the one approved/);
+        assert.doesNotMatch(error?.message ?? '', /only in its memory/);
+        assert.equal(error?.details?.['approval_id'], id);
         assert.equal(await transactionsFrom(node, PAYER), before, 'neither the edited call nor the approved one ran');
         assert.equal(keptCalls().calls[taskId], undefined, 'the edited call left the disk');
         // The owner's yes still stands for the exact call approved: repeated, it runs once.
