@@ -283,7 +283,7 @@ for (const transport of ['stdio', 'http'] as const) {
       }
     });
 
-    it('a kept call edited while serve was down is not run: its digest is not the approval\'s', async () => {
+    it("a kept call edited while serve was down is not run: its digest is not the approval's", async () => {
       const first = await requester(home, node, transport);
       const before = await transactionsFrom(node, PAYER);
       const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(14n * MILLI)));
