@@ -10,6 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
@@ -500,3 +502,89 @@ for (const transport of ['stdio', 'http'] as const) {
     });
   });
 }
+
+describe('MCP tasks: a poll that starts the run waits for it, so a client polling once cuts nothing', () => {
+  let node: AnvilNode;
+  let home: string;
+  let proxy: Server;
+  /** anvil behind a proxy that answers each request 1.2 s late, as a slow public endpoint does. */
+  let slowUrl: string;
+
+  before(async () => {
+    node = await startAnvil({ chainId: 31337 });
+    home = tempHome();
+    await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
+    proxy = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        setTimeout(() => {
+          void fetch(node.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.concat(chunks),
+          }).then(async (answer) => {
+            response.writeHead(answer.status, { 'content-type': 'application/json' });
+            response.end(await answer.text());
+          });
+        }, 1_200);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    slowUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    proxy.close();
+    await node.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it(
+    '`wallet --server "wallet serve" tasks get` once approved: the run completes, once',
+    { timeout: 120_000 },
+    async () => {
+      const passphraseFile = passphraseFileIn(home, PASSPHRASE, 'oneshot-pw');
+      const slow = { ...node, url: slowUrl } as AnvilNode;
+      const first = await tasksRequester('stdio', { home, node: slow, passphraseFile });
+      const before = await transactionsFrom(node, PAYER);
+      const taskId = taskOf(
+        await first.session.callTool('evm_funds_send', {
+          address: 'payer',
+          to: RECIPIENT,
+          value_wei: String(17n * MILLI),
+          network: 'local',
+        }),
+      );
+      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      // serve stops (the session left open, as an agent that polls later leaves it: closing it would cancel).
+      await first.port.close();
+      await decide(home, 'approve', id);
+      // One poll from the CLI, which starts `wallet serve` for it and stops it once answered (docs/CLI.md).
+      const got = await wallet(
+        [
+          '--server',
+          `"${process.execPath}" "${WALLET_BIN}" serve --passphrase-file ${passphraseFile}`,
+          '--env',
+          `WALLET_HOME=${home}`,
+          '--env',
+          `WALLET_EVM_LOCAL_URL=${slowUrl}`,
+          'tasks',
+          'get',
+          taskId,
+          '--json',
+        ],
+        { home },
+      );
+      assert.equal(got.code, 0, got.stderr);
+      assert.equal((JSON.parse(got.stdout) as { status: string }).status, 'completed', got.stdout);
+      const second = await tasksRequester('stdio', { home, node: slow, passphraseFile });
+      try {
+        assert.equal((await second.session.task(taskId).snapshot()).status, 'completed');
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+      } finally {
+        await second.session.close();
+        await second.port.close();
+      }
+    },
+  );
+});
