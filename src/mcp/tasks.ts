@@ -25,6 +25,11 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const POLL_INTERVAL_MS = 2_000;
 /** With a state store: how often a replica moves on the tasks whose calls it holds, and renews its lease on them. */
 const DRIVE_MS = 2_000;
+/**
+ * How long a `tasks/get` waits for a run under way in its process before answering `working`:
+ * within the 30 s a stdio `serve` gives the requests in flight when its input ends.
+ */
+const RUN_WAIT_MS = 20_000;
 /** A round of the driver taking longer than this is stuck: the lease is no longer renewed. */
 const STUCK_ROUND_MS = 120_000;
 
@@ -154,13 +159,24 @@ export class ApprovalTasks {
     return { resultType: 'task', ...(await this.wire(task)) };
   }
 
-  /** `tasks/get`: the session's task as it stands now, moved on first if the owner has answered. */
+  /**
+   * `tasks/get`: the session's task as it stands now, moved on first if the owner has answered. A
+   * run under way in this process is waited for, {@link RUN_WAIT_MS} at most, before answering: a
+   * client that polls once and leaves (the CLI's `tasks get` stops the stdio `serve` it started
+   * once answered) would otherwise stop the server mid-run, the call perhaps sent, its end unknown.
+   */
   async get(taskId: string, session: string): Promise<Record<string, unknown>> {
     await this.identify();
     await this.sweep();
     const task = await this.move(taskId, session);
     if (!task) throw unknownTask(taskId);
-    return this.wire(task);
+    const run = this.running.get(task.id);
+    if (!run) return this.wire(task);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([run, new Promise((resolve) => (timer = setTimeout(resolve, RUN_WAIT_MS)))]);
+    clearTimeout(timer);
+    // Read again for how it ended (the store down meanwhile: as it stood, still running).
+    return this.wire((await this.store.get(task.id, session).catch(() => undefined)) ?? task);
   }
 
   /**
