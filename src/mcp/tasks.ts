@@ -25,6 +25,11 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const POLL_INTERVAL_MS = 2_000;
 /** With a state store: how often a replica moves on the tasks whose calls it holds, and renews its lease on them. */
 const DRIVE_MS = 2_000;
+/**
+ * How long a `tasks/get` waits for a run under way in its process before answering `working`:
+ * within the 30 s a stdio `serve` gives the requests in flight when its input ends.
+ */
+const RUN_WAIT_MS = 20_000;
 /** A round of the driver taking longer than this is stuck: the lease is no longer renewed. */
 const STUCK_ROUND_MS = 120_000;
 
@@ -154,13 +159,24 @@ export class ApprovalTasks {
     return { resultType: 'task', ...(await this.wire(task)) };
   }
 
-  /** `tasks/get`: the session's task as it stands now, moved on first if the owner has answered. */
+  /**
+   * `tasks/get`: the session's task as it stands now, moved on first if the owner has answered. A
+   * run under way in this process is waited for, {@link RUN_WAIT_MS} at most, before answering: a
+   * client that polls once and leaves (the CLI's `tasks get` stops the stdio `serve` it started
+   * once answered) would otherwise stop the server mid-run, the call perhaps sent, its end unknown.
+   */
   async get(taskId: string, session: string): Promise<Record<string, unknown>> {
     await this.identify();
     await this.sweep();
     const task = await this.move(taskId, session);
     if (!task) throw unknownTask(taskId);
-    return this.wire(task);
+    const run = this.running.get(task.id);
+    if (!run) return this.wire(task);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([run, new Promise((resolve) => (timer = setTimeout(resolve, RUN_WAIT_MS)))]);
+    clearTimeout(timer);
+    // Read again for how it ended (the store down meanwhile: as it stood, still running).
+    return this.wire((await this.store.get(task.id, session).catch(() => undefined)) ?? task);
   }
 
   /**
@@ -259,15 +275,15 @@ export class ApprovalTasks {
         // The call kept by the server that took it (a restart, or another `serve` of this data
         // directory): this process runs it; the approval is taken under this lock, so once.
         const kept = await this.restore(current);
-        if (kept) {
-          this.inputs.set(current.id, kept);
+        if (kept.input) {
+          this.inputs.set(current.id, kept.input);
           if (!this.alive(current)) adopted = { pid: process.pid, ...this.holder() };
         } else if (this.alive(current)) {
           // Another live process holds the call: it runs it when its client asks there (another
           // replica, with a store: by itself).
           return undefined;
         } else {
-          return argumentsLost(current);
+          return kept.found ? keptCallRefused(current) : argumentsLost(current);
         }
       }
       const lookup = await this.approvals.take(current.digest, current.approval);
@@ -368,16 +384,17 @@ export class ApprovalTasks {
 
   /**
    * The call kept for `task` by the server that took it, checked again as it entered (the served
-   * tool, its input schema) and against the approval's digest: undefined when none was kept or it
-   * is not the call approved.
+   * tool, its input schema) and against the approval's digest: no input when none was kept
+   * (`found` false) or it is not the call approved, or not one this server serves (`found` true).
    */
-  private async restore(task: ApprovalTask): Promise<ToolInput | undefined> {
+  private async restore(task: ApprovalTask): Promise<{ input?: ToolInput; found: boolean }> {
     const kept = await this.store.call(task.id);
-    const tool = kept?.tool === task.tool ? this.served(kept.tool) : undefined;
-    if (!kept || !tool || tool.localOnly === true) return undefined;
+    if (!kept) return { found: false };
+    const tool = kept.tool === task.tool ? this.served(kept.tool) : undefined;
+    if (!tool || tool.localOnly === true) return { found: true };
     const validation = validateInput(tool, kept.arguments);
-    if (!validation.ok || callDigest(tool.name, validation.input.data) !== task.digest) return undefined;
-    return validation.input;
+    if (!validation.ok || callDigest(tool.name, validation.input.data) !== task.digest) return { found: true };
+    return { input: validation.input, found: true };
   }
 
   /** Runs the claimed call once and keeps its result; a tool's error is a result too (isError). */
@@ -543,6 +560,23 @@ function argumentsLost(task: ApprovalTask): Partial<ApprovalTask> {
       `The server that took this call of ${task.tool} stopped before the owner's answer, and its arguments were kept only in its memory; nothing was signed.`,
       {
         hint: `Repeat the exact call (same arguments): approval ${task.approval} still stands, and once the owner approves it the call runs once.`,
+        details: { approval_id: task.approval },
+      },
+    ),
+  );
+}
+
+/**
+ * A task whose kept call this server cannot run: not the call approved (changed since it was
+ * kept) or not one of this server's tools (a `--read-only` serve, another profile): the approval stands.
+ */
+function keptCallRefused(task: ApprovalTask): Partial<ApprovalTask> {
+  return failedWith(
+    new WalletError(
+      'APPROVAL_REQUIRED',
+      `The server that took this call of ${task.tool} stopped before its run, and the call kept for it is not the one approved or not served here; nothing was signed.`,
+      {
+        hint: `Repeat the exact call (same arguments) on a server that serves ${task.tool}: approval ${task.approval} still stands, and once the owner approves it the call runs once.`,
         details: { approval_id: task.approval },
       },
     ),

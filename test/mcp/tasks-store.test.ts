@@ -129,6 +129,30 @@ describe('the approval tasks file', () => {
     assert.match(readFileSync(callsPath, 'utf8'), /0x01/, 'the result stays while its task is kept');
   });
 
+  it('a damaged calls file fails a change before its step runs: nothing taken, nothing written', async () => {
+    const tasks = store();
+    const callsPath = join(dirname(tasks.path), 'approval-task-calls.json');
+    const task = await tasks.create(fields('a', 1));
+    const before = readFileSync(tasks.path, 'utf8');
+    writeFileSync(callsPath, '{"format": "wallet-approval-task-calls", "version": 1, "calls": {', { mode: 0o600 });
+    // The step is where a poll takes the task's approval: it must not run when the change cannot be written whole.
+    let stepped = false;
+    await assert.rejects(
+      () =>
+        tasks.advance(task.id, session('a'), () => {
+          stepped = true;
+          return Promise.resolve({ state: 'running' });
+        }),
+      (error: unknown) =>
+        error instanceof WalletError &&
+        error.code === 'POLICY_VIOLATION' &&
+        /approval-task-calls\.json/.test(error.message),
+    );
+    assert.equal(stepped, false, 'no approval is taken for a change that fails');
+    assert.equal(readFileSync(tasks.path, 'utf8'), before, 'the task is left as it was');
+    assert.equal((await tasks.get(task.id, session('a')))?.state, 'working');
+  });
+
   it('drops a waiting call once no approval can run it any more (30 minutes)', async () => {
     const tasks = store();
     const callsPath = join(dirname(tasks.path), 'approval-task-calls.json');

@@ -10,6 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
@@ -283,6 +285,79 @@ for (const transport of ['stdio', 'http'] as const) {
       }
     });
 
+    it("a kept call edited while serve was down is not run: its digest is not the approval's", async () => {
+      const first = await requester(home, node, transport);
+      const before = await transactionsFrom(node, PAYER);
+      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(14n * MILLI)));
+      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      await first.port.kill();
+      // Someone with the owner's files swaps the amount of the waiting call; the owner approves the original.
+      const path = join(home, 'approval-task-calls.json');
+      const text = readFileSync(path, 'utf8');
+      assert.match(text, new RegExp(String(14n * MILLI)));
+      writeFileSync(path, text.replace(String(14n * MILLI), String(15n * MILLI)), { mode: 0o600 });
+      await decide(home, 'approve', id);
+      const second = await requester(home, node, transport);
+      try {
+        const raw = await second.port.dispatch({ method: 'tasks/get', params: { taskId } });
+        const failed = (
+          raw as unknown as { result: { status: string; error: { data: Record<string, ToolErrorMeta> } } }
+        ).result;
+        assert.equal(failed.status, 'failed', JSON.stringify(raw));
+        const error = failed.error.data[ERROR_META_KEY];
+        assert.equal(error?.code, 'APPROVAL_REQUIRED');
+        // It says what happened: the call was kept, but is not the one approved (not "kept only in memory").
+        assert.match(error?.message ?? '', /not the one approved/);
+        assert.doesNotMatch(error?.message ?? '', /only in its memory/);
+        assert.equal(error?.details?.['approval_id'], id);
+        assert.equal(await transactionsFrom(node, PAYER), before, 'neither the edited call nor the approved one ran');
+        assert.equal(keptCalls().calls[taskId], undefined, 'the edited call left the disk');
+        // The owner's yes still stands for the exact call approved: repeated, it runs once.
+        const repeated = await second.session.callTool('evm_funds_send', pay(14n * MILLI));
+        const { outcome } = await repeated.settle();
+        assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n);
+      } finally {
+        await second.session.close();
+        await second.port.close();
+      }
+    });
+
+    it('two serves of one data directory polling the approved task at once run it once', async () => {
+      const first = await requester(home, node, transport);
+      const second = await requester(home, node, transport);
+      try {
+        const before = await transactionsFrom(node, PAYER);
+        const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(16n * MILLI)));
+        const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+        // The other serve (the same principal) sees the task and holds its kept call too.
+        assert.equal((await second.session.task(taskId).snapshot()).status, 'working');
+        await decide(home, 'approve', id);
+        const poll = async (on: typeof first): Promise<string> => {
+          let status = 'working';
+          const started = Date.now();
+          while (status === 'working' && Date.now() - started < 60_000) {
+            status = (await on.session.task(taskId).snapshot()).status;
+            if (status === 'working') await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          return status;
+        };
+        assert.deepEqual(await Promise.all([poll(first), poll(second), poll(first), poll(second)]), [
+          'completed',
+          'completed',
+          'completed',
+          'completed',
+        ]);
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+        assert.equal(keptCalls().calls[taskId], undefined);
+      } finally {
+        for (const { session, port } of [first, second]) {
+          await session.close();
+          await port.close();
+        }
+      }
+    });
+
     it('a task takes its own approval: a plain repeat that spent the yes leaves it "used by another call"', async () => {
       const { session, port } = await requester(home, node, transport);
       try {
@@ -427,3 +502,89 @@ for (const transport of ['stdio', 'http'] as const) {
     });
   });
 }
+
+describe('MCP tasks: a poll that starts the run waits for it, so a client polling once cuts nothing', () => {
+  let node: AnvilNode;
+  let home: string;
+  let proxy: Server;
+  /** anvil behind a proxy that answers each request 1.2 s late, as a slow public endpoint does. */
+  let slowUrl: string;
+
+  before(async () => {
+    node = await startAnvil({ chainId: 31337 });
+    home = tempHome();
+    await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
+    proxy = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        setTimeout(() => {
+          void fetch(node.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.concat(chunks),
+          }).then(async (answer) => {
+            response.writeHead(answer.status, { 'content-type': 'application/json' });
+            response.end(await answer.text());
+          });
+        }, 1_200);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    slowUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    proxy.close();
+    await node.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it(
+    '`wallet --server "wallet serve" tasks get` once approved: the run completes, once',
+    { timeout: 120_000 },
+    async () => {
+      const passphraseFile = passphraseFileIn(home, PASSPHRASE, 'oneshot-pw');
+      const slow = { ...node, url: slowUrl } as AnvilNode;
+      const first = await tasksRequester('stdio', { home, node: slow, passphraseFile });
+      const before = await transactionsFrom(node, PAYER);
+      const taskId = taskOf(
+        await first.session.callTool('evm_funds_send', {
+          address: 'payer',
+          to: RECIPIENT,
+          value_wei: String(17n * MILLI),
+          network: 'local',
+        }),
+      );
+      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      // serve stops (the session left open, as an agent that polls later leaves it: closing it would cancel).
+      await first.port.close();
+      await decide(home, 'approve', id);
+      // One poll from the CLI, which starts `wallet serve` for it and stops it once answered (docs/CLI.md).
+      const got = await wallet(
+        [
+          '--server',
+          `"${process.execPath}" "${WALLET_BIN}" serve --passphrase-file ${passphraseFile}`,
+          '--env',
+          `WALLET_HOME=${home}`,
+          '--env',
+          `WALLET_EVM_LOCAL_URL=${slowUrl}`,
+          'tasks',
+          'get',
+          taskId,
+          '--json',
+        ],
+        { home },
+      );
+      assert.equal(got.code, 0, got.stderr);
+      assert.equal((JSON.parse(got.stdout) as { status: string }).status, 'completed', got.stdout);
+      const second = await tasksRequester('stdio', { home, node: slow, passphraseFile });
+      try {
+        assert.equal((await second.session.task(taskId).snapshot()).status, 'completed');
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+      } finally {
+        await second.session.close();
+        await second.port.close();
+      }
+    },
+  );
+});

@@ -138,12 +138,14 @@ export function fileTasks(dataDir: string): TaskRecords {
         const now = Date.now();
         const { tasks: all, old } = await read();
         const kept = all.filter((task) => !forgottenTask(task, now));
+        // Read before the step (which may take an approval): a damaged calls file fails the change
+        // before anything is taken or written, never after the tasks file says the run started.
+        const calls = await readCalls();
         const { tasks, result } = await update(kept, now);
         if (tasks !== kept || kept.length !== all.length || old) {
           writeFileAtomic(path, `${JSON.stringify({ format: FORMAT, version: VERSION, tasks }, null, 2)}\n`);
         }
         // What the change ended leaves the calls file with it (a run's arguments, a forgotten result).
-        const calls = await readCalls();
         writeCalls(calls, tasks, now, shown(calls));
         return result;
       });
