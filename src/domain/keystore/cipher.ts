@@ -49,6 +49,39 @@ function deriveKey(passphrase: string, params: KdfParams): Promise<Buffer> {
 }
 
 /**
+ * The key scrypt derives from `passphrase` and `salt` at the keystore's cost, for a caller that
+ * seals many secrets under one key (derived once, not once per secret as {@link seal} does).
+ */
+export function passphraseKey(passphrase: string, salt: Buffer): Promise<Buffer> {
+  return deriveKey(passphrase, { ...SCRYPT_PARAMS, salt: salt.toString('base64') });
+}
+
+/** The three parts of an AES-256-GCM sealing: a 12-byte IV, the ciphertext, a 16-byte tag. */
+export type SealedParts = { iv: Buffer; ciphertext: Buffer; tag: Buffer };
+
+/** Encrypts `plaintext` under `key` (AES-256-GCM, a fresh IV), `associated` authenticated with it. */
+export function sealWithKey(key: Buffer, plaintext: string, associated: string): SealedParts {
+  const { createCipheriv, randomBytes } = nodeCrypto();
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(associated, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return { iv, ciphertext, tag: cipher.getAuthTag() };
+}
+
+/** Decrypts `parts`, or `undefined` when the key is wrong or anything authenticated was changed. */
+export function openWithKey(key: Buffer, parts: SealedParts, associated: string): string | undefined {
+  try {
+    const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, parts.iv, { authTagLength: 16 });
+    decipher.setAAD(Buffer.from(associated, 'utf8'));
+    decipher.setAuthTag(parts.tag);
+    return Buffer.concat([decipher.update(parts.ciphertext), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Encrypts `plaintext` under `passphrase` with scrypt + AES-256-GCM. `associated` (the format
  * version, identity and KDF parameters, see the keystore) is authenticated, not encrypted: a
  * change to any of it fails decryption as surely as a wrong passphrase.
@@ -58,21 +91,17 @@ export async function seal(
   passphrase: string,
   associated: (kdf: KdfParams) => string,
 ): Promise<SealedSecret> {
-  const { createCipheriv, randomBytes } = nodeCrypto();
-  const kdfparams: KdfParams = { ...SCRYPT_PARAMS, salt: randomBytes(32).toString('base64') };
+  const kdfparams: KdfParams = { ...SCRYPT_PARAMS, salt: nodeCrypto().randomBytes(32).toString('base64') };
   const key = await deriveKey(passphrase, kdfparams);
   try {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
-    cipher.setAAD(Buffer.from(associated(kdfparams), 'utf8'));
-    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    const { iv, ciphertext, tag } = sealWithKey(key, plaintext, associated(kdfparams));
     return {
       kdf: 'scrypt',
       kdfparams,
       cipher: 'aes-256-gcm',
       iv: iv.toString('base64'),
       ciphertext: ciphertext.toString('base64'),
-      tag: cipher.getAuthTag().toString('base64'),
+      tag: tag.toString('base64'),
     };
   } finally {
     // Wiped whether or not the encryption succeeded (`associated` may throw, for one).
@@ -84,16 +113,12 @@ export async function seal(
 export async function open(sealed: SealedSecret, passphrase: string, associated: string): Promise<string | undefined> {
   const key = await deriveKey(passphrase, sealed.kdfparams);
   try {
-    const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'), {
-      authTagLength: 16,
-    });
-    decipher.setAAD(Buffer.from(associated, 'utf8'));
-    decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-    return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64')), decipher.final()]).toString(
-      'utf8',
-    );
-  } catch {
-    return undefined;
+    const parts = {
+      iv: Buffer.from(sealed.iv, 'base64'),
+      ciphertext: Buffer.from(sealed.ciphertext, 'base64'),
+      tag: Buffer.from(sealed.tag, 'base64'),
+    };
+    return openWithKey(key, parts, associated);
   } finally {
     key.fill(0);
   }

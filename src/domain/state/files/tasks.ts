@@ -94,7 +94,7 @@ export function fileTasks(dataDir: string): TaskRecords {
    * Writes `file` less what no task needs: a call whose task no longer waits (or waited past any
    * approval's life), a result whose task is gone. Under the tasks' lock.
    */
-  const writeCalls = (file: CallsFile, tasks: readonly ApprovalTask[], now: number, before: string | undefined) => {
+  const writeCalls = (file: CallsFile, tasks: readonly ApprovalTask[], now: number, before: string) => {
     const byId = new Map(tasks.map((task) => [task.id, task]));
     const calls = Object.fromEntries(
       Object.entries(file.calls).filter(([id]) => {
@@ -113,8 +113,7 @@ export function fileTasks(dataDir: string): TaskRecords {
       writeFileAtomic(callsPath, text);
     }
   };
-  const shown = (file: CallsFile | undefined) =>
-    file === undefined ? undefined : `${JSON.stringify({ ...file }, null, 2)}\n`;
+  const shown = (file: CallsFile) => `${JSON.stringify(file, null, 2)}\n`;
   /** Changes the calls file under the tasks' lock, with the tasks as they are. */
   const editCalls = (edit: (file: CallsFile, tasks: readonly ApprovalTask[]) => boolean): Promise<boolean> => {
     ensurePrivateDir(dataDir);

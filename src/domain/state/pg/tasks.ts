@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import { z } from 'zod';
 import { nodeCrypto } from '../../../shared/node-crypto.js';
 import { WalletError } from '../../errors.js';
+import { openWithKey, passphraseKey, sealWithKey } from '../../keystore/cipher.js';
 import {
   ApprovalTaskSchema,
   forgottenTask,
@@ -28,8 +29,11 @@ const ResultSchema = z.record(z.string(), z.unknown());
 const SEAL_FORMAT = 'wallet-task-call-v1';
 /** The row of `wallet_task_call_salts` the calls' key is derived with. */
 const SALT_NAME = 'calls';
-/** The keystore's scrypt cost (src/domain/keystore/cipher.ts): 128 MiB, once per process. */
-const SCRYPT = { N: 2 ** 17, r: 8, p: 1 } as const;
+/** What a sealed call authenticates with it: what it is, its task and the approval's digest. */
+function sealedWith(id: string, digest: string): string {
+  return `${SEAL_FORMAT}\0${id}\0${digest}`;
+}
+
 /**
  * How long a waiting task's sealed call is kept at most: an approval waits 15 minutes, and a yes
  * leaves its call 15 more (src/domain/policy/approvals.ts); past that it cannot run.
@@ -100,16 +104,8 @@ export class PgTasks implements TaskRecords {
       [id],
     );
     if (typeof row?.['digest'] !== 'string') return false;
-    const { createCipheriv, randomBytes } = nodeCrypto();
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
-    cipher.setAAD(Buffer.from(`${SEAL_FORMAT}\0${id}\0${row['digest']}`, 'utf8'));
-    const sealed = Buffer.concat([
-      iv,
-      cipher.update(JSON.stringify(call), 'utf8'),
-      cipher.final(),
-      cipher.getAuthTag(),
-    ]);
+    const { iv, ciphertext, tag } = sealWithKey(key, JSON.stringify(call), sealedWith(id, row['digest']));
+    const sealed = Buffer.concat([iv, ciphertext, tag]);
     const kept = await query(
       this.pools,
       "UPDATE wallet_approval_tasks SET sealed_call = $2 WHERE id = $1 AND state = 'working' RETURNING id",
@@ -130,15 +126,18 @@ export class PgTasks implements TaskRecords {
     if (!(sealed instanceof Buffer) || typeof row?.['digest'] !== 'string' || sealed.length < 12 + 16) return undefined;
     const key = await this.sealKey(passphrase);
     if (!key) return undefined;
+    const parts = {
+      iv: sealed.subarray(0, 12),
+      ciphertext: sealed.subarray(12, sealed.length - 16),
+      tag: sealed.subarray(sealed.length - 16),
+    };
+    // Another passphrase, or a row altered: not a call this server can run.
+    const text = openWithKey(key, parts, sealedWith(id, row['digest']));
+    if (text === undefined) return undefined;
     try {
-      const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12), { authTagLength: 16 });
-      decipher.setAAD(Buffer.from(`${SEAL_FORMAT}\0${id}\0${row['digest']}`, 'utf8'));
-      decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-      const text = Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]);
-      const parsed = StoredCallSchema.safeParse(JSON.parse(text.toString('utf8')));
+      const parsed = StoredCallSchema.safeParse(JSON.parse(text));
       return parsed.success ? parsed.data : undefined;
     } catch {
-      // Another passphrase, or a row altered: not a call this server can run.
       return undefined;
     }
   }
@@ -160,15 +159,7 @@ export class PgTasks implements TaskRecords {
       const [row] = await query(this.pools, 'SELECT salt FROM wallet_task_call_salts WHERE name = $1', [SALT_NAME]);
       const salt = row?.['salt'];
       if (!(salt instanceof Buffer)) throw new Error('no salt');
-      return new Promise<Buffer>((resolve, reject) => {
-        nodeCrypto().scrypt(
-          secret.normalize('NFKC'),
-          salt,
-          32,
-          { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 256 * SCRYPT.N * SCRYPT.r + 16 * 1024 * 1024 },
-          (error, key) => (error ? reject(error) : resolve(key)),
-        );
-      });
+      return passphraseKey(secret, salt);
     })().catch((error: unknown) => {
       this.key = undefined;
       throw error;
