@@ -19,7 +19,7 @@ import type { Address } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { compilePermitToken, deployPermitToken } from '../helpers/erc20.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
-import { localServer } from '../helpers/mcp.js';
+import { importAnvilAccount } from '../helpers/mcp.js';
 import { WALLET_BIN, X402_MCP_SERVER } from '../helpers/paths.js';
 import { auditLines } from '../helpers/policy.js';
 
@@ -147,18 +147,7 @@ describe('x402 over MCP: where a payment may go (redirects, --env, kept-alive se
     log = join(home, 'server-calls.log');
     passphraseFile = passphraseFileIn(home, PASSPHRASE);
     writePolicy();
-    const owner = await localServer({
-      env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
-      passphrase: PASSPHRASE,
-    });
-    await owner.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await owner.call('evm_account_create', { wallet_id: 'anvil', alias: 'holder' });
-    await owner.close();
+    await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'anvil', accountAlias: 'holder' });
     // The paid server over Streamable HTTP on 127.0.0.1.
     const child = spawn(process.execPath, [X402_MCP_SERVER, 'http'], {
       env: { ...process.env, ...serverEnv() },

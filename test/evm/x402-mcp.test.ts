@@ -17,7 +17,7 @@ import type { Address } from 'viem';
 import { ANVIL_FIRST_ACCOUNT, ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { compilePermitToken, deployPermitToken } from '../helpers/erc20.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
-import { localServer } from '../helpers/mcp.js';
+import { importAnvilAccount } from '../helpers/mcp.js';
 import { WALLET_BIN, X402_MCP_SERVER } from '../helpers/paths.js';
 import { auditLines } from '../helpers/policy.js';
 
@@ -157,18 +157,7 @@ describe('x402 over MCP: the CLI pays another server’s tool under the policy (
     log = join(home, 'server-calls.log');
     passphraseFile = passphraseFileIn(home, PASSPHRASE);
     writePolicy();
-    const owner = await localServer({
-      env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: node.url },
-      passphrase: PASSPHRASE,
-    });
-    await owner.call('core_wallet_import', {
-      alias: 'anvil',
-      network: 'regtest',
-      mnemonic: ANVIL_MNEMONIC,
-      discover: false,
-    });
-    await owner.call('evm_account_create', { wallet_id: 'anvil', alias: 'holder' });
-    await owner.close();
+    await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'anvil', accountAlias: 'holder' });
   });
   after(async () => {
     provider.destroy();
