@@ -59,6 +59,27 @@ export function writeReplicaConfig(home: string, config: Record<string, unknown>
 }
 
 /**
+ * Replicas of `source` on the state store at `store`, its schema migrated first (`wallet state
+ * migrate`), each serving anvil at `nodeUrl` behind {@link REPLICA_TOKEN}; not started yet (the
+ * caller keeps them before `start`, so that its clean-up stops what a failed start left running).
+ */
+export async function replicasOnStore(
+  store: { url: string; password: string },
+  nodeUrl: string,
+  source: string,
+): Promise<Replicas> {
+  const env = {
+    WALLET_STATE_URL: store.url,
+    PGPASSWORD: store.password,
+    WALLET_EVM_LOCAL_URL: nodeUrl,
+    MCP_API_KEY: REPLICA_TOKEN,
+  };
+  const migrated = await wallet(['state', 'migrate'], { env });
+  assert.equal(migrated.code, 0, migrated.stderr);
+  return new Replicas(env, source);
+}
+
+/**
  * A cluster of replicas, one node. With a state store (`WALLET_STATE_URL` in `env`) the source's
  * keystore is imported into it (again: nothing twice) and each replica is an empty data directory
  * with the source's config.json; with the files backend each is a copy of the source.

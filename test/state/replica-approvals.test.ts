@@ -20,7 +20,8 @@ import {
   anvilKeystoreHome,
   errorCodeOf,
   REPLICA_TOKEN,
-  Replicas,
+  replicasOnStore,
+  type Replicas,
   writeReplicaConfig,
   type CallResult,
 } from '../helpers/replicas.js';
@@ -76,15 +77,8 @@ describe('approvals shared by replicas through a PostgreSQL store', { skip: bin 
       autonomous: { max_per_tx_wei: '1', max_per_24h_wei: '1' },
     };
     writeReplicaConfig(source, { evm: { networks: { local: { policy } } } });
-    env = {
-      WALLET_STATE_URL: pg.url,
-      PGPASSWORD: pg.password,
-      WALLET_EVM_LOCAL_URL: node.url,
-      MCP_API_KEY: REPLICA_TOKEN,
-    };
-    const migrated = await wallet(['state', 'migrate'], { env });
-    assert.equal(migrated.code, 0, migrated.stderr);
-    replicas = new Replicas(env, source);
+    replicas = await replicasOnStore(pg, node.url, source);
+    env = replicas.env;
     await replicas.start(2);
     owner = replicas.newHome();
   });

@@ -28,7 +28,8 @@ import {
   errorCodeOf,
   REPLICA_ADDRESSES,
   REPLICA_TOKEN,
-  Replicas,
+  replicasOnStore,
+  type Replicas,
   writeReplicaConfig,
 } from '../helpers/replicas.js';
 import { startRpcProxy } from '../helpers/rpc-proxy.js';
@@ -136,17 +137,10 @@ describe('replicas sharing questions, passkeys and reconciliation', { skip: bin 
     source = await anvilKeystoreHome();
     // No policy: every payment of an agent needs a human yes; a client's form yes is trusted over HTTP.
     writeReplicaConfig(source, { approvals: { trust_elicitation: 'always' } });
-    env = {
-      PGPASSWORD: pg.password,
-      WALLET_STATE_URL: pg.url,
-      WALLET_EVM_LOCAL_URL: node.url,
-      MCP_API_KEY: REPLICA_TOKEN,
-    };
     // node-postgres of this process (the approvals test) reads the password from the environment.
     process.env['PGPASSWORD'] = pg.password;
-    const migrated = await wallet(['state', 'migrate'], { env });
-    assert.equal(migrated.code, 0, migrated.stderr);
-    replicas = new Replicas(env, source);
+    replicas = await replicasOnStore(pg, node.url, source);
+    env = replicas.env;
     await replicas.start(2);
   });
   after(async () => {

@@ -13,7 +13,13 @@ import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { startHttpServe } from '../helpers/http-serve.js';
 import { wallet } from '../helpers/io.js';
 import { findPostgres, startPostgres, type PgCluster } from '../helpers/postgres.js';
-import { anvilKeystoreHome, REPLICA_TOKEN, Replicas, writeReplicaConfig } from '../helpers/replicas.js';
+import {
+  anvilKeystoreHome,
+  replicasOnStore,
+  REPLICA_TOKEN,
+  type Replicas,
+  writeReplicaConfig,
+} from '../helpers/replicas.js';
 import { approvalIn, HttpPort, taskOf, transactionsFrom } from '../helpers/tasks-requester.js';
 
 const bin = findPostgres();
@@ -56,15 +62,8 @@ describe(
       writeReplicaConfig(source, {
         evm: { networks: { local: { policy: { autonomous: { max_per_tx_wei: '1', max_per_24h_wei: '1' } } } } },
       });
-      env = {
-        WALLET_STATE_URL: pg.url,
-        PGPASSWORD: pg.password,
-        WALLET_EVM_LOCAL_URL: node.url,
-        MCP_API_KEY: REPLICA_TOKEN,
-      };
-      const migrated = await wallet(['state', 'migrate'], { env });
-      assert.equal(migrated.code, 0, migrated.stderr);
-      replicas = new Replicas(env, source);
+      replicas = await replicasOnStore(pg, node.url, source);
+      env = replicas.env;
       await replicas.start(0);
       owner = replicas.newHome();
     });
