@@ -176,12 +176,20 @@ for (const transport of ['stdio', 'http'] as const) {
       }
     });
 
-    it("serve killed before the owner's yes: the restarted serve runs the task once, with its result", async () => {
+    /**
+     * An agent's payment of `wei` waiting for the owner as a task, through a new requester (`first`):
+     * the payer's transactions before it, the task's id and its approval's.
+     */
+    const waitingTask = async (wei: bigint) => {
       const first = await requester(home, node, transport);
       const before = await transactionsFrom(node, PAYER);
-      const execution = await first.session.callTool('evm_funds_send', pay(6n * MILLI));
-      const taskId = taskOf(execution);
+      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(wei)));
       const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      return { first, before, taskId, id };
+    };
+
+    it("serve killed before the owner's yes: the restarted serve runs the task once, with its result", async () => {
+      const { first, before, taskId, id } = await waitingTask(6n * MILLI);
       // The tasks file names the approval, never the payment: the call waits in the owner's file beside it.
       const kept = readFileSync(join(home, 'approval-tasks.json'), 'utf8');
       assert.match(kept, new RegExp(id));
@@ -219,10 +227,7 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     it("serve killed after the owner's yes, before a poll: the restarted serve runs it once", async () => {
-      const first = await requester(home, node, transport);
-      const before = await transactionsFrom(node, PAYER);
-      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(10n * MILLI)));
-      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      const { first, before, taskId, id } = await waitingTask(10n * MILLI);
       await decide(home, 'approve', id);
       await first.port.kill();
       assert.equal(await transactionsFrom(node, PAYER), before, 'nothing sent without a poll');
@@ -242,10 +247,7 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     it('cancelled after a restart: the approval is withdrawn, the call leaves the disk, nothing is sent', async () => {
-      const first = await requester(home, node, transport);
-      const before = await transactionsFrom(node, PAYER);
-      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(11n * MILLI)));
-      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      const { first, before, taskId, id } = await waitingTask(11n * MILLI);
       await first.port.kill();
       const second = await requester(home, node, transport);
       try {
@@ -263,10 +265,7 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     it('denied while serve was down: the restarted serve fails the task, the call leaves the disk', async () => {
-      const first = await requester(home, node, transport);
-      const before = await transactionsFrom(node, PAYER);
-      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(12n * MILLI)));
-      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      const { first, before, taskId, id } = await waitingTask(12n * MILLI);
       await first.port.kill();
       await decide(home, 'deny', id);
       const second = await requester(home, node, transport);
@@ -286,10 +285,7 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     it("a kept call edited while serve was down is not run: its digest is not the approval's", async () => {
-      const first = await requester(home, node, transport);
-      const before = await transactionsFrom(node, PAYER);
-      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(14n * MILLI)));
-      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      const { first, before, taskId, id } = await waitingTask(14n * MILLI);
       await first.port.kill();
       // Someone with the owner's files swaps the amount of the waiting call; the owner approves the original.
       const path = join(home, 'approval-task-calls.json');
