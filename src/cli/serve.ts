@@ -9,7 +9,8 @@ import { parseFlags, repeatedValues, type CliFlag } from './global-flags.js';
 import { privateDataDir } from './data-dir-check.js';
 import type { CliIo } from './io.js';
 import { readSecretFile } from './secrets.js';
-import { untilClosed } from './stop-signals.js';
+import { untilClosedOrCut } from './stop-signals.js';
+import { RUN_FINISH_MS, taskRunsUnderWay } from '../mcp/tasks.js';
 import { EXIT, UsageError } from './usage-error.js';
 import { rejectRepeatedFlags, rejectUnknownFlags } from './unknown-flags.js';
 import { refuseEndpointCredentialsInArgv } from './url-credentials.js';
@@ -79,6 +80,9 @@ A call that waits for the owner's approval is also shown on a local approval pag
 
 stdio (default): stdout carries JSON-RPC only; logs go to stderr. When stdin closes (or on SIGTERM)
 it answers the requests in flight (at most 30 s; SIGTERM 5 s), then exits.
+Stopping (stdio or HTTP), it first lets the task runs it started (an approved call a poll set
+going) finish and record their results, at most 5 minutes, saying so on stderr; a second SIGTERM
+or SIGINT stops it at once, cutting them.
 
 HTTP (--http): POST/GET/DELETE /mcp, and GET /health without a token. /mcp needs
 'Authorization: Bearer <token>', the token from $MCP_API_KEY or --api-key-file (at least
@@ -162,7 +166,21 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     announce: (line) => io.stderr.write(`wallet: ${line}\n`),
   };
   const serving = http ? await startHttp(setup, http, io) : startStdioServer(setup);
-  await untilClosed(serving);
+  // Stopping, it waits for the task runs it started (an approved payment): a second signal cuts them.
+  await untilClosedOrCut(serving, (signal) => {
+    const cut = serving.cut();
+    io.stderr.write(
+      `wallet: stopped at once by a second ${signal}: ${cut} task run(s) cut (a restarted serve fails them as interrupted).\n`,
+    );
+    process.exit(EXIT.interrupted);
+  });
+  const left = taskRunsUnderWay();
+  if (left > 0) {
+    io.stderr.write(
+      `wallet: ${left} task run(s) cut: still running after ${RUN_FINISH_MS / 1000} s (a restarted serve fails them as interrupted).\n`,
+    );
+    process.exit(EXIT.interrupted);
+  }
   return EXIT.ok;
 }
 

@@ -22,3 +22,30 @@ export async function untilClosed(running: { close(): unknown; closed: Promise<u
     release();
   }
 }
+
+/**
+ * Waits until `running` has closed: the first SIGINT or SIGTERM closes it (which may wait for work
+ * under way), a second one calls `cut`, which stops at once (`wallet serve`'s task runs).
+ */
+export async function untilClosedOrCut(
+  running: { close(): unknown; closed: Promise<unknown> },
+  cut: (signal: NodeJS.Signals) => void,
+): Promise<void> {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      cut(signal);
+      return;
+    }
+    stopping = true;
+    void running.close();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await running.closed;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -32,6 +32,71 @@ const DRIVE_MS = 2_000;
 const RUN_WAIT_MS = 20_000;
 /** A round of the driver taking longer than this is stuck: the lease is no longer renewed. */
 const STUCK_ROUND_MS = 120_000;
+/**
+ * How long a stopping `serve` waits for the task runs it started (see {@link finishTaskRuns}): 5
+ * minutes, past the longest single step a run can wait on (the keystore's lock, 2 minutes; a
+ * UTXO scan, 3 minutes; a broadcast, 30 s), so only a run stuck for good is cut by it.
+ */
+export const RUN_FINISH_MS = 300_000;
+
+/** The task runs under way in this process (every {@link ApprovalTasks} of it), by task: what a stopping `serve` waits for. */
+const RUNS = new Map<string, { tool: string; done: Promise<void> }>();
+/** Wakes the waits of {@link finishTaskRuns}: a second signal cuts the runs. */
+const cutters = new Set<() => void>();
+
+/** How many task runs are under way in this process. */
+export function taskRunsUnderWay(): number {
+  return RUNS.size;
+}
+
+/**
+ * For a `serve` that stops (end of stdin, SIGTERM, HTTP shutdown), after the requests in flight
+ * were answered: waits for the task runs this process started to end, their results recorded as
+ * any run's, so a later `tasks/get` (any client, any `serve` of the data directory) answers them.
+ * Says once on `announce` (stderr) what it waits for. Bounded by `limitMs`
+ * ({@link RUN_FINISH_MS}), or cut short by {@link cutTaskRuns}; resolves with how many runs are
+ * still going (0: all ended).
+ */
+export async function finishTaskRuns({
+  announce,
+  limitMs = RUN_FINISH_MS,
+}: {
+  announce: (line: string) => void;
+  limitMs?: number;
+}): Promise<number> {
+  if (RUNS.size === 0) return 0;
+  const tools = [...new Set([...RUNS.values()].map((run) => run.tool))].join(', ');
+  announce(
+    `waiting for ${RUNS.size} task run(s) under way to finish (${tools}; at most ${Math.round(limitMs / 1000)} s); SIGTERM or SIGINT again cuts them.`,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  let over = false;
+  let cut = (): void => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    cut = () => {
+      over = true;
+      resolve();
+    };
+    timer = setTimeout(cut, limitMs);
+  });
+  cutters.add(cut);
+  try {
+    // A run started by a request answered meanwhile (or this replica's driver) is waited for too.
+    while (RUNS.size > 0 && !over) {
+      await Promise.race([Promise.allSettled([...RUNS.values()].map((run) => run.done)), stopped]);
+    }
+  } finally {
+    clearTimeout(timer);
+    cutters.delete(cut);
+  }
+  return RUNS.size;
+}
+
+/** Stops every wait of {@link finishTaskRuns} now (a second signal): how many runs it leaves cut. */
+export function cutTaskRuns(): number {
+  for (const cut of [...cutters]) cut();
+  return RUNS.size;
+}
 
 /**
  * The JSON-RPC error code of a task that failed because the owner's yes did not come (denied,
@@ -439,8 +504,10 @@ export class ApprovalTasks {
       .finally(() => {
         this.running.delete(task.id);
         this.inputs.delete(task.id);
+        RUNS.delete(task.id);
       });
     this.running.set(task.id, run);
+    RUNS.set(task.id, { tool: task.tool, done: run });
   }
 
   /** A task as the wire shows it (`running` is `working` there: the client waits either way). */

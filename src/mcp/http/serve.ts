@@ -9,6 +9,7 @@ import { MAX_BODY_BYTES } from './limits.js';
 import { authorityOf, isLoopbackHost, type ListenAddress } from './listen-address.js';
 import { ApprovalStore } from '../../domain/policy/approvals.js';
 import { ApprovalPageHost, ownPortPage } from '../page/host.js';
+import { cutTaskRuns, finishTaskRuns } from '../tasks.js';
 
 export type HttpServeOptions = WalletServerOptions & {
   listen: ListenAddress;
@@ -33,9 +34,11 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export type HttpServing = {
   /** The MCP endpoint, with the port actually bound. */
   url: string;
-  /** Resolves when the server has stopped. */
+  /** Resolves when the server has stopped, and the task runs it started have ended (see {@link finishTaskRuns}). */
   closed: Promise<void>;
   close(): Promise<void>;
+  /** Stops waiting for the task runs now (a second signal): how many are cut. */
+  cut(): number;
 };
 
 /** Serves the wallet over Streamable HTTP at `/mcp` (see {@link createHttpApp}) until closed. */
@@ -108,7 +111,11 @@ async function serveWalletHttp(options: HttpServeOptions): Promise<HttpServing> 
       }, announce)
     : ownPortPage(services, announce);
   logger.info('serving', { transport: 'http', url, tools: options.catalogue.size });
-  const closed = new Promise<void>((resolve) => server.once('close', resolve));
+  // Once it listens no more, the task runs it started (an approved payment a poll set going) end
+  // before it does.
+  let ending: Promise<void> | undefined;
+  const end = (): Promise<void> => (ending ??= finishTaskRuns({ announce }).then(() => undefined));
+  const closed = new Promise<void>((resolve) => server.once('close', resolve)).then(end);
   return {
     url,
     closed,
@@ -117,7 +124,9 @@ async function serveWalletHttp(options: HttpServeOptions): Promise<HttpServing> 
       await app.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await end();
     },
+    cut: cutTaskRuns,
   };
 }
 

@@ -4,6 +4,7 @@ import { createLogger } from '../logger.js';
 import { createWalletServer, type WalletServerOptions } from '../server.js';
 import { walletServerOptions, type WalletServerSetup } from '../setup.js';
 import { ownPortPage } from '../page/host.js';
+import { cutTaskRuns, finishTaskRuns } from '../tasks.js';
 import { StdioLineTransport } from './line-transport.js';
 import { ServedTransport } from './served-transport.js';
 
@@ -25,6 +26,12 @@ export type StdioServing = {
    * `drainMs`), then closes: what SIGTERM does.
    */
   close(drainMs?: number): Promise<void>;
+};
+
+/** `wallet serve` over stdio: it ends once the task runs it started have (see {@link finishTaskRuns}). */
+export type WalletStdioServing = StdioServing & {
+  /** Stops waiting for the task runs now (a second signal): how many are cut. */
+  cut(): number;
 };
 
 /**
@@ -61,7 +68,7 @@ function serveWalletStdio(options: StdioServeOptions): StdioServing {
  * `wallet serve`: the wallet's tools over this process's stdio, never the local-only ones; the
  * owner's approval page on a loopback port of its own, from the first approval filed.
  */
-export function startStdioServer(setup: Omit<WalletServerSetup, 'localOnly'>): StdioServing {
+export function startStdioServer(setup: Omit<WalletServerSetup, 'localOnly'>): WalletStdioServing {
   const options = walletServerOptions({ ...setup, localOnly: false });
   // A state store set is opened now, so the passkeys and the approval page read it from the start,
   // and what replicas stopped mid-payment left is reconciled (said on stderr); a store that cannot
@@ -72,13 +79,23 @@ export function startStdioServer(setup: Omit<WalletServerSetup, 'localOnly'>): S
       for (const line of lines) setup.announce?.(line);
     })
     .catch(() => undefined);
-  const approvalPage = ownPortPage(options.services, setup.announce ?? (() => undefined));
+  const announce = setup.announce ?? (() => undefined);
+  const approvalPage = ownPortPage(options.services, announce);
   const serving = serveWalletStdio({ ...options, approvalPage });
+  // Once the requests in flight are answered, the task runs this process started (an approved
+  // payment a poll set going) end before it does: a one-shot client's stop never cuts one midway.
+  let ending: Promise<void> | undefined;
+  const end = (): Promise<void> =>
+    (ending ??= finishTaskRuns({ announce }).then(
+      () => approvalPage.close(),
+      () => approvalPage.close(),
+    ));
   return {
-    closed: serving.closed.then(() => approvalPage.close()),
+    closed: serving.closed.then(end),
     close: async (drainMs) => {
       await serving.close(drainMs);
-      await approvalPage.close();
+      await end();
     },
+    cut: cutTaskRuns,
   };
 }
