@@ -133,6 +133,17 @@ export class StdioPort extends RawPort {
     this.child.kill('SIGKILL');
     await exited;
   }
+
+  /** Sends serve a signal (SIGTERM, as a service manager stops it), leaving its stdin open. */
+  signal(name: NodeJS.Signals): void {
+    this.child.kill(name);
+  }
+
+  /** Resolves with serve's exit code (null: ended by a signal) once it has exited. */
+  exited(): Promise<number | null> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve(this.child.exitCode);
+    return new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+  }
 }
 
 /** Over Streamable HTTP: `wallet serve --http`, stateless 2026-07-28 POSTs with the routing headers. */

@@ -1,0 +1,195 @@
+/**
+ * `wallet serve` stopping while a task's approved run is under way (src/mcp/tasks.ts,
+ * finishTaskRuns): a one-shot client polls once, the poll starts the run and answers `working`
+ * after its 20 s, and the client stops serve (end of stdin over stdio, SIGTERM over HTTP); serve
+ * waits for the run, which completes: one transaction, the task `completed`, read by a new serve.
+ * A second SIGTERM cuts the run at once and says so. anvil stands behind a proxy that holds each
+ * `eth_sendRawTransaction` 22 s, so a run outlasts the poll's wait.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
+import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/shared/protocol-meta.js';
+import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
+import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
+import { importAnvilAccount } from '../helpers/mcp.js';
+import {
+  approvalIn,
+  requester,
+  StdioPort,
+  taskOf,
+  transactionsFrom,
+  type Transport,
+} from '../helpers/tasks-requester.js';
+
+const PASSPHRASE = 'tasks stop passphrase';
+const RECIPIENT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+const PAYER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const MILLI = 10n ** 15n;
+/** How long the proxy holds a broadcast: past the 20 s a poll waits for the run it starts. */
+const BROADCAST_DELAY_MS = 22_000;
+
+/** `wallet approvals approve <id>` in the in-process CLI on a fake terminal answering y. */
+async function approve(home: string, id: string): Promise<void> {
+  const answered = await wallet(['approvals', 'approve', id], { home, tty: true, stdin: 'y\n' });
+  assert.equal(answered.code, 0, `${answered.stdout}\n${answered.stderr}`);
+}
+
+/** Resolves once `check` holds (polled every 100 ms), or fails after `ms`. */
+async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('serve stopping finishes the task runs it started', () => {
+  let node: AnvilNode;
+  let home: string;
+  let proxy: Server;
+  let slow: AnvilNode;
+  const held = new Set<NodeJS.Timeout>();
+
+  before(async () => {
+    node = await startAnvil({ chainId: 31337 });
+    home = tempHome();
+    await importAnvilAccount(home, PASSPHRASE, { walletAlias: 'w', accountAlias: 'payer' });
+    proxy = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const forward = (): void => {
+          fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+            .then(async (answer) => {
+              response.writeHead(answer.status, { 'content-type': 'application/json' });
+              response.end(await answer.text());
+            })
+            .catch(() => response.destroy());
+        };
+        if (!body.toString().includes('eth_sendRawTransaction')) return forward();
+        const timer = setTimeout(() => {
+          held.delete(timer);
+          forward();
+        }, BROADCAST_DELAY_MS);
+        held.add(timer);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    slow = { ...node, url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } as AnvilNode;
+  });
+  after(async () => {
+    for (const timer of held) clearTimeout(timer);
+    proxy.closeAllConnections();
+    proxy.close();
+    await node.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  /** The task's state in the tasks file (`running` while a run is under way, or left cut). */
+  const stateOf = (taskId: string): string | undefined => {
+    const file = JSON.parse(readFileSync(join(home, 'approval-tasks.json'), 'utf8')) as {
+      tasks: { id: string; state: string }[];
+    };
+    return file.tasks.find((task) => task.id === taskId)?.state;
+  };
+
+  const pay = (value: bigint): Record<string, JsonValue> => ({
+    address: 'payer',
+    to: RECIPIENT,
+    value_wei: value.toString(),
+    network: 'local',
+  });
+
+  for (const transport of ['stdio', 'http'] as const satisfies readonly Transport[]) {
+    it(
+      `${transport}: polled once ("working"), then stopped: the run completes, once, and a new serve reads it`,
+      { timeout: 120_000 },
+      async () => {
+        const passphraseFile = passphraseFileIn(home, PASSPHRASE, `${transport}-pw`);
+        const first = await requester(transport, { home, node: slow, passphraseFile });
+        const before = await transactionsFrom(node, PAYER);
+        const execution = await first.session.callTool(
+          'evm_funds_send',
+          pay((transport === 'stdio' ? 5n : 6n) * MILLI),
+        );
+        const taskId = taskOf(execution);
+        await approve(home, approvalIn((await first.session.task(taskId).snapshot()).statusMessage));
+        // The one poll: it takes the approval, starts the run and answers after its 20 s wait.
+        const polled = await first.session.task(taskId).snapshot();
+        assert.equal(polled.status, 'working', JSON.stringify(polled));
+        assert.equal(await transactionsFrom(node, PAYER), before, 'the broadcast is still held');
+        // The client leaves (the session is not closed: that would cancel): stdin ends, or SIGTERM.
+        const stopping = Date.now();
+        await first.port.close();
+        const waited = Date.now() - stopping;
+        // The run ended and was recorded before serve exited (cut, it would be left `running`).
+        assert.equal(stateOf(taskId), 'completed');
+        assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+        assert.ok(waited > 500, `serve stayed for the run (${waited} ms)`);
+        assert.match(
+          first.port.stderr(),
+          /waiting for 1 task run\(s\) under way to finish \(evm_funds_send; at most 300 s\)/,
+        );
+        assert.doesNotMatch(first.port.stderr(), /run\(s\) cut/);
+        // Another serve answers the task with the run's result, and sends nothing again.
+        const second = await requester(transport, { home, node: slow, passphraseFile });
+        try {
+          const raw = await second.port.dispatch({ method: 'tasks/get', params: { taskId } });
+          const task = (
+            raw as unknown as {
+              result: { status: string; result?: { isError?: boolean; structuredContent?: Record<string, unknown> } };
+            }
+          ).result;
+          assert.equal(task.status, 'completed', JSON.stringify(raw));
+          assert.equal(task.result?.isError, undefined, JSON.stringify(raw));
+          assert.equal(task.result?.structuredContent?.['sent'], true, JSON.stringify(raw));
+          assert.equal(await transactionsFrom(node, PAYER), before + 1n);
+        } finally {
+          await second.port.close();
+        }
+      },
+    );
+  }
+
+  it(
+    'a second SIGTERM cuts the run at once and says so; a new serve fails the task as interrupted',
+    { timeout: 120_000 },
+    async () => {
+      const passphraseFile = passphraseFileIn(home, PASSPHRASE, 'cut-pw');
+      const first = await requester('stdio', { home, node: slow, passphraseFile });
+      const port = first.port as StdioPort;
+      const execution = await first.session.callTool('evm_funds_send', pay(7n * MILLI));
+      const taskId = taskOf(execution);
+      await approve(home, approvalIn((await first.session.task(taskId).snapshot()).statusMessage));
+      // The poll starts the run (left unanswered: serve dies before its 20 s).
+      void port.dispatch({ method: 'tasks/get', params: { taskId } });
+      await until(() => stateOf(taskId) === 'running', 'the run to start');
+      port.signal('SIGTERM');
+      // SIGTERM gives the poll in flight 5 s, then waits for the run, saying so.
+      await until(() => /waiting for 1 task run\(s\)/.test(port.stderr()), 'the waiting line');
+      const cutAt = Date.now();
+      port.signal('SIGTERM');
+      assert.equal(await port.exited(), 130);
+      assert.ok(Date.now() - cutAt < 5_000, 'the second SIGTERM stops it at once');
+      assert.match(port.stderr(), /stopped at once by a second SIGTERM: 1 task run\(s\) cut/);
+      // The run was cut mid-broadcast: a new serve fails its task as interrupted, never runs it again.
+      const second = await requester('stdio', { home, node: slow, passphraseFile });
+      try {
+        const raw = await second.port.dispatch({ method: 'tasks/get', params: { taskId } });
+        const task = (raw as unknown as { result: { status: string; error?: { data: Record<string, ToolErrorMeta> } } })
+          .result;
+        assert.equal(task.status, 'failed', JSON.stringify(raw));
+        assert.equal(task.error?.data[ERROR_META_KEY]?.code, 'INTERNAL');
+        assert.match(task.error?.data[ERROR_META_KEY]?.message ?? '', /interrupted/);
+      } finally {
+        await second.port.close();
+      }
+    },
+  );
+});
