@@ -20,7 +20,7 @@ import { importAnvilAccount } from '../helpers/mcp.js';
 import {
   approvalIn,
   requester,
-  StdioPort,
+  type StdioPort,
   taskOf,
   transactionsFrom,
   type Transport,

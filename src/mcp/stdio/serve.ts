@@ -18,7 +18,7 @@ type StdioServeOptions = WalletServerOptions & {
 /** How long SIGTERM lets the requests in flight finish (shorter than the end of input's bound). */
 const SIGTERM_DRAIN_MS = 5_000;
 
-export type StdioServing = {
+type StdioServing = {
   /** Resolves when the connection ends: stdin closed, or {@link StdioServing.close} called. */
   closed: Promise<void>;
   /**
