@@ -228,7 +228,8 @@ export class ApprovalTasks {
    * `tasks/get`: the session's task as it stands now, moved on first if the owner has answered. A
    * run under way in this process is waited for, {@link RUN_WAIT_MS} at most, before answering: a
    * client that polls once and leaves (the CLI's `tasks get` stops the stdio `serve` it started
-   * once answered) would otherwise stop the server mid-run, the call perhaps sent, its end unknown.
+   * once answered) gets the run's end when it is that quick; a longer run goes on, and a `serve`
+   * stopping waits for it ({@link finishTaskRuns}) so that its end is recorded for the next poll.
    */
   async get(taskId: string, session: string): Promise<Record<string, unknown>> {
     await this.identify();

@@ -83,7 +83,7 @@ export function startStdioServer(setup: Omit<WalletServerSetup, 'localOnly'>): W
   const approvalPage = ownPortPage(options.services, announce);
   const serving = serveWalletStdio({ ...options, approvalPage });
   // Once the requests in flight are answered, the task runs this process started (an approved
-  // payment a poll set going) end before it does: a one-shot client's stop never cuts one midway.
+  // payment a poll set going) end before it does: a one-shot client's end of input cuts none midway.
   let ending: Promise<void> | undefined;
   const end = (): Promise<void> =>
     (ending ??= finishTaskRuns({ announce }).then(
