@@ -283,6 +283,8 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
   }
   // The tool call in progress (the CLI makes one at a time): how its task, if any, is followed.
   let active: ActiveCall | undefined;
+  /** Whether the last task polled was left `working`: the server may be running it (see close). */
+  let unfinished = false;
   const getTask = async (taskId: string, options: CallOptions = {}): Promise<TaskState> => {
     const state = await translate(
       () =>
@@ -292,6 +294,7 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       saidLast,
     );
     if (!isTask(state)) throw new ClientRefusal("the server's tasks/get result is not a task");
+    unfinished = state.status === 'working';
     return state;
   };
   const cancelTask = async (taskId: string, options: CallOptions = {}): Promise<void> => {
@@ -412,6 +415,10 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
     },
     async close() {
       const pid = exitGrace?.();
+      // A task left `working` may be running on the server (a `wallet serve` poll starts an
+      // approved call's run): one SIGTERM asks it to finish and exit, and it is waited for before
+      // the transport's own close, whose second signal would cut the run.
+      if (pid && unfinished) await exitPatiently(pid);
       // The SDK ends the child's stdin and waits up to 2 s for it to exit; a signal after the
       // grace ends that wait sooner.
       const timer = pid
@@ -430,6 +437,31 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       }
     },
   };
+}
+
+/**
+ * How long a stdio server left with a task `working` may take to exit after its SIGTERM: `wallet
+ * serve`'s bound on the task runs it waits for (5 minutes), and some.
+ */
+const TASK_EXIT_GRACE_MS = 330_000;
+
+/** Sends the server one SIGTERM and waits (at most {@link TASK_EXIT_GRACE_MS}) for it to exit. */
+async function exitPatiently(pid: number): Promise<void> {
+  const gone = (): boolean => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const end = Date.now() + TASK_EXIT_GRACE_MS;
+  while (!gone() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** The tool call in progress on a session, and what became of its task. */
