@@ -17,6 +17,7 @@ import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/shared/protocol-me
 import { startAnvil, type AnvilNode } from '../helpers/anvil.js';
 import { passphraseFileIn, tempHome, wallet } from '../helpers/io.js';
 import { importAnvilAccount } from '../helpers/mcp.js';
+import { WALLET_BIN } from '../helpers/paths.js';
 import {
   approvalIn,
   requester,
@@ -156,6 +157,44 @@ describe('serve stopping finishes the task runs it started', () => {
       },
     );
   }
+
+  it(
+    '`wallet --server "wallet serve" tasks get` answered "working": the CLI lets serve finish the run',
+    { timeout: 120_000 },
+    async () => {
+      const passphraseFile = passphraseFileIn(home, PASSPHRASE, 'cli-pw');
+      const first = await requester('stdio', { home, node: slow, passphraseFile });
+      const before = await transactionsFrom(node, PAYER);
+      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(8n * MILLI)));
+      const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
+      await first.port.close();
+      await approve(home, id);
+      // One poll from the CLI, which starts `wallet serve` for it and stops it once answered.
+      const got = await wallet(
+        [
+          '--debug',
+          '--server',
+          `"${process.execPath}" "${WALLET_BIN}" serve --passphrase-file ${passphraseFile}`,
+          '--env',
+          `WALLET_HOME=${home}`,
+          '--env',
+          `WALLET_EVM_LOCAL_URL=${slow.url}`,
+          'tasks',
+          'get',
+          taskId,
+          '--json',
+        ],
+        { home },
+      );
+      assert.equal(got.code, 0, got.stderr);
+      assert.equal((JSON.parse(got.stdout) as { status: string }).status, 'working', got.stdout);
+      // The CLI returned once serve had exited: the run had ended, recorded, never cut.
+      assert.equal(stateOf(taskId), 'completed', got.stderr);
+      assert.match(got.stderr, /waiting for 1 task run\(s\) under way to finish/);
+      assert.doesNotMatch(got.stderr, /run\(s\) cut/);
+      assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+    },
+  );
 
   it(
     'a second SIGTERM cuts the run at once and says so; a new serve fails the task as interrupted',
