@@ -3,7 +3,8 @@
  * finishTaskRuns): a one-shot client polls once, the poll starts the run and answers `working`
  * after its 20 s, and the client stops serve (end of stdin over stdio, SIGTERM over HTTP); serve
  * waits for the run, which completes: one transaction, the task `completed`, read by a new serve.
- * A second SIGTERM cuts the run at once and says so. anvil stands behind a proxy that holds each
+ * The CLI's own one-shot `tasks get` lets it finish too. A second SIGTERM cuts the run at once and
+ * says so. anvil stands behind a proxy that holds each
  * `eth_sendRawTransaction` 22 s, so a run outlasts the poll's wait.
  */
 import assert from 'node:assert/strict';
