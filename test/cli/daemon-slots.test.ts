@@ -1,0 +1,187 @@
+/**
+ * The daemon's slots (src/cli/daemon/slots.ts): named pipes through which the thin client makes a
+ * warm call without Node's `net`. Real processes: `bin/wallet.js`, the daemon it starts and the
+ * fixture server; the socket is taken away where a test must show that the slot, not the socket,
+ * carried the call.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { cleanUp, daemonIs, homeWithFixture, keepAlive, status, wallet, walletAsync } from '../helpers/daemon.js';
+
+const slotsOf = (home: string): string[] => {
+  try {
+    return readdirSync(join(home, 'daemon', 'slots'));
+  } catch {
+    return [];
+  }
+};
+
+/** Waits until the daemon has `count` slots ready (it makes them a moment after it starts or after calls). */
+async function slotsReady(home: string, count: number): Promise<string[]> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await delay(50)) {
+    const ready = slotsOf(home);
+    if (ready.length >= count) return ready;
+  }
+  throw new Error(`fewer than ${count} slots ready: ${JSON.stringify(slotsOf(home))}`);
+}
+
+/** The arguments the fixture's `shapes-echo` received, from its `--json` output. */
+function received(stdout: string): { id?: string; tags?: string[] } {
+  return (JSON.parse(stdout) as { received: { id?: string; tags?: string[] } }).received;
+}
+
+/** Removes the daemon's socket (only a slot can then reach it); its pid, to end it. */
+function withoutSocket(home: string): number {
+  const pid = status(home).pid;
+  assert.ok(pid !== undefined, 'the daemon runs');
+  rmSync(join(home, 'daemon', 'daemon.sock'));
+  return pid;
+}
+
+/** A kept-alive fixture with its daemon running and slots ready. */
+async function warmFixture(): Promise<{ home: string; events: string }> {
+  const fixture = homeWithFixture();
+  keepAlive(fixture.home, 'fx');
+  assert.equal(wallet(fixture.home, ['--server', 'fx', 'shapes-echo', '--id', '1']).code, 0);
+  await daemonIs(fixture.home, true);
+  await slotsReady(fixture.home, 1);
+  return fixture;
+}
+
+describe("kept-alive servers: the daemon's slots", () => {
+  it('carries a warm call without the socket: one slot a call, owner-only, made again after', async () => {
+    const { home } = await warmFixture();
+    try {
+      const daemonFolder = join(home, 'daemon');
+      const ready = await slotsReady(home, 4);
+      for (const name of ready) {
+        for (const pipe of ['in', 'out']) {
+          const info = statSync(join(daemonFolder, 'slots', name, pipe));
+          assert.ok(info.isFIFO(), `${name}/${pipe} is a named pipe`);
+          assert.equal(info.mode & 0o777, 0o600, `${name}/${pipe} is the owner's only`);
+        }
+        assert.equal(statSync(join(daemonFolder, 'slots', name)).mode & 0o777, 0o700);
+      }
+      // Without the socket, only a slot can carry the call to the daemon.
+      const pid = withoutSocket(home);
+      const run = wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '5', '--json', '--debug']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(received(run.stdout).id, '5');
+      assert.ok(run.stderr.includes('answered by the daemon'), run.stderr);
+      // One slot went; none is left taken; the daemon counted the call.
+      const left = slotsOf(home);
+      assert.equal(left.length, ready.length - 1, `one slot used: ${JSON.stringify(left)}`);
+      assert.deepEqual(readdirSync(join(daemonFolder, 'slots-taken')), []);
+      // The used slots are replaced a moment after the calls (still without the socket).
+      for (let index = 0; index < 4; index++) {
+        assert.equal(wallet(home, ['--server', 'fx', 'shapes-echo', '--id', String(index)]).code, 0);
+      }
+      await slotsReady(home, 4);
+      process.kill(pid, 'SIGTERM');
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('gives each of several calls at once its own answer', async () => {
+    const { home } = await warmFixture();
+    try {
+      await slotsReady(home, 4);
+      const ids = Array.from({ length: 8 }, (_, index) => 100 + index);
+      const runs = await Promise.all(
+        ids.map((id) => walletAsync(home, ['--server', 'fx', 'shapes-echo', '--id', String(id), '--json'])),
+      );
+      runs.forEach((run, index) => {
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(received(run.stdout).id, String(ids[index]));
+      });
+      assert.deepEqual(readdirSync(join(home, 'daemon', 'slots-taken')), []);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('carries a request and an answer larger than a pipe holds', async () => {
+    const { home } = await warmFixture();
+    try {
+      // 8,000 tags: a request of ~90 KB (one argument stays under Linux's 128 KiB) and a larger answer.
+      const tags = Array.from({ length: 8_000 }, (_, index) => `tag-${String(index).padStart(5, '0')}`);
+      const pid = withoutSocket(home);
+      const run = wallet(home, [
+        '--server',
+        'fx',
+        'shapes-echo',
+        '--args-json',
+        JSON.stringify({ id: 9, tags }),
+        '--json',
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(run.stdout.length > 65_536, `an answer past a pipe's 64 KiB: ${run.stdout.length} bytes`);
+      assert.deepEqual(received(run.stdout).tags, tags);
+      process.kill(pid, 'SIGTERM');
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('leaves dead slots to the next call after kill -9: made directly, a new daemon started', async () => {
+    const { home } = await warmFixture();
+    try {
+      const pid = status(home).pid;
+      assert.ok(pid !== undefined);
+      await slotsReady(home, 1);
+      process.kill(pid, 'SIGKILL');
+      await delay(100);
+      assert.ok(slotsOf(home).length > 0, 'the killed daemon left its slots');
+      const run = wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '3', '--json']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(received(run.stdout).id, '3');
+      const restarted = await daemonIs(home, true);
+      assert.notEqual(restarted.pid, pid);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('makes no slot where mkfifo cannot be found, and calls go through the socket', async () => {
+    const fixture = homeWithFixture();
+    const { home } = fixture;
+    // A PATH with Node only: the daemon the first call starts inherits it.
+    const bin = join(home, 'node-only');
+    mkdirSync(bin);
+    symlinkSync(process.execPath, join(bin, 'node'));
+    try {
+      keepAlive(home, 'fx');
+      const first = await walletAsync(home, ['--server', 'fx', 'shapes-echo', '--id', '1'], { PATH: bin });
+      assert.equal(first.code, 0, first.stderr);
+      await daemonIs(home, true);
+      await delay(500);
+      assert.deepEqual(slotsOf(home), []);
+      const warm = wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '2', '--json', '--debug']);
+      assert.equal(warm.code, 0, warm.stderr);
+      assert.ok(warm.stderr.includes('answered by the daemon'), warm.stderr);
+      assert.ok(existsSync(join(home, 'daemon', 'daemon.sock')));
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('removes its slots when it stops', async () => {
+    const { home } = await warmFixture();
+    try {
+      assert.equal(wallet(home, ['daemon', 'stop']).code, 0);
+      await daemonIs(home, false);
+      for (const folder of ['slots', 'slots-new', 'slots-taken']) {
+        assert.equal(existsSync(join(home, 'daemon', folder)), false, `${folder} removed`);
+      }
+      // The next call finds no daemon: made directly, as before.
+      const run = wallet(home, ['--server', 'fx', 'shapes-echo', '--id', '4', '--json']);
+      assert.equal(run.code, 0, run.stderr);
+    } finally {
+      await cleanUp(home);
+    }
+  });
+});
