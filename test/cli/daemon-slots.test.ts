@@ -5,10 +5,25 @@
  * carried the call.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+import { tempHome } from '../helpers/io.js';
+import { Slots, type SlotCall } from '../../src/cli/daemon/slots.js';
 import { cleanUp, daemonIs, homeWithFixture, keepAlive, status, wallet, walletAsync } from '../helpers/daemon.js';
 
 const slotsOf = (home: string): string[] => {
@@ -182,6 +197,84 @@ describe("kept-alive servers: the daemon's slots", () => {
       assert.equal(run.code, 0, run.stderr);
     } finally {
       await cleanUp(home);
+    }
+  });
+});
+
+/** Slots of a `Slots` made in this process (a daemon's folder of a temporary home): what it was called with. */
+async function slotsHere(takenLimitMs: number): Promise<{ folder: string; slots: Slots; calls: SlotCall[] }> {
+  const folder = join(tempHome(), 'daemon');
+  mkdirSync(folder, { mode: 0o700 });
+  const calls: SlotCall[] = [];
+  const slots = new Slots(
+    folder,
+    (call) => {
+      calls.push(call);
+      call.output.end('{"kind":"done","exitCode":0}\n');
+      call.input.destroy();
+    },
+    { takenLimitMs },
+  );
+  slots.start();
+  await slotsReady(join(folder, '..'), 12);
+  return { folder, slots, calls };
+}
+
+/** Takes a slot as a client does (renamed, `in` opened to write, `out` to read); nothing written yet. */
+function take(folder: string, name: string): { taken: string; inFd: number; outFd: number } {
+  const taken = join(folder, 'slots-taken', name);
+  renameSync(join(folder, 'slots', name), taken);
+  const inFd = openSync(join(taken, 'in'), constants.O_WRONLY | constants.O_NONBLOCK);
+  const outFd = openSync(join(taken, 'out'), constants.O_RDONLY | constants.O_NONBLOCK);
+  return { taken, inFd, outFd };
+}
+
+describe("kept-alive servers: the slots' sweep", () => {
+  it('replaces slots taken and never written, so calls keep their slots', async () => {
+    const { folder, slots } = await slotsHere(1_000);
+    try {
+      // Clients that took every slot and died (or failed) before writing: the daemon's ends stay.
+      for (const name of slotsOf(join(folder, '..')))
+        renameSync(join(folder, 'slots', name), join(folder, 'slots-taken', name));
+      assert.deepEqual(slotsOf(join(folder, '..')), []);
+      // Dropped after the limit, and new ones made: without this, no call ever came through a slot again.
+      await slotsReady(join(folder, '..'), 4);
+      assert.deepEqual(readdirSync(join(folder, 'slots-taken')), [], 'the dead ones removed');
+    } finally {
+      slots.close();
+      rmSync(join(folder, '..'), { recursive: true, force: true });
+    }
+  });
+
+  it('serves a slot that waited long to be taken and was written just after a sweep', async () => {
+    const { folder, slots, calls } = await slotsHere(1_000);
+    const [name] = slotsOf(join(folder, '..'));
+    assert.ok(name !== undefined);
+    try {
+      // Older than the limit by the time it is taken; a sweep runs (every 500 ms) while it is taken.
+      await delay(1_500);
+      const { inFd, outFd } = take(folder, name);
+      await delay(600);
+      writeSync(inFd, '{"v":1,"kind":"status"}\n');
+      for (const deadline = Date.now() + 5_000; calls.length === 0 && Date.now() < deadline;) await delay(20);
+      assert.equal(calls.length, 1, 'the request reached the daemon');
+      assert.equal(calls[0]?.request, '{"v":1,"kind":"status"}');
+      // And its answer reached the client.
+      const buffer = Buffer.alloc(1024);
+      let answer = '';
+      for (const deadline = Date.now() + 5_000; !answer.endsWith('\n') && Date.now() < deadline; await delay(20)) {
+        try {
+          answer += buffer.subarray(0, readSync(outFd, buffer)).toString('utf8');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        }
+      }
+      assert.equal(answer, '{"kind":"done","exitCode":0}\n');
+      closeSync(inFd);
+      closeSync(outFd);
+    } finally {
+      slots.close();
+      rmSync(join(folder, '..'), { recursive: true, force: true });
     }
   });
 });
