@@ -19,10 +19,12 @@ import {
   symlinkSync,
   writeSync,
 } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { tempHome } from '../helpers/io.js';
+import { WALLET_BIN } from '../helpers/paths.js';
 import { Slots, type SlotCall } from '../../src/cli/daemon/slots.js';
 import { cleanUp, daemonIs, homeWithFixture, keepAlive, status, wallet, walletAsync } from '../helpers/daemon.js';
 
@@ -179,6 +181,34 @@ describe("kept-alive servers: the daemon's slots", () => {
       assert.equal(warm.code, 0, warm.stderr);
       assert.ok(warm.stderr.includes('answered by the daemon'), warm.stderr);
       assert.ok(existsSync(join(home, 'daemon', 'daemon.sock')));
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('uses no slot for a call that cannot be sent (its directory deleted): made directly', async () => {
+    const { home } = await warmFixture();
+    try {
+      const before = await slotsReady(home, 4);
+      const gone = join(home, 'gone');
+      mkdirSync(gone);
+      // The client's working directory removed under it: process.cwd() fails.
+      const run = spawnSync(
+        'sh',
+        [
+          '-c',
+          'cd "$1" && rmdir "$1" && exec "$2" "$3" --server fx shapes-echo --id 6 --json',
+          'sh',
+          gone,
+          process.execPath,
+          WALLET_BIN,
+        ],
+        { env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' }, encoding: 'utf8', timeout: 60_000 },
+      );
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(received(run.stdout).id, '6');
+      // No slot was taken and thrown away for it.
+      assert.deepEqual(slotsOf(home).sort(), [...before].sort());
     } finally {
       await cleanUp(home);
     }

@@ -58,8 +58,16 @@ export function warmCall(
     return undefined;
   }
   const restart = (): void => startDaemon(dataDir, walletBin, env);
+  // Made once, before a slot is taken: one that cannot be made (its directory deleted: no cwd)
+  // would fail in every slot taken, using them all up, and then in the socket's handler.
+  let request: string;
+  try {
+    request = runRequest(argv, version, env);
+  } catch {
+    return undefined;
+  }
   // A slot first: no `net` to load, the exchange made synchronously (slots.ts).
-  const slotted = callThroughSlot(daemonDir(dataDir), () => runRequest(argv, version, env), restart);
+  const slotted = callThroughSlot(daemonDir(dataDir), request, restart);
   if (slotted !== undefined) return slotted;
   // Loaded only now: a call of a server not kept alive (the cold path) pays for no socket code.
   const { createConnection } = require('node:net') as typeof Net;
@@ -83,7 +91,7 @@ export function warmCall(
     };
     socket.on('connect', () => {
       sent = true;
-      socket.write(runRequest(argv, version, env));
+      socket.write(request);
     });
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -143,7 +151,7 @@ function runRequest(argv: readonly string[], version: string, env: NodeJS.Proces
  */
 function callThroughSlot(
   folder: string,
-  request: () => string,
+  request: string,
   restart: () => void,
 ): Promise<number | undefined> | undefined {
   let names: string[];
@@ -165,8 +173,7 @@ function callThroughSlot(
     try {
       inFd = openSync(join(slot, 'in'), constants.O_WRONLY | constants.O_NONBLOCK);
       outFd = openSync(join(slot, 'out'), constants.O_RDONLY);
-      const line = request();
-      writeFully(inFd, line);
+      writeFully(inFd, request);
     } catch {
       // A slot of a daemon that is gone (ENXIO), or one that ended meanwhile: nothing was run.
       if (inFd !== undefined) closeSync(inFd);
