@@ -106,16 +106,20 @@ describe("kept-alive servers: the daemon's slots", () => {
   it('gives each of several calls at once its own answer', async () => {
     const { home } = await warmFixture();
     try {
-      await slotsReady(home, 4);
+      await slotsReady(home, 8);
+      // Without the socket: each call went through a slot of its own.
+      const pid = withoutSocket(home);
       const ids = Array.from({ length: 8 }, (_, index) => 100 + index);
       const runs = await Promise.all(
-        ids.map((id) => walletAsync(home, ['--server', 'fx', 'shapes-echo', '--id', String(id), '--json'])),
+        ids.map((id) => walletAsync(home, ['--server', 'fx', 'shapes-echo', '--id', String(id), '--json', '--debug'])),
       );
       runs.forEach((run, index) => {
         assert.equal(run.code, 0, run.stderr);
+        assert.ok(run.stderr.includes('answered by the daemon'), run.stderr);
         assert.equal(received(run.stdout).id, String(ids[index]));
       });
       assert.deepEqual(readdirSync(join(home, 'daemon', 'slots-taken')), []);
+      process.kill(pid, 'SIGTERM');
     } finally {
       await cleanUp(home);
     }
