@@ -138,8 +138,11 @@ describe("kept-alive servers: the daemon's slots", () => {
         '--args-json',
         JSON.stringify({ id: 9, tags }),
         '--json',
+        '--debug',
       ]);
       assert.equal(run.code, 0, run.stderr);
+      // Answered through the slot: a call made directly (the slot failing) would pass the rest too.
+      assert.ok(run.stderr.includes('answered by the daemon'), run.stderr);
       assert.ok(run.stdout.length > 65_536, `an answer past a pipe's 64 KiB: ${run.stdout.length} bytes`);
       assert.deepEqual(received(run.stdout).tags, tags);
       process.kill(pid, 'SIGTERM');
