@@ -40,6 +40,8 @@ export class Slots {
   private refill: NodeJS.Timeout | undefined;
   private sweeping: NodeJS.Timeout | undefined;
   private closed = false;
+  /** No `mkfifo` on this system: not tried again (the sweep's timer would, every half-minute). */
+  private noMkfifo = false;
   private sequence = 0;
   private readonly takenLimitMs: number;
 
@@ -95,7 +97,7 @@ export class Slots {
 
   /** Makes a batch when fewer than READY are left (none while one is being made). */
   private top(): void {
-    if (this.closed || this.making || this.ready.size >= READY) return;
+    if (this.closed || this.noMkfifo || this.making || this.ready.size >= READY) return;
     this.making = true;
     const names = Array.from({ length: BATCH }, () => `${process.pid}-${++this.sequence}`);
     const fresh = slotsNewDir(this.daemonDir);
@@ -110,6 +112,7 @@ export class Slots {
     // clients use the socket, as before.
     execFile('mkfifo', ['-m', '600', ...pipes], (error) => {
       this.making = false;
+      if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') this.noMkfifo = true;
       if (error || this.closed) {
         for (const name of names) rmSync(join(fresh, name), { recursive: true, force: true });
         return;
