@@ -283,6 +283,35 @@ describe("kept-alive servers: the slots' sweep", () => {
     }
   });
 
+  it('on a stop, tells a client whose request it had not read to make the call itself, and runs nothing', async () => {
+    const { folder, slots, calls } = await slotsHere(60_000);
+    const [name] = slotsOf(join(folder, '..'));
+    assert.ok(name !== undefined);
+    const { inFd, outFd } = take(folder, name);
+    // Written, and the daemon stops before it reads it (the same turn of its loop).
+    writeSync(inFd, '{"v":1,"kind":"status"}\n');
+    slots.close();
+    try {
+      const buffer = Buffer.alloc(1024);
+      let answer = '';
+      for (const deadline = Date.now() + 5_000; !answer.endsWith('\n') && Date.now() < deadline; await delay(20)) {
+        try {
+          answer += buffer.subarray(0, readSync(outFd, buffer)).toString('utf8');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        }
+      }
+      assert.equal((JSON.parse(answer) as { kind: string }).kind, 'fallback');
+      await delay(200);
+      assert.equal(calls.length, 0, 'the request was not run as well');
+      assert.equal(existsSync(join(folder, 'slots')), false);
+    } finally {
+      closeSync(inFd);
+      closeSync(outFd);
+      rmSync(join(folder, '..'), { recursive: true, force: true });
+    }
+  });
+
   it('serves a slot that waited long to be taken and was written just after a sweep', async () => {
     const { folder, slots, calls } = await slotsHere(1_000);
     const [name] = slotsOf(join(folder, '..'));
