@@ -221,6 +221,32 @@ describe("kept-alive servers: the daemon's slots", () => {
     }
   });
 
+  it('never blocks opening a slot whose daemon died between the opens of its two pipes', () => {
+    const { home } = homeWithFixture();
+    keepAlive(home, 'fx');
+    // The state a kill -9 leaves when it comes between a client's opens: `in` still had its
+    // reader (held here), `out` has no writer left, and no one will ever open it to write.
+    const slot = join(home, 'daemon', 'slots', 'dead-1');
+    mkdirSync(slot, { recursive: true, mode: 0o700 });
+    mkdirSync(join(home, 'daemon', 'slots-taken'), { mode: 0o700 });
+    const made = spawnSync('mkfifo', ['-m', '600', join(slot, 'in'), join(slot, 'out')]);
+    assert.equal(made.status, 0, String(made.stderr));
+    const reader = openSync(join(slot, 'in'), constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const run = spawnSync(process.execPath, [WALLET_BIN, '--server', 'fx', 'shapes-echo', '--id', '7'], {
+        env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      // Its request went into the slot: told it may have been made, not left waiting forever.
+      assert.equal(run.status, 3, `ended (signal ${String(run.signal)}): ${run.stderr}`);
+      assert.match(run.stderr, /CONNECTION_FAILED: the kept-alive servers' daemon ended during the call/);
+    } finally {
+      closeSync(reader);
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('removes its slots when it stops', async () => {
     const { home } = await warmFixture();
     try {

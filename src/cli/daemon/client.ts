@@ -172,7 +172,7 @@ function callThroughSlot(
     let outFd: number | undefined;
     try {
       inFd = openSync(join(slot, 'in'), constants.O_WRONLY | constants.O_NONBLOCK);
-      outFd = openSync(join(slot, 'out'), constants.O_RDONLY);
+      outFd = openReader(join(slot, 'out'));
       writeFully(inFd, request);
     } catch {
       // A slot of a daemon that is gone (ENXIO), or one that ended meanwhile: nothing was run.
@@ -184,6 +184,21 @@ function callThroughSlot(
     return readAnswers(inFd, outFd, restart);
   }
   return undefined;
+}
+
+/**
+ * Opens a FIFO to read, with blocking reads, without waiting for a writer: a daemon killed just
+ * after the client opened `in` left `out` with none, ever, and a plain open would wait forever.
+ * Held read-write meanwhile (as the daemon holds its ends), the open returns at once; let go
+ * after, so that a daemon gone is seen as the end of `out`.
+ */
+function openReader(path: string): number {
+  const holder = openSync(path, constants.O_RDWR | constants.O_NONBLOCK);
+  try {
+    return openSync(path, constants.O_RDONLY);
+  } finally {
+    closeSync(holder);
+  }
 }
 
 /** Writes all of `text` to a pipe opened `O_NONBLOCK` (a request past the pipe's buffer waits for the daemon to read). */
