@@ -5,10 +5,27 @@
  * carried the call.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeSync,
+} from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+import { tempHome } from '../helpers/io.js';
+import { WALLET_BIN } from '../helpers/paths.js';
+import { Slots, type SlotCall } from '../../src/cli/daemon/slots.js';
 import { cleanUp, daemonIs, homeWithFixture, keepAlive, status, wallet, walletAsync } from '../helpers/daemon.js';
 
 const slotsOf = (home: string): string[] => {
@@ -89,16 +106,20 @@ describe("kept-alive servers: the daemon's slots", () => {
   it('gives each of several calls at once its own answer', async () => {
     const { home } = await warmFixture();
     try {
-      await slotsReady(home, 4);
+      await slotsReady(home, 8);
+      // Without the socket: each call went through a slot of its own.
+      const pid = withoutSocket(home);
       const ids = Array.from({ length: 8 }, (_, index) => 100 + index);
       const runs = await Promise.all(
-        ids.map((id) => walletAsync(home, ['--server', 'fx', 'shapes-echo', '--id', String(id), '--json'])),
+        ids.map((id) => walletAsync(home, ['--server', 'fx', 'shapes-echo', '--id', String(id), '--json', '--debug'])),
       );
       runs.forEach((run, index) => {
         assert.equal(run.code, 0, run.stderr);
+        assert.ok(run.stderr.includes('answered by the daemon'), run.stderr);
         assert.equal(received(run.stdout).id, String(ids[index]));
       });
       assert.deepEqual(readdirSync(join(home, 'daemon', 'slots-taken')), []);
+      process.kill(pid, 'SIGTERM');
     } finally {
       await cleanUp(home);
     }
@@ -117,8 +138,11 @@ describe("kept-alive servers: the daemon's slots", () => {
         '--args-json',
         JSON.stringify({ id: 9, tags }),
         '--json',
+        '--debug',
       ]);
       assert.equal(run.code, 0, run.stderr);
+      // Answered through the slot: a call made directly (the slot failing) would pass the rest too.
+      assert.ok(run.stderr.includes('answered by the daemon'), run.stderr);
       assert.ok(run.stdout.length > 65_536, `an answer past a pipe's 64 KiB: ${run.stdout.length} bytes`);
       assert.deepEqual(received(run.stdout).tags, tags);
       process.kill(pid, 'SIGTERM');
@@ -169,6 +193,60 @@ describe("kept-alive servers: the daemon's slots", () => {
     }
   });
 
+  it('uses no slot for a call that cannot be sent (its directory deleted): made directly', async () => {
+    const { home } = await warmFixture();
+    try {
+      const before = await slotsReady(home, 4);
+      const gone = join(home, 'gone');
+      mkdirSync(gone);
+      // The client's working directory removed under it: process.cwd() fails.
+      const run = spawnSync(
+        'sh',
+        [
+          '-c',
+          'cd "$1" && rmdir "$1" && exec "$2" "$3" --server fx shapes-echo --id 6 --json',
+          'sh',
+          gone,
+          process.execPath,
+          WALLET_BIN,
+        ],
+        { env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' }, encoding: 'utf8', timeout: 60_000 },
+      );
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(received(run.stdout).id, '6');
+      // No slot was taken and thrown away for it.
+      assert.deepEqual(slotsOf(home).sort(), [...before].sort());
+    } finally {
+      await cleanUp(home);
+    }
+  });
+
+  it('never blocks opening a slot whose daemon died between the opens of its two pipes', () => {
+    const { home } = homeWithFixture();
+    keepAlive(home, 'fx');
+    // The state a kill -9 leaves when it comes between a client's opens: `in` still had its
+    // reader (held here), `out` has no writer left, and no one will ever open it to write.
+    const slot = join(home, 'daemon', 'slots', 'dead-1');
+    mkdirSync(slot, { recursive: true, mode: 0o700 });
+    mkdirSync(join(home, 'daemon', 'slots-taken'), { mode: 0o700 });
+    const made = spawnSync('mkfifo', ['-m', '600', join(slot, 'in'), join(slot, 'out')]);
+    assert.equal(made.status, 0, String(made.stderr));
+    const reader = openSync(join(slot, 'in'), constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const run = spawnSync(process.execPath, [WALLET_BIN, '--server', 'fx', 'shapes-echo', '--id', '7'], {
+        env: { ...process.env, WALLET_HOME: home, NO_COLOR: '1' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      // Its request went into the slot: told it may have been made, not left waiting forever.
+      assert.equal(run.status, 3, `ended (signal ${String(run.signal)}): ${run.stderr}`);
+      assert.match(run.stderr, /CONNECTION_FAILED: the kept-alive servers' daemon ended during the call/);
+    } finally {
+      closeSync(reader);
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('removes its slots when it stops', async () => {
     const { home } = await warmFixture();
     try {
@@ -182,6 +260,113 @@ describe("kept-alive servers: the daemon's slots", () => {
       assert.equal(run.code, 0, run.stderr);
     } finally {
       await cleanUp(home);
+    }
+  });
+});
+
+/** Slots of a `Slots` made in this process (a daemon's folder of a temporary home): what it was called with. */
+async function slotsHere(takenLimitMs: number): Promise<{ folder: string; slots: Slots; calls: SlotCall[] }> {
+  const folder = join(tempHome(), 'daemon');
+  mkdirSync(folder, { mode: 0o700 });
+  const calls: SlotCall[] = [];
+  const slots = new Slots(
+    folder,
+    (call) => {
+      calls.push(call);
+      call.output.end('{"kind":"done","exitCode":0}\n');
+      call.input.destroy();
+    },
+    { takenLimitMs },
+  );
+  slots.start();
+  await slotsReady(join(folder, '..'), 12);
+  return { folder, slots, calls };
+}
+
+/** Takes a slot as a client does (renamed, `in` opened to write, `out` to read); nothing written yet. */
+function take(folder: string, name: string): { taken: string; inFd: number; outFd: number } {
+  const taken = join(folder, 'slots-taken', name);
+  renameSync(join(folder, 'slots', name), taken);
+  const inFd = openSync(join(taken, 'in'), constants.O_WRONLY | constants.O_NONBLOCK);
+  const outFd = openSync(join(taken, 'out'), constants.O_RDONLY | constants.O_NONBLOCK);
+  return { taken, inFd, outFd };
+}
+
+describe("kept-alive servers: the slots' sweep", () => {
+  it('replaces slots taken and never written, so calls keep their slots', async () => {
+    const { folder, slots } = await slotsHere(1_000);
+    try {
+      // Clients that took every slot and died (or failed) before writing: the daemon's ends stay.
+      for (const name of slotsOf(join(folder, '..')))
+        renameSync(join(folder, 'slots', name), join(folder, 'slots-taken', name));
+      assert.deepEqual(slotsOf(join(folder, '..')), []);
+      // Dropped after the limit, and new ones made: without this, no call ever came through a slot again.
+      await slotsReady(join(folder, '..'), 4);
+      assert.deepEqual(readdirSync(join(folder, 'slots-taken')), [], 'the dead ones removed');
+    } finally {
+      slots.close();
+      rmSync(join(folder, '..'), { recursive: true, force: true });
+    }
+  });
+
+  it('on a stop, tells a client whose request it had not read to make the call itself, and runs nothing', async () => {
+    const { folder, slots, calls } = await slotsHere(60_000);
+    const [name] = slotsOf(join(folder, '..'));
+    assert.ok(name !== undefined);
+    const { inFd, outFd } = take(folder, name);
+    // Written, and the daemon stops before it reads it (the same turn of its loop).
+    writeSync(inFd, '{"v":1,"kind":"status"}\n');
+    slots.close();
+    try {
+      const buffer = Buffer.alloc(1024);
+      let answer = '';
+      for (const deadline = Date.now() + 5_000; !answer.endsWith('\n') && Date.now() < deadline; await delay(20)) {
+        try {
+          answer += buffer.subarray(0, readSync(outFd, buffer)).toString('utf8');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        }
+      }
+      assert.equal((JSON.parse(answer) as { kind: string }).kind, 'fallback');
+      await delay(200);
+      assert.equal(calls.length, 0, 'the request was not run as well');
+      assert.equal(existsSync(join(folder, 'slots')), false);
+    } finally {
+      closeSync(inFd);
+      closeSync(outFd);
+      rmSync(join(folder, '..'), { recursive: true, force: true });
+    }
+  });
+
+  it('serves a slot that waited long to be taken and was written just after a sweep', async () => {
+    const { folder, slots, calls } = await slotsHere(1_000);
+    const [name] = slotsOf(join(folder, '..'));
+    assert.ok(name !== undefined);
+    try {
+      // Older than the limit by the time it is taken; a sweep runs (every 500 ms) while it is taken.
+      await delay(1_500);
+      const { inFd, outFd } = take(folder, name);
+      await delay(600);
+      writeSync(inFd, '{"v":1,"kind":"status"}\n');
+      for (const deadline = Date.now() + 5_000; calls.length === 0 && Date.now() < deadline;) await delay(20);
+      assert.equal(calls.length, 1, 'the request reached the daemon');
+      assert.equal(calls[0]?.request, '{"v":1,"kind":"status"}');
+      // And its answer reached the client.
+      const buffer = Buffer.alloc(1024);
+      let answer = '';
+      for (const deadline = Date.now() + 5_000; !answer.endsWith('\n') && Date.now() < deadline; await delay(20)) {
+        try {
+          answer += buffer.subarray(0, readSync(outFd, buffer)).toString('utf8');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        }
+      }
+      assert.equal(answer, '{"kind":"done","exitCode":0}\n');
+      closeSync(inFd);
+      closeSync(outFd);
+    } finally {
+      slots.close();
+      rmSync(join(folder, '..'), { recursive: true, force: true });
     }
   });
 });

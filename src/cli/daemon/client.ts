@@ -58,8 +58,16 @@ export function warmCall(
     return undefined;
   }
   const restart = (): void => startDaemon(dataDir, walletBin, env);
+  // Made once, before a slot is taken: one that cannot be made (its directory deleted: no cwd)
+  // would fail in every slot taken, using them all up, and then in the socket's handler.
+  let request: string;
+  try {
+    request = runRequest(argv, version, env);
+  } catch {
+    return undefined;
+  }
   // A slot first: no `net` to load, the exchange made synchronously (slots.ts).
-  const slotted = callThroughSlot(daemonDir(dataDir), () => runRequest(argv, version, env), restart);
+  const slotted = callThroughSlot(daemonDir(dataDir), request, restart);
   if (slotted !== undefined) return slotted;
   // Loaded only now: a call of a server not kept alive (the cold path) pays for no socket code.
   const { createConnection } = require('node:net') as typeof Net;
@@ -83,7 +91,7 @@ export function warmCall(
     };
     socket.on('connect', () => {
       sent = true;
-      socket.write(runRequest(argv, version, env));
+      socket.write(request);
     });
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -143,7 +151,7 @@ function runRequest(argv: readonly string[], version: string, env: NodeJS.Proces
  */
 function callThroughSlot(
   folder: string,
-  request: () => string,
+  request: string,
   restart: () => void,
 ): Promise<number | undefined> | undefined {
   let names: string[];
@@ -164,9 +172,8 @@ function callThroughSlot(
     let outFd: number | undefined;
     try {
       inFd = openSync(join(slot, 'in'), constants.O_WRONLY | constants.O_NONBLOCK);
-      outFd = openSync(join(slot, 'out'), constants.O_RDONLY);
-      const line = request();
-      writeFully(inFd, line);
+      outFd = openReader(join(slot, 'out'));
+      writeFully(inFd, request);
     } catch {
       // A slot of a daemon that is gone (ENXIO), or one that ended meanwhile: nothing was run.
       if (inFd !== undefined) closeSync(inFd);
@@ -177,6 +184,21 @@ function callThroughSlot(
     return readAnswers(inFd, outFd, restart);
   }
   return undefined;
+}
+
+/**
+ * Opens a FIFO to read, with blocking reads, without waiting for a writer: a daemon killed just
+ * after the client opened `in` left `out` with none, ever, and a plain open would wait forever.
+ * Held read-write meanwhile (as the daemon holds its ends), the open returns at once; let go
+ * after, so that a daemon gone is seen as the end of `out`.
+ */
+function openReader(path: string): number {
+  const holder = openSync(path, constants.O_RDWR | constants.O_NONBLOCK);
+  try {
+    return openSync(path, constants.O_RDONLY);
+  } finally {
+    closeSync(holder);
+  }
 }
 
 /** Writes all of `text` to a pipe opened `O_NONBLOCK` (a request past the pipe's buffer waits for the daemon to read). */

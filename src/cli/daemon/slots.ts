@@ -11,7 +11,10 @@ const READY = 4;
 const BATCH = 12;
 /** How long after a call the used slots are replaced: not while its client is still exiting. */
 const REFILL_DELAY_MS = 250;
-/** A slot taken that sent no request within this is dropped (its client died between the two). */
+/**
+ * A slot taken that sent no request within this (counted from when the daemon first saw it
+ * taken: it cannot know when it was) is dropped: its client died between the two, or gave up.
+ */
 const TAKEN_LIMIT_MS = 60_000;
 
 /** One call's ends, once its client wrote its request: what the daemon reads and writes. */
@@ -32,16 +35,24 @@ export type SlotCall = { input: Socket; output: Socket; leftover: string; reques
  * the client's exit is seen (end of `in`, EPIPE on `out`) as the socket's close is.
  */
 export class Slots {
-  private readonly ready = new Map<string, { placeholder: { input: Socket; output: Socket }; made: number }>();
+  private readonly ready = new Map<string, { placeholder: { input: Socket; output: Socket }; takenSeen?: number }>();
   private making = false;
   private refill: NodeJS.Timeout | undefined;
+  private sweeping: NodeJS.Timeout | undefined;
   private closed = false;
+  /** No `mkfifo` on this system: not tried again (the sweep's timer would, every half-minute). */
+  private noMkfifo = false;
   private sequence = 0;
+  private readonly takenLimitMs: number;
 
+  /** `takenLimitMs`: see TAKEN_LIMIT_MS (tests make it short); the sweep runs twice in it. */
   constructor(
     private readonly daemonDir: string,
     private readonly onCall: (call: SlotCall) => void,
-  ) {}
+    options: { takenLimitMs?: number } = {},
+  ) {
+    this.takenLimitMs = options.takenLimitMs ?? TAKEN_LIMIT_MS;
+  }
 
   /** Clears what an earlier daemon left (its slots are dead) and makes the first ones. */
   start(): void {
@@ -50,6 +61,14 @@ export class Slots {
       mkdirSync(dir, { mode: 0o700 });
     }
     this.top();
+    // Slots taken and never written count as ready until dropped: without a sweep of its own,
+    // a few such (clients killed, or failing, between taking and writing) would stop the
+    // refills for good (only a call through a slot schedules one) and all calls use the socket.
+    this.sweeping = setInterval(() => {
+      this.sweep();
+      this.top();
+    }, this.takenLimitMs / 2);
+    this.sweeping.unref();
   }
 
   /**
@@ -63,6 +82,7 @@ export class Slots {
   close(): void {
     this.closed = true;
     clearTimeout(this.refill);
+    clearInterval(this.sweeping);
     for (const dir of [slotsDir(this.daemonDir), slotsNewDir(this.daemonDir), slotsTakenDir(this.daemonDir)]) {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -77,7 +97,7 @@ export class Slots {
 
   /** Makes a batch when fewer than READY are left (none while one is being made). */
   private top(): void {
-    if (this.closed || this.making || this.ready.size >= READY) return;
+    if (this.closed || this.noMkfifo || this.making || this.ready.size >= READY) return;
     this.making = true;
     const names = Array.from({ length: BATCH }, () => `${process.pid}-${++this.sequence}`);
     const fresh = slotsNewDir(this.daemonDir);
@@ -92,6 +112,7 @@ export class Slots {
     // clients use the socket, as before.
     execFile('mkfifo', ['-m', '600', ...pipes], (error) => {
       this.making = false;
+      if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') this.noMkfifo = true;
       if (error || this.closed) {
         for (const name of names) rmSync(join(fresh, name), { recursive: true, force: true });
         return;
@@ -115,7 +136,7 @@ export class Slots {
       };
       placeholder.input.on('error', () => undefined);
       placeholder.output.on('error', () => undefined);
-      this.ready.set(name, { placeholder, made: Date.now() });
+      this.ready.set(name, { placeholder });
       this.await(name, placeholder);
       renameSync(made, join(slotsDir(this.daemonDir), name));
     } catch {
@@ -187,13 +208,18 @@ export class Slots {
     this.onCall({ input, output, leftover, request });
   }
 
-  /** Drops slots taken long ago that never sent a request (their client died in between). */
+  /**
+   * Drops slots taken long ago that never sent a request (their client died in between). How
+   * long a slot waited to be taken does not count: a client that took an old slot just now is
+   * about to write its request.
+   */
   private sweep(): void {
     const now = Date.now();
     for (const [name, slot] of this.ready) {
-      if (now - slot.made < TAKEN_LIMIT_MS) continue;
       // Still in slots/: not taken, still good.
       if (existsSync(join(slotsDir(this.daemonDir), name))) continue;
+      slot.takenSeen ??= now;
+      if (now - slot.takenSeen < this.takenLimitMs) continue;
       this.drop(name);
       rmSync(join(slotsTakenDir(this.daemonDir), name), { recursive: true, force: true });
     }
