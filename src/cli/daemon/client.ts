@@ -6,17 +6,23 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  read,
+  readdirSync,
   readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
   statSync,
   writeSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Net from 'node:net';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type * as Tty from 'node:tty';
 import { resolveDataDir } from '../../shared/data-dir.js';
 import { SERVER_NAME, serversFilePath } from '../servers/names.js';
-import { daemonDir, daemonLogPath, socketPath } from './paths.js';
+import { daemonDir, daemonLogPath, slotsDir, slotsTakenDir, socketPath } from './paths.js';
 import { BUILD_ID, PROTOCOL_VERSION, type DaemonAnswer, type RunRelay } from './wire.js';
 
 const require = createRequire(import.meta.url);
@@ -51,6 +57,18 @@ export function warmCall(
   } catch {
     return undefined;
   }
+  const restart = (): void => startDaemon(dataDir, walletBin, env);
+  // Made once, before a slot is taken: one that cannot be made (its directory deleted: no cwd)
+  // would fail in every slot taken, using them all up, and then in the socket's handler.
+  let request: string;
+  try {
+    request = runRequest(argv, version, env);
+  } catch {
+    return undefined;
+  }
+  // A slot first: no `net` to load, the exchange made synchronously (slots.ts).
+  const slotted = callThroughSlot(daemonDir(dataDir), request, restart);
+  if (slotted !== undefined) return slotted;
   // Loaded only now: a call of a server not kept alive (the cold path) pays for no socket code.
   const { createConnection } = require('node:net') as typeof Net;
   return new Promise((resolve) => {
@@ -73,18 +91,7 @@ export function warmCall(
     };
     socket.on('connect', () => {
       sent = true;
-      const request = {
-        v: PROTOCOL_VERSION,
-        kind: 'run',
-        version,
-        build: BUILD_ID,
-        argv,
-        env: Object.fromEntries(Object.entries(env).filter((pair): pair is [string, string] => pair[1] !== undefined)),
-        cwd: process.cwd(),
-        tty: { stdin: isTerminal(0), stdout: isTerminal(1), stderr: isTerminal(2) },
-        ...(isTerminal(1) ? { columns: process.stdout.columns } : {}),
-      };
-      socket.write(`${JSON.stringify(request)}\n`);
+      socket.write(request);
     });
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -101,20 +108,194 @@ export function warmCall(
         }
         // A server's question, asked on this terminal: its text, and what is typed here.
         if (message.kind === 'write') writeAllTo(message.fd === 1 ? 1 : 2, String(message.text));
-        else if (message.kind === 'read') typing ??= sendTyped(socket);
-        else done(printAnswer(message, () => startDaemon(dataDir, walletBin, env)));
+        else if (message.kind === 'read') typing ??= sendTyped((line) => socket.destroyed || !socket.write(line));
+        else done(printAnswer(message, restart));
       }
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (finished) return;
       if (sent) return done(lostDuringCall(error.message));
       // Nobody listens (no daemon yet, stopped when idle, or killed): start one for the next call.
-      if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') startDaemon(dataDir, walletBin, env);
+      if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') restart();
       done(undefined);
     });
     socket.on('close', () => {
       if (sent && !finished) done(lostDuringCall('the connection closed without an answer'));
     });
+  });
+}
+
+/** The `run` request line of a command line: what the daemon runs, where, and on which terminals. */
+function runRequest(argv: readonly string[], version: string, env: NodeJS.ProcessEnv): string {
+  const request = {
+    v: PROTOCOL_VERSION,
+    kind: 'run',
+    version,
+    build: BUILD_ID,
+    argv,
+    env: Object.fromEntries(Object.entries(env).filter((pair): pair is [string, string] => pair[1] !== undefined)),
+    cwd: process.cwd(),
+    tty: { stdin: isTerminal(0), stdout: isTerminal(1), stderr: isTerminal(2) },
+    ...(isTerminal(1) ? { columns: process.stdout.columns } : {}),
+  };
+  return `${JSON.stringify(request)}\n`;
+}
+
+/**
+ * The call made through one of the daemon's slots (slots.ts): taken by renaming it (one client
+ * a slot), its `out` opened to read, its `in` to write (`O_NONBLOCK`: ENXIO when the daemon that
+ * made it is gone, and the slot is removed), the request written, and the answer read with
+ * blocking reads: no event loop, no `net`. Undefined when no slot is there to take or the daemon
+ * is gone before the request was sent: the socket is tried. A server's question that reads this
+ * terminal goes on asynchronously (stdin forwarded, the answer read by Node's thread pool).
+ */
+function callThroughSlot(
+  folder: string,
+  request: string,
+  restart: () => void,
+): Promise<number | undefined> | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(slotsDir(folder));
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    const slot = join(slotsTakenDir(folder), name);
+    try {
+      renameSync(join(slotsDir(folder), name), slot);
+    } catch {
+      // Another client took it first.
+      continue;
+    }
+    let inFd: number | undefined;
+    let outFd: number | undefined;
+    try {
+      inFd = openSync(join(slot, 'in'), constants.O_WRONLY | constants.O_NONBLOCK);
+      outFd = openReader(join(slot, 'out'));
+      writeFully(inFd, request);
+    } catch {
+      // A slot of a daemon that is gone (ENXIO), or one that ended meanwhile: nothing was run.
+      if (inFd !== undefined) closeSync(inFd);
+      if (outFd !== undefined) closeSync(outFd);
+      rmSync(slot, { recursive: true, force: true });
+      continue;
+    }
+    return readAnswers(inFd, outFd, restart);
+  }
+  return undefined;
+}
+
+/**
+ * Opens a FIFO to read, with blocking reads, without waiting for a writer: a daemon killed just
+ * after the client opened `in` left `out` with none, ever, and a plain open would wait forever.
+ * Held read-write meanwhile (as the daemon holds its ends), the open returns at once; let go
+ * after, so that a daemon gone is seen as the end of `out`.
+ */
+function openReader(path: string): number {
+  const holder = openSync(path, constants.O_RDWR | constants.O_NONBLOCK);
+  try {
+    return openSync(path, constants.O_RDONLY);
+  } finally {
+    closeSync(holder);
+  }
+}
+
+/** Writes all of `text` to a pipe opened `O_NONBLOCK` (a request past the pipe's buffer waits for the daemon to read). */
+function writeFully(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let written = 0;
+  while (written < bytes.length) {
+    try {
+      written += writeSync(fd, bytes, written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      pause(1);
+    }
+  }
+}
+
+/** Sleeps `ms` milliseconds, synchronously (a pipe full or empty for now). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Reads a slot's answer lines: a run's output relayed and its answer, synchronously; once the
+ * daemon asks for what is typed here (`read`), asynchronously, stdin sent as it comes.
+ */
+function readAnswers(inFd: number, outFd: number, restart: () => void): Promise<number | undefined> {
+  const buffer = Buffer.alloc(65_536);
+  // Bytes of the line not yet ended (a newline byte is never part of another UTF-8 character).
+  let partial: Buffer[] = [];
+  let typing: (() => void) | undefined;
+  // One line handled: the exit code (or undefined, for the CLI) once it is the answer.
+  const handle = (line: string): { code: number | undefined } | undefined => {
+    let message: DaemonAnswer | RunRelay;
+    try {
+      message = JSON.parse(line) as DaemonAnswer | RunRelay;
+    } catch {
+      return { code: lostDuringCall('its answer is not JSON') };
+    }
+    if (message.kind === 'write') writeAllTo(message.fd === 1 ? 1 : 2, String(message.text));
+    else if (message.kind === 'read')
+      typing ??= sendTyped((text) => {
+        try {
+          writeFully(inFd, text);
+        } catch {
+          // The daemon is gone: its answer (or the end of `out`) says so.
+        }
+      });
+    else return { code: printAnswer(message, restart) };
+    return undefined;
+  };
+  // Takes what was read; the result once a line is the answer.
+  const take = (count: number): { code: number | undefined } | undefined => {
+    let chunk = buffer.subarray(0, count);
+    let end: number;
+    while ((end = chunk.indexOf(10)) !== -1) {
+      const line = Buffer.concat([...partial, chunk.subarray(0, end)]).toString('utf8');
+      partial = [];
+      chunk = chunk.subarray(end + 1);
+      const result = handle(line);
+      if (result) return result;
+    }
+    // Copied: the buffer is read into again.
+    if (chunk.length > 0) partial.push(Buffer.from(chunk));
+    return undefined;
+  };
+  const finish = (result: { code: number | undefined }): number | undefined => {
+    typing?.();
+    closeSync(inFd);
+    closeSync(outFd);
+    return result.code;
+  };
+  const lost = (): { code: number } => ({ code: lostDuringCall('the connection closed without an answer') });
+  while (typing === undefined) {
+    let count: number;
+    try {
+      count = readSync(outFd, buffer, 0, buffer.length, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+        pause(1);
+        continue;
+      }
+      return Promise.resolve(finish(lost()));
+    }
+    if (count === 0) return Promise.resolve(finish(lost()));
+    const result = take(count);
+    if (result) return Promise.resolve(finish(result));
+  }
+  return new Promise((resolve) => {
+    const next = (): void => {
+      read(outFd, buffer, 0, buffer.length, null, (error, count) => {
+        if (error || count === 0) return resolve(finish(lost()));
+        const result = take(count);
+        if (result) resolve(finish(result));
+        else next();
+      });
+    };
+    next();
   });
 }
 
@@ -185,10 +366,10 @@ function printAnswer(answer: DaemonAnswer, restart: () => void): number | undefi
  * there (the terminal's own line editing and echo, as a direct call asks); its end too. Returns
  * how to stop, once the call is done (stdin would keep the process alive).
  */
-function sendTyped(socket: Net.Socket): () => void {
+function sendTyped(write: (line: string) => unknown): () => void {
   const stdin = process.stdin;
   const send = (message: { text: string } | { end: true }): void => {
-    if (!socket.destroyed) socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, kind: 'input', ...message })}\n`);
+    write(`${JSON.stringify({ v: PROTOCOL_VERSION, kind: 'input', ...message })}\n`);
   };
   stdin.setEncoding('utf8');
   stdin.on('data', (text: string) => send({ text }));
@@ -271,7 +452,12 @@ function writeAllTo(fd: number, text: string): void {
 /** Whether a descriptor is a terminal, asked as bin/wallet.js asks it (loading `node:tty` only then). */
 function isTerminal(fd: number): boolean {
   try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
+    const info = fstatSync(fd);
+    if (!info.isCharacterDevice()) return false;
+    // /dev/null (stdin of a script, a cron job or an agent's tool runner): not a terminal, known
+    // without `node:tty`, which loads `net` (~2 ms of a warm call).
+    const nothing = statSync('/dev/null');
+    if (info.rdev === nothing.rdev && info.ino === nothing.ino && info.dev === nothing.dev) return false;
   } catch {
     return false;
   }

@@ -30,6 +30,9 @@ export class CompletionValues {
     }, AFTER_ANSWER_MS);
   }
 
+  /** `refreshValues`: what brings the values up to date (a test's own, to change a source meanwhile). */
+  constructor(private readonly refreshValues?: (dataDir: string) => Promise<void>) {}
+
   /** Nothing more, now or later: the daemon is ending. */
   cancel(): void {
     this.ended = true;
@@ -38,21 +41,29 @@ export class CompletionValues {
   }
 
   private async refresh(dataDir: string): Promise<void> {
-    if (sourcesOf(dataDir) === this.seen) return;
-    const { refreshCompletionValues } = await import('../completion/refresh-values.js');
-    await refreshCompletionValues(dataDir);
-    this.seen = sourcesOf(dataDir);
+    // The sources as they are before the values are made from them: one changed meanwhile is
+    // not taken as seen, and the next call brings the values up to date again.
+    const inputs = inputsOf(dataDir);
+    if (`${inputs}|${valuesOf(dataDir)}` === this.seen) return;
+    const refresh = this.refreshValues ?? (await import('../completion/refresh-values.js')).refreshCompletionValues;
+    await refresh(dataDir);
+    // The values' own file as this refresh wrote it.
+    this.seen = `${inputs}|${valuesOf(dataDir)}`;
   }
 }
 
 /** What tells one state of the values' sources from another without reading them: each one's identity. */
-function sourcesOf(dataDir: string): string {
+function inputsOf(dataDir: string): string {
   return [
     identity(join(dataDir, 'config.json'), lstatSync),
     identity(serversFilePath(dataDir), lstatSync),
     identity(join(dataDir, 'keystore'), statSync),
-    identity(completionValuesPath(dataDir), lstatSync),
   ].join('|');
+}
+
+/** The values' own file: one removed or written by someone else is made again. */
+function valuesOf(dataDir: string): string {
+  return identity(completionValuesPath(dataDir), lstatSync);
 }
 
 /** Device, inode, size and the times of the last change of content and of status; `-` when there is none. */

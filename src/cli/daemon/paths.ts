@@ -23,3 +23,18 @@ export function daemonLogPath(dataDir: string): string {
 export function serverLogPath(dataDir: string, name: string): string {
   return join(daemonDir(dataDir), `${name}.log`);
 }
+
+/** The slots ready for a call (slots.ts): a folder each, two FIFOs in it. */
+export function slotsDir(daemonFolder: string): string {
+  return join(daemonFolder, 'slots');
+}
+
+/** Where the daemon makes slots, before they are ready. */
+export function slotsNewDir(daemonFolder: string): string {
+  return join(daemonFolder, 'slots-new');
+}
+
+/** Where a client moves the slot it takes (one client a slot: the rename is atomic). */
+export function slotsTakenDir(daemonFolder: string): string {
+  return join(daemonFolder, 'slots-taken');
+}

@@ -11,6 +11,7 @@ import { EXIT } from '../usage-error.js';
 import { daemonDir, daemonLogPath, serverLogPath, socketPath } from './paths.js';
 import { CompletionValues } from './completion-values.js';
 import { SessionPool } from './pool.js';
+import { Slots, type SlotCall } from './slots.js';
 import { DaemonRequest, type InputMessage, type RunRequest } from './protocol.js';
 import { BUILD_ID, PROTOCOL_VERSION, type DaemonAnswer, type DaemonStatus, type RunRelay } from './wire.js';
 
@@ -67,6 +68,8 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
     io.stderr.write(`A daemon already listens on ${path}.\n`);
     return EXIT.ok;
   }
+  // Its slots: the same calls, over named pipes a client uses without Node's `net` (slots.ts).
+  const slots = new Slots(daemonDir(dataDir), (call) => serveSlot(call, answer));
 
   let ended: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (ended = resolve));
@@ -78,6 +81,7 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
       completionValues.cancel();
       io.stderr.write(`${new Date().toISOString()} daemon ${process.pid} stopping: ${why}\n`);
       server.close();
+      slots.close();
       rmSync(path, { force: true });
       if (finishCalls && running > 0) await new Promise<void>((resolve) => (drained = resolve));
       await pool.closeAll();
@@ -149,7 +153,8 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
     }
   };
   // Only calls count as activity: `wallet daemon status` does not keep it alive.
-  server.on('connection', (socket: Socket) => serveConnection(socket, answer));
+  server.on('connection', (socket: Socket) => serveLines(socket, socket, answer));
+  slots.start();
   const onSignal = (): void => void stop('signalled');
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
@@ -164,27 +169,44 @@ export async function runDaemon(io: CliIo, dataDir: string, idleMinutes: number)
   return EXIT.ok;
 }
 
-/** Each line a socket sends is a request; each gets one line back, but what the caller types (`input`). */
-function serveConnection(
-  socket: Socket,
-  answer: (line: string, caller: Caller) => Promise<DaemonAnswer | undefined>,
-): void {
-  const caller = new Caller(socket);
+type Answerer = (line: string, caller: Caller) => Promise<DaemonAnswer | undefined>;
+
+/**
+ * Each line `input` sends is a request; each gets one line back on `output`, but what the caller
+ * types (`input`). A socket is both; a slot's pipes are one each, and serve one call (`once`):
+ * after its answer they are closed. `first`: what was read before (a slot's request).
+ */
+function serveLines(input: Socket, output: Socket, answer: Answerer, first = '', once = false): void {
+  const caller = new Caller(output);
   let buffered = '';
-  socket.setEncoding('utf8');
-  socket.on('error', () => undefined);
-  socket.on('close', () => caller.gone());
-  socket.on('data', (chunk: string) => {
+  input.setEncoding('utf8');
+  input.on('error', () => undefined);
+  if (output !== input) output.on('error', () => undefined);
+  input.on('close', () => caller.gone());
+  const take = (chunk: string): void => {
     buffered += chunk;
     let end: number;
     while ((end = buffered.indexOf('\n')) !== -1) {
       const line = buffered.slice(0, end);
       buffered = buffered.slice(end + 1);
       void answer(line, caller).then((reply) => {
-        if (reply !== undefined) caller.send(reply);
+        if (reply === undefined) return;
+        caller.send(reply);
+        if (!once) return;
+        output.end();
+        input.destroy();
       });
     }
-  });
+  };
+  input.on('data', take);
+  // A slot's placeholder end, handed on when its own could not be opened, was paused.
+  input.resume();
+  if (first !== '') take(first);
+}
+
+/** A call through a slot: its request line, then what its client types, as a socket's lines. */
+function serveSlot(call: SlotCall, answer: Answerer): void {
+  serveLines(call.input, call.output, answer, `${call.request}\n${call.leftover}`, true);
 }
 
 /**
