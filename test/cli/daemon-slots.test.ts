@@ -293,6 +293,31 @@ function take(folder: string, name: string): { taken: string; inFd: number; outF
 }
 
 describe("kept-alive servers: the slots' sweep", () => {
+  it("a daemon ending after another took its place leaves the other's slots", async () => {
+    const first = await slotsHere(60_000);
+    const home = join(first.folder, '..');
+    // Another daemon on the same folder (the first one did not answer in time): it clears the
+    // first one's slots and makes its own.
+    const second = new Slots(first.folder, (call) => {
+      call.output.end('{"kind":"done","exitCode":0}\n');
+      call.input.destroy();
+    });
+    try {
+      second.start();
+      const theirs = await slotsReady(home, 12);
+      first.slots.close();
+      assert.deepEqual(slotsOf(home).sort(), theirs.sort(), "the second daemon's slots are all still there");
+      second.close();
+      for (const folder of ['slots', 'slots-new', 'slots-taken']) {
+        assert.equal(existsSync(join(first.folder, folder)), false, `${folder} removed by the last daemon`);
+      }
+    } finally {
+      first.slots.close();
+      second.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('replaces slots taken and never written, so calls keep their slots', async () => {
     const { folder, slots } = await slotsHere(1_000);
     try {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { slotsDir, slotsNewDir, slotsTakenDir } from './paths.js';
@@ -20,10 +20,13 @@ const TAKEN_LIMIT_MS = 60_000;
 /** One call's ends, once its client wrote its request: what the daemon reads and writes. */
 export type SlotCall = { input: Socket; output: Socket; leftover: string; request: string };
 
+/** How many `Slots` this process made: one a daemon, more in tests. */
+let instances = 0;
+
 /**
  * The daemon's slots: named pipes a client can call through without Node's `net` (the thin
- * client's synchronous exchange, src/cli/daemon/client.ts, ~5 ms less a warm call than the
- * socket). A slot is a folder of `<daemon>/slots/` holding two FIFOs, `in` and `out` (0600, in
+ * client's synchronous exchange, src/cli/daemon/client.ts: 2 to 6 % less a warm call's time
+ * than the socket's, docs/PERFORMANCE.md). A slot is a folder of `<daemon>/slots/` holding two FIFOs, `in` and `out` (0600, in
  * the 0700 daemon folder: only the owner can use one). A client takes one by renaming it into
  * `slots-taken/` (atomic: one client a slot), opens `out` to read, `in` to write, writes its
  * request line, and reads the answer lines. Each slot serves one call, then goes.
@@ -43,6 +46,10 @@ export class Slots {
   /** No `mkfifo` on this system: not tried again (the sweep's timer would, every half-minute). */
   private noMkfifo = false;
   private sequence = 0;
+  /** What its slots' names start with: this process and this instance (its names are its own). */
+  private readonly tag = `${process.pid}.${++instances}`;
+  /** The batch being made (its folders in slots-new/), for a stop meanwhile to remove. */
+  private batch: string[] = [];
   private readonly takenLimitMs: number;
 
   /** `takenLimitMs`: see TAKEN_LIMIT_MS (tests make it short); the sweep runs twice in it. */
@@ -72,19 +79,30 @@ export class Slots {
   }
 
   /**
-   * Ends every slot not yet used (calls in progress keep their ends). The folders go first, so no
-   * client takes one now; then each says on its `out` that the client is to make its call itself
+   * Ends every slot not yet used (calls in progress keep their ends). Their folders go first, so
+   * no client takes one now; then each says on its `out` that the client is to make its call itself
    * (read by one that sent its request just before), and its `in` end goes: a client that took
    * one and had not sent yet finds the daemon gone (ENXIO, or EPIPE on its request) and uses the
    * socket. The `out` ends stay open until the process exits: a client between its two opens is
-   * never left waiting for a writer.
+   * never left waiting for a writer. Only its own slots go, and the three folders only if then
+   * empty: a daemon that ends after another took its place (one that did not answer in time)
+   * leaves the other's slots.
    */
   close(): void {
     this.closed = true;
     clearTimeout(this.refill);
     clearInterval(this.sweeping);
+    for (const name of this.ready.keys()) {
+      rmSync(join(slotsDir(this.daemonDir), name), { recursive: true, force: true });
+      rmSync(join(slotsTakenDir(this.daemonDir), name), { recursive: true, force: true });
+    }
+    for (const name of this.batch) rmSync(join(slotsNewDir(this.daemonDir), name), { recursive: true, force: true });
     for (const dir of [slotsDir(this.daemonDir), slotsNewDir(this.daemonDir), slotsTakenDir(this.daemonDir)]) {
-      rmSync(dir, { recursive: true, force: true });
+      try {
+        rmdirSync(dir);
+      } catch {
+        // Not empty (another daemon's slots), or gone already.
+      }
     }
     for (const { placeholder } of this.ready.values()) {
       // Read by a client that sent its request just now: it makes the call itself.
@@ -99,19 +117,25 @@ export class Slots {
   private top(): void {
     if (this.closed || this.noMkfifo || this.making || this.ready.size >= READY) return;
     this.making = true;
-    const names = Array.from({ length: BATCH }, () => `${process.pid}-${++this.sequence}`);
+    const names = Array.from({ length: BATCH }, () => `${this.tag}-${++this.sequence}`);
     const fresh = slotsNewDir(this.daemonDir);
     try {
-      for (const name of names) mkdirSync(join(fresh, name), { mode: 0o700 });
+      // The folders again, should an ending daemon that this one replaced have removed them.
+      for (const dir of [slotsDir(this.daemonDir), slotsTakenDir(this.daemonDir)]) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+      }
+      for (const name of names) mkdirSync(join(fresh, name), { recursive: true, mode: 0o700 });
     } catch {
       this.making = false;
       return;
     }
+    this.batch = names;
     const pipes = names.flatMap((name) => [join(fresh, name, 'in'), join(fresh, name, 'out')]);
     // Node has no mkfifo: the system's (POSIX; on Linux and macOS). Without it, no slots: the
     // clients use the socket, as before.
     execFile('mkfifo', ['-m', '600', ...pipes], (error) => {
       this.making = false;
+      this.batch = [];
       if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') this.noMkfifo = true;
       if (error || this.closed) {
         for (const name of names) rmSync(join(fresh, name), { recursive: true, force: true });
