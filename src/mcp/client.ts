@@ -418,7 +418,7 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       // A task left `working` may be running on the server (a `wallet serve` poll starts an
       // approved call's run): one SIGTERM asks it to finish and exit, and it is waited for before
       // the transport's own close, whose second signal would cut the run.
-      if (pid && unfinished) await exitPatiently(pid);
+      if (pid && unfinished) await exitPatiently(pid, events.onServerWait);
       // The SDK ends the child's stdin and waits up to 2 s for it to exit; a signal after the
       // grace ends that wait sooner.
       const timer = pid
@@ -445,8 +445,15 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
  */
 const TASK_EXIT_GRACE_MS = 330_000;
 
-/** Sends the server one SIGTERM and waits (at most {@link TASK_EXIT_GRACE_MS}) for it to exit. */
-async function exitPatiently(pid: number): Promise<void> {
+/** How long a server left with a task `working` may take to exit before the wait is said on stderr. */
+const TASK_EXIT_QUIET_MS = 1_000;
+
+/**
+ * Sends the server one SIGTERM and waits (at most {@link TASK_EXIT_GRACE_MS}) for it to exit; a
+ * wait past {@link TASK_EXIT_QUIET_MS} is said on `say` (the server's own stderr is shown only
+ * under --debug: without it, minutes of a silent CLI after its answer).
+ */
+async function exitPatiently(pid: number, say?: (line: string) => void): Promise<void> {
   const gone = (): boolean => {
     try {
       process.kill(pid, 0);
@@ -460,8 +467,18 @@ async function exitPatiently(pid: number): Promise<void> {
   } catch {
     return;
   }
-  const end = Date.now() + TASK_EXIT_GRACE_MS;
-  while (!gone() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+  const start = Date.now();
+  const end = start + TASK_EXIT_GRACE_MS;
+  let said = false;
+  while (!gone() && Date.now() < end) {
+    if (!said && Date.now() - start >= TASK_EXIT_QUIET_MS) {
+      said = true;
+      say?.(
+        `waiting up to ${TASK_EXIT_GRACE_MS / 1000} s for the server (pid ${pid}) to finish a task it said is working, and exit.`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** The tool call in progress on a session, and what became of its task. */
