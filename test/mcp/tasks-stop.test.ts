@@ -199,6 +199,30 @@ describe('serve stopping finishes the task runs it started', () => {
   );
 
   it(
+    "Ctrl-C's SIGINT to the process group, then the CLI's SIGTERM: one stop, the run completes",
+    { timeout: 120_000 },
+    async () => {
+      const passphraseFile = passphraseFileIn(home, PASSPHRASE, 'ctrl-c-pw');
+      const first = await requester('stdio', { home, node: slow, passphraseFile });
+      const port = first.port as StdioPort;
+      const before = await transactionsFrom(node, PAYER);
+      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(9n * MILLI)));
+      await approve(home, approvalIn((await first.session.task(taskId).snapshot()).statusMessage));
+      void port.dispatch({ method: 'tasks/get', params: { taskId } });
+      await until(() => stateOf(taskId) === 'running', 'the run to start');
+      // Ctrl-C on the terminal reaches the CLI and the serve it spawned (same process group); the
+      // CLI, its poll having said `working`, then sends its one SIGTERM (client.ts, exitPatiently).
+      port.signal('SIGINT');
+      await until(() => /waiting for 1 task run\(s\)/.test(port.stderr()), 'the waiting line');
+      port.signal('SIGTERM');
+      assert.equal(await port.exited(), 0, port.stderr());
+      assert.doesNotMatch(port.stderr(), /run\(s\) cut/);
+      assert.equal(stateOf(taskId), 'completed');
+      assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+    },
+  );
+
+  it(
     'a second SIGTERM cuts the run at once and says so; a new serve fails the task as interrupted',
     { timeout: 120_000 },
     async () => {
