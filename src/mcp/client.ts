@@ -283,8 +283,12 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
   }
   // The tool call in progress (the CLI makes one at a time): how its task, if any, is followed.
   let active: ActiveCall | undefined;
-  /** Whether the last task polled was left `working`: the server may be running it (see close). */
-  let unfinished = false;
+  /**
+   * The tasks whose last poll said `working`: the server may be running them (see close). By task,
+   * not the session's last poll: the daemon's kept session is polled by many runs, and a poll of
+   * another task that ended says nothing of one still running.
+   */
+  const working = new Set<string>();
   const getTask = async (taskId: string, options: CallOptions = {}): Promise<TaskState> => {
     const state = await translate(
       () =>
@@ -294,7 +298,8 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       saidLast,
     );
     if (!isTask(state)) throw new ClientRefusal("the server's tasks/get result is not a task");
-    unfinished = state.status === 'working';
+    if (state.status === 'working') working.add(taskId);
+    else working.delete(taskId);
     return state;
   };
   const cancelTask = async (taskId: string, options: CallOptions = {}): Promise<void> => {
@@ -418,7 +423,7 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       // A task left `working` may be running on the server (a `wallet serve` poll starts an
       // approved call's run): one SIGTERM asks it to finish and exit, and it is waited for before
       // the transport's own close, whose second signal would cut the run.
-      if (pid && unfinished) await exitPatiently(pid, events.onServerWait);
+      if (pid && working.size > 0) await exitPatiently(pid, events.onServerWait);
       // The SDK ends the child's stdin and waits up to 2 s for it to exit; a signal after the
       // grace ends that wait sooner.
       const timer = pid

@@ -199,6 +199,38 @@ describe('serve stopping finishes the task runs it started', () => {
   );
 
   it(
+    'a session polls a running task, then another that failed: its close still lets serve finish the run',
+    { timeout: 120_000 },
+    async () => {
+      // The daemon's kept session (src/cli/daemon/pool.ts) is polled by many runs: the last poll
+      // being of another task that ended must not make close() cut the one still running.
+      const passphraseFile = passphraseFileIn(home, PASSPHRASE, 'two-pw');
+      const first = await requester('stdio', { home, node: slow, passphraseFile });
+      const before = await transactionsFrom(node, PAYER);
+      const running = taskOf(await first.session.callTool('evm_funds_send', pay(10n * MILLI)));
+      const denied = taskOf(await first.session.callTool('evm_funds_send', pay(11n * MILLI)));
+      const yes = approvalIn((await first.session.task(running).snapshot()).statusMessage);
+      const no = approvalIn((await first.session.task(denied).snapshot()).statusMessage);
+      await first.port.close();
+      await approve(home, yes);
+      const refused = await wallet(['approvals', 'deny', no], { home });
+      assert.equal(refused.code, 0, refused.stderr);
+      const { openStdioSession } = await import('../../src/mcp/client.js');
+      const session = await openStdioSession({
+        command: process.execPath,
+        args: [WALLET_BIN, 'serve', '--passphrase-file', passphraseFile],
+        env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: slow.url },
+        stderr: 'capture',
+      });
+      assert.equal((await session.getTask(running)).status, 'working');
+      assert.equal((await session.getTask(denied)).status, 'failed');
+      await session.close();
+      assert.equal(stateOf(running), 'completed', 'the run was let finish, not cut');
+      assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+    },
+  );
+
+  it(
     "Ctrl-C's SIGINT to the process group, then the CLI's SIGTERM: one stop, the run completes",
     { timeout: 120_000 },
     async () => {
