@@ -422,8 +422,12 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       const pid = exitGrace?.();
       // A task left `working` may be running on the server (a `wallet serve` poll starts an
       // approved call's run): one SIGTERM asks it to finish and exit, and it is waited for before
-      // the transport's own close, whose second signal would cut the run.
-      if (pid && working.size > 0) await exitPatiently(pid, events.onServerWait);
+      // the transport's own close, whose second signal would cut the run. Only for `wallet serve`
+      // (its server name): another server gets the usual close, as one that ignores SIGTERM and
+      // ends with its stdin (a container's PID 1 behind `docker run -i`) would hold the CLI for
+      // minutes after every `tasks get` of its long jobs.
+      const patient = working.size > 0 && client.getServerVersion()?.name === packageInfo().name;
+      if (pid && patient) await exitPatiently(pid, events.onServerWait);
       // The SDK ends the child's stdin and waits up to 2 s for it to exit; a signal after the
       // grace ends that wait sooner.
       const timer = pid
