@@ -56,6 +56,8 @@ export class Connection {
     private early?: ServerAhead,
     /** The kept-alive servers' daemon's open sessions (src/cli/daemon/): this run borrows one. */
     private readonly warm?: WarmSessions,
+    /** Where a wait on the server's exit is said (stderr), see {@link SessionEvents.onServerWait}. */
+    private readonly notices?: (line: string) => void,
   ) {}
 
   private async cache(): Promise<ToolListCache> {
@@ -149,6 +151,7 @@ export class Connection {
       questions: this.questions,
       onLibraryMessage: this.libraryNotes ?? (() => undefined),
       onServerStderr: serverStderrNotes(this.libraryNotes),
+      onServerWait: this.notices,
       onToolListChanged: () => {
         if (target.kind !== 'built-in') {
           this.pending = this.pending
@@ -180,6 +183,8 @@ export class Connection {
           this.connect(target, {
             ...events,
             ...logged,
+            // The daemon closes it long after this run's stderr is gone: its log says enough.
+            onServerWait: undefined,
             questions: logged.questions,
             onToolListChanged: () => {
               events.onToolListChanged?.();

@@ -123,6 +123,7 @@ export async function runCli(
         libraryNotes,
         early,
         options.warm,
+        (line) => io.stderr.write(`wallet: ${line}\n`),
       );
       const interrupted = (): boolean => (builtIn ?? payer)?.interrupted() ?? false;
       const code = await dispatch({

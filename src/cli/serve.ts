@@ -81,8 +81,8 @@ A call that waits for the owner's approval is also shown on a local approval pag
 stdio (default): stdout carries JSON-RPC only; logs go to stderr. When stdin closes (or on SIGTERM)
 it answers the requests in flight (at most 30 s; SIGTERM 5 s), then exits.
 Stopping (stdio or HTTP), it first lets the task runs it started (an approved call a poll set
-going) finish and record their results, at most 5 minutes, saying so on stderr; a second SIGTERM
-or SIGINT stops it at once, cutting them.
+going) finish and record their results, at most 5 minutes, saying so on stderr; the same signal
+again (a second SIGTERM, or Ctrl-C twice) stops it at once, cutting them.
 
 HTTP (--http): POST/GET/DELETE /mcp, and GET /health without a token. /mcp needs
 'Authorization: Bearer <token>', the token from $MCP_API_KEY or --api-key-file (at least

@@ -25,20 +25,23 @@ export async function untilClosed(running: { close(): unknown; closed: Promise<u
 
 /**
  * Waits until `running` has closed: the first SIGINT or SIGTERM closes it (which may wait for work
- * under way), a second one calls `cut`, which stops at once (`wallet serve`'s task runs).
+ * under way), the same signal again calls `cut`, which stops at once (`wallet serve`'s task runs).
+ * One SIGINT then one SIGTERM is one stop, not two: Ctrl-C on the terminal reaches a `serve` the
+ * CLI spawned (same process group), and the CLI then sends it its own SIGTERM (src/mcp/client.ts).
  */
 export async function untilClosedOrCut(
   running: { close(): unknown; closed: Promise<unknown> },
   cut: (signal: NodeJS.Signals) => void,
 ): Promise<void> {
-  let stopping = false;
+  const seen = new Set<NodeJS.Signals>();
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping) {
+    if (seen.has(signal)) {
       cut(signal);
       return;
     }
-    stopping = true;
-    void running.close();
+    const stopping = seen.size > 0;
+    seen.add(signal);
+    if (!stopping) void running.close();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -283,8 +283,12 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
   }
   // The tool call in progress (the CLI makes one at a time): how its task, if any, is followed.
   let active: ActiveCall | undefined;
-  /** Whether the last task polled was left `working`: the server may be running it (see close). */
-  let unfinished = false;
+  /**
+   * The tasks whose last poll said `working`: the server may be running them (see close). By task,
+   * not the session's last poll: the daemon's kept session is polled by many runs, and a poll of
+   * another task that ended says nothing of one still running.
+   */
+  const working = new Set<string>();
   const getTask = async (taskId: string, options: CallOptions = {}): Promise<TaskState> => {
     const state = await translate(
       () =>
@@ -294,7 +298,8 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       saidLast,
     );
     if (!isTask(state)) throw new ClientRefusal("the server's tasks/get result is not a task");
-    unfinished = state.status === 'working';
+    if (state.status === 'working') working.add(taskId);
+    else working.delete(taskId);
     return state;
   };
   const cancelTask = async (taskId: string, options: CallOptions = {}): Promise<void> => {
@@ -417,8 +422,12 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
       const pid = exitGrace?.();
       // A task left `working` may be running on the server (a `wallet serve` poll starts an
       // approved call's run): one SIGTERM asks it to finish and exit, and it is waited for before
-      // the transport's own close, whose second signal would cut the run.
-      if (pid && unfinished) await exitPatiently(pid);
+      // the transport's own close, whose second signal would cut the run. Only for `wallet serve`
+      // (its server name): another server gets the usual close, as one that ignores SIGTERM and
+      // ends with its stdin (a container's PID 1 behind `docker run -i`) would hold the CLI for
+      // minutes after every `tasks get` of its long jobs.
+      const patient = working.size > 0 && client.getServerVersion()?.name === packageInfo().name;
+      if (pid && patient) await exitPatiently(pid, events.onServerWait);
       // The SDK ends the child's stdin and waits up to 2 s for it to exit; a signal after the
       // grace ends that wait sooner.
       const timer = pid
@@ -445,8 +454,15 @@ async function connectSession(transport: Transport, options: SessionOptions): Pr
  */
 const TASK_EXIT_GRACE_MS = 330_000;
 
-/** Sends the server one SIGTERM and waits (at most {@link TASK_EXIT_GRACE_MS}) for it to exit. */
-async function exitPatiently(pid: number): Promise<void> {
+/** How long a server left with a task `working` may take to exit before the wait is said on stderr. */
+const TASK_EXIT_QUIET_MS = 1_000;
+
+/**
+ * Sends the server one SIGTERM and waits (at most {@link TASK_EXIT_GRACE_MS}) for it to exit; a
+ * wait past {@link TASK_EXIT_QUIET_MS} is said on `say` (the server's own stderr is shown only
+ * under --debug: without it, minutes of a silent CLI after its answer).
+ */
+async function exitPatiently(pid: number, say?: (line: string) => void): Promise<void> {
   const gone = (): boolean => {
     try {
       process.kill(pid, 0);
@@ -460,8 +476,18 @@ async function exitPatiently(pid: number): Promise<void> {
   } catch {
     return;
   }
-  const end = Date.now() + TASK_EXIT_GRACE_MS;
-  while (!gone() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+  const start = Date.now();
+  const end = start + TASK_EXIT_GRACE_MS;
+  let said = false;
+  while (!gone() && Date.now() < end) {
+    if (!said && Date.now() - start >= TASK_EXIT_QUIET_MS) {
+      said = true;
+      say?.(
+        `waiting up to ${TASK_EXIT_GRACE_MS / 1000} s for the server (pid ${pid}) to finish a task it said is working, and exit.`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** The tool call in progress on a session, and what became of its task. */

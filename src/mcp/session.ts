@@ -118,6 +118,11 @@ export type SessionEvents = {
   onLibraryMessage?: ((text: string) => void) | undefined;
   /** Each line a spawned server writes to its stderr, when that is captured. */
   onServerStderr?: ((line: string) => void) | undefined;
+  /**
+   * Said once when closing waits on a stdio server left with a task `working` (it may be running
+   * it): the answer is out and the process goes on for a while, so the user is told why (stderr).
+   */
+  onServerWait?: ((line: string) => void) | undefined;
   /** Who answers the server's questions (elicitation); without it the client declares none. */
   questions?: QuestionAnswerer | undefined;
 };

@@ -198,6 +198,21 @@ describe('a tool call answered with a task', () => {
     assert.match(stderr, /task id holds control characters \(job\\x1b\]0;owned\\x07\\x1b\[2J\)/);
   });
 
+  it("tasks get of another server's long task still working: the CLI does not wait out its exit", async () => {
+    const detached = await wallet([...at, 'slow-sum', '--a', '1', '--b', '1', '--ms', '600000', '--detach']);
+    assert.equal(detached.code, 0, detached.stderr);
+    const id = detached.stdout.trim();
+    // A server that ignores SIGTERM (a container's PID 1) and exits when its stdin ends: the 5½
+    // minutes `wallet serve` may take to finish a payment's run are not waited for here.
+    const started = Date.now();
+    const got = await wallet([...at, '--env', 'TASK_SERVER_IGNORE_TERM=1', 'tasks', 'get', id, '--json']);
+    const took = Date.now() - started;
+    assert.equal(got.code, 0, got.stderr);
+    assert.equal((JSON.parse(got.stdout) as { status: string }).status, 'working');
+    assert.ok(took < 15_000, `the CLI returned in ${took} ms`);
+    assert.doesNotMatch(got.stderr, /waiting up to/);
+  });
+
   it('wallet tasks is refused for the built-in server and without a subcommand', async () => {
     const builtIn = await wallet(['tasks', 'get', 'x']);
     assert.equal(builtIn.code, 2);

@@ -170,10 +170,10 @@ describe('serve stopping finishes the task runs it started', () => {
       const id = approvalIn((await first.session.task(taskId).snapshot()).statusMessage);
       await first.port.close();
       await approve(home, id);
-      // One poll from the CLI, which starts `wallet serve` for it and stops it once answered.
+      // One poll from the CLI, which starts `wallet serve` for it and stops it once answered
+      // (no --debug: the server's own stderr is not shown, the CLI's word on its wait is).
       const got = await wallet(
         [
-          '--debug',
           '--server',
           `"${process.execPath}" "${WALLET_BIN}" serve --passphrase-file ${passphraseFile}`,
           '--env',
@@ -191,8 +191,65 @@ describe('serve stopping finishes the task runs it started', () => {
       assert.equal((JSON.parse(got.stdout) as { status: string }).status, 'working', got.stdout);
       // The CLI returned once serve had exited: the run had ended, recorded, never cut.
       assert.equal(stateOf(taskId), 'completed', got.stderr);
-      assert.match(got.stderr, /waiting for 1 task run\(s\) under way to finish/);
+      // It printed its answer, then waited for serve: it said so, rather than hang without a word.
+      assert.match(got.stderr, /waiting up to 330 s for the server \(pid \d+\) to finish a task it said is working/);
       assert.doesNotMatch(got.stderr, /run\(s\) cut/);
+      assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+    },
+  );
+
+  it(
+    'a session polls a running task, then another that failed: its close still lets serve finish the run',
+    { timeout: 120_000 },
+    async () => {
+      // The daemon's kept session (src/cli/daemon/pool.ts) is polled by many runs: the last poll
+      // being of another task that ended must not make close() cut the one still running.
+      const passphraseFile = passphraseFileIn(home, PASSPHRASE, 'two-pw');
+      const first = await requester('stdio', { home, node: slow, passphraseFile });
+      const before = await transactionsFrom(node, PAYER);
+      const running = taskOf(await first.session.callTool('evm_funds_send', pay(10n * MILLI)));
+      const denied = taskOf(await first.session.callTool('evm_funds_send', pay(11n * MILLI)));
+      const yes = approvalIn((await first.session.task(running).snapshot()).statusMessage);
+      const no = approvalIn((await first.session.task(denied).snapshot()).statusMessage);
+      await first.port.close();
+      await approve(home, yes);
+      const refused = await wallet(['approvals', 'deny', no], { home });
+      assert.equal(refused.code, 0, refused.stderr);
+      const { openStdioSession } = await import('../../src/mcp/client.js');
+      const session = await openStdioSession({
+        command: process.execPath,
+        args: [WALLET_BIN, 'serve', '--passphrase-file', passphraseFile],
+        env: { WALLET_HOME: home, WALLET_EVM_LOCAL_URL: slow.url },
+        stderr: 'capture',
+      });
+      assert.equal((await session.getTask(running)).status, 'working');
+      assert.equal((await session.getTask(denied)).status, 'failed');
+      await session.close();
+      assert.equal(stateOf(running), 'completed', 'the run was let finish, not cut');
+      assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
+    },
+  );
+
+  it(
+    "Ctrl-C's SIGINT to the process group, then the CLI's SIGTERM: one stop, the run completes",
+    { timeout: 120_000 },
+    async () => {
+      const passphraseFile = passphraseFileIn(home, PASSPHRASE, 'ctrl-c-pw');
+      const first = await requester('stdio', { home, node: slow, passphraseFile });
+      const port = first.port as StdioPort;
+      const before = await transactionsFrom(node, PAYER);
+      const taskId = taskOf(await first.session.callTool('evm_funds_send', pay(9n * MILLI)));
+      await approve(home, approvalIn((await first.session.task(taskId).snapshot()).statusMessage));
+      void port.dispatch({ method: 'tasks/get', params: { taskId } });
+      await until(() => stateOf(taskId) === 'running', 'the run to start');
+      // Ctrl-C on the terminal reaches the CLI and the serve it spawned (same process group); the
+      // CLI, its poll having said `working`, then sends its one SIGTERM (client.ts, exitPatiently).
+      port.signal('SIGINT');
+      await until(() => /waiting for 1 task run\(s\)/.test(port.stderr()), 'the waiting line');
+      port.signal('SIGTERM');
+      assert.equal(await port.exited(), 0, port.stderr());
+      assert.doesNotMatch(port.stderr(), /run\(s\) cut/);
+      assert.equal(stateOf(taskId), 'completed');
       assert.equal(await transactionsFrom(node, PAYER), before + 1n, 'exactly one transaction');
     },
   );
