@@ -67,7 +67,7 @@ export async function finishTaskRuns({
   if (RUNS.size === 0) return 0;
   const tools = [...new Set([...RUNS.values()].map((run) => run.tool))].join(', ');
   announce(
-    `waiting for ${RUNS.size} task run(s) under way to finish (${tools}; at most ${Math.round(limitMs / 1000)} s); SIGTERM or SIGINT again cuts them.`,
+    `waiting for ${RUNS.size} task run(s) under way to finish (${tools}; at most ${Math.round(limitMs / 1000)} s); a second SIGTERM, or Ctrl-C twice, cuts them.`,
   );
   let timer: NodeJS.Timeout | undefined;
   let over = false;
