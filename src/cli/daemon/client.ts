@@ -201,7 +201,7 @@ function openReader(path: string): number {
   }
 }
 
-/** Writes all of `text` to a pipe opened `O_NONBLOCK` (a request past the pipe's buffer waits for the daemon to read). */
+/** Writes all of `text` to a descriptor that may be non-blocking (a slot's pipe, a terminal): a full one is waited for. */
 function writeFully(fd: number, text: string): void {
   const bytes = Buffer.from(text, 'utf8');
   let written = 0;
@@ -435,17 +435,13 @@ function daemonEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => kept.test(name)));
 }
 
-/** Writes all of `text` to a descriptor (a pipe, a file or a terminal) before returning. */
+/** Writes all of `text` to a descriptor (a pipe, a file or a terminal) before returning; a reader gone ends it quietly. */
 function writeAllTo(fd: number, text: string): void {
-  const bytes = Buffer.from(text, 'utf8');
-  let written = 0;
-  while (written < bytes.length) {
-    try {
-      written += writeSync(fd, bytes, written);
-    } catch (error) {
-      // A terminal Node made non-blocking, full for now: try again.
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
-    }
+  try {
+    // A terminal Node made non-blocking, full for now, is waited for as a full pipe is.
+    writeFully(fd, text);
+  } catch {
+    // The reader went (`wallet … | head`): nothing more to say to it.
   }
 }
 
