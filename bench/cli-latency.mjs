@@ -1,13 +1,24 @@
 // Wall time of one `wallet` CLI process, spawn to exit, against `node -e 0` measured in the same
 // run: how much the CLI costs on top of starting Node itself. Each round runs every command once
-// (the order rotated each round, so no command always runs first or after the same neighbour);
+// (in an order shuffled each round, bench/lib/common.mjs roundOrder: no command always runs first
+// or after the same neighbour);
 // warm-up rounds fill the OS page cache and are not counted.
 //
 //   node bench/cli-latency.mjs [--runs 20] [--warmup 3] [--json]
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { ROOT, WALLET_BIN, fail, roundOptions, run, startBench, temporaryDirectory, walletEnv } from './lib/common.mjs';
+import {
+  ROOT,
+  WALLET_BIN,
+  fail,
+  roundOptions,
+  roundOrder,
+  run,
+  startBench,
+  temporaryDirectory,
+  walletEnv,
+} from './lib/common.mjs';
 import { commandLine, fixed, machine, machineLines, summarize, table } from './lib/report.mjs';
 
 const options = await startBench(
@@ -88,8 +99,7 @@ const samples = new Map(COMMANDS.map((command) => [command, []]));
 const outputBytes = new Map();
 try {
   for (let round = 0; round < options.warmup + options.runs; round++) {
-    for (let slot = 0; slot < COMMANDS.length; slot++) {
-      const command = COMMANDS[(round + slot) % COMMANDS.length];
+    for (const command of roundOrder(COMMANDS, round)) {
       const { ms, stdoutBytes } = await timeOnce(command);
       outputBytes.set(command, stdoutBytes);
       if (round >= options.warmup) samples.get(command).push(ms);
@@ -138,7 +148,7 @@ if (options.json) {
   const lines = [
     'wallet CLI latency: wall time spawn → exit, stdout/stderr piped and drained',
     ...machineLines(info),
-    `${options.runs} measured rounds after ${options.warmup} warm-up rounds; each round runs every command once, order rotated`,
+    `${options.runs} measured rounds after ${options.warmup} warm-up rounds; each round runs every command once, order shuffled`,
     '',
     table(
       ['command', 'median ms', 'p90 ms', 'min ms', '+ms vs node', 'ratio of medians', 'aim'],

@@ -10,7 +10,17 @@ import { join } from 'node:path';
 import { installTools } from '../scripts/install-tools.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ROOT, WALLET_BIN, fail, roundOptions, run, startBench, temporaryDirectory, walletEnv } from './lib/common.mjs';
+import {
+  ROOT,
+  WALLET_BIN,
+  fail,
+  roundOptions,
+  roundOrder,
+  run,
+  startBench,
+  temporaryDirectory,
+  walletEnv,
+} from './lib/common.mjs';
 import { commandLine, fixed, machine, machineLines, summarize, table } from './lib/report.mjs';
 
 const options = await startBench(
@@ -163,8 +173,7 @@ async function daemonListens() {
 const samples = new Map(COMMANDS.map((command) => [command, []]));
 try {
   for (let round = 0; round < options.warmup + options.runs; round++) {
-    for (let slot = 0; slot < COMMANDS.length; slot++) {
-      const command = COMMANDS[(round + slot) % COMMANDS.length];
+    for (const command of roundOrder(COMMANDS, round)) {
       const ms = await timeOnce(command);
       if (round >= options.warmup) samples.get(command).push(ms);
     }
@@ -215,7 +224,7 @@ if (options.json) {
     'One tool call on a stdio MCP server: wall time spawn → exit, stdout/stderr piped and drained',
     ...machineLines(info),
     `mcporter ${mcporterVersion}; ${options.runs} measured rounds after ${options.warmup} warm-up rounds (they fill`,
-    "wallet's tool-list cache, as a first call does); each round runs every command once, order rotated",
+    "wallet's tool-list cache, as a first call does); each round runs every command once, order shuffled",
     '',
     table(
       ['command', 'median ms', 'p90 ms', 'min ms', 'ratio to mcporter', 'to node -e 0', 'aim'],
