@@ -364,12 +364,13 @@ describe("kept-alive servers: the slots' sweep", () => {
   });
 
   it('serves a slot that waited long to be taken and was written just after a sweep', async () => {
-    const { folder, slots, calls } = await slotsHere(1_000);
+    // A limit of 3 s: the request below comes 0.6 s after the take, far inside it on a busy machine.
+    const { folder, slots, calls } = await slotsHere(3_000);
     const [name] = slotsOf(join(folder, '..'));
     assert.ok(name !== undefined);
     try {
-      // Older than the limit by the time it is taken; a sweep runs (every 500 ms) while it is taken.
-      await delay(1_500);
+      // Older than the limit by the time it is taken; a sweep runs (every 1.5 s) while it is taken.
+      await delay(3_500);
       const { inFd, outFd } = take(folder, name);
       await delay(600);
       writeSync(inFd, '{"v":1,"kind":"status"}\n');

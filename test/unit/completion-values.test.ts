@@ -11,8 +11,14 @@ import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CompletionValues } from '../../src/cli/daemon/completion-values.js';
 
-/** Waits past the daemon's delay after an answer (250 ms). */
-const afterAnswer = (): Promise<void> => delay(400);
+/** Waits until `runs` refreshes have run (the daemon's delay after an answer is 250 ms; a busy machine runs timers late). */
+async function refreshed(counter: { runs: () => number }, runs: number): Promise<void> {
+  for (const deadline = Date.now() + 10_000; counter.runs() < runs && Date.now() < deadline;) await delay(25);
+  assert.equal(counter.runs(), runs);
+}
+
+/** Waits well past the daemon's delay, for a refresh that should not run (and did not, by then). */
+const noRefresh = (): Promise<void> => delay(1_000);
 
 function dataDir(): string {
   const home = mkdtempSync(join(tmpdir(), 'wallet-values-'));
@@ -48,16 +54,14 @@ describe("kept-alive servers: the daemon's completion values", () => {
       const counter = counting();
       const values = new CompletionValues(counter.refresh);
       values.want(home);
-      await afterAnswer();
-      assert.equal(counter.runs(), 1);
+      await refreshed(counter, 1);
       values.want(home);
-      await afterAnswer();
+      await noRefresh();
       assert.equal(counter.runs(), 1, 'nothing changed: not made again');
       writeServers(home, 'b');
       // Another size: a change its times alone might not tell apart on a coarse clock.
       values.want(home);
-      await afterAnswer();
-      assert.equal(counter.runs(), 2, 'servers.json changed: made again');
+      await refreshed(counter, 2);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -77,13 +81,12 @@ describe("kept-alive servers: the daemon's completion values", () => {
       });
       const values = new CompletionValues(counter.refresh);
       values.want(home);
-      await afterAnswer();
-      assert.equal(counter.runs(), 1);
+      await refreshed(counter, 1);
+      // The change made during the first refresh was not taken as seen: made again.
       values.want(home);
-      await afterAnswer();
-      assert.equal(counter.runs(), 2, 'the change made during the first refresh was not taken as seen');
+      await refreshed(counter, 2);
       values.want(home);
-      await afterAnswer();
+      await noRefresh();
       assert.equal(counter.runs(), 2, 'then nothing changed');
     } finally {
       rmSync(home, { recursive: true, force: true });
