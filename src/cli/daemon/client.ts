@@ -100,16 +100,12 @@ export function warmCall(
       while (!finished && (end = received.indexOf('\n')) !== -1) {
         const line = received.slice(0, end);
         received = received.slice(end + 1);
-        let message: DaemonAnswer | RunRelay;
-        try {
-          message = JSON.parse(line) as DaemonAnswer | RunRelay;
-        } catch {
-          return done(lostDuringCall('its answer is not JSON'));
-        }
-        // A server's question, asked on this terminal: its text, and what is typed here.
-        if (message.kind === 'write') writeAllTo(message.fd === 1 ? 1 : 2, String(message.text));
-        else if (message.kind === 'read') typing ??= sendTyped((line) => socket.destroyed || !socket.write(line));
-        else done(printAnswer(message, restart));
+        const answered = answerLine(
+          line,
+          () => (typing ??= sendTyped((typed) => socket.destroyed || !socket.write(typed))),
+          restart,
+        );
+        if (answered) done(answered.code);
       }
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
@@ -127,6 +123,7 @@ export function warmCall(
 
 /** The `run` request line of a command line: what the daemon runs, where, and on which terminals. */
 function runRequest(argv: readonly string[], version: string, env: NodeJS.ProcessEnv): string {
+  const stdout = isTerminal(1);
   const request = {
     v: PROTOCOL_VERSION,
     kind: 'run',
@@ -135,8 +132,8 @@ function runRequest(argv: readonly string[], version: string, env: NodeJS.Proces
     argv,
     env: Object.fromEntries(Object.entries(env).filter((pair): pair is [string, string] => pair[1] !== undefined)),
     cwd: process.cwd(),
-    tty: { stdin: isTerminal(0), stdout: isTerminal(1), stderr: isTerminal(2) },
-    ...(isTerminal(1) ? { columns: process.stdout.columns } : {}),
+    tty: { stdin: isTerminal(0), stdout, stderr: isTerminal(2) },
+    ...(stdout ? { columns: process.stdout.columns } : {}),
   };
   return `${JSON.stringify(request)}\n`;
 }
@@ -229,26 +226,19 @@ function readAnswers(inFd: number, outFd: number, restart: () => void): Promise<
   // Bytes of the line not yet ended (a newline byte is never part of another UTF-8 character).
   let partial: Buffer[] = [];
   let typing: (() => void) | undefined;
-  // One line handled: the exit code (or undefined, for the CLI) once it is the answer.
-  const handle = (line: string): { code: number | undefined } | undefined => {
-    let message: DaemonAnswer | RunRelay;
-    try {
-      message = JSON.parse(line) as DaemonAnswer | RunRelay;
-    } catch {
-      return { code: lostDuringCall('its answer is not JSON') };
-    }
-    if (message.kind === 'write') writeAllTo(message.fd === 1 ? 1 : 2, String(message.text));
-    else if (message.kind === 'read')
-      typing ??= sendTyped((text) => {
-        try {
-          writeFully(inFd, text);
-        } catch {
-          // The daemon is gone: its answer (or the end of `out`) says so.
-        }
-      });
-    else return { code: printAnswer(message, restart) };
-    return undefined;
-  };
+  const handle = (line: string): { code: number | undefined } | undefined =>
+    answerLine(
+      line,
+      () =>
+        (typing ??= sendTyped((text) => {
+          try {
+            writeFully(inFd, text);
+          } catch {
+            // The daemon is gone: its answer (or the end of `out`) says so.
+          }
+        })),
+      restart,
+    );
   // Takes what was read; the result once a line is the answer.
   const take = (count: number): { code: number | undefined } | undefined => {
     let chunk = buffer.subarray(0, count);
@@ -274,12 +264,9 @@ function readAnswers(inFd: number, outFd: number, restart: () => void): Promise<
   while (typing === undefined) {
     let count: number;
     try {
+      // `out` is blocking (openReader): this waits for the daemon.
       count = readSync(outFd, buffer, 0, buffer.length, null);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
-        pause(1);
-        continue;
-      }
+    } catch {
       return Promise.resolve(finish(lost()));
     }
     if (count === 0) return Promise.resolve(finish(lost()));
@@ -297,6 +284,29 @@ function readAnswers(inFd: number, outFd: number, restart: () => void): Promise<
     };
     next();
   });
+}
+
+/**
+ * One line the daemon sent, over the socket or a slot: a run's output relayed (`write`), a request
+ * for what is typed here (`read`: `startTyping`), or the answer, whose exit code it returns
+ * (undefined: the call is the CLI's to make); undefined while the call goes on.
+ */
+function answerLine(
+  line: string,
+  startTyping: () => void,
+  restart: () => void,
+): { code: number | undefined } | undefined {
+  let message: DaemonAnswer | RunRelay;
+  try {
+    message = JSON.parse(line) as DaemonAnswer | RunRelay;
+  } catch {
+    return { code: lostDuringCall('its answer is not JSON') };
+  }
+  // A server's question, asked on this terminal: its text, and what is typed here.
+  if (message.kind === 'write') writeAllTo(message.fd === 1 ? 1 : 2, String(message.text));
+  else if (message.kind === 'read') startTyping();
+  else return { code: printAnswer(message, restart) };
+  return undefined;
 }
 
 /** The one `--server` value of a command line, when it may be a saved server's name. */

@@ -26,10 +26,11 @@ let instances = 0;
 /**
  * The daemon's slots: named pipes a client can call through without Node's `net` (the thin
  * client's synchronous exchange, src/cli/daemon/client.ts: 2 to 6 % less a warm call's time
- * than the socket's, docs/PERFORMANCE.md). A slot is a folder of `<daemon>/slots/` holding two FIFOs, `in` and `out` (0600, in
- * the 0700 daemon folder: only the owner can use one). A client takes one by renaming it into
- * `slots-taken/` (atomic: one client a slot), opens `out` to read, `in` to write, writes its
- * request line, and reads the answer lines. Each slot serves one call, then goes.
+ * than the socket's, docs/PERFORMANCE.md). A slot is a folder of `<daemon>/slots/` holding two
+ * FIFOs, `in` and `out` (0600, in the 0700 daemon folder: only the owner can use one). A client
+ * takes one by renaming it into `slots-taken/` (atomic: one client a slot), opens `in` to write
+ * and `out` to read, writes its request line, and reads the answer lines. Each slot serves one
+ * call, then goes.
  *
  * Until a request arrives the daemon holds both pipes open read-write: a client's opens never
  * block, and a client's `O_NONBLOCK` open of `in` for writing fails (ENXIO) once the daemon is
